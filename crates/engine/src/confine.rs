@@ -1,0 +1,145 @@
+//! Keeping every path beneath the run directory.
+//!
+//! Directories are opened with `openat2(RESOLVE_BENEATH | RESOLVE_NO_MAGICLINKS)` relative to the
+//! run directory, so neither `..` nor a symlink can lead out of it. Files are then reached only by
+//! `*at` calls on one path component with `O_NOFOLLOW`, so a planted symlink in place of a file is
+//! refused too.
+
+use rustix::fs::{Mode, OFlags, ResolveFlags};
+use std::io;
+use std::os::fd::{AsFd, OwnedFd};
+use std::path::Path;
+
+/// Why a path was refused or could not be opened.
+#[derive(Debug, thiserror::Error)]
+pub enum ConfineError {
+    #[error("`{path}` leads out of the run directory {root} (through `..`, an absolute path or a symlink); refused")]
+    Escapes { root: String, path: String },
+    #[error("`{path}` under {root}: {source}")]
+    Io {
+        root: String,
+        path: String,
+        source: io::Error,
+    },
+}
+
+/// The run directory, opened once; every other path is resolved beneath it.
+#[derive(Debug)]
+pub struct RunDir {
+    fd: OwnedFd,
+    root: String,
+}
+
+impl RunDir {
+    pub fn open(root: &Path) -> Result<RunDir, ConfineError> {
+        let fd = rustix::fs::open(
+            root,
+            OFlags::DIRECTORY | OFlags::RDONLY | OFlags::CLOEXEC,
+            Mode::empty(),
+        )
+        .map_err(|e| ConfineError::Io {
+            root: root.display().to_string(),
+            path: ".".into(),
+            source: e.into(),
+        })?;
+        Ok(RunDir {
+            fd,
+            root: root.display().to_string(),
+        })
+    }
+
+    pub fn root(&self) -> &str {
+        &self.root
+    }
+
+    pub fn fd(&self) -> std::os::fd::BorrowedFd<'_> {
+        self.fd.as_fd()
+    }
+
+    /// Opens (and with `create`, first makes) the directory `rel` beneath the run directory, one
+    /// component at a time.
+    pub fn open_dir(&self, rel: &str, create: bool) -> Result<OwnedFd, ConfineError> {
+        crate::workload::check_relative(rel).map_err(|_| self.escapes(rel))?;
+        let mut partial = String::new();
+        for comp in rel.split('/').filter(|c| !c.is_empty()) {
+            if !partial.is_empty() {
+                partial.push('/');
+            }
+            partial.push_str(comp);
+            if create {
+                match rustix::fs::mkdirat(self.fd.as_fd(), partial.as_str(), Mode::from_raw_mode(0o755)) {
+                    Ok(()) => {}
+                    Err(rustix::io::Errno::EXIST) => {}
+                    Err(e) => return Err(self.io(&partial, e.into())),
+                }
+            }
+        }
+        open_beneath(self.fd.as_fd(), rel).map_err(|e| self.classify(rel, e))
+    }
+
+    fn escapes(&self, path: &str) -> ConfineError {
+        ConfineError::Escapes {
+            root: self.root.clone(),
+            path: path.to_string(),
+        }
+    }
+
+    fn io(&self, path: &str, source: io::Error) -> ConfineError {
+        ConfineError::Io {
+            root: self.root.clone(),
+            path: path.to_string(),
+            source,
+        }
+    }
+
+    fn classify(&self, path: &str, e: io::Error) -> ConfineError {
+        // openat2 reports an escape through a symlink or `..` as EXDEV.
+        if e.raw_os_error() == Some(libc::EXDEV) || e.raw_os_error() == Some(libc::ELOOP) {
+            self.escapes(path)
+        } else {
+            self.io(path, e)
+        }
+    }
+}
+
+/// Opens directory `rel` beneath `dir`, refusing anything that resolves outside it.
+pub fn open_beneath(dir: std::os::fd::BorrowedFd<'_>, rel: &str) -> io::Result<OwnedFd> {
+    let flags = OFlags::DIRECTORY | OFlags::RDONLY | OFlags::CLOEXEC;
+    let resolve = ResolveFlags::BENEATH | ResolveFlags::NO_MAGICLINKS;
+    match rustix::fs::openat2(dir, rel, flags, Mode::empty(), resolve) {
+        Ok(fd) => Ok(fd),
+        // Kernels before 5.6 lack openat2: refuse symlinks altogether instead.
+        Err(rustix::io::Errno::NOSYS) => {
+            let mut fd = rustix::fs::openat(dir, ".", flags, Mode::empty())?;
+            for comp in rel.split('/').filter(|c| !c.is_empty()) {
+                if comp == ".." {
+                    return Err(io::Error::from_raw_os_error(libc::EXDEV));
+                }
+                fd = rustix::fs::openat(&fd, comp, flags | OFlags::NOFOLLOW, Mode::empty())?;
+            }
+            Ok(fd)
+        }
+        Err(e) => Err(e.into()),
+    }
+}
+
+/// Opens file `name` (one component) in directory `dir` without following a symlink.
+pub fn open_file(dir: std::os::fd::BorrowedFd<'_>, name: &str, flags: OFlags, mode: u32) -> io::Result<OwnedFd> {
+    debug_assert!(!name.contains('/'));
+    rustix::fs::openat(
+        dir,
+        name,
+        flags | OFlags::NOFOLLOW | OFlags::CLOEXEC,
+        Mode::from_raw_mode(mode),
+    )
+    .map_err(|e| {
+        if e == rustix::io::Errno::LOOP {
+            io::Error::new(
+                io::ErrorKind::PermissionDenied,
+                format!("`{name}` is a symlink; fslab does not follow symlinks"),
+            )
+        } else {
+            e.into()
+        }
+    })
+}

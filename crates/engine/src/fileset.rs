@@ -1,0 +1,591 @@
+//! A fileset on disk and in memory: its directories, its files, and the table threads pick files
+//! from.
+//!
+//! Layout beneath the run directory: `<fileset>/d<k>/f<id>` (file `id` lives in directory
+//! `id mod dirs`), `<fileset>/meta/m<n>` for directories made by `mkdir`, and a marker file
+//! `.fslab-fileset` that says fslab made it. fslab only ever clears a fileset directory that
+//! carries that marker, and only the names it makes.
+//!
+//! When no operation adds or removes files, the table is a fixed array of sizes that threads
+//! read without a lock. Otherwise it is a list of live files under a mutex held for a few
+//! instructions per operation; a file in use by one thread is never deleted or renamed by
+//! another.
+
+use crate::confine::{self, ConfineError, RunDir};
+use crate::workload::{Fileset, SizeDist};
+use rand::{Rng, SeedableRng};
+use rustix::fs::{AtFlags, Mode, OFlags};
+use std::collections::HashMap;
+use std::ffi::CStr;
+use std::io;
+use std::os::fd::{AsFd, BorrowedFd, OwnedFd};
+use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
+use std::sync::Mutex;
+use std::time::{Duration, Instant};
+
+const MARKER: &str = ".fslab-fileset";
+
+#[derive(Debug, thiserror::Error)]
+pub enum SetupError {
+    #[error(transparent)]
+    Confine(#[from] ConfineError),
+    #[error("fileset `{fileset}`: {path}: {source}")]
+    Io {
+        fileset: String,
+        path: String,
+        source: io::Error,
+    },
+    #[error("fileset `{fileset}`: {path} holds `{entry}`, which fslab did not make; name an empty directory or remove it yourself")]
+    Foreign {
+        fileset: String,
+        path: String,
+        entry: String,
+    },
+}
+
+/// What setting a fileset up did, reported apart from the measured run.
+#[derive(Debug, Clone, Default, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct SetupReport {
+    pub fileset: String,
+    pub files: u64,
+    pub bytes: u64,
+    /// The files already there matched and were kept.
+    pub reused: bool,
+    #[serde(with = "crate::result::secs")]
+    pub duration: Duration,
+}
+
+/// Writes `f<id>` into `buf` and returns it as a C string, without allocating.
+pub fn file_name(prefix: u8, id: u64, buf: &mut [u8; 24]) -> &CStr {
+    let mut digits = [0u8; 20];
+    let mut n = id;
+    let mut i = digits.len();
+    loop {
+        i -= 1;
+        digits[i] = b'0' + (n % 10) as u8;
+        n /= 10;
+        if n == 0 {
+            break;
+        }
+    }
+    let len = digits.len() - i;
+    buf[0] = prefix;
+    buf[1..1 + len].copy_from_slice(&digits[i..]);
+    buf[1 + len] = 0;
+    CStr::from_bytes_with_nul(&buf[..len + 2]).expect("one NUL at the end")
+}
+
+#[derive(Debug)]
+struct Live {
+    id: u64,
+    size: u64,
+    busy: u32,
+}
+
+#[derive(Debug, Default)]
+struct Dynamic {
+    live: Vec<Live>,
+    pos: HashMap<u64, usize>,
+}
+
+impl Dynamic {
+    fn insert(&mut self, id: u64, size: u64) {
+        self.pos.insert(id, self.live.len());
+        self.live.push(Live { id, size, busy: 0 });
+    }
+
+    fn remove_at(&mut self, i: usize) -> Live {
+        let gone = self.live.swap_remove(i);
+        self.pos.remove(&gone.id);
+        if let Some(moved) = self.live.get(i) {
+            self.pos.insert(moved.id, i);
+        }
+        gone
+    }
+}
+
+#[derive(Debug)]
+enum Members {
+    /// Files 0..n, always there; only their sizes change.
+    Static(Vec<AtomicU64>),
+    Dynamic(Mutex<Dynamic>),
+}
+
+/// A file picked for an operation.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Picked {
+    pub id: u64,
+    pub size: u64,
+}
+
+#[derive(Debug)]
+pub struct FileTable {
+    pub spec: Fileset,
+    root: OwnedFd,
+    dirs: Vec<OwnedFd>,
+    meta: Option<OwnedFd>,
+    members: Members,
+    next_id: AtomicU64,
+    made_dirs: Mutex<Vec<u64>>,
+    next_dir: AtomicU64,
+}
+
+impl FileTable {
+    /// Makes (or, with `reuse`, keeps) the fileset beneath `run`. `dynamic` when some operation
+    /// creates, deletes or renames files; `meta` when some operation makes directories.
+    pub fn setup(
+        run: &RunDir,
+        spec: &Fileset,
+        dynamic: bool,
+        meta: bool,
+        seed: u64,
+    ) -> Result<(FileTable, SetupReport), SetupError> {
+        let started = Instant::now();
+        let name = spec.dir_name();
+        let io_err = |path: &str, source: io::Error| SetupError::Io {
+            fileset: spec.name.clone(),
+            path: format!("{}/{path}", run.root()),
+            source,
+        };
+        let root = run.open_dir(name, true)?;
+        // Sizes are drawn from their own generator so that a run's choices do not depend on them.
+        let mut rng = rand::rngs::SmallRng::seed_from_u64(seed ^ 0x5eed_f11e);
+        let sizes: Vec<u64> = (0..spec.files).map(|_| spec.size.sample(&mut rng)).collect();
+        let stamp = marker_text(spec);
+        let reused = spec.reuse && matches_on_disk(&root, spec, &stamp);
+        if !reused {
+            clear(&root, spec, run.root(), name)?;
+        }
+        let ndirs = spec.dirs.max(1) as usize;
+        let mut dirs = Vec::with_capacity(ndirs);
+        for k in 0..ndirs {
+            if spec.dirs == 0 {
+                dirs.push(root.try_clone().map_err(|e| io_err(name, e))?);
+                break;
+            }
+            let mut b = [0u8; 24];
+            let dname = file_name(b'd', k as u64, &mut b).to_str().expect("ascii").to_string();
+            match rustix::fs::mkdirat(&root, dname.as_str(), Mode::from_raw_mode(0o755)) {
+                Ok(()) | Err(rustix::io::Errno::EXIST) => {}
+                Err(e) => return Err(io_err(&format!("{name}/{dname}"), e.into())),
+            }
+            let fd = confine::open_beneath(root.as_fd(), &dname).map_err(|e| io_err(&format!("{name}/{dname}"), e))?;
+            dirs.push(fd);
+        }
+        let meta = if meta {
+            match rustix::fs::mkdirat(&root, "meta", Mode::from_raw_mode(0o755)) {
+                Ok(()) | Err(rustix::io::Errno::EXIST) => {}
+                Err(e) => return Err(io_err(&format!("{name}/meta"), e.into())),
+            }
+            Some(confine::open_beneath(root.as_fd(), "meta").map_err(|e| io_err(&format!("{name}/meta"), e))?)
+        } else {
+            None
+        };
+        let mut bytes = 0;
+        if !reused {
+            bytes = write_files(&dirs, spec, &sizes).map_err(|(path, e)| io_err(&format!("{name}/{path}"), e))?;
+            let fd = confine::open_file(
+                root.as_fd(),
+                MARKER,
+                OFlags::WRONLY | OFlags::CREATE | OFlags::TRUNC,
+                0o644,
+            )
+            .map_err(|e| io_err(&format!("{name}/{MARKER}"), e))?;
+            rustix::io::write(&fd, stamp.as_bytes()).map_err(|e| io_err(&format!("{name}/{MARKER}"), e.into()))?;
+            rustix::fs::syncfs(&root).map_err(|e| io_err(name, e.into()))?;
+        }
+        let sizes = if reused {
+            sizes_on_disk(&dirs, spec.files)
+        } else {
+            sizes
+        };
+        let members = if dynamic {
+            let mut d = Dynamic::default();
+            for (id, s) in sizes.iter().enumerate() {
+                d.insert(id as u64, *s);
+            }
+            Members::Dynamic(Mutex::new(d))
+        } else {
+            Members::Static(sizes.into_iter().map(AtomicU64::new).collect())
+        };
+        let table = FileTable {
+            spec: spec.clone(),
+            root,
+            dirs,
+            meta,
+            members,
+            next_id: AtomicU64::new(spec.files),
+            made_dirs: Mutex::new(Vec::new()),
+            next_dir: AtomicU64::new(0),
+        };
+        let report = SetupReport {
+            fileset: spec.name.clone(),
+            files: spec.files,
+            bytes,
+            reused,
+            duration: started.elapsed(),
+        };
+        Ok((table, report))
+    }
+
+    pub fn is_static(&self) -> bool {
+        matches!(self.members, Members::Static(_))
+    }
+
+    /// The directory file `id` lives in.
+    pub fn dir_of(&self, id: u64) -> BorrowedFd<'_> {
+        self.dirs[(id % self.dirs.len() as u64) as usize].as_fd()
+    }
+
+    pub fn dir(&self, k: usize) -> BorrowedFd<'_> {
+        self.dirs[k % self.dirs.len()].as_fd()
+    }
+
+    pub fn dir_count(&self) -> usize {
+        self.dirs.len()
+    }
+
+    pub fn root(&self) -> BorrowedFd<'_> {
+        self.root.as_fd()
+    }
+
+    /// Files in a static table (the ids are 0..len).
+    pub fn static_len(&self) -> u64 {
+        match &self.members {
+            Members::Static(v) => v.len() as u64,
+            Members::Dynamic(_) => 0,
+        }
+    }
+
+    /// The size of file `id` of a static table.
+    pub fn static_size(&self, id: u64) -> u64 {
+        match &self.members {
+            Members::Static(v) => v[id as usize].load(Relaxed),
+            Members::Dynamic(_) => 0,
+        }
+    }
+
+    /// Picks a live file for an operation that keeps it (read, write, stat...). Call
+    /// [`release`](Self::release) when done.
+    pub fn pick(&self, rng: &mut impl Rng) -> Option<Picked> {
+        match &self.members {
+            Members::Static(v) => {
+                if v.is_empty() {
+                    return None;
+                }
+                let id = if v.len() == 1 { 0 } else { rng.gen_range(0..v.len()) };
+                Some(Picked {
+                    id: id as u64,
+                    size: v[id].load(Relaxed),
+                })
+            }
+            Members::Dynamic(m) => {
+                let mut d = m.lock().expect("file table");
+                if d.live.is_empty() {
+                    return None;
+                }
+                let i = rng.gen_range(0..d.live.len());
+                let e = &mut d.live[i];
+                e.busy += 1;
+                Some(Picked { id: e.id, size: e.size })
+            }
+        }
+    }
+
+    /// Ends a [`pick`](Self::pick), recording the file's size when the operation changed it.
+    pub fn release(&self, id: u64, new_size: Option<u64>) {
+        match &self.members {
+            Members::Static(v) => {
+                if let Some(s) = new_size {
+                    v[id as usize].store(s, Relaxed);
+                }
+            }
+            Members::Dynamic(m) => {
+                let mut d = m.lock().expect("file table");
+                if let Some(&i) = d.pos.get(&id) {
+                    let e = &mut d.live[i];
+                    e.busy -= 1;
+                    if let Some(s) = new_size {
+                        e.size = s;
+                    }
+                }
+            }
+        }
+    }
+
+    /// Takes a file out of the table for delete or rename: one no other thread is using.
+    pub fn take(&self, rng: &mut impl Rng) -> Option<Picked> {
+        let Members::Dynamic(m) = &self.members else {
+            return None;
+        };
+        let mut d = m.lock().expect("file table");
+        let n = d.live.len();
+        if n == 0 {
+            return None;
+        }
+        let start = rng.gen_range(0..n);
+        let i = (0..n).map(|k| (start + k) % n).find(|&i| d.live[i].busy == 0)?;
+        let gone = d.remove_at(i);
+        Some(Picked {
+            id: gone.id,
+            size: gone.size,
+        })
+    }
+
+    /// Adds a file made by create or rename.
+    pub fn insert(&self, id: u64, size: u64) {
+        if let Members::Dynamic(m) = &self.members {
+            m.lock().expect("file table").insert(id, size);
+        }
+    }
+
+    /// A fresh file id, never used before in this run.
+    pub fn new_id(&self) -> u64 {
+        self.next_id.fetch_add(1, Relaxed)
+    }
+
+    pub fn live_files(&self) -> u64 {
+        match &self.members {
+            Members::Static(v) => v.len() as u64,
+            Members::Dynamic(m) => m.lock().expect("file table").live.len() as u64,
+        }
+    }
+
+    /// The directory where mkdir and rmdir work.
+    pub fn meta(&self) -> Option<BorrowedFd<'_>> {
+        self.meta.as_ref().map(|m| m.as_fd())
+    }
+
+    /// A fresh name for mkdir; record it with [`made_dir`](Self::made_dir) once made.
+    pub fn new_dir_id(&self) -> u64 {
+        self.next_dir.fetch_add(1, Relaxed)
+    }
+
+    pub fn made_dir(&self, id: u64) {
+        self.made_dirs.lock().expect("dir table").push(id);
+    }
+
+    /// Takes a directory made by mkdir, for rmdir.
+    pub fn take_dir(&self, rng: &mut impl Rng) -> Option<u64> {
+        let mut d = self.made_dirs.lock().expect("dir table");
+        if d.is_empty() {
+            return None;
+        }
+        let i = rng.gen_range(0..d.len());
+        Some(d.swap_remove(i))
+    }
+}
+
+fn marker_text(spec: &Fileset) -> String {
+    let size = toml::to_string(&SizeHolder {
+        size: spec.size.clone(),
+    })
+    .unwrap_or_default();
+    format!("fslab fileset\nfiles = {}\ndirs = {}\n{size}", spec.files, spec.dirs)
+}
+
+#[derive(serde::Serialize)]
+struct SizeHolder {
+    size: SizeDist,
+}
+
+fn read_marker(root: &OwnedFd) -> Option<String> {
+    let fd = confine::open_file(root.as_fd(), MARKER, OFlags::RDONLY, 0).ok()?;
+    let mut buf = vec![0u8; 4096];
+    let n = rustix::io::read(&fd, &mut buf).ok()?;
+    String::from_utf8(buf[..n].to_vec()).ok()
+}
+
+/// The fileset on disk was made by fslab for this very spec and every file is there at a size
+/// the spec allows.
+fn matches_on_disk(root: &OwnedFd, spec: &Fileset, stamp: &str) -> bool {
+    if read_marker(root).as_deref() != Some(stamp) {
+        return false;
+    }
+    let ndirs = spec.dirs.max(1);
+    let (lo, hi) = (spec.size.min(), spec.size.max());
+    for id in 0..spec.files {
+        let mut b = [0u8; 24];
+        let path = if spec.dirs == 0 {
+            file_name(b'f', id, &mut b).to_str().expect("ascii").to_string()
+        } else {
+            let mut d = [0u8; 24];
+            format!(
+                "{}/{}",
+                file_name(b'd', id % ndirs, &mut d).to_str().expect("ascii"),
+                file_name(b'f', id, &mut b).to_str().expect("ascii")
+            )
+        };
+        match rustix::fs::statat(root, path.as_str(), AtFlags::SYMLINK_NOFOLLOW) {
+            Ok(st) if (st.st_mode & libc::S_IFMT) == libc::S_IFREG => {
+                let size = st.st_size as u64;
+                if size < lo || size > hi {
+                    return false;
+                }
+            }
+            _ => return false,
+        }
+    }
+    true
+}
+
+fn sizes_on_disk(dirs: &[OwnedFd], files: u64) -> Vec<u64> {
+    (0..files)
+        .map(|id| {
+            let mut b = [0u8; 24];
+            let dir = &dirs[(id % dirs.len() as u64) as usize];
+            rustix::fs::statat(dir, file_name(b'f', id, &mut b), AtFlags::SYMLINK_NOFOLLOW)
+                .map_or(0, |st| st.st_size as u64)
+        })
+        .collect()
+}
+
+fn is_ours(name: &str, prefix: char) -> bool {
+    name.len() > 1 && name.starts_with(prefix) && name[1..].bytes().all(|b| b.is_ascii_digit())
+}
+
+/// Removes what an earlier run of fslab left in a fileset directory: only `d<k>/f<id>`,
+/// `f<id>`, `meta/m<n>` and the marker. Anything else stops the run untouched.
+fn clear(root: &OwnedFd, spec: &Fileset, run_root: &str, name: &str) -> Result<(), SetupError> {
+    let entries = list(root).map_err(|e| SetupError::Io {
+        fileset: spec.name.clone(),
+        path: format!("{run_root}/{name}"),
+        source: e,
+    })?;
+    if entries.is_empty() {
+        return Ok(());
+    }
+    let foreign = |path: String, entry: &str| SetupError::Foreign {
+        fileset: spec.name.clone(),
+        path,
+        entry: entry.to_string(),
+    };
+    if read_marker(root).is_none() {
+        return Err(foreign(format!("{run_root}/{name}"), &entries[0]));
+    }
+    // Check everything before removing anything.
+    let mut plan: Vec<(String, Vec<String>)> = Vec::new();
+    for e in &entries {
+        if e == MARKER || is_ours(e, 'f') {
+            continue;
+        }
+        let inner_prefix = if is_ours(e, 'd') {
+            'f'
+        } else if e == "meta" {
+            'm'
+        } else {
+            return Err(foreign(format!("{run_root}/{name}"), e));
+        };
+        let sub = confine::open_beneath(root.as_fd(), e).map_err(|err| SetupError::Io {
+            fileset: spec.name.clone(),
+            path: format!("{run_root}/{name}/{e}"),
+            source: err,
+        })?;
+        let inner = list(&sub).map_err(|err| SetupError::Io {
+            fileset: spec.name.clone(),
+            path: format!("{run_root}/{name}/{e}"),
+            source: err,
+        })?;
+        if let Some(bad) = inner.iter().find(|i| !is_ours(i, inner_prefix)) {
+            return Err(foreign(format!("{run_root}/{name}/{e}"), bad));
+        }
+        plan.push((e.clone(), inner));
+    }
+    let fail = |path: String, source: io::Error| SetupError::Io {
+        fileset: spec.name.clone(),
+        path,
+        source,
+    };
+    for (dir, inner) in &plan {
+        let sub = confine::open_beneath(root.as_fd(), dir).map_err(|e| fail(format!("{run_root}/{name}/{dir}"), e))?;
+        let flags = if dir == "meta" {
+            AtFlags::REMOVEDIR
+        } else {
+            AtFlags::empty()
+        };
+        for i in inner {
+            rustix::fs::unlinkat(&sub, i.as_str(), flags)
+                .map_err(|e| fail(format!("{run_root}/{name}/{dir}/{i}"), e.into()))?;
+        }
+    }
+    for e in &entries {
+        let flags = if is_ours(e, 'd') || e == "meta" {
+            AtFlags::REMOVEDIR
+        } else {
+            AtFlags::empty()
+        };
+        rustix::fs::unlinkat(root, e.as_str(), flags)
+            .map_err(|err| fail(format!("{run_root}/{name}/{e}"), err.into()))?;
+    }
+    Ok(())
+}
+
+fn list(dir: &OwnedFd) -> io::Result<Vec<String>> {
+    let fd = rustix::fs::openat(
+        dir,
+        ".",
+        OFlags::RDONLY | OFlags::DIRECTORY | OFlags::CLOEXEC,
+        Mode::empty(),
+    )?;
+    let mut out = Vec::new();
+    for entry in rustix::fs::Dir::read_from(&fd)? {
+        let entry = entry?;
+        let name = entry.file_name().to_string_lossy().into_owned();
+        if name != "." && name != ".." {
+            out.push(name);
+        }
+    }
+    out.sort();
+    Ok(out)
+}
+
+/// Creates the files (writing their contents when `prealloc`), spread over the machine's cores.
+fn write_files(dirs: &[OwnedFd], spec: &Fileset, sizes: &[u64]) -> Result<u64, (String, io::Error)> {
+    let workers = std::thread::available_parallelism()
+        .map_or(1, |n| n.get())
+        .min(8)
+        .min(sizes.len().max(1));
+    let chunk = 1usize << 20;
+    let total = AtomicU64::new(0);
+    let next = AtomicU64::new(0);
+    let result = std::thread::scope(|s| {
+        let handles: Vec<_> = (0..workers)
+            .map(|w| {
+                let (total, next) = (&total, &next);
+                s.spawn(move || -> Result<(), (String, io::Error)> {
+                    let mut buf = crate::io::IoBuffers::new(chunk, 1, 0x9e37_79b9 ^ w as u64);
+                    loop {
+                        let id = next.fetch_add(1, Relaxed);
+                        if id >= sizes.len() as u64 {
+                            return Ok(());
+                        }
+                        let mut b = [0u8; 24];
+                        let name = file_name(b'f', id, &mut b);
+                        let here = || format!("d{}/{}", id % dirs.len() as u64, name.to_string_lossy());
+                        let dir = &dirs[(id % dirs.len() as u64) as usize];
+                        let flags =
+                            OFlags::WRONLY | OFlags::CREATE | OFlags::TRUNC | OFlags::NOFOLLOW | OFlags::CLOEXEC;
+                        let fd = rustix::fs::openat(dir, name, flags, Mode::from_raw_mode(0o644))
+                            .map_err(|e| (here(), e.into()))?;
+                        if spec.prealloc {
+                            let size = sizes[id as usize];
+                            let mut off = 0u64;
+                            while off < size {
+                                let n = (size - off).min(chunk as u64) as usize;
+                                let wrote =
+                                    rustix::io::pwrite(&fd, buf.slot(0, n), off).map_err(|e| (here(), e.into()))?;
+                                off += wrote as u64;
+                            }
+                            total.fetch_add(size, Relaxed);
+                        }
+                    }
+                })
+            })
+            .collect();
+        handles
+            .into_iter()
+            .map(|h| h.join().expect("setup thread"))
+            .collect::<Result<Vec<()>, _>>()
+    });
+    result.map(|_| total.load(Relaxed))
+}

@@ -1,0 +1,212 @@
+//! I/O backends: how a thread moves the blocks of an operation. One file per backend behind the
+//! small [`Backend`] interface; the worker builds the list of transfers and the backend moves them.
+
+mod mmap;
+mod sync;
+pub(crate) mod uring;
+
+pub use mmap::MmapBackend;
+pub use sync::SyncBackend;
+pub use uring::UringBackend;
+
+use crate::workload::{EngineKind, SyncKind};
+use std::alloc::Layout;
+use std::io;
+use std::os::fd::{AsFd, BorrowedFd, OwnedFd};
+
+/// Buffers are aligned for O_DIRECT on any device this engine will meet.
+pub const BUFFER_ALIGN: usize = 4096;
+
+/// Direction of a transfer.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Dir {
+    Read,
+    Write,
+}
+
+/// One read() or write() call: `len` bytes at `offset`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Xfer {
+    pub offset: u64,
+    pub len: u32,
+}
+
+/// What a batch of transfers moved. `calls` counts the read()/write() calls made; `whole_calls`
+/// those that moved their full length (FFSB counts a short final read as no transaction).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Moved {
+    pub bytes: u64,
+    pub calls: u64,
+    pub whole_calls: u64,
+    /// A read met the end of the file.
+    pub eof: bool,
+}
+
+impl Moved {
+    pub(crate) fn add(&mut self, want: u32, got: usize) {
+        self.bytes += got as u64;
+        self.calls += 1;
+        if got == want as usize {
+            self.whole_calls += 1;
+        }
+    }
+}
+
+/// An open file and, for the mmap backend, its mapping.
+#[derive(Debug)]
+pub struct OpenFile {
+    pub fd: OwnedFd,
+    pub(crate) map: Option<mmap::Mapping>,
+}
+
+impl OpenFile {
+    pub fn new(fd: OwnedFd) -> OpenFile {
+        OpenFile { fd, map: None }
+    }
+
+    pub fn fd(&self) -> BorrowedFd<'_> {
+        self.fd.as_fd()
+    }
+}
+
+/// A thread's I/O memory: `slots` buffers of `slot_len` bytes, each aligned for O_DIRECT, filled
+/// once with seeded pseudo-random bytes so that written data does not compress.
+pub struct IoBuffers {
+    ptr: *mut u8,
+    layout: Layout,
+    slot_len: usize,
+    slots: usize,
+}
+
+// The buffers are owned by one thread at a time.
+unsafe impl Send for IoBuffers {}
+
+impl IoBuffers {
+    pub fn new(slot_len: usize, slots: usize, seed: u64) -> IoBuffers {
+        let slot_len = slot_len.max(1).next_multiple_of(BUFFER_ALIGN);
+        let slots = slots.max(1);
+        let layout = Layout::from_size_align(slot_len * slots, BUFFER_ALIGN).expect("buffer layout");
+        // SAFETY: the layout has a non-zero size.
+        let ptr = unsafe { std::alloc::alloc(layout) };
+        if ptr.is_null() {
+            std::alloc::handle_alloc_error(layout);
+        }
+        let mut x = seed | 1;
+        for i in (0..layout.size()).step_by(8) {
+            // xorshift64: cheap, and enough to defeat compression and deduplication.
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            let bytes = x.to_le_bytes();
+            let n = (layout.size() - i).min(8);
+            // SAFETY: i + n is within the allocation.
+            unsafe { std::ptr::copy_nonoverlapping(bytes.as_ptr(), ptr.add(i), n) };
+        }
+        IoBuffers {
+            ptr,
+            layout,
+            slot_len,
+            slots,
+        }
+    }
+
+    pub fn slot_len(&self) -> usize {
+        self.slot_len
+    }
+
+    pub fn slots(&self) -> usize {
+        self.slots
+    }
+
+    pub(crate) fn slot_ptr(&self, slot: usize) -> *mut u8 {
+        assert!(slot < self.slots);
+        // SAFETY: within the allocation.
+        unsafe { self.ptr.add(slot * self.slot_len) }
+    }
+
+    pub fn slot(&mut self, slot: usize, len: usize) -> &mut [u8] {
+        assert!(len <= self.slot_len);
+        // SAFETY: slot_ptr is in bounds and the slice borrows self mutably.
+        unsafe { std::slice::from_raw_parts_mut(self.slot_ptr(slot), len) }
+    }
+}
+
+impl Drop for IoBuffers {
+    fn drop(&mut self) {
+        // SAFETY: allocated with this layout in new().
+        unsafe { std::alloc::dealloc(self.ptr, self.layout) };
+    }
+}
+
+/// How a thread moves data. Transfers within one call are independent of each other, so a
+/// backend may run them concurrently; it stops at the first error and reports what it moved.
+pub trait Backend: Send {
+    fn transfer(
+        &mut self,
+        file: &mut OpenFile,
+        dir: Dir,
+        xfers: &[Xfer],
+        bufs: &mut IoBuffers,
+    ) -> (Moved, io::Result<()>);
+
+    /// fsync or fdatasync (msync for mapped files).
+    fn sync(&mut self, file: &mut OpenFile, kind: SyncKind) -> io::Result<()> {
+        sync_fd(file.fd(), kind)
+    }
+}
+
+pub(crate) fn sync_fd(fd: BorrowedFd<'_>, kind: SyncKind) -> io::Result<()> {
+    match kind {
+        SyncKind::Fsync => rustix::fs::fsync(fd)?,
+        SyncKind::Fdatasync => rustix::fs::fdatasync(fd)?,
+    }
+    Ok(())
+}
+
+/// Makes the backend a group asked for.
+pub fn backend(kind: EngineKind, iodepth: u32) -> io::Result<Box<dyn Backend>> {
+    Ok(match kind {
+        EngineKind::Sync => Box::new(SyncBackend),
+        EngineKind::Mmap => Box::new(MmapBackend),
+        EngineKind::IoUring => Box::new(UringBackend::new(iodepth)?),
+    })
+}
+
+/// The read()/write() loop shared by the backends that fall back to plain calls: retries a
+/// short write, stops a read at end of file.
+pub(crate) fn plain_transfer(
+    fd: BorrowedFd<'_>,
+    dir: Dir,
+    xfers: &[Xfer],
+    bufs: &mut IoBuffers,
+) -> (Moved, io::Result<()>) {
+    let mut moved = Moved::default();
+    for x in xfers {
+        let buf = bufs.slot(0, x.len as usize);
+        let mut done = 0usize;
+        while done < buf.len() {
+            let r = match dir {
+                Dir::Read => rustix::io::pread(fd, &mut buf[done..], x.offset + done as u64),
+                Dir::Write => rustix::io::pwrite(fd, &buf[done..], x.offset + done as u64),
+            };
+            match r {
+                Ok(0) => break,
+                Ok(n) => done += n,
+                Err(rustix::io::Errno::INTR) => continue,
+                Err(e) => {
+                    moved.add(x.len, done);
+                    return (moved, Err(e.into()));
+                }
+            }
+            if dir == Dir::Read {
+                break;
+            }
+        }
+        moved.add(x.len, done);
+        if dir == Dir::Read && done < x.len as usize {
+            moved.eof = true;
+            break;
+        }
+    }
+    (moved, Ok(()))
+}

@@ -1,0 +1,24 @@
+//! fslab's workload engine.
+//!
+//! A [`Workload`](workload::Workload) names filesets, thread groups with a weighted mix of
+//! operations, and stop conditions; [`run::run`] runs it beneath one directory and returns a
+//! [`RunResult`](result::RunResult) with per-operation counts, bytes, FFSB transactions, latency
+//! histograms, a per-second series and the CPU split. The engine knows nothing of the classic
+//! tools, filesystems or studies: every front-end compiles to a `Workload`.
+
+pub mod confine;
+pub mod cpu;
+pub mod fileset;
+pub mod histogram;
+pub mod io;
+pub mod result;
+pub mod run;
+pub mod sysinfo;
+pub mod units;
+mod worker;
+pub mod workload;
+
+pub use result::RunResult;
+pub use run::{run, Progress, RunError, RunOptions};
+pub use units::{Bytes, Span};
+pub use workload::Workload;

@@ -1,0 +1,189 @@
+//! RunResult: everything one run measured, as `--json` prints it and the store keeps it.
+
+use crate::cpu::CpuUsage;
+use crate::fileset::SetupReport;
+use crate::histogram::Latency;
+use crate::sysinfo::SystemInfo;
+use crate::workload::{OpKind, Workload};
+use serde::{Deserialize, Serialize};
+use std::time::Duration;
+
+/// Version of the JSON layout of [`RunResult`]; raised on any change a reader would notice.
+pub const SCHEMA_VERSION: u32 = 1;
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct RunResult {
+    pub schema_version: u32,
+    pub fslab_version: String,
+    /// Start of the run, UTC, RFC 3339.
+    pub started_at: String,
+    pub system: SystemInfo,
+    pub dir: String,
+    /// The workload as compiled, with the seed that was used.
+    pub workload: Workload,
+    pub seed: u64,
+    pub status: Status,
+    /// What ended the measured phase.
+    pub stopped_by: StopReason,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub first_error: Option<FirstError>,
+    /// Untimed fileset setup, one entry per fileset.
+    pub setup: Vec<SetupReport>,
+    /// Measured time, from the end of the ramp to the last thread's stop (plus the final sync
+    /// when it is counted inside).
+    #[serde(with = "secs")]
+    pub duration: Duration,
+    #[serde(with = "secs")]
+    pub ramp: Duration,
+    /// Time the final sync() took, wherever it was counted.
+    #[serde(default, skip_serializing_if = "Option::is_none", with = "opt_secs")]
+    pub final_sync: Option<Duration>,
+    pub totals: Totals,
+    /// One entry per operation type that ran, in the order of [`OpKind::ALL`].
+    pub ops: Vec<OpResult>,
+    /// One entry per second of the run, ramp included (`ramp` marks those seconds).
+    pub series: Vec<Second>,
+    pub cpu: CpuUsage,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Status {
+    Ok,
+    Failed,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum StopReason {
+    Time,
+    Ops,
+    Bytes,
+    Stonewall,
+    /// Every thread finished its streams.
+    Done,
+    Error,
+}
+
+/// The first error of the run, and how many there were in all.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct FirstError {
+    pub op: OpKind,
+    pub message: String,
+    pub errno: Option<i32>,
+    pub total_errors: u64,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct Totals {
+    pub ops: u64,
+    pub errors: u64,
+    pub skipped: u64,
+    pub transactions: u64,
+    pub bytes_read: u64,
+    pub bytes_written: u64,
+    pub ops_per_sec: f64,
+    pub transactions_per_sec: f64,
+    pub read_mib_per_sec: f64,
+    pub write_mib_per_sec: f64,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct OpResult {
+    pub op: OpKind,
+    pub count: u64,
+    pub errors: u64,
+    pub skipped: u64,
+    pub bytes: u64,
+    /// FFSB's transactions: one per block-sized read()/write() call, one per metadata operation.
+    pub transactions: u64,
+    pub ops_per_sec: f64,
+    pub mib_per_sec: f64,
+    pub latency: Latency,
+    /// (upper bound in ns, count) of each non-empty histogram bucket.
+    pub histogram: Vec<(u64, u64)>,
+}
+
+/// One second of the run.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Second {
+    /// Seconds since the threads started, at the end of this sample.
+    pub t: f64,
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub ramp: bool,
+    pub ops: u64,
+    pub bytes_read: u64,
+    pub bytes_written: u64,
+    /// Operations of each type in this second (types with none are left out).
+    pub by_op: Vec<(OpKind, u64)>,
+}
+
+pub(crate) const MIB: f64 = 1024.0 * 1024.0;
+
+/// Durations as seconds with a fraction, in JSON.
+pub mod secs {
+    use serde::{Deserialize, Deserializer, Serializer};
+    use std::time::Duration;
+
+    pub fn serialize<S: Serializer>(d: &Duration, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_f64(d.as_secs_f64())
+    }
+
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Duration, D::Error> {
+        let v = f64::deserialize(d)?;
+        Duration::try_from_secs_f64(v).map_err(serde::de::Error::custom)
+    }
+}
+
+pub mod opt_secs {
+    use serde::{Deserialize, Deserializer, Serializer};
+    use std::time::Duration;
+
+    pub fn serialize<S: Serializer>(d: &Option<Duration>, s: S) -> Result<S::Ok, S::Error> {
+        match d {
+            Some(d) => s.serialize_some(&d.as_secs_f64()),
+            None => s.serialize_none(),
+        }
+    }
+
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Option<Duration>, D::Error> {
+        Option::<f64>::deserialize(d)?
+            .map(|v| Duration::try_from_secs_f64(v).map_err(serde::de::Error::custom))
+            .transpose()
+    }
+}
+
+/// `t` (seconds since the Unix epoch) as RFC 3339 UTC, e.g. `2026-11-22T04:28:24Z`.
+pub fn rfc3339(t: std::time::SystemTime) -> String {
+    let secs = t.duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_secs()) as i64;
+    let (days, rem) = (secs.div_euclid(86_400), secs.rem_euclid(86_400));
+    // Civil date from days since 1970-01-01 (Howard Hinnant's algorithm).
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z.rem_euclid(146_097);
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let d = doy - (153 * mp + 2) / 5 + 1;
+    let m = if mp < 10 { mp + 3 } else { mp - 9 };
+    let y = yoe + era * 400 + i64::from(m <= 2);
+    format!(
+        "{y:04}-{m:02}-{d:02}T{:02}:{:02}:{:02}Z",
+        rem / 3600,
+        rem % 3600 / 60,
+        rem % 60
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn rfc3339_formats_known_instants() {
+        let at = |s| std::time::UNIX_EPOCH + Duration::from_secs(s);
+        assert_eq!(rfc3339(at(0)), "1970-01-01T00:00:00Z");
+        assert_eq!(rfc3339(at(951_782_400)), "2000-02-29T00:00:00Z");
+        assert_eq!(rfc3339(at(1_795_321_704)), "2026-11-22T04:28:24Z");
+    }
+}

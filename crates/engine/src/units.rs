@@ -1,0 +1,217 @@
+//! Byte sizes and durations as they are written in workload files and on the command line.
+//!
+//! Sizes take fio's binary suffixes: `4k`, `64KiB`, `1m`, `2G` (k = 1024). A bare number is bytes.
+//! Durations take `us`, `ms`, `s`, `m`, `h`: `500ms`, `30s`, `15m`; a bare number is seconds.
+
+use serde::{de, Deserialize, Deserializer, Serialize, Serializer};
+use std::fmt;
+use std::str::FromStr;
+use std::time::Duration;
+
+/// A number of bytes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Default)]
+pub struct Bytes(pub u64);
+
+impl Bytes {
+    pub const KIB: u64 = 1024;
+    pub const MIB: u64 = 1024 * 1024;
+    pub const GIB: u64 = 1024 * 1024 * 1024;
+
+    pub fn get(self) -> u64 {
+        self.0
+    }
+}
+
+impl FromStr for Bytes {
+    type Err = String;
+
+    fn from_str(s: &str) -> Result<Self, String> {
+        let t = s.trim();
+        let split = t.find(|c: char| !(c.is_ascii_digit() || c == '.')).unwrap_or(t.len());
+        let (num, suffix) = t.split_at(split);
+        if num.is_empty() {
+            return Err(format!("`{s}` is not a size (expected e.g. 4096, 4k, 64KiB, 1g)"));
+        }
+        let mult = match suffix.trim().to_ascii_lowercase().as_str() {
+            "" | "b" => 1,
+            "k" | "kb" | "kib" => Self::KIB,
+            "m" | "mb" | "mib" => Self::MIB,
+            "g" | "gb" | "gib" => Self::GIB,
+            "t" | "tb" | "tib" => Self::GIB * 1024,
+            other => return Err(format!("`{s}` has an unknown size suffix `{other}` (use k, m, g or t)")),
+        };
+        let value = if num.contains('.') {
+            let f: f64 = num.parse().map_err(|_| format!("`{s}` is not a size"))?;
+            (f * mult as f64).round() as u64
+        } else {
+            let n: u64 = num.parse().map_err(|_| format!("`{s}` is not a size"))?;
+            n.checked_mul(mult).ok_or_else(|| format!("`{s}` is too large"))?
+        };
+        Ok(Bytes(value))
+    }
+}
+
+impl fmt::Display for Bytes {
+    /// The shortest exact binary form: `4k`, `1m`, `1536k`, `100`.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let n = self.0;
+        for (unit, suffix) in [
+            (Self::GIB * 1024, "t"),
+            (Self::GIB, "g"),
+            (Self::MIB, "m"),
+            (Self::KIB, "k"),
+        ] {
+            if n >= unit && n.is_multiple_of(unit) {
+                return write!(f, "{}{suffix}", n / unit);
+            }
+        }
+        write!(f, "{n}")
+    }
+}
+
+impl Serialize for Bytes {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        if self.0 < Self::KIB || !self.0.is_multiple_of(Self::KIB) {
+            s.serialize_u64(self.0)
+        } else {
+            s.serialize_str(&self.to_string())
+        }
+    }
+}
+
+impl<'de> Deserialize<'de> for Bytes {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        d.deserialize_any(NumOrStr::<Bytes>(std::marker::PhantomData))
+    }
+}
+
+/// A span of time, written `30s`, `500ms`, `15m`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Default)]
+pub struct Span(pub Duration);
+
+impl Span {
+    pub fn get(self) -> Duration {
+        self.0
+    }
+}
+
+impl FromStr for Span {
+    type Err = String;
+
+    fn from_str(s: &str) -> Result<Self, String> {
+        let t = s.trim();
+        let split = t.find(|c: char| !(c.is_ascii_digit() || c == '.')).unwrap_or(t.len());
+        let (num, suffix) = t.split_at(split);
+        let value: f64 = num
+            .parse()
+            .map_err(|_| format!("`{s}` is not a duration (expected e.g. 30s, 500ms, 15m)"))?;
+        let secs = match suffix.trim() {
+            "" | "s" | "sec" => value,
+            "us" => value / 1e6,
+            "ms" => value / 1e3,
+            "m" | "min" => value * 60.0,
+            "h" => value * 3600.0,
+            other => {
+                return Err(format!(
+                    "`{s}` has an unknown time unit `{other}` (use us, ms, s, m or h)"
+                ))
+            }
+        };
+        if !secs.is_finite() || secs < 0.0 {
+            return Err(format!("`{s}` is not a valid duration"));
+        }
+        Ok(Span(Duration::from_secs_f64(secs)))
+    }
+}
+
+impl fmt::Display for Span {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let us = self.0.as_micros();
+        if us == 0 {
+            write!(f, "0s")
+        } else if us.is_multiple_of(1_000_000) {
+            write!(f, "{}s", us / 1_000_000)
+        } else if us.is_multiple_of(1000) {
+            write!(f, "{}ms", us / 1000)
+        } else {
+            write!(f, "{us}us")
+        }
+    }
+}
+
+impl Serialize for Span {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(&self.to_string())
+    }
+}
+
+impl<'de> Deserialize<'de> for Span {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        d.deserialize_any(NumOrStr::<Span>(std::marker::PhantomData))
+    }
+}
+
+/// Accepts either a string to parse or a plain non-negative number (bytes or seconds).
+struct NumOrStr<T>(std::marker::PhantomData<T>);
+
+impl<T: FromStr<Err = String>> de::Visitor<'_> for NumOrStr<T> {
+    type Value = T;
+
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str("a number or a string with a unit")
+    }
+
+    fn visit_str<E: de::Error>(self, v: &str) -> Result<T, E> {
+        v.parse().map_err(E::custom)
+    }
+
+    fn visit_u64<E: de::Error>(self, v: u64) -> Result<T, E> {
+        v.to_string().parse().map_err(E::custom)
+    }
+
+    fn visit_i64<E: de::Error>(self, v: i64) -> Result<T, E> {
+        if v < 0 {
+            return Err(E::custom(format!("{v} is negative")));
+        }
+        self.visit_u64(v as u64)
+    }
+
+    fn visit_f64<E: de::Error>(self, v: f64) -> Result<T, E> {
+        v.to_string().parse().map_err(E::custom)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sizes_parse_with_binary_suffixes() {
+        assert_eq!("4096".parse::<Bytes>().unwrap(), Bytes(4096));
+        assert_eq!("4k".parse::<Bytes>().unwrap(), Bytes(4096));
+        assert_eq!("64KiB".parse::<Bytes>().unwrap(), Bytes(65536));
+        assert_eq!("1M".parse::<Bytes>().unwrap(), Bytes(1 << 20));
+        assert_eq!("2g".parse::<Bytes>().unwrap(), Bytes(2 << 30));
+        assert_eq!("1.5k".parse::<Bytes>().unwrap(), Bytes(1536));
+        assert!("4q".parse::<Bytes>().unwrap_err().contains("unknown size suffix `q`"));
+        assert!("k".parse::<Bytes>().is_err());
+    }
+
+    #[test]
+    fn sizes_print_in_their_shortest_exact_form() {
+        assert_eq!(Bytes(4096).to_string(), "4k");
+        assert_eq!(Bytes(1536).to_string(), "1536");
+        assert_eq!(Bytes(3 << 20).to_string(), "3m");
+        assert_eq!(Bytes(100).to_string(), "100");
+    }
+
+    #[test]
+    fn durations_parse_and_print() {
+        assert_eq!("30s".parse::<Span>().unwrap().0, Duration::from_secs(30));
+        assert_eq!("500ms".parse::<Span>().unwrap().0, Duration::from_millis(500));
+        assert_eq!("15m".parse::<Span>().unwrap().0, Duration::from_secs(900));
+        assert_eq!("2".parse::<Span>().unwrap().0, Duration::from_secs(2));
+        assert_eq!(Span(Duration::from_millis(1500)).to_string(), "1500ms");
+        assert!("10 parsecs".parse::<Span>().is_err());
+    }
+}

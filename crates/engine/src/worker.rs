@@ -1,0 +1,938 @@
+//! One worker thread: picks operations from its group's weighted mix and runs them against the
+//! group's fileset until the run stops, recording what each did into its own statistics.
+
+use crate::fileset::{file_name, FileTable, Picked};
+use crate::histogram::{nanos, OpStats};
+use crate::io::{self, Backend, Dir, IoBuffers, Moved, OpenFile, UringBackend, Xfer};
+use crate::workload::{EngineKind, Group, OSync, OpKind, OpSpec, OpenMode, Scope};
+use rand::rngs::SmallRng;
+use rand::{Rng, SeedableRng};
+use rustix::fs::{AtFlags, Mode, OFlags};
+use std::io as stdio;
+use std::os::fd::{AsRawFd, BorrowedFd};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering::Relaxed};
+use std::sync::Barrier;
+use std::time::{Duration, Instant};
+
+/// State every thread of a run shares.
+pub(crate) struct Shared {
+    pub stop: AtomicBool,
+    /// Set when the ramp is over: threads then reset their statistics and start counting.
+    pub measuring: AtomicBool,
+    pub stonewall: bool,
+    pub continue_on_error: bool,
+    pub barrier: Barrier,
+}
+
+/// Counters the monitor thread reads once a second: operations and bytes per operation type.
+/// Only the owning thread writes them (plain stores), so they cost no locked instruction.
+#[repr(align(128))]
+pub(crate) struct LiveCounters {
+    pub ops: [AtomicU64; OpKind::ALL.len()],
+    pub bytes: [AtomicU64; OpKind::ALL.len()],
+}
+
+impl LiveCounters {
+    pub fn new() -> LiveCounters {
+        LiveCounters {
+            ops: Default::default(),
+            bytes: Default::default(),
+        }
+    }
+
+    #[inline]
+    fn add(&self, kind: OpKind, bytes: u64) {
+        let i = kind.index();
+        self.ops[i].store(self.ops[i].load(Relaxed) + 1, Relaxed);
+        if bytes > 0 {
+            self.bytes[i].store(self.bytes[i].load(Relaxed) + bytes, Relaxed);
+        }
+    }
+}
+
+/// What one thread is asked to do.
+pub(crate) struct ThreadPlan {
+    pub thread_in_group: u32,
+    pub seed: u64,
+    pub ops_quota: Option<u64>,
+    pub bytes_quota: Option<u64>,
+}
+
+/// What one thread did, handed back when it ends.
+pub(crate) struct ThreadOutcome {
+    /// Statistics per entry of the group's mix, counted since the ramp ended.
+    pub stats: Vec<OpStats>,
+    pub first_error: Option<(OpKind, String, Option<i32>)>,
+    pub ended: Instant,
+    /// The thread ran out of work on its own (streams ended or its quota was met).
+    pub finished: bool,
+}
+
+/// The outcome of one operation.
+enum Outcome {
+    Done {
+        bytes: u64,
+        transactions: u64,
+    },
+    /// Nothing to work on: no file left to read, no directory left to remove.
+    Skipped,
+    /// A stream reached its end and does not wrap.
+    StreamEnded,
+}
+
+struct Stream {
+    file: u64,
+    block: u64,
+    pass: u64,
+}
+
+/// Open files a thread keeps between operations (OpenMode::Keep), by file id.
+struct FdCache {
+    entries: Vec<(u64, OpenFile)>,
+    last: usize,
+}
+
+const FD_CACHE: usize = 64;
+
+impl FdCache {
+    fn find(&mut self, id: u64) -> Option<usize> {
+        if self.entries.get(self.last).is_some_and(|e| e.0 == id) {
+            return Some(self.last);
+        }
+        let i = self.entries.iter().position(|e| e.0 == id)?;
+        self.last = i;
+        Some(i)
+    }
+
+    fn insert(&mut self, id: u64, f: OpenFile) -> usize {
+        if self.entries.len() >= FD_CACHE {
+            self.entries.swap_remove(0);
+        }
+        self.entries.push((id, f));
+        self.last = self.entries.len() - 1;
+        self.last
+    }
+
+    fn evict(&mut self, id: u64) {
+        if let Some(i) = self.entries.iter().position(|e| e.0 == id) {
+            self.entries.swap_remove(i);
+            self.last = 0;
+        }
+    }
+}
+
+pub(crate) struct Worker<'a> {
+    group: &'a Group,
+    table: &'a FileTable,
+    shared: &'a Shared,
+    live: &'a LiveCounters,
+    /// One shared cursor per entry of the mix (used by shared streams).
+    cursors: &'a [AtomicU64],
+    plan: ThreadPlan,
+    rng: SmallRng,
+    backend: Box<dyn Backend>,
+    bufs: IoBuffers,
+    xfers: Vec<Xfer>,
+    cache: FdCache,
+    stats: Vec<OpStats>,
+    weights: Vec<u32>,
+    total_weight: u64,
+    streams: Vec<Option<Stream>>,
+    base_flags: OFlags,
+    keep_flags: OFlags,
+    first_error: Option<(OpKind, String, Option<i32>)>,
+}
+
+impl<'a> Worker<'a> {
+    pub fn new(
+        group: &'a Group,
+        table: &'a FileTable,
+        shared: &'a Shared,
+        live: &'a LiveCounters,
+        cursors: &'a [AtomicU64],
+        plan: ThreadPlan,
+    ) -> stdio::Result<Worker<'a>> {
+        let backend = io::backend(group.engine, group.iodepth)?;
+        let max_bs = group.ops.iter().map(|o| o.block_size()).max().unwrap_or(4096) as usize;
+        let slots = if group.engine == EngineKind::IoUring {
+            group.iodepth as usize
+        } else {
+            1
+        };
+        let bufs = IoBuffers::new(max_bs, slots, plan.seed);
+        let mut base_flags = OFlags::CLOEXEC | OFlags::NOFOLLOW;
+        if group.direct {
+            base_flags |= OFlags::DIRECT;
+        }
+        base_flags |= match group.osync {
+            OSync::None => OFlags::empty(),
+            OSync::Sync => OFlags::SYNC,
+            OSync::Dsync => OFlags::DSYNC,
+        };
+        let writes = group.ops.iter().any(|o| o.op.writes() || o.op == OpKind::Truncate);
+        let keep_flags = base_flags | if writes { OFlags::RDWR } else { OFlags::RDONLY };
+        Ok(Worker {
+            group,
+            table,
+            shared,
+            live,
+            cursors,
+            rng: SmallRng::seed_from_u64(plan.seed),
+            plan,
+            backend,
+            bufs,
+            xfers: Vec::with_capacity(256),
+            cache: FdCache {
+                entries: Vec::new(),
+                last: 0,
+            },
+            stats: group.ops.iter().map(|_| OpStats::default()).collect(),
+            weights: group.ops.iter().map(|o| o.weight).collect(),
+            total_weight: group.ops.iter().map(|o| o.weight as u64).sum(),
+            streams: group.ops.iter().map(|_| None).collect(),
+            base_flags,
+            keep_flags,
+            first_error: None,
+        })
+    }
+
+    /// Runs until the run stops or this thread runs out of work.
+    pub fn run(mut self) -> ThreadOutcome {
+        self.shared.barrier.wait();
+        if self.pipelined() {
+            return self.run_pipelined();
+        }
+        let mut measuring = self.shared.measuring.load(Relaxed);
+        let (mut ops_done, mut bytes_done) = (0u64, 0u64);
+        let rate = self.rate_interval();
+        let mut next_due = Instant::now();
+        let mut finished = false;
+        while !self.shared.stop.load(Relaxed) {
+            if !measuring && self.shared.measuring.load(Relaxed) {
+                measuring = true;
+                self.stats.iter_mut().for_each(OpStats::reset);
+                (ops_done, bytes_done) = (0, 0);
+            }
+            let Some(i) = self.choose() else {
+                finished = true;
+                break;
+            };
+            let kind = self.group.ops[i].op;
+            let t0 = Instant::now();
+            let result = self.exec(i);
+            let ns = nanos(t0.elapsed());
+            let mut op_bytes = 0;
+            match result {
+                Ok(Outcome::Done { bytes, transactions }) => {
+                    self.stats[i].record(ns, bytes, transactions);
+                    self.live.add(kind, bytes);
+                    ops_done += 1;
+                    bytes_done += bytes;
+                    op_bytes = bytes;
+                }
+                Ok(Outcome::Skipped) => self.stats[i].skipped += 1,
+                Ok(Outcome::StreamEnded) => {
+                    self.total_weight -= self.weights[i] as u64;
+                    self.weights[i] = 0;
+                    continue;
+                }
+                Err(e) => {
+                    self.stats[i].errors += 1;
+                    if self.first_error.is_none() {
+                        self.first_error = Some((kind, e.to_string(), e.raw_os_error()));
+                    }
+                    if !self.shared.continue_on_error {
+                        self.shared.stop.store(true, Relaxed);
+                        break;
+                    }
+                }
+            }
+            if self.plan.ops_quota.is_some_and(|q| ops_done >= q)
+                || self.plan.bytes_quota.is_some_and(|q| bytes_done >= q)
+            {
+                finished = true;
+                break;
+            }
+            if !self.group.delay.0.is_zero() {
+                std::thread::sleep(self.group.delay.0);
+            }
+            if let Some((per_op, per_byte)) = rate {
+                next_due += per_op + Duration::from_secs_f64(per_byte * op_bytes as f64);
+                let now = Instant::now();
+                if next_due > now {
+                    std::thread::sleep(next_due - now);
+                } else if now - next_due > Duration::from_secs(1) {
+                    next_due = now; // do not burst to catch up after a stall
+                }
+            }
+        }
+        self.finish(finished)
+    }
+
+    fn finish(self, finished: bool) -> ThreadOutcome {
+        if finished && self.shared.stonewall {
+            self.shared.stop.store(true, Relaxed);
+        }
+        ThreadOutcome {
+            stats: self.stats,
+            first_error: self.first_error,
+            ended: Instant::now(),
+            finished,
+        }
+    }
+
+    /// (time per operation, seconds per byte) for the group's rate limit, per thread.
+    fn rate_interval(&self) -> Option<(Duration, f64)> {
+        let r = self.group.rate?;
+        let threads = self.group.threads as f64;
+        if let Some(ops) = r.ops {
+            return Some((Duration::from_secs_f64(threads / ops as f64), 0.0));
+        }
+        r.bytes.map(|b| (Duration::ZERO, threads / b.0 as f64))
+    }
+
+    fn choose(&mut self) -> Option<usize> {
+        if self.total_weight == 0 {
+            return None;
+        }
+        if self.weights.len() == 1 {
+            return Some(0);
+        }
+        let mut pick = self.rng.gen_range(0..self.total_weight);
+        for (i, w) in self.weights.iter().enumerate() {
+            if pick < *w as u64 {
+                return Some(i);
+            }
+            pick -= *w as u64;
+        }
+        None
+    }
+
+    fn exec(&mut self, i: usize) -> stdio::Result<Outcome> {
+        let spec = &self.group.ops[i];
+        match spec.op {
+            OpKind::Read | OpKind::Write => self.ranged(i),
+            OpKind::ReadAll | OpKind::WriteAll => self.whole(i),
+            OpKind::Append => self.append(i),
+            OpKind::Create => self.create(i),
+            OpKind::Delete => self.delete(),
+            OpKind::Stat => self.stat(),
+            OpKind::OpenClose => self.open_close(),
+            OpKind::Mkdir => self.mkdir(),
+            OpKind::Rmdir => self.rmdir(),
+            OpKind::Rename => self.rename(),
+            OpKind::Readdir => self.readdir(),
+            OpKind::Truncate => self.truncate(i),
+            OpKind::SeqRead | OpKind::SeqWrite | OpKind::Rewrite => self.stream(i),
+        }
+    }
+
+    /// Names file `id` in errors: `d3/f17`.
+    fn describe(&self, id: u64) -> String {
+        format!(
+            "{}/d{}/f{id}",
+            self.table.spec.dir_name(),
+            id % self.table.dir_count() as u64
+        )
+    }
+
+    fn annotate(&self, id: u64, what: &str, e: stdio::Error) -> stdio::Error {
+        stdio::Error::new(e.kind(), format!("{what} {}: {e}", self.describe(id)))
+    }
+
+    fn open(&self, id: u64, flags: OFlags) -> stdio::Result<OpenFile> {
+        let mut b = [0u8; 24];
+        let name = file_name(b'f', id, &mut b);
+        rustix::fs::openat(self.table.dir_of(id), name, flags, Mode::from_raw_mode(0o644))
+            .map(OpenFile::new)
+            .map_err(|e| {
+                if e == rustix::io::Errno::LOOP {
+                    stdio::Error::new(
+                        stdio::ErrorKind::PermissionDenied,
+                        "is a symlink; fslab does not follow symlinks",
+                    )
+                } else {
+                    e.into()
+                }
+            })
+    }
+
+    /// Runs `f` on file `id`, open for reading and writing as the group needs: from the cache
+    /// when files stay open, or opened and closed around it.
+    fn with_file<T>(
+        &mut self,
+        id: u64,
+        dir: Dir,
+        f: impl FnOnce(&mut dyn Backend, &mut OpenFile, &mut IoBuffers, &[Xfer]) -> T,
+    ) -> stdio::Result<T> {
+        match self.group.open {
+            OpenMode::Keep => {
+                let slot = match self.cache.find(id) {
+                    Some(s) => s,
+                    None => {
+                        let file = self.open(id, self.keep_flags)?;
+                        self.cache.insert(id, file)
+                    }
+                };
+                let file = &mut self.cache.entries[slot].1;
+                Ok(f(self.backend.as_mut(), file, &mut self.bufs, &self.xfers))
+            }
+            OpenMode::PerOp => {
+                let access = if dir == Dir::Read {
+                    OFlags::RDONLY
+                } else {
+                    OFlags::WRONLY
+                };
+                let mut file = self.open(id, self.base_flags | access)?;
+                Ok(f(self.backend.as_mut(), &mut file, &mut self.bufs, &self.xfers))
+            }
+        }
+    }
+
+    /// Moves the transfers in `self.xfers` on file `id`, then syncs if the op asks.
+    fn move_blocks(&mut self, i: usize, id: u64, dir: Dir) -> stdio::Result<Moved> {
+        let sync = self.group.ops[i].sync;
+        let (moved, result) = self.with_file(id, dir, |backend, file, bufs, xfers| {
+            let (moved, mut result) = backend.transfer(file, dir, xfers, bufs);
+            if let (Ok(()), Some(kind)) = (&result, sync) {
+                result = backend.sync(file, kind);
+            }
+            (moved, result)
+        })?;
+        result.map(|()| moved)
+    }
+
+    /// read and write: `size` bytes in `bs` blocks, in `seeks` runs at random offsets, with
+    /// `skip` bytes left between blocks. A write never goes past the end of the file.
+    fn ranged(&mut self, i: usize) -> stdio::Result<Outcome> {
+        let Some(Picked { id, size: fsize }) = self.table.pick(&mut self.rng) else {
+            return Ok(Outcome::Skipped);
+        };
+        let spec = &self.group.ops[i];
+        let dir = if spec.op == OpKind::Read { Dir::Read } else { Dir::Write };
+        let bs = spec.block_size();
+        let want = spec.size.map_or(bs, |s| s.0).min(fsize);
+        let skip = spec.skip.map_or(0, |s| s.0);
+        let align = spec.align.map_or(bs, |a| a.0).max(1);
+        let blocks = want.div_ceil(bs);
+        let seeks = spec.seeks.unwrap_or(1).max(1) as u64;
+        let per_run = blocks.div_ceil(seeks).max(1);
+        self.xfers.clear();
+        let mut left = want;
+        while left > 0 {
+            let run_blocks = per_run.min(left.div_ceil(bs));
+            let run_bytes = (run_blocks * bs).min(left);
+            let span = run_bytes + (run_blocks - 1) * skip;
+            let room = fsize.saturating_sub(span);
+            let offset = if room == 0 {
+                0
+            } else {
+                self.rng.gen_range(0..=room / align) * align
+            };
+            let mut off = offset;
+            let mut run_left = run_bytes;
+            while run_left > 0 && off < fsize {
+                let len = bs.min(run_left).min(fsize - off);
+                self.xfers.push(Xfer {
+                    offset: off,
+                    len: len as u32,
+                });
+                run_left -= len;
+                left -= len;
+                off += len + skip;
+            }
+            if run_left > 0 {
+                break;
+            }
+        }
+        let result = self.move_blocks(i, id, dir);
+        self.table.release(id, None);
+        let moved = result.map_err(|e| self.annotate(id, spec.op.name(), e))?;
+        Ok(Outcome::Done {
+            bytes: moved.bytes,
+            transactions: transactions(dir, &moved),
+        })
+    }
+
+    /// Fills `self.xfers` with `[from, to)` in blocks of `bs`.
+    fn sequential(&mut self, from: u64, to: u64, bs: u64) {
+        self.xfers.clear();
+        let mut off = from;
+        while off < to {
+            let len = bs.min(to - off);
+            self.xfers.push(Xfer {
+                offset: off,
+                len: len as u32,
+            });
+            off += len;
+        }
+    }
+
+    /// readall and writeall: the whole file.
+    fn whole(&mut self, i: usize) -> stdio::Result<Outcome> {
+        let Some(Picked { id, size }) = self.table.pick(&mut self.rng) else {
+            return Ok(Outcome::Skipped);
+        };
+        let spec = &self.group.ops[i];
+        let dir = if spec.op == OpKind::ReadAll {
+            Dir::Read
+        } else {
+            Dir::Write
+        };
+        self.sequential(0, size, spec.block_size());
+        let result = self.move_blocks(i, id, dir);
+        self.table.release(id, None);
+        let moved = result.map_err(|e| self.annotate(id, spec.op.name(), e))?;
+        Ok(Outcome::Done {
+            bytes: moved.bytes,
+            transactions: transactions(dir, &moved),
+        })
+    }
+
+    /// append: `size` bytes at the end, through an O_APPEND descriptor.
+    fn append(&mut self, i: usize) -> stdio::Result<Outcome> {
+        let Some(Picked { id, size }) = self.table.pick(&mut self.rng) else {
+            return Ok(Outcome::Skipped);
+        };
+        let spec = &self.group.ops[i];
+        let bs = spec.block_size();
+        let want = spec.size.map_or(bs, |s| s.0);
+        let result = (|| {
+            let mut file = self.open(id, self.base_flags | OFlags::WRONLY | OFlags::APPEND)?;
+            let mut moved = Moved::default();
+            let mut left = want;
+            while left > 0 {
+                let len = bs.min(left) as usize;
+                let n = rustix::io::write(&file.fd, self.bufs.slot(0, len))?;
+                moved.add(len as u32, n);
+                left -= n as u64;
+            }
+            if let Some(kind) = spec.sync {
+                self.backend.sync(&mut file, kind)?;
+            }
+            Ok::<_, stdio::Error>(moved)
+        })();
+        let grown = result.as_ref().map_or(0, |m| m.bytes);
+        self.table.release(id, Some(size + grown));
+        let moved = result.map_err(|e| self.annotate(id, "append", e))?;
+        Ok(Outcome::Done {
+            bytes: moved.bytes,
+            transactions: moved.calls,
+        })
+    }
+
+    /// create: a new file at a size drawn from the fileset, written in `bs` blocks.
+    fn create(&mut self, i: usize) -> stdio::Result<Outcome> {
+        let spec = &self.group.ops[i];
+        let id = self.table.new_id();
+        let size = self.table.spec.size.sample(&mut self.rng);
+        self.sequential(0, size, spec.block_size());
+        let flags = self.base_flags | OFlags::WRONLY | OFlags::CREATE | OFlags::EXCL;
+        let result = (|| {
+            let mut file = self.open(id, flags)?;
+            let (moved, r) = self
+                .backend
+                .transfer(&mut file, Dir::Write, &self.xfers, &mut self.bufs);
+            r?;
+            if let Some(kind) = spec.sync {
+                self.backend.sync(&mut file, kind)?;
+            }
+            Ok::<_, stdio::Error>(moved)
+        })();
+        let moved = result.map_err(|e| self.annotate(id, "create", e))?;
+        self.table.insert(id, moved.bytes);
+        Ok(Outcome::Done {
+            bytes: moved.bytes,
+            transactions: moved.calls,
+        })
+    }
+
+    fn delete(&mut self) -> stdio::Result<Outcome> {
+        let Some(Picked { id, size }) = self.table.take(&mut self.rng) else {
+            return Ok(Outcome::Skipped);
+        };
+        self.cache.evict(id);
+        let mut b = [0u8; 24];
+        match rustix::fs::unlinkat(self.table.dir_of(id), file_name(b'f', id, &mut b), AtFlags::empty()) {
+            Ok(()) => Ok(Outcome::Done {
+                bytes: 0,
+                transactions: 1,
+            }),
+            Err(e) => {
+                self.table.insert(id, size);
+                Err(self.annotate(id, "delete", e.into()))
+            }
+        }
+    }
+
+    fn stat(&mut self) -> stdio::Result<Outcome> {
+        let Some(Picked { id, .. }) = self.table.pick(&mut self.rng) else {
+            return Ok(Outcome::Skipped);
+        };
+        let mut b = [0u8; 24];
+        let r = rustix::fs::statat(
+            self.table.dir_of(id),
+            file_name(b'f', id, &mut b),
+            AtFlags::SYMLINK_NOFOLLOW,
+        );
+        self.table.release(id, None);
+        r.map_err(|e| self.annotate(id, "stat", e.into()))?;
+        Ok(Outcome::Done {
+            bytes: 0,
+            transactions: 1,
+        })
+    }
+
+    fn open_close(&mut self) -> stdio::Result<Outcome> {
+        let Some(Picked { id, .. }) = self.table.pick(&mut self.rng) else {
+            return Ok(Outcome::Skipped);
+        };
+        let r = self.open(id, self.base_flags | OFlags::RDONLY);
+        self.table.release(id, None);
+        drop(r.map_err(|e| self.annotate(id, "open", e))?);
+        Ok(Outcome::Done {
+            bytes: 0,
+            transactions: 1,
+        })
+    }
+
+    fn meta_dir(&self) -> stdio::Result<BorrowedFd<'a>> {
+        self.table
+            .meta()
+            .ok_or_else(|| stdio::Error::other("the fileset has no meta directory"))
+    }
+
+    fn mkdir(&mut self) -> stdio::Result<Outcome> {
+        let meta = self.meta_dir()?;
+        let id = self.table.new_dir_id();
+        let mut b = [0u8; 24];
+        rustix::fs::mkdirat(meta, file_name(b'm', id, &mut b), Mode::from_raw_mode(0o755))
+            .map_err(|e| stdio::Error::new(stdio::Error::from(e).kind(), format!("mkdir meta/m{id}: {e}")))?;
+        self.table.made_dir(id);
+        Ok(Outcome::Done {
+            bytes: 0,
+            transactions: 1,
+        })
+    }
+
+    fn rmdir(&mut self) -> stdio::Result<Outcome> {
+        let meta = self.meta_dir()?;
+        let Some(id) = self.table.take_dir(&mut self.rng) else {
+            return Ok(Outcome::Skipped);
+        };
+        let mut b = [0u8; 24];
+        rustix::fs::unlinkat(meta, file_name(b'm', id, &mut b), AtFlags::REMOVEDIR)
+            .map_err(|e| stdio::Error::new(stdio::Error::from(e).kind(), format!("rmdir meta/m{id}: {e}")))?;
+        Ok(Outcome::Done {
+            bytes: 0,
+            transactions: 1,
+        })
+    }
+
+    /// rename: a file gets a new name, possibly in another directory of the fileset.
+    fn rename(&mut self) -> stdio::Result<Outcome> {
+        let Some(Picked { id, size }) = self.table.take(&mut self.rng) else {
+            return Ok(Outcome::Skipped);
+        };
+        self.cache.evict(id);
+        let to = self.table.new_id();
+        let (mut a, mut b) = ([0u8; 24], [0u8; 24]);
+        let r = rustix::fs::renameat(
+            self.table.dir_of(id),
+            file_name(b'f', id, &mut a),
+            self.table.dir_of(to),
+            file_name(b'f', to, &mut b),
+        );
+        match r {
+            Ok(()) => {
+                self.table.insert(to, size);
+                Ok(Outcome::Done {
+                    bytes: 0,
+                    transactions: 1,
+                })
+            }
+            Err(e) => {
+                self.table.insert(id, size);
+                Err(self.annotate(id, "rename", e.into()))
+            }
+        }
+    }
+
+    /// readdir: lists one of the fileset's directories.
+    fn readdir(&mut self) -> stdio::Result<Outcome> {
+        let k = self.rng.gen_range(0..self.table.dir_count());
+        let dir = self.table.dir(k);
+        let fd = rustix::fs::openat(
+            dir,
+            ".",
+            OFlags::RDONLY | OFlags::DIRECTORY | OFlags::CLOEXEC,
+            Mode::empty(),
+        )?;
+        let mut entries = 0u64;
+        for e in rustix::fs::Dir::read_from(&fd)? {
+            e?;
+            entries += 1;
+        }
+        std::hint::black_box(entries);
+        Ok(Outcome::Done {
+            bytes: 0,
+            transactions: 1,
+        })
+    }
+
+    /// truncate: sets a file's size to `size`, or to one drawn from the fileset.
+    fn truncate(&mut self, i: usize) -> stdio::Result<Outcome> {
+        let Some(Picked { id, .. }) = self.table.pick(&mut self.rng) else {
+            return Ok(Outcome::Skipped);
+        };
+        let to = match self.group.ops[i].size {
+            Some(s) => s.0,
+            None => self.table.spec.size.sample(&mut self.rng),
+        };
+        let r = self.with_file(id, Dir::Write, |_, file, _, _| rustix::fs::ftruncate(&file.fd, to));
+        let ok = matches!(r, Ok(Ok(())));
+        self.table.release(id, ok.then_some(to));
+        r.and_then(|r| r.map_err(stdio::Error::from))
+            .map_err(|e| self.annotate(id, "truncate", e))?;
+        Ok(Outcome::Done {
+            bytes: 0,
+            transactions: 1,
+        })
+    }
+
+    /// seqread, seqwrite, rewrite: one block per operation at the stream's cursor. A thread's own
+    /// stream runs over file (thread mod files); a shared stream runs over the whole fileset with
+    /// one cursor for the group. seqwrite empties a thread's own file when it starts on it.
+    fn stream(&mut self, i: usize) -> stdio::Result<Outcome> {
+        let spec: &OpSpec = &self.group.ops[i];
+        let kind = spec.op;
+        let bs = spec.block_size();
+        let wrap = spec.wrap.unwrap_or(false);
+        let files = self.table.static_len();
+        if files == 0 {
+            return Ok(Outcome::StreamEnded);
+        }
+        let file_len = |t: &FileTable, f: u64| {
+            if kind == OpKind::SeqWrite {
+                t.spec.size.max()
+            } else {
+                t.static_size(f)
+            }
+        };
+        let (file, offset, len, truncate) = match spec.scope.unwrap_or_default() {
+            Scope::Own => {
+                let first = self.plan.thread_in_group as u64 % files;
+                let s = self.streams[i].get_or_insert(Stream {
+                    file: first,
+                    block: 0,
+                    pass: 0,
+                });
+                let flen = file_len(self.table, s.file);
+                let mut off = s.block * bs;
+                if off >= flen {
+                    if !wrap {
+                        return Ok(Outcome::StreamEnded);
+                    }
+                    s.block = 0;
+                    s.pass += 1;
+                    off = 0;
+                    if flen == 0 {
+                        return Ok(Outcome::StreamEnded);
+                    }
+                }
+                let truncate = kind == OpKind::SeqWrite && s.block == 0 && s.pass == 0;
+                s.block += 1;
+                (s.file, off, bs.min(flen - off), truncate)
+            }
+            Scope::Shared => {
+                let flen = file_len(self.table, 0);
+                let per_file = flen.div_ceil(bs);
+                if per_file == 0 {
+                    return Ok(Outcome::StreamEnded);
+                }
+                let blk = self.cursors[i].fetch_add(1, Relaxed);
+                let pass = blk / (per_file * files);
+                if pass > 0 && !wrap {
+                    return Ok(Outcome::StreamEnded);
+                }
+                let within = blk % (per_file * files);
+                let off = (within % per_file) * bs;
+                (within / per_file, off, bs.min(flen - off), false)
+            }
+        };
+        let dir = if kind == OpKind::SeqRead { Dir::Read } else { Dir::Write };
+        if truncate {
+            let r = self.with_file(file, dir, |_, f, _, _| rustix::fs::ftruncate(&f.fd, 0));
+            r.and_then(|r| r.map_err(stdio::Error::from))
+                .map_err(|e| self.annotate(file, "seqwrite", e))?;
+            self.table.release(file, Some(0));
+        }
+        self.xfers.clear();
+        self.xfers.push(Xfer {
+            offset,
+            len: len as u32,
+        });
+        let moved = self
+            .move_blocks(i, file, dir)
+            .map_err(|e| self.annotate(file, kind.name(), e))?;
+        if dir == Dir::Write && offset + moved.bytes > self.table.static_size(file) {
+            self.table.release(file, Some(offset + moved.bytes));
+        }
+        if dir == Dir::Read && moved.bytes == 0 {
+            // The file is shorter than it was: treat it as the end of this file's stream.
+            if let Some(s) = self.streams[i].as_mut() {
+                s.block = u64::MAX / bs;
+            }
+        }
+        Ok(Outcome::Done {
+            bytes: moved.bytes,
+            transactions: transactions(dir, &moved),
+        })
+    }
+
+    /// A group whose every operation is one block read or written at a random offset of a file
+    /// kept open, on io_uring with iodepth > 1, runs its operations concurrently, as fio does.
+    fn pipelined(&self) -> bool {
+        let g = self.group;
+        g.engine == EngineKind::IoUring
+            && g.iodepth > 1
+            && g.open == OpenMode::Keep
+            && self.table.is_static()
+            && g.delay.0.is_zero()
+            && g.rate.is_none()
+            && g.ops.iter().all(|o| {
+                matches!(o.op, OpKind::Read | OpKind::Write)
+                    && o.sync.is_none()
+                    && o.skip.is_none()
+                    && o.size.is_none_or(|s| s.0 == o.block_size())
+            })
+    }
+
+    /// The pipelined loop: keeps `iodepth` single-block operations in flight, each timed from
+    /// its submission to its completion.
+    fn run_pipelined(mut self) -> ThreadOutcome {
+        let depth = self.group.iodepth as usize;
+        let mut ring = match UringBackend::new(self.group.iodepth) {
+            Ok(r) => r,
+            Err(e) => {
+                self.first_error = Some((self.group.ops[0].op, e.to_string(), e.raw_os_error()));
+                self.shared.stop.store(true, Relaxed);
+                return self.finish(false);
+            }
+        };
+        ring.register(&self.bufs);
+        // Open every file of the fileset once (up to the cache's size).
+        let files = self.table.static_len();
+        let mut fds = Vec::new();
+        for id in 0..files.min(FD_CACHE as u64) {
+            match self.open(id, self.keep_flags) {
+                Ok(f) => fds.push(f),
+                Err(e) => {
+                    self.first_error = Some((self.group.ops[0].op, self.annotate(id, "open", e).to_string(), None));
+                    self.shared.stop.store(true, Relaxed);
+                    return self.finish(false);
+                }
+            }
+        }
+        // Per slot: (entry of the mix, start time).
+        let mut slots: Vec<(usize, Instant)> = vec![(0, Instant::now()); depth];
+        let mut free: Vec<usize> = (0..depth).rev().collect();
+        let mut measuring = self.shared.measuring.load(Relaxed);
+        // Operations and bytes issued and completed since the ramp ended, against the quotas.
+        let (mut issued, mut issued_bytes) = (0u64, 0u64);
+        let (mut ops_done, mut bytes_done) = (0u64, 0u64);
+        let mut finished = false;
+        let mut stopping = false;
+        loop {
+            stopping |= self.shared.stop.load(Relaxed);
+            if !measuring && self.shared.measuring.load(Relaxed) {
+                measuring = true;
+                self.stats.iter_mut().for_each(OpStats::reset);
+                (issued, issued_bytes, ops_done, bytes_done) = (0, 0, 0, 0);
+            }
+            let (ops_quota, bytes_quota) = (self.plan.ops_quota, self.plan.bytes_quota);
+            let quota_left =
+                |ops: u64, bytes: u64| ops_quota.is_none_or(|q| ops < q) && bytes_quota.is_none_or(|q| bytes < q);
+            while !stopping && !free.is_empty() && quota_left(issued, issued_bytes) {
+                let i = self.choose().unwrap_or(0);
+                let spec = &self.group.ops[i];
+                let id = if fds.len() == 1 {
+                    0
+                } else {
+                    self.rng.gen_range(0..fds.len())
+                };
+                let fsize = self.table.static_size(id as u64);
+                let bs = spec.block_size().min(fsize.max(1));
+                let align = spec.align.map_or(bs, |a| a.0).max(1);
+                let room = fsize.saturating_sub(bs);
+                let offset = if room == 0 {
+                    0
+                } else {
+                    self.rng.gen_range(0..=room / align) * align
+                };
+                let slot = free.pop().expect("a free slot");
+                let dir = if spec.op == OpKind::Read { Dir::Read } else { Dir::Write };
+                slots[slot] = (i, Instant::now());
+                ring.push(
+                    fds[id].fd.as_raw_fd(),
+                    dir,
+                    Xfer { offset, len: bs as u32 },
+                    &self.bufs,
+                    slot,
+                );
+                issued += 1;
+                issued_bytes += bs;
+            }
+            let inflight = depth - free.len();
+            if inflight == 0 {
+                finished = !stopping;
+                break;
+            }
+            if let Err(e) = ring.submit_and_wait(1) {
+                self.first_error
+                    .get_or_insert((self.group.ops[0].op, e.to_string(), e.raw_os_error()));
+                self.shared.stop.store(true, Relaxed);
+                break;
+            }
+            let now = Instant::now();
+            let mut failed = None;
+            ring.reap(|tag, res| {
+                let slot = tag as usize;
+                let (i, start) = slots[slot];
+                free.push(slot);
+                if res < 0 {
+                    self.stats[i].errors += 1;
+                    failed.get_or_insert((i, -res));
+                    return;
+                }
+                let kind = self.group.ops[i].op;
+                self.stats[i].record(nanos(now - start), res as u64, 1);
+                self.live.add(kind, res as u64);
+                ops_done += 1;
+                bytes_done += res as u64;
+            });
+            if let Some((i, errno)) = failed {
+                let kind = self.group.ops[i].op;
+                let e = stdio::Error::from_raw_os_error(errno);
+                self.first_error
+                    .get_or_insert((kind, format!("{kind}: {e}"), Some(errno)));
+                if !self.shared.continue_on_error {
+                    self.shared.stop.store(true, Relaxed);
+                    stopping = true;
+                }
+            }
+            if !quota_left(ops_done, bytes_done) {
+                stopping = true;
+            }
+        }
+        self.finish(finished)
+    }
+}
+
+/// FFSB's transactions: every write call counts; a read counts only when it moved a whole block.
+fn transactions(dir: Dir, moved: &Moved) -> u64 {
+    match dir {
+        Dir::Read => moved.whole_calls,
+        Dir::Write => moved.calls,
+    }
+}

@@ -1,0 +1,799 @@
+//! The Workload: what the engine runs. Every front-end (native TOML, FFSB, dbench, sysbench,
+//! IOzone, the ad-hoc command line) compiles to this one model, and `--explain` prints it back as
+//! native TOML.
+//!
+//! A workload has filesets (the files it works on), thread groups (who works, with which mix of
+//! operations, through which I/O backend) and stop conditions.
+
+use crate::units::{Bytes, Span};
+use serde::{Deserialize, Serialize};
+use std::fmt;
+use std::path::Path;
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Workload {
+    pub name: String,
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub description: String,
+    /// Seed of every random choice; a random one is drawn (and reported) when absent.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub seed: Option<u64>,
+    #[serde(default)]
+    pub stop: Stop,
+    #[serde(rename = "fileset")]
+    pub filesets: Vec<Fileset>,
+    #[serde(rename = "group")]
+    pub groups: Vec<Group>,
+}
+
+/// When the measured phase ends. With several conditions, the first one met ends the run; with
+/// none, the run ends when every thread has finished its streams.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Stop {
+    /// Wall time of the measured phase (after the ramp).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub time: Option<Span>,
+    /// Total operations over all threads (each thread does its even share).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ops: Option<u64>,
+    /// Total bytes read plus written over all threads (each thread does its even share).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub bytes: Option<Bytes>,
+    /// Stop every thread as soon as the first one finishes (IOzone's stonewalling).
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub stonewall: bool,
+    /// A warm-up at the start whose operations are left out of the statistics.
+    #[serde(default, skip_serializing_if = "is_zero_span")]
+    pub ramp: Span,
+    /// Where the final sync() falls: inside the measured time (as FFSB counts it), after it, or none.
+    #[serde(default, skip_serializing_if = "is_default")]
+    pub final_sync: FinalSync,
+}
+
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum FinalSync {
+    #[default]
+    None,
+    Inside,
+    Outside,
+}
+
+/// A set of files spread over directories beneath the run directory.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Fileset {
+    pub name: String,
+    /// Directory beneath the run directory; the fileset's name when absent.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub dir: Option<String>,
+    /// Files present when the measured phase starts (create and delete change that).
+    pub files: u64,
+    /// Directories the files are spread over (file i goes to directory i mod dirs); 0 puts them
+    /// all in the fileset's directory.
+    #[serde(default = "one")]
+    pub dirs: u64,
+    /// Size of each file, and of each file a `create` makes.
+    #[serde(default)]
+    pub size: SizeDist,
+    /// Write the files before the measured phase (untimed, reported separately). Without it the
+    /// files start empty.
+    #[serde(default = "yes")]
+    pub prealloc: bool,
+    /// Keep files already there when their number and sizes match, instead of writing them again.
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub reuse: bool,
+}
+
+impl Fileset {
+    pub fn dir_name(&self) -> &str {
+        self.dir.as_deref().unwrap_or(&self.name)
+    }
+}
+
+/// How file sizes are drawn.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(
+    untagged,
+    expecting = "a size (\"1m\"), a range ({ min = \"4k\", max = \"1m\" }) or a table ({ table = [[\"4k\", 3], [\"1m\", 1]] })"
+)]
+pub enum SizeDist {
+    Fixed(Bytes),
+    Range { min: Bytes, max: Bytes },
+    Table { table: Vec<(Bytes, u32)> },
+}
+
+impl Default for SizeDist {
+    fn default() -> Self {
+        SizeDist::Fixed(Bytes(0))
+    }
+}
+
+impl SizeDist {
+    pub fn min(&self) -> u64 {
+        match self {
+            SizeDist::Fixed(b) => b.0,
+            SizeDist::Range { min, .. } => min.0,
+            SizeDist::Table { table } => table.iter().map(|e| e.0 .0).min().unwrap_or(0),
+        }
+    }
+
+    pub fn max(&self) -> u64 {
+        match self {
+            SizeDist::Fixed(b) => b.0,
+            SizeDist::Range { max, .. } => max.0,
+            SizeDist::Table { table } => table.iter().map(|e| e.0 .0).max().unwrap_or(0),
+        }
+    }
+
+    /// Draws a size: uniform in [min, max] for a range, weighted for a table.
+    pub fn sample(&self, rng: &mut impl rand::Rng) -> u64 {
+        match self {
+            SizeDist::Fixed(b) => b.0,
+            SizeDist::Range { min, max } => rng.gen_range(min.0..=max.0),
+            SizeDist::Table { table } => {
+                let total: u64 = table.iter().map(|e| e.1 as u64).sum();
+                let mut pick = rng.gen_range(0..total);
+                for (size, weight) in table {
+                    if pick < *weight as u64 {
+                        return size.0;
+                    }
+                    pick -= *weight as u64;
+                }
+                table.last().map_or(0, |e| e.0 .0)
+            }
+        }
+    }
+}
+
+/// Threads that share a fileset, a mix of operations and an I/O setup.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Group {
+    pub name: String,
+    #[serde(default = "one_u32")]
+    pub threads: u32,
+    pub fileset: String,
+    /// Pause after each operation (FFSB's op_delay).
+    #[serde(default, skip_serializing_if = "is_zero_span")]
+    pub delay: Span,
+    /// Rate limit of the whole group, shared evenly by its threads.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rate: Option<Rate>,
+    #[serde(default, skip_serializing_if = "is_default")]
+    pub engine: EngineKind,
+    /// Transfers in flight per thread (io_uring only).
+    #[serde(default = "one_u32")]
+    pub iodepth: u32,
+    /// O_DIRECT, with buffers and offsets aligned.
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub direct: bool,
+    /// O_SYNC or O_DSYNC on every open.
+    #[serde(default, skip_serializing_if = "is_default")]
+    pub osync: OSync,
+    /// Keep files open between operations (as fio does) or open and close them in every
+    /// operation (as FFSB does).
+    #[serde(default, skip_serializing_if = "is_default")]
+    pub open: OpenMode,
+    #[serde(rename = "op")]
+    pub ops: Vec<OpSpec>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Rate {
+    /// Operations per second.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ops: Option<u64>,
+    /// Bytes per second.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub bytes: Option<Bytes>,
+}
+
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum EngineKind {
+    /// pread/pwrite.
+    #[default]
+    Sync,
+    /// io_uring with `iodepth` transfers in flight.
+    IoUring,
+    /// mmap and memcpy; msync for fsync.
+    Mmap,
+}
+
+impl fmt::Display for EngineKind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            EngineKind::Sync => "sync",
+            EngineKind::IoUring => "io_uring",
+            EngineKind::Mmap => "mmap",
+        })
+    }
+}
+
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum OSync {
+    #[default]
+    None,
+    Sync,
+    Dsync,
+}
+
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum OpenMode {
+    #[default]
+    Keep,
+    PerOp,
+}
+
+/// One operation of a group's mix. Which fields apply depends on `op`; `validate` refuses the
+/// ones that do not.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct OpSpec {
+    pub op: OpKind,
+    #[serde(default = "one_u32")]
+    pub weight: u32,
+    /// Bytes moved per operation (read, write, append).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub size: Option<Bytes>,
+    /// Bytes per read()/write() call.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub bs: Option<Bytes>,
+    /// read, write: the operation's bytes are split into this many runs, each at a random offset
+    /// (1: one seek, then contiguous blocks; size/bs: every block at a random offset).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub seeks: Option<u32>,
+    /// read, write: a gap left between consecutive blocks of a run.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub skip: Option<Bytes>,
+    /// read, write: random offsets are multiples of this (default: the block size).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub align: Option<Bytes>,
+    /// create, write, writeall, append, seqwrite, rewrite: fsync or fdatasync before close.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sync: Option<SyncKind>,
+    /// seqread, seqwrite, rewrite: each thread its own file, or one cursor over the whole fileset.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub scope: Option<Scope>,
+    /// seqread, seqwrite, rewrite: start again at the beginning after the end (default: the
+    /// thread is finished).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub wrap: Option<bool>,
+}
+
+impl OpSpec {
+    pub fn new(op: OpKind) -> OpSpec {
+        OpSpec {
+            op,
+            weight: 1,
+            size: None,
+            bs: None,
+            seeks: None,
+            skip: None,
+            align: None,
+            sync: None,
+            scope: None,
+            wrap: None,
+        }
+    }
+
+    /// The block size, 4 KiB when not given.
+    pub fn block_size(&self) -> u64 {
+        self.bs.map_or(4096, |b| b.0)
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+pub enum OpKind {
+    #[serde(rename = "read")]
+    Read,
+    #[serde(rename = "readall")]
+    ReadAll,
+    #[serde(rename = "write")]
+    Write,
+    #[serde(rename = "writeall")]
+    WriteAll,
+    #[serde(rename = "append")]
+    Append,
+    #[serde(rename = "create")]
+    Create,
+    #[serde(rename = "delete")]
+    Delete,
+    #[serde(rename = "stat")]
+    Stat,
+    #[serde(rename = "open_close")]
+    OpenClose,
+    #[serde(rename = "mkdir")]
+    Mkdir,
+    #[serde(rename = "rmdir")]
+    Rmdir,
+    #[serde(rename = "rename")]
+    Rename,
+    #[serde(rename = "readdir")]
+    Readdir,
+    #[serde(rename = "truncate")]
+    Truncate,
+    #[serde(rename = "seqread")]
+    SeqRead,
+    #[serde(rename = "seqwrite")]
+    SeqWrite,
+    #[serde(rename = "rewrite")]
+    Rewrite,
+}
+
+impl OpKind {
+    pub const ALL: [OpKind; 17] = [
+        OpKind::Read,
+        OpKind::ReadAll,
+        OpKind::Write,
+        OpKind::WriteAll,
+        OpKind::Append,
+        OpKind::Create,
+        OpKind::Delete,
+        OpKind::Stat,
+        OpKind::OpenClose,
+        OpKind::Mkdir,
+        OpKind::Rmdir,
+        OpKind::Rename,
+        OpKind::Readdir,
+        OpKind::Truncate,
+        OpKind::SeqRead,
+        OpKind::SeqWrite,
+        OpKind::Rewrite,
+    ];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            OpKind::Read => "read",
+            OpKind::ReadAll => "readall",
+            OpKind::Write => "write",
+            OpKind::WriteAll => "writeall",
+            OpKind::Append => "append",
+            OpKind::Create => "create",
+            OpKind::Delete => "delete",
+            OpKind::Stat => "stat",
+            OpKind::OpenClose => "open_close",
+            OpKind::Mkdir => "mkdir",
+            OpKind::Rmdir => "rmdir",
+            OpKind::Rename => "rename",
+            OpKind::Readdir => "readdir",
+            OpKind::Truncate => "truncate",
+            OpKind::SeqRead => "seqread",
+            OpKind::SeqWrite => "seqwrite",
+            OpKind::Rewrite => "rewrite",
+        }
+    }
+
+    pub fn index(self) -> usize {
+        self as usize
+    }
+
+    pub fn is_stream(self) -> bool {
+        matches!(self, OpKind::SeqRead | OpKind::SeqWrite | OpKind::Rewrite)
+    }
+
+    /// Operations that add files to, or take files from, a fileset.
+    pub fn changes_membership(self) -> bool {
+        matches!(self, OpKind::Create | OpKind::Delete | OpKind::Rename)
+    }
+
+    fn takes_size(self) -> bool {
+        matches!(self, OpKind::Read | OpKind::Write | OpKind::Append | OpKind::Truncate)
+    }
+
+    fn takes_bs(self) -> bool {
+        matches!(
+            self,
+            OpKind::Read
+                | OpKind::ReadAll
+                | OpKind::Write
+                | OpKind::WriteAll
+                | OpKind::Append
+                | OpKind::Create
+                | OpKind::SeqRead
+                | OpKind::SeqWrite
+                | OpKind::Rewrite
+        )
+    }
+
+    fn takes_pattern(self) -> bool {
+        matches!(self, OpKind::Read | OpKind::Write)
+    }
+
+    fn takes_sync(self) -> bool {
+        matches!(
+            self,
+            OpKind::Create | OpKind::Write | OpKind::WriteAll | OpKind::Append | OpKind::SeqWrite | OpKind::Rewrite
+        )
+    }
+
+    pub fn writes(self) -> bool {
+        matches!(
+            self,
+            OpKind::Write | OpKind::WriteAll | OpKind::Append | OpKind::Create | OpKind::SeqWrite | OpKind::Rewrite
+        )
+    }
+}
+
+impl fmt::Display for OpKind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum SyncKind {
+    Fsync,
+    Fdatasync,
+}
+
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Scope {
+    #[default]
+    Own,
+    Shared,
+}
+
+fn one() -> u64 {
+    1
+}
+fn one_u32() -> u32 {
+    1
+}
+fn yes() -> bool {
+    true
+}
+fn is_false(b: &bool) -> bool {
+    !*b
+}
+fn is_zero_span(s: &Span) -> bool {
+    s.0.is_zero()
+}
+fn is_default<T: Default + PartialEq>(t: &T) -> bool {
+    *t == T::default()
+}
+
+/// A step into the TOML document, for pointing an error at its line.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum PathSeg {
+    Key(&'static str),
+    Index(usize),
+}
+
+/// A workload that parses but cannot run: what is wrong and where.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{message}")]
+pub struct Invalid {
+    pub path: Vec<PathSeg>,
+    pub message: String,
+}
+
+/// A workload file that cannot be used, with the place in the file when there is one.
+#[derive(Debug, thiserror::Error)]
+pub enum LoadError {
+    #[error("{file}: {source}")]
+    Read { file: String, source: std::io::Error },
+    #[error("{file}:{line}:{column}: {message}")]
+    At {
+        file: String,
+        line: usize,
+        column: usize,
+        message: String,
+    },
+    #[error("{file}: {message}")]
+    Whole { file: String, message: String },
+}
+
+impl Workload {
+    /// Reads and checks a native workload file.
+    pub fn from_file(path: &Path) -> Result<Workload, LoadError> {
+        let text = std::fs::read_to_string(path).map_err(|source| LoadError::Read {
+            file: path.display().to_string(),
+            source,
+        })?;
+        Workload::from_toml(&text, &path.display().to_string())
+    }
+
+    /// Parses and checks native TOML; `file` names the source in errors.
+    pub fn from_toml(text: &str, file: &str) -> Result<Workload, LoadError> {
+        let at = |span: Option<std::ops::Range<usize>>, message: String| match span {
+            Some(span) => {
+                let (line, column) = line_col(text, span.start);
+                LoadError::At {
+                    file: file.to_string(),
+                    line,
+                    column,
+                    message,
+                }
+            }
+            None => LoadError::Whole {
+                file: file.to_string(),
+                message,
+            },
+        };
+        let workload: Workload = toml::from_str(text).map_err(|e| at(e.span(), e.message().to_string()))?;
+        workload
+            .validate()
+            .map_err(|inv| at(span_of(text, &inv.path), inv.message))?;
+        Ok(workload)
+    }
+
+    /// The workload as native TOML, as `--explain` prints it.
+    pub fn to_toml(&self) -> String {
+        toml::to_string(self).expect("a workload always serialises")
+    }
+
+    pub fn fileset(&self, name: &str) -> Option<&Fileset> {
+        self.filesets.iter().find(|f| f.name == name)
+    }
+
+    pub fn total_threads(&self) -> u64 {
+        self.groups.iter().map(|g| g.threads as u64).sum()
+    }
+
+    /// Checks everything serde cannot: references, ranges and which fields apply to which op.
+    pub fn validate(&self) -> Result<(), Invalid> {
+        use PathSeg::{Index, Key};
+        let bad = |path: Vec<PathSeg>, message: String| Err(Invalid { path, message });
+        if self.filesets.is_empty() {
+            return bad(vec![], "the workload has no [[fileset]]".into());
+        }
+        if self.groups.is_empty() {
+            return bad(vec![], "the workload has no [[group]]".into());
+        }
+        for (i, fs) in self.filesets.iter().enumerate() {
+            let here = |k| vec![Key("fileset"), Index(i), Key(k)];
+            if self.filesets[..i].iter().any(|o| o.name == fs.name) {
+                return bad(here("name"), format!("a second fileset is named `{}`", fs.name));
+            }
+            check_relative(fs.dir_name()).map_err(|m| Invalid {
+                path: here("name"),
+                message: m,
+            })?;
+            if let Some(d) = &fs.dir {
+                check_relative(d).map_err(|m| Invalid {
+                    path: here("dir"),
+                    message: m,
+                })?;
+            }
+            match &fs.size {
+                SizeDist::Range { min, max } if min > max => {
+                    return bad(here("size"), format!("min {min} is larger than max {max}"));
+                }
+                SizeDist::Table { table } if table.is_empty() || table.iter().all(|e| e.1 == 0) => {
+                    return bad(
+                        here("size"),
+                        "the size table needs at least one entry with a weight above 0".into(),
+                    );
+                }
+                _ => {}
+            }
+        }
+        for (gi, g) in self.groups.iter().enumerate() {
+            let here = |k| vec![Key("group"), Index(gi), Key(k)];
+            if self.groups[..gi].iter().any(|o| o.name == g.name) {
+                return bad(here("name"), format!("a second group is named `{}`", g.name));
+            }
+            if g.threads == 0 {
+                return bad(here("threads"), "threads must be at least 1".into());
+            }
+            let Some(fs) = self.fileset(&g.fileset) else {
+                let known: Vec<_> = self.filesets.iter().map(|f| f.name.as_str()).collect();
+                return bad(
+                    here("fileset"),
+                    format!(
+                        "no fileset is named `{}` (the filesets are: {})",
+                        g.fileset,
+                        known.join(", ")
+                    ),
+                );
+            };
+            if g.iodepth == 0 {
+                return bad(here("iodepth"), "iodepth must be at least 1".into());
+            }
+            if g.iodepth > 1 && g.engine != EngineKind::IoUring {
+                return bad(
+                    here("iodepth"),
+                    format!("iodepth {} needs engine = \"io_uring\"", g.iodepth),
+                );
+            }
+            if g.direct && g.engine == EngineKind::Mmap {
+                return bad(here("direct"), "O_DIRECT does not apply to the mmap engine".into());
+            }
+            if let Some(r) = g.rate {
+                if r.ops.is_none() == r.bytes.is_none() {
+                    return bad(here("rate"), "rate takes one of ops or bytes".into());
+                }
+                if r.ops == Some(0) || r.bytes == Some(Bytes(0)) {
+                    return bad(here("rate"), "a rate of 0 would never run".into());
+                }
+            }
+            if g.ops.is_empty() {
+                return bad(here("name"), format!("group `{}` has no [[group.op]]", g.name));
+            }
+            if g.ops.iter().all(|o| o.weight == 0) {
+                return bad(here("op"), "every op has weight 0".into());
+            }
+            for (oi, op) in g.ops.iter().enumerate() {
+                let at = |k| vec![Key("group"), Index(gi), Key("op"), Index(oi), Key(k)];
+                check_op(op, fs, g).map_err(|(k, m)| Invalid {
+                    path: at(k),
+                    message: m,
+                })?;
+            }
+        }
+        let s = &self.stop;
+        let endless = self
+            .groups
+            .iter()
+            .flat_map(|g| &g.ops)
+            .any(|o| !o.op.is_stream() || o.wrap == Some(true));
+        if s.time.is_none() && s.ops.is_none() && s.bytes.is_none() && endless {
+            return bad(
+                vec![Key("stop")],
+                "the workload never stops: set stop.time, stop.ops or stop.bytes (only streams without wrap end by themselves)".into(),
+            );
+        }
+        if s.ops == Some(0) || s.bytes == Some(Bytes(0)) {
+            return bad(vec![Key("stop")], "stop.ops and stop.bytes must be above 0".into());
+        }
+        Ok(())
+    }
+}
+
+/// Checks one op against its group and fileset; on error, the field at fault and the message.
+fn check_op(op: &OpSpec, fs: &Fileset, g: &Group) -> Result<(), (&'static str, String)> {
+    let k = op.op;
+    let not_for = |field: &'static str| Err((field, format!("`{field}` does not apply to {k}")));
+    if op.size.is_some() && !k.takes_size() {
+        return not_for("size");
+    }
+    if op.bs.is_some() && !k.takes_bs() {
+        return not_for("bs");
+    }
+    if !k.takes_pattern() {
+        for (field, set) in [
+            ("seeks", op.seeks.is_some()),
+            ("skip", op.skip.is_some()),
+            ("align", op.align.is_some()),
+        ] {
+            if set {
+                return not_for(field);
+            }
+        }
+    }
+    if op.sync.is_some() && !k.takes_sync() {
+        return not_for("sync");
+    }
+    if !k.is_stream() {
+        if op.scope.is_some() {
+            return not_for("scope");
+        }
+        if op.wrap.is_some() {
+            return not_for("wrap");
+        }
+    }
+    let bs = op.block_size();
+    if bs == 0 {
+        return Err(("bs", "bs must be above 0".into()));
+    }
+    if matches!(k, OpKind::Read | OpKind::Write | OpKind::Append) {
+        let size = op.size.map_or(bs, |s| s.0);
+        if size == 0 {
+            return Err(("size", "size must be above 0".into()));
+        }
+        if k != OpKind::Append && fs.prealloc && !fs.size.min().eq(&0) && size > fs.size.min() && fs.size.max() < size {
+            return Err((
+                "size",
+                format!(
+                    "size {} is larger than every file of fileset `{}` ({})",
+                    Bytes(size),
+                    fs.name,
+                    Bytes(fs.size.max())
+                ),
+            ));
+        }
+        if let Some(seeks) = op.seeks {
+            let blocks = size.div_ceil(bs);
+            if seeks == 0 || seeks as u64 > blocks {
+                return Err((
+                    "seeks",
+                    format!("seeks must be between 1 and the {blocks} blocks of an operation"),
+                ));
+            }
+        }
+        if op.align.is_some_and(|a| a.0 == 0) {
+            return Err(("align", "align must be above 0".into()));
+        }
+    }
+    if g.direct && k.takes_bs() {
+        if !bs.is_multiple_of(512) {
+            return Err((
+                "bs",
+                format!(
+                    "O_DIRECT needs a block size that is a multiple of 512; {} is not",
+                    Bytes(bs)
+                ),
+            ));
+        }
+        if let Some(a) = op.align {
+            if !a.0.is_multiple_of(512) {
+                return Err(("align", "O_DIRECT needs align to be a multiple of 512".into()));
+            }
+        }
+    }
+    if k.is_stream() && op.scope == Some(Scope::Shared) && !matches!(fs.size, SizeDist::Fixed(_)) {
+        return Err((
+            "scope",
+            format!(
+                "a shared stream needs the files of `{}` to have one fixed size",
+                fs.name
+            ),
+        ));
+    }
+    Ok(())
+}
+
+/// Refuses absolute paths and `..`: every path stays beneath the run directory.
+pub fn check_relative(p: &str) -> Result<(), String> {
+    let path = Path::new(p);
+    if p.is_empty() {
+        return Err("a path is empty".into());
+    }
+    if path.is_absolute() {
+        return Err(format!(
+            "`{p}` is an absolute path; paths must stay beneath the run directory"
+        ));
+    }
+    if path.components().any(|c| !matches!(c, std::path::Component::Normal(_))) {
+        return Err(format!("`{p}` leaves the run directory (`..` or `.` is not allowed)"));
+    }
+    Ok(())
+}
+
+fn line_col(text: &str, offset: usize) -> (usize, usize) {
+    let before = &text[..offset.min(text.len())];
+    let line = before.matches('\n').count() + 1;
+    let column = before.rsplit('\n').next().map_or(0, |l| l.chars().count()) + 1;
+    (line, column)
+}
+
+/// Finds the span of the item a validation path points at, walking up to the nearest parent that
+/// is written in the file.
+fn span_of(text: &str, path: &[PathSeg]) -> Option<std::ops::Range<usize>> {
+    let doc: toml_edit::ImDocument<&str> = toml_edit::ImDocument::parse(text).ok()?;
+    let mut item: &toml_edit::Item = doc.as_item();
+    let mut best = None;
+    for seg in path {
+        let next = match seg {
+            PathSeg::Key(k) => item.get(*k),
+            PathSeg::Index(i) => item.get(*i),
+        };
+        let Some(next) = next else { break };
+        item = next;
+        let span = match item {
+            toml_edit::Item::Value(v) => v.span(),
+            toml_edit::Item::Table(t) => t.span(),
+            toml_edit::Item::ArrayOfTables(a) => a.span(),
+            toml_edit::Item::None => None,
+        };
+        if span.is_some() {
+            best = span;
+        }
+    }
+    if best.is_none() {
+        // Point at the key itself when the value has no span of its own.
+        if let Some(PathSeg::Key(k)) = path.last() {
+            best = text.find(&format!("{k} ")).map(|s| s..s + k.len());
+        }
+    }
+    best
+}
