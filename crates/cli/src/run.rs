@@ -37,6 +37,9 @@ pub struct RunArgs {
     /// Count errors and go on instead of stopping at the first.
     #[arg(long)]
     continue_on_error: bool,
+    /// Do not time operations (no latency figures): only for measuring what timing costs.
+    #[arg(long)]
+    no_latency: bool,
     #[command(flatten)]
     adhoc: AdHoc,
 }
@@ -97,6 +100,7 @@ pub fn main(args: RunArgs) -> Result<ExitCode, Failure> {
     let opts = RunOptions {
         dir,
         continue_on_error: args.continue_on_error,
+        no_latency: args.no_latency,
     };
     let result = fslab_engine::run(&workload, &opts, &mut on_progress);
     if let Some(bar) = bar {

@@ -4,7 +4,6 @@
 
 use hdrhistogram::Histogram;
 use serde::{Deserialize, Serialize};
-use std::time::Duration;
 
 /// Highest latency the histograms track exactly: one hour, in nanoseconds.
 const MAX_NS: u64 = 3_600_000_000_000;
@@ -40,6 +39,14 @@ impl OpStats {
         self.bytes += bytes;
         self.transactions += transactions;
         self.hist.saturating_record(ns.max(1));
+    }
+
+    /// Counts an operation without timing it (latency recording switched off).
+    #[inline]
+    pub fn count_only(&mut self, bytes: u64, transactions: u64) {
+        self.count += 1;
+        self.bytes += bytes;
+        self.transactions += transactions;
     }
 
     pub fn merge(&mut self, other: &OpStats) {
@@ -101,10 +108,6 @@ pub struct Latency {
     pub p99_9_us: f64,
     pub p99_99_us: f64,
     pub max_us: f64,
-}
-
-pub fn nanos(d: Duration) -> u64 {
-    d.as_nanos().min(u64::MAX as u128) as u64
 }
 
 #[cfg(test)]

@@ -65,6 +65,19 @@ pub enum StopReason {
     Error,
 }
 
+impl std::fmt::Display for StopReason {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            StopReason::Time => "time",
+            StopReason::Ops => "ops",
+            StopReason::Bytes => "bytes",
+            StopReason::Stonewall => "stonewall",
+            StopReason::Done => "done",
+            StopReason::Error => "error",
+        })
+    }
+}
+
 /// The first error of the run, and how many there were in all.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct FirstError {

@@ -20,6 +20,8 @@ pub struct RunOptions {
     pub dir: PathBuf,
     /// Count errors and go on instead of stopping at the first one.
     pub continue_on_error: bool,
+    /// Leave latency timing and histograms out (only to measure what they cost).
+    pub no_latency: bool,
 }
 
 /// The live view handed to the caller once a second.
@@ -51,6 +53,7 @@ pub fn run(workload: &Workload, opts: &RunOptions, progress: &mut dyn FnMut(&Pro
     let mut compiled = workload.clone();
     compiled.seed = Some(seed);
     raise_open_file_limit();
+    crate::clock::init();
 
     let run_dir = RunDir::open(&opts.dir)?;
     let mut tables = Vec::new();
@@ -86,6 +89,7 @@ pub fn run(workload: &Workload, opts: &RunOptions, progress: &mut dyn FnMut(&Pro
         measuring: AtomicBool::new(stop.ramp.0.is_zero()),
         stonewall: stop.stonewall,
         continue_on_error: opts.continue_on_error,
+        latency: !opts.no_latency,
         barrier: Barrier::new(total_threads as usize + 1),
     };
     let live: Vec<LiveCounters> = (0..total_threads).map(|_| LiveCounters::new()).collect();

@@ -1,8 +1,9 @@
 //! One worker thread: picks operations from its group's weighted mix and runs them against the
 //! group's fileset until the run stops, recording what each did into its own statistics.
 
+use crate::clock;
 use crate::fileset::{file_name, FileTable, Picked};
-use crate::histogram::{nanos, OpStats};
+use crate::histogram::OpStats;
 use crate::io::{self, Backend, Dir, IoBuffers, Moved, OpenFile, UringBackend, Xfer};
 use crate::workload::{EngineKind, Group, OSync, OpKind, OpSpec, OpenMode, Scope};
 use rand::rngs::SmallRng;
@@ -21,6 +22,8 @@ pub(crate) struct Shared {
     pub measuring: AtomicBool,
     pub stonewall: bool,
     pub continue_on_error: bool,
+    /// Time every operation into the histograms (off only to measure what timing costs).
+    pub latency: bool,
     pub barrier: Barrier,
 }
 
@@ -218,13 +221,15 @@ impl<'a> Worker<'a> {
                 break;
             };
             let kind = self.group.ops[i].op;
-            let t0 = Instant::now();
+            let t0 = self.shared.latency.then(clock::now);
             let result = self.exec(i);
-            let ns = nanos(t0.elapsed());
             let mut op_bytes = 0;
             match result {
                 Ok(Outcome::Done { bytes, transactions }) => {
-                    self.stats[i].record(ns, bytes, transactions);
+                    match t0 {
+                        Some(t0) => self.stats[i].record(clock::since_ns(t0), bytes, transactions),
+                        None => self.stats[i].count_only(bytes, transactions),
+                    }
                     self.live.add(kind, bytes);
                     ops_done += 1;
                     bytes_done += bytes;
@@ -835,7 +840,8 @@ impl<'a> Worker<'a> {
             }
         }
         // Per slot: (entry of the mix, start time).
-        let mut slots: Vec<(usize, Instant)> = vec![(0, Instant::now()); depth];
+        let timed = self.shared.latency;
+        let mut slots: Vec<(usize, u64)> = vec![(0, 0); depth];
         let mut free: Vec<usize> = (0..depth).rev().collect();
         let mut measuring = self.shared.measuring.load(Relaxed);
         // Operations and bytes issued and completed since the ramp ended, against the quotas.
@@ -872,7 +878,7 @@ impl<'a> Worker<'a> {
                 };
                 let slot = free.pop().expect("a free slot");
                 let dir = if spec.op == OpKind::Read { Dir::Read } else { Dir::Write };
-                slots[slot] = (i, Instant::now());
+                slots[slot] = (i, if timed { clock::now() } else { 0 });
                 ring.push(
                     fds[id].fd.as_raw_fd(),
                     dir,
@@ -894,7 +900,7 @@ impl<'a> Worker<'a> {
                 self.shared.stop.store(true, Relaxed);
                 break;
             }
-            let now = Instant::now();
+            let now = if timed { clock::now() } else { 0 };
             let mut failed = None;
             ring.reap(|tag, res| {
                 let slot = tag as usize;
@@ -906,7 +912,11 @@ impl<'a> Worker<'a> {
                     return;
                 }
                 let kind = self.group.ops[i].op;
-                self.stats[i].record(nanos(now - start), res as u64, 1);
+                if timed {
+                    self.stats[i].record(clock::between_ns(start, now), res as u64, 1);
+                } else {
+                    self.stats[i].count_only(res as u64, 1);
+                }
                 self.live.add(kind, res as u64);
                 ops_done += 1;
                 bytes_done += res as u64;

@@ -49,7 +49,7 @@ pub fn run_summary(r: &RunResult) -> String {
     let w = &r.workload;
     let _ = writeln!(
         out,
-        "{}: {} threads, {:.2}s measured, stopped by {:?}, seed {}",
+        "{}: {} threads, {:.2}s measured, stopped by {}, seed {}",
         w.name,
         w.total_threads(),
         r.duration.as_secs_f64(),
@@ -64,6 +64,14 @@ pub fn run_summary(r: &RunResult) -> String {
     .to_vec()];
     for o in &r.ops {
         let l = &o.latency;
+        // Without latency timing (--no-latency) the histogram is empty.
+        let lat = |us: f64| {
+            if o.histogram.is_empty() {
+                "-".to_string()
+            } else {
+                latency(us)
+            }
+        };
         let mut errors = o.errors.to_string();
         if o.skipped > 0 {
             errors = format!("{errors} ({} skipped)", o.skipped);
@@ -74,11 +82,11 @@ pub fn run_summary(r: &RunResult) -> String {
             format!("{:.1}", o.ops_per_sec),
             format!("{:.2}", o.mib_per_sec),
             errors,
-            latency(l.mean_us),
-            latency(l.p50_us),
-            latency(l.p99_us),
-            latency(l.p99_9_us),
-            latency(l.max_us),
+            lat(l.mean_us),
+            lat(l.p50_us),
+            lat(l.p99_us),
+            lat(l.p99_9_us),
+            lat(l.max_us),
         ]);
     }
     out.push_str(&table(&rows));
