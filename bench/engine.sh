@@ -139,7 +139,7 @@ fail_run() { # tool, out, err
 }
 
 N=0
-next() { N=$((N + 1)); printf '%s/%03d' "$OUTD" "$N"; }
+next() { N=$((N + 1)); NEXT=$(printf '%s/%03d' "$OUTD" "$N"); }
 
 # fslab checks: status ok, no errors, stopped as expected, and (for the read cases) the file reused.
 check_fslab() { # json stopped_by want_reused
@@ -158,32 +158,37 @@ EOF
     [[ -z $problems ]] || echo "    ! fslab: $problems" >&2
 }
 
-# fslab randread; prints ops/s. Args: threads engine iodepth [more fslab flags]
+# fslab randread; sets VAL to ops/s (no command substitution, so that a signal stops the run at
+# once). Args: threads engine iodepth [more fslab flags]
 fslab_rr() {
     local th=$1 eng=$2 qd=$3
     shift 3
     local o e
-    o=$(next).fslab.json e=${o%.json}.err
+    next
+    o=$NEXT.fslab.json e=$NEXT.fslab.err
     run "$o" "$e" "$FSLAB" run --op randread --bs 4k --size 1g --threads "$th" --engine "$eng" \
         --iodepth "$qd" --time "${SECS}s" --dir "$RD" --json "$@" || fail_run fslab "$o" "$e"
     check_fslab "$o" time yes
-    jq "$o" 'd["totals"]["ops_per_sec"]'
+    VAL=$(jq "$o" 'd["totals"]["ops_per_sec"]')
 }
 
-# fio randread on the same file; prints read IOPS. Args: threads ioengine iodepth
+# fio randread on the same file; sets VAL to read IOPS. Args: threads ioengine iodepth
 fio_rr() {
     local th=$1 eng=$2 qd=$3 o e
-    o=$(next).fio.json e=${o%.json}.err
+    next
+    o=$NEXT.fio.json e=$NEXT.fio.err
     # shellcheck disable=SC2086
     run "$o.stdout" "$e" "$FIO" --name=case --filename="$FILE" --rw=randread --bs=4k --size=1g \
-        --ioengine="$eng" --iodepth="$qd" --numjobs="$th" --group_reporting --thread=0 \
+        --ioengine="$eng" --iodepth="$qd" --numjobs="$th" --group_reporting \
         --time_based --runtime="$SECS" --output-format=json --output="$o" $FIO_EXTRA ||
         fail_run fio "$o" "$e"
     [[ $(jq "$o" 'j["error"]') == 0 ]] || fail_run fio "$o" "$e"
-    jq "$o" 'j["read"]["iops"]'
+    VAL=$(jq "$o" 'j["read"]["iops"]')
 }
 
 fileid() { stat -c '%i %s %Y' "$FILE"; }
+
+spread() { calc '"%.1f%%" % (100 * (max(a) - min(a)) / median(a))' "$@"; }
 
 RESULTS=()   # lines: id|what|fslab|fio|unit|ratio|goal|verdict
 fmt_int() { calc '"{:,.0f}".format(a[0])' "$1"; }
@@ -196,6 +201,7 @@ compare() {
     ratio=$(calc '"%.3f" % (a[0] / a[1])' "$fm" "$im")
     verdict=$(calc '"PASS" if a[0] >= a[1] - 1e-12 else "MISS"' "$ratio" "$GOAL")
     log "  => median fslab $(fmt_int "$fm") $unit, fio $(fmt_int "$im") $unit, fslab/fio $ratio   goal >= $GOAL   $verdict"
+    log "     spread (max-min)/median: fslab $(spread $fv), fio $(spread $iv)"
     RESULTS+=("$id|$label|$(fmt_int "$fm") $unit|$(fmt_int "$im") $unit|$ratio|>= $GOAL|$verdict")
 }
 
@@ -203,12 +209,13 @@ compare() {
 log "fslab engine vs fio: ROUNDS=$ROUNDS SECS=$SECS on a ${TMPFS_SIZE} tmpfs at $T"
 log "  fslab: $FSLAB ($("$FSLAB" --version 2>/dev/null), built $(date -r "$FSLAB" '+%F %T'))"
 newer=$(find "$REPO/crates" -name '*.rs' -newer "$FSLAB" 2>/dev/null | head -n 3)
-[[ -n $newer ]] && log "  note: sources newer than the binary (not rebuilt): $(echo $newer | sed "s|$REPO/||g")"
+[[ -n $newer ]] && log "  note: sources with a later mtime than the binary (not rebuilt): $(echo $newer | sed "s|$REPO/||g")"
 log "  fio: $("$FIO" --version)   kernel: $(uname -r)   cpus: $(nproc)   load: $(cut -d' ' -f1-3 /proc/loadavg)"
 START=$(date +%s)
 
 # ---- the file, laid out once -------------------------------------------------------------------
-o=$(next).layout.json
+next
+o=$NEXT.layout.json
 run "$o" "${o%.json}.err" "$FSLAB" run --op randread --bs 4k --size 1g --threads 1 --time 1s --dir "$RD" --json ||
     fail_run "fslab (layout)" "$o" "${o%.json}.err"
 [[ -f $FILE && $(stat -c %s "$FILE") == 1073741824 ]] || die "fslab did not lay out $FILE at 1 GiB"
@@ -221,8 +228,10 @@ rr_case() { # id label threads fslab_engine fio_engine iodepth
     log ""
     log "case $id: $label"
     for ((r = 1; r <= ROUNDS; r++)); do
-        f=$(fslab_rr "$th" "$feng" "$qd") || exit 1
-        i=$(fio_rr "$th" "$ieng" "$qd") || exit 1
+        fslab_rr "$th" "$feng" "$qd"
+        f=$VAL
+        fio_rr "$th" "$ieng" "$qd"
+        i=$VAL
         fv+=" $f" iv+=" $i"
         log "  round $r: fslab $(fmt_int "$f") IOPS   fio $(fmt_int "$i") IOPS   ($(calc '"%.3f" % (a[0]/a[1])' "$f" "$i"))"
     done
@@ -237,8 +246,10 @@ log ""
 log "case 6: cost of latency timing (case 1, fslab with vs without --no-latency)"
 lv="" nv=""
 for ((r = 1; r <= ROUNDS; r++)); do
-    l=$(fslab_rr 1 sync 1) || exit 1
-    n=$(fslab_rr 1 sync 1 --no-latency) || exit 1
+    fslab_rr 1 sync 1
+    l=$VAL
+    fslab_rr 1 sync 1 --no-latency
+    n=$VAL
     lv+=" $l" nv+=" $n"
     log "  round $r: timed $(fmt_int "$l") IOPS   --no-latency $(fmt_int "$n") IOPS   cost $(calc '"%.2f" % (100 * (a[1] - a[0]) / a[1])' "$l" "$n")%"
 done
@@ -247,6 +258,7 @@ nm=$(calc 'median(a)' $nv)
 cost=$(calc '"%.2f" % (100 * (a[1] - a[0]) / a[1])' "$lm" "$nm")
 verdict6=$(calc '"PASS" if a[0] <= 3 else "MISS"' "$cost")
 log "  => median timed $(fmt_int "$lm") IOPS, untimed $(fmt_int "$nm") IOPS: latency timing costs $cost%   goal <= 3%   $verdict6"
+log "     spread (max-min)/median: timed $(spread $lv), untimed $(spread $nv)"
 [[ $(fileid) == "$LAYOUT_ID" ]] || log "  ! $FILE changed during the read cases (inode/size/mtime: $LAYOUT_ID -> $(fileid))"
 
 # ---- case 4: sequential writes of a fresh 2 GiB file -------------------------------------------
@@ -261,7 +273,8 @@ WFILE=$WD/adhoc/f0
 wf="" wi=""
 for ((r = 1; r <= ROUNDS; r++)); do
     rm -rf "$WD/adhoc"
-    o=$(next).fslab.json
+    next
+    o=$NEXT.fslab.json
     run "$o" "${o%.json}.err" "$FSLAB" run --op write --bs 1m --size 2g --threads 1 --dir "$WD" --json ||
         fail_run fslab "$o" "${o%.json}.err"
     check_fslab "$o" done no
@@ -271,7 +284,8 @@ for ((r = 1; r <= ROUNDS; r++)); do
 
     rm -rf "$WD/adhoc"
     mkdir -p "$WD/adhoc"
-    o=$(next).fio.json
+    next
+    o=$NEXT.fio.json
     run "$o.stdout" "${o%.json}.err" "$FIO" --name=case --filename="$WFILE" --rw=write --bs=1m --size=2g \
         --ioengine=psync --fallocate="$FIO_FALLOCATE" --output-format=json --output="$o" ||
         fail_run fio "$o" "${o%.json}.err"
@@ -312,7 +326,8 @@ fileset = "million"
 [[group.op]]
 op = "stat"
 EOF
-o=$(next).fslab.json
+next
+o=$NEXT.fslab.json
 if [[ -x /usr/bin/time ]]; then
     how="/usr/bin/time -f %M"
     run "$o" "${o%.json}.err" /usr/bin/time -f %M -o "$OUTD/rss" "$FSLAB" run "$T/million.toml" --dir "$MD" --json ||

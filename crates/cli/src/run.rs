@@ -3,6 +3,7 @@
 use crate::adhoc::AdHoc;
 use crate::Failure;
 use anyhow::anyhow;
+use fslab_engine::confine::ConfineError;
 use fslab_engine::result::Status;
 use fslab_engine::run::{Progress, RunError, RunOptions};
 use fslab_engine::{Span, Workload};
@@ -107,7 +108,7 @@ pub fn main(args: RunArgs) -> Result<ExitCode, Failure> {
         bar.finish_and_clear();
     }
     let result = result.map_err(|e| match e {
-        RunError::Invalid(_) | RunError::Confine(fslab_engine::confine::ConfineError::Escapes { .. }) => {
+        RunError::Invalid(_) | RunError::Confine(ConfineError::Escapes { .. } | ConfineError::RunDir { .. }) => {
             Failure::Input(e.into())
         }
         RunError::Setup(fslab_engine::fileset::SetupError::Foreign { .. }) => Failure::Input(e.into()),

@@ -15,11 +15,13 @@ use std::path::Path;
 pub enum ConfineError {
     #[error("`{path}` leads out of the run directory {root} (through `..`, an absolute path or a symlink); refused")]
     Escapes { root: String, path: String },
-    #[error("`{path}` under {root}: {source}")]
+    #[error("cannot open the run directory {root}: {error}")]
+    RunDir { root: String, error: io::Error },
+    #[error("`{path}` under {root}: {error}")]
     Io {
         root: String,
         path: String,
-        source: io::Error,
+        error: io::Error,
     },
 }
 
@@ -37,10 +39,9 @@ impl RunDir {
             OFlags::DIRECTORY | OFlags::RDONLY | OFlags::CLOEXEC,
             Mode::empty(),
         )
-        .map_err(|e| ConfineError::Io {
+        .map_err(|e| ConfineError::RunDir {
             root: root.display().to_string(),
-            path: ".".into(),
-            source: e.into(),
+            error: e.into(),
         })?;
         Ok(RunDir {
             fd,
@@ -84,11 +85,11 @@ impl RunDir {
         }
     }
 
-    fn io(&self, path: &str, source: io::Error) -> ConfineError {
+    fn io(&self, path: &str, error: io::Error) -> ConfineError {
         ConfineError::Io {
             root: self.root.clone(),
             path: path.to_string(),
-            source,
+            error,
         }
     }
 

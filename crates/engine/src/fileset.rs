@@ -29,11 +29,11 @@ const MARKER: &str = ".fslab-fileset";
 pub enum SetupError {
     #[error(transparent)]
     Confine(#[from] ConfineError),
-    #[error("fileset `{fileset}`: {path}: {source}")]
+    #[error("fileset `{fileset}`: {path}: {error}")]
     Io {
         fileset: String,
         path: String,
-        source: io::Error,
+        error: io::Error,
     },
     #[error("fileset `{fileset}`: {path} holds `{entry}`, which fslab did not make; name an empty directory or remove it yourself")]
     Foreign {
@@ -142,10 +142,10 @@ impl FileTable {
     ) -> Result<(FileTable, SetupReport), SetupError> {
         let started = Instant::now();
         let name = spec.dir_name();
-        let io_err = |path: &str, source: io::Error| SetupError::Io {
+        let io_err = |path: &str, error: io::Error| SetupError::Io {
             fileset: spec.name.clone(),
             path: format!("{}/{path}", run.root()),
-            source,
+            error,
         };
         let root = run.open_dir(name, true)?;
         // Sizes are drawn from their own generator so that a run's choices do not depend on them.
@@ -426,7 +426,24 @@ fn matches_on_disk(root: &OwnedFd, spec: &Fileset, stamp: &str) -> bool {
             _ => return false,
         }
     }
-    true
+    // Files that creates or renames of an earlier run left beside them would collide with the
+    // names this run gives new files.
+    let ours = |dir: &OwnedFd| list(dir).map(|names| names.iter().filter(|n| is_ours(n, 'f')).count() as u64);
+    let mut count = 0;
+    if spec.dirs == 0 {
+        count = ours(root).unwrap_or(u64::MAX);
+    } else {
+        for k in 0..ndirs {
+            let mut d = [0u8; 24];
+            let name = file_name(b'd', k, &mut d).to_str().expect("ascii").to_string();
+            match confine::open_beneath(root.as_fd(), &name).and_then(|fd| ours(&fd)) {
+                Ok(n) => count += n,
+                Err(_) => return false,
+            }
+        }
+    }
+    let meta_empty = confine::open_beneath(root.as_fd(), "meta").map_or(true, |m| list(&m).is_ok_and(|l| l.is_empty()));
+    count == spec.files && meta_empty
 }
 
 fn sizes_on_disk(dirs: &[OwnedFd], files: u64) -> Vec<u64> {
@@ -450,7 +467,7 @@ fn clear(root: &OwnedFd, spec: &Fileset, run_root: &str, name: &str) -> Result<(
     let entries = list(root).map_err(|e| SetupError::Io {
         fileset: spec.name.clone(),
         path: format!("{run_root}/{name}"),
-        source: e,
+        error: e,
     })?;
     if entries.is_empty() {
         return Ok(());
@@ -479,22 +496,22 @@ fn clear(root: &OwnedFd, spec: &Fileset, run_root: &str, name: &str) -> Result<(
         let sub = confine::open_beneath(root.as_fd(), e).map_err(|err| SetupError::Io {
             fileset: spec.name.clone(),
             path: format!("{run_root}/{name}/{e}"),
-            source: err,
+            error: err,
         })?;
         let inner = list(&sub).map_err(|err| SetupError::Io {
             fileset: spec.name.clone(),
             path: format!("{run_root}/{name}/{e}"),
-            source: err,
+            error: err,
         })?;
         if let Some(bad) = inner.iter().find(|i| !is_ours(i, inner_prefix)) {
             return Err(foreign(format!("{run_root}/{name}/{e}"), bad));
         }
         plan.push((e.clone(), inner));
     }
-    let fail = |path: String, source: io::Error| SetupError::Io {
+    let fail = |path: String, error: io::Error| SetupError::Io {
         fileset: spec.name.clone(),
         path,
-        source,
+        error,
     };
     for (dir, inner) in &plan {
         let sub = confine::open_beneath(root.as_fd(), dir).map_err(|e| fail(format!("{run_root}/{name}/{dir}"), e))?;

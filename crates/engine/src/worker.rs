@@ -97,6 +97,10 @@ struct FdCache {
 
 const FD_CACHE: usize = 64;
 
+/// The pipelined io_uring loop opens every file of its fileset up front; past this many files a
+/// group runs one operation at a time instead.
+const PIPELINE_MAX_FILES: u64 = 1024;
+
 impl FdCache {
     fn find(&mut self, id: u64) -> Option<usize> {
         if self.entries.get(self.last).is_some_and(|e| e.0 == id) {
@@ -383,10 +387,11 @@ impl<'a> Worker<'a> {
                 Ok(f(self.backend.as_mut(), file, &mut self.bufs, &self.xfers))
             }
             OpenMode::PerOp => {
-                let access = if dir == Dir::Read {
-                    OFlags::RDONLY
-                } else {
-                    OFlags::WRONLY
+                let access = match (dir, self.group.engine) {
+                    (Dir::Read, _) => OFlags::RDONLY,
+                    // A mapping needs a readable descriptor even to write.
+                    (Dir::Write, EngineKind::Mmap) => OFlags::RDWR,
+                    (Dir::Write, _) => OFlags::WRONLY,
                 };
                 let mut file = self.open(id, self.base_flags | access)?;
                 Ok(f(self.backend.as_mut(), &mut file, &mut self.bufs, &self.xfers))
@@ -417,6 +422,11 @@ impl<'a> Worker<'a> {
         let dir = if spec.op == OpKind::Read { Dir::Read } else { Dir::Write };
         let bs = spec.block_size();
         let want = spec.size.map_or(bs, |s| s.0).min(fsize);
+        if want == 0 {
+            // An empty file has nothing to read or overwrite.
+            self.table.release(id, None);
+            return Ok(Outcome::Skipped);
+        }
         let skip = spec.skip.map_or(0, |s| s.0);
         let align = spec.align.map_or(bs, |a| a.0).max(1);
         let blocks = want.div_ceil(bs);
@@ -803,6 +813,7 @@ impl<'a> Worker<'a> {
             && g.iodepth > 1
             && g.open == OpenMode::Keep
             && self.table.is_static()
+            && self.table.static_len() <= PIPELINE_MAX_FILES
             && g.delay.0.is_zero()
             && g.rate.is_none()
             && g.ops.iter().all(|o| {
@@ -826,10 +837,10 @@ impl<'a> Worker<'a> {
             }
         };
         ring.register(&self.bufs);
-        // Open every file of the fileset once (up to the cache's size).
+        // Open every file of the fileset once.
         let files = self.table.static_len();
         let mut fds = Vec::new();
-        for id in 0..files.min(FD_CACHE as u64) {
+        for id in 0..files {
             match self.open(id, self.keep_flags) {
                 Ok(f) => fds.push(f),
                 Err(e) => {

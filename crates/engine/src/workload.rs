@@ -479,8 +479,8 @@ pub struct Invalid {
 /// A workload file that cannot be used, with the place in the file when there is one.
 #[derive(Debug, thiserror::Error)]
 pub enum LoadError {
-    #[error("{file}: {source}")]
-    Read { file: String, source: std::io::Error },
+    #[error("{file}: {error}")]
+    Read { file: String, error: std::io::Error },
     #[error("{file}:{line}:{column}: {message}")]
     At {
         file: String,
@@ -495,9 +495,9 @@ pub enum LoadError {
 impl Workload {
     /// Reads and checks a native workload file.
     pub fn from_file(path: &Path) -> Result<Workload, LoadError> {
-        let text = std::fs::read_to_string(path).map_err(|source| LoadError::Read {
+        let text = std::fs::read_to_string(path).map_err(|error| LoadError::Read {
             file: path.display().to_string(),
-            source,
+            error,
         })?;
         Workload::from_toml(&text, &path.display().to_string())
     }

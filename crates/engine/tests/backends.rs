@@ -157,7 +157,10 @@ bs = "1000"
     let msg = e.to_string();
     assert!(msg.contains("O_DIRECT"), "the message names O_DIRECT: {msg}");
     assert!(msg.contains("512"), "the message names 512: {msg}");
-    assert!(msg.starts_with("direct.toml:16:"), "the message points at the bs line: {msg}");
+    assert!(
+        msg.starts_with("direct.toml:17:6:"),
+        "the message points at the bs line: {msg}"
+    );
 }
 
 /// A sparse ext4 image, attached to a loop device and mounted; unmounted and detached on drop.
@@ -169,9 +172,12 @@ struct Ext4Mount {
 }
 
 fn tool(cmd: &mut Command, what: &str) -> String {
-    let out = cmd
-        .output()
-        .unwrap_or_else(|e| panic!("{what}: cannot run {:?} ({e}); this test needs it installed", cmd.get_program()));
+    let out = cmd.output().unwrap_or_else(|e| {
+        panic!(
+            "{what}: cannot run {:?} ({e}); this test needs it installed",
+            cmd.get_program()
+        )
+    });
     assert!(
         out.status.success(),
         "{what}: {:?} failed ({}): {}",
@@ -184,7 +190,10 @@ fn tool(cmd: &mut Command, what: &str) -> String {
 
 fn require_root(what: &str) {
     let uid = tool(Command::new("id").arg("-u"), "checking for root");
-    assert_eq!(uid, "0", "{what} needs root (losetup and mount); this test runs as uid {uid}");
+    assert_eq!(
+        uid, "0",
+        "{what} needs root (losetup and mount); this test runs as uid {uid}"
+    );
 }
 
 impl Ext4Mount {
