@@ -61,6 +61,9 @@ impl RunDir {
     /// component at a time.
     pub fn open_dir(&self, rel: &str, create: bool) -> Result<OwnedFd, ConfineError> {
         crate::workload::check_relative(rel).map_err(|_| self.escapes(rel))?;
+        // Each component is made inside its parent, itself opened beneath the run directory, so a
+        // symlinked component is refused before anything is made through it.
+        let mut dir = open_beneath(self.fd.as_fd(), ".").map_err(|e| self.classify(".", e))?;
         let mut partial = String::new();
         for comp in rel.split('/').filter(|c| !c.is_empty()) {
             if !partial.is_empty() {
@@ -68,14 +71,15 @@ impl RunDir {
             }
             partial.push_str(comp);
             if create {
-                match rustix::fs::mkdirat(self.fd.as_fd(), partial.as_str(), Mode::from_raw_mode(0o755)) {
-                    Ok(()) => {}
-                    Err(rustix::io::Errno::EXIST) => {}
+                match rustix::fs::mkdirat(&dir, comp, Mode::from_raw_mode(0o755)) {
+                    Ok(()) | Err(rustix::io::Errno::EXIST) => {}
                     Err(e) => return Err(self.io(&partial, e.into())),
                 }
             }
+            // Beneath the parent: stricter still than beneath the run directory.
+            dir = open_beneath(dir.as_fd(), comp).map_err(|e| self.classify(&partial, e))?;
         }
-        open_beneath(self.fd.as_fd(), rel).map_err(|e| self.classify(rel, e))
+        Ok(dir)
     }
 
     fn escapes(&self, path: &str) -> ConfineError {
