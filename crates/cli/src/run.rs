@@ -4,6 +4,7 @@ use crate::adhoc::AdHoc;
 use crate::Failure;
 use anyhow::anyhow;
 use fslab_engine::confine::ConfineError;
+use fslab_engine::fileset::SetupError;
 use fslab_engine::result::Status;
 use fslab_engine::run::{Progress, RunError, RunOptions};
 use fslab_engine::{Span, Workload};
@@ -111,7 +112,10 @@ pub fn main(args: RunArgs) -> Result<ExitCode, Failure> {
         RunError::Invalid(_) | RunError::Confine(ConfineError::Escapes { .. } | ConfineError::RunDir { .. }) => {
             Failure::Input(e.into())
         }
-        RunError::Setup(fslab_engine::fileset::SetupError::Foreign { .. }) => Failure::Input(e.into()),
+        RunError::Setup(
+            SetupError::Foreign { .. }
+            | SetupError::Confine(ConfineError::Escapes { .. } | ConfineError::RunDir { .. }),
+        ) => Failure::Input(e.into()),
         RunError::Confine(_) | RunError::Setup(_) => Failure::Run(e.into()),
     })?;
     if args.json {

@@ -361,6 +361,12 @@ fn monitor(
             Err(mpsc::RecvTimeoutError::Timeout) => {}
         }
         let now = Instant::now();
+        // Sample first: a tick that falls on the end of the ramp covers the ramp's last second.
+        if now >= next_tick {
+            let p = sample(now, &mut last_tick, in_ramp, series);
+            progress(&p);
+            next_tick += Duration::from_secs(1);
+        }
         if in_ramp && ramp_end.is_some_and(|r| now >= r) {
             in_ramp = false;
             cpu_start = CpuSnapshot::take();
@@ -373,11 +379,6 @@ fn monitor(
             deadline_hit = true;
             shared.stop.store(true, Relaxed);
             deadline = None;
-        }
-        if now >= next_tick {
-            let p = sample(now, &mut last_tick, in_ramp, series);
-            progress(&p);
-            next_tick += Duration::from_secs(1);
         }
     }
     let now = Instant::now();

@@ -239,7 +239,10 @@ impl<'a> Worker<'a> {
                     bytes_done += bytes;
                     op_bytes = bytes;
                 }
-                Ok(Outcome::Skipped) => self.stats[i].skipped += 1,
+                Ok(Outcome::Skipped) => {
+                    self.stats[i].skipped += 1;
+                    ops_done += 1;
+                }
                 Ok(Outcome::StreamEnded) => {
                     self.total_weight -= self.weights[i] as u64;
                     self.weights[i] = 0;
@@ -247,8 +250,9 @@ impl<'a> Worker<'a> {
                 }
                 Err(e) => {
                     self.stats[i].errors += 1;
+                    ops_done += 1;
                     if self.first_error.is_none() {
-                        self.first_error = Some((kind, e.to_string(), e.raw_os_error()));
+                        self.first_error = Some((kind, e.to_string(), errno_of(&e)));
                     }
                     if !self.shared.continue_on_error {
                         self.shared.stop.store(true, Relaxed);
@@ -346,7 +350,14 @@ impl<'a> Worker<'a> {
     }
 
     fn annotate(&self, id: u64, what: &str, e: stdio::Error) -> stdio::Error {
-        stdio::Error::new(e.kind(), format!("{what} {}: {e}", self.describe(id)))
+        let errno = errno_of(&e);
+        stdio::Error::new(
+            e.kind(),
+            Annotated {
+                errno,
+                message: format!("{what} {}: {e}", self.describe(id)),
+            },
+        )
     }
 
     fn open(&self, id: u64, flags: OFlags) -> stdio::Result<OpenFile> {
@@ -465,7 +476,7 @@ impl<'a> Worker<'a> {
         let moved = result.map_err(|e| self.annotate(id, spec.op.name(), e))?;
         Ok(Outcome::Done {
             bytes: moved.bytes,
-            transactions: transactions(dir, &moved),
+            transactions: transactions(dir, &moved, &self.xfers, bs),
         })
     }
 
@@ -494,13 +505,14 @@ impl<'a> Worker<'a> {
         } else {
             Dir::Write
         };
-        self.sequential(0, size, spec.block_size());
+        let bs = spec.block_size();
+        self.sequential(0, size, bs);
         let result = self.move_blocks(i, id, dir);
         self.table.release(id, None);
         let moved = result.map_err(|e| self.annotate(id, spec.op.name(), e))?;
         Ok(Outcome::Done {
             bytes: moved.bytes,
-            transactions: transactions(dir, &moved),
+            transactions: transactions(dir, &moved, &self.xfers, bs),
         })
     }
 
@@ -801,7 +813,7 @@ impl<'a> Worker<'a> {
         }
         Ok(Outcome::Done {
             bytes: moved.bytes,
-            transactions: transactions(dir, &moved),
+            transactions: transactions(dir, &moved, &self.xfers, bs),
         })
     }
 
@@ -950,10 +962,39 @@ impl<'a> Worker<'a> {
     }
 }
 
-/// FFSB's transactions: every write call counts; a read counts only when it moved a whole block.
-fn transactions(dir: Dir, moved: &Moved) -> u64 {
+/// FFSB's transactions: every write call counts; a read counts only when it moved a whole
+/// block of `bs` (so a short read at the end of a file is none).
+fn transactions(dir: Dir, moved: &Moved, xfers: &[Xfer], bs: u64) -> u64 {
     match dir {
-        Dir::Read => moved.whole_calls,
+        Dir::Read => {
+            let short = xfers
+                .iter()
+                .take(moved.calls as usize)
+                .filter(|x| (x.len as u64) < bs)
+                .count() as u64;
+            moved.whole_calls.saturating_sub(short)
+        }
         Dir::Write => moved.calls,
     }
+}
+
+/// An error with the operation and file it happened to, keeping the OS error number.
+#[derive(Debug)]
+struct Annotated {
+    errno: Option<i32>,
+    message: String,
+}
+
+impl std::fmt::Display for Annotated {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.message)
+    }
+}
+
+impl std::error::Error for Annotated {}
+
+/// The OS error number of `e`, also through an [`Annotated`] wrapper.
+fn errno_of(e: &stdio::Error) -> Option<i32> {
+    e.raw_os_error()
+        .or_else(|| e.get_ref()?.downcast_ref::<Annotated>()?.errno)
 }

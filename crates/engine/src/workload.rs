@@ -93,16 +93,59 @@ impl Fileset {
     }
 }
 
-/// How file sizes are drawn.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(
-    untagged,
-    expecting = "a size (\"1m\"), a range ({ min = \"4k\", max = \"1m\" }) or a table ({ table = [[\"4k\", 3], [\"1m\", 1]] })"
-)]
+/// How file sizes are drawn: `"1m"`, `{ min = "4k", max = "1m" }` or
+/// `{ table = [["4k", 3], ["1m", 1]] }` (size, weight).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(untagged)]
 pub enum SizeDist {
     Fixed(Bytes),
     Range { min: Bytes, max: Bytes },
     Table { table: Vec<(Bytes, u32)> },
+}
+
+/// Written by hand so that a bad size says what is wrong with it (an untagged enum would only
+/// say that nothing matched).
+impl<'de> Deserialize<'de> for SizeDist {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        #[derive(Deserialize)]
+        #[serde(deny_unknown_fields)]
+        struct Spec {
+            min: Option<Bytes>,
+            max: Option<Bytes>,
+            table: Option<Vec<(Bytes, u32)>>,
+        }
+        use serde::de::Error;
+        let value = toml::Value::deserialize(d)?;
+        if let Some(s) = value.as_str() {
+            return s.parse().map(SizeDist::Fixed).map_err(D::Error::custom);
+        }
+        if let Some(n) = value.as_integer() {
+            return u64::try_from(n)
+                .map(|n| SizeDist::Fixed(Bytes(n)))
+                .map_err(|_| D::Error::custom(format!("{n} is negative")));
+        }
+        if !value.is_table() {
+            return Err(D::Error::custom(
+                "expected a size (\"1m\"), a range ({ min = \"4k\", max = \"1m\" }) or a table ({ table = [[\"4k\", 3], [\"1m\", 1]] })",
+            ));
+        }
+        let spec = Spec::deserialize(value).map_err(|e| D::Error::custom(e.to_string().trim().replace('\n', " ")))?;
+        match spec {
+            Spec {
+                min: Some(min),
+                max: Some(max),
+                table: None,
+            } => Ok(SizeDist::Range { min, max }),
+            Spec {
+                min: None,
+                max: None,
+                table: Some(table),
+            } => Ok(SizeDist::Table { table }),
+            _ => Err(D::Error::custom(
+                "a size range takes both `min` and `max`; a size table takes `table` alone",
+            )),
+        }
+    }
 }
 
 impl Default for SizeDist {
@@ -554,16 +597,12 @@ impl Workload {
             if self.filesets[..i].iter().any(|o| o.name == fs.name) {
                 return bad(here("name"), format!("a second fileset is named `{}`", fs.name));
             }
+            // The directory is `dir` when given, else the name: point at whichever it is.
+            let field = if fs.dir.is_some() { "dir" } else { "name" };
             check_relative(fs.dir_name()).map_err(|m| Invalid {
-                path: here("name"),
+                path: here(field),
                 message: m,
             })?;
-            if let Some(d) = &fs.dir {
-                check_relative(d).map_err(|m| Invalid {
-                    path: here("dir"),
-                    message: m,
-                })?;
-            }
             match &fs.size {
                 SizeDist::Range { min, max } if min > max => {
                     return bad(here("size"), format!("min {min} is larger than max {max}"));

@@ -180,3 +180,23 @@ fn fileset_paths_outside_the_run_directory_are_refused_by_validation() {
     );
     assert!(data_files(base.path()).is_empty());
 }
+
+#[test]
+fn a_symlink_in_place_of_the_marker_is_not_written_through() {
+    let run = tempdir();
+    let outside = tempdir();
+    let target = outside.path().join("precious");
+    std::fs::write(&target, b"keep me").unwrap();
+    let w = writes("");
+    run_ok(&w, run.path());
+    let marker = run.path().join("data/.fslab-fileset");
+    assert!(marker.is_file(), "the first run should have left its marker");
+    std::fs::remove_file(&marker).unwrap();
+    symlink(&target, &marker).unwrap();
+    let _ = try_run(&w, run.path());
+    assert_eq!(
+        std::fs::read(&target).unwrap(),
+        b"keep me",
+        "the marker symlink was written through"
+    );
+}

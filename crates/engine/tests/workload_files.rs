@@ -91,7 +91,7 @@ fn a_wrong_type_names_its_line() {
 
 #[test]
 fn a_bad_size_names_its_line() {
-    refused_at(10, "size = \"64q\"", 8, &["a size"]);
+    refused_at(10, "size = \"64q\"", 8, &["`64q` has an unknown size suffix `q`"]);
 }
 
 #[test]

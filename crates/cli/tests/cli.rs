@@ -1,0 +1,509 @@
+//! `fslab run` from the outside: exit codes, what goes to stdout and stderr, --json, --explain,
+//! errors during a run, and the temporary run directory.
+
+use fslab_engine::Workload;
+use serde_json::Value;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+use std::sync::mpsc;
+use std::time::Duration;
+
+const HANG: Duration = Duration::from_secs(30);
+
+struct Run {
+    code: i32,
+    stdout: String,
+    stderr: String,
+}
+
+impl Run {
+    fn json(&self) -> Value {
+        serde_json::from_str(&self.stdout)
+            .unwrap_or_else(|e| panic!("stdout is not one JSON document ({e}):\n{}", self.stdout))
+    }
+}
+
+/// Runs `fslab` with `args` (and extra environment), failing the test if it does not end within
+/// [`HANG`].
+fn fslab_env(args: &[&str], env: &[(&str, &Path)]) -> Run {
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_fslab"));
+    cmd.args(args)
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    for (k, v) in env {
+        cmd.env(k, v);
+    }
+    let child = cmd.spawn().expect("start fslab");
+    let pid = child.id();
+    let (tx, rx) = mpsc::channel();
+    std::thread::spawn(move || {
+        let _ = tx.send(child.wait_with_output());
+    });
+    let out: Output = match rx.recv_timeout(HANG) {
+        Ok(o) => o.expect("wait for fslab"),
+        Err(_) => {
+            let _ = Command::new("kill").args(["-9", &pid.to_string()]).status();
+            panic!("fslab {args:?} did not end within {HANG:?}");
+        }
+    };
+    Run {
+        code: out
+            .status
+            .code()
+            .unwrap_or_else(|| panic!("fslab {args:?} was killed: {}", out.status)),
+        stdout: String::from_utf8(out.stdout).expect("utf-8 stdout"),
+        stderr: String::from_utf8(out.stderr).expect("utf-8 stderr"),
+    }
+}
+
+fn fslab(args: &[&str]) -> Run {
+    fslab_env(args, &[])
+}
+
+fn tempdir() -> tempfile::TempDir {
+    tempfile::tempdir().expect("a temporary directory")
+}
+
+fn s(p: &Path) -> &str {
+    p.to_str().expect("a UTF-8 path")
+}
+
+fn entries(dir: &Path) -> Vec<String> {
+    let mut v: Vec<String> = std::fs::read_dir(dir)
+        .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    v.sort();
+    v
+}
+
+const READS: &str = r#"name = "reads"
+seed = 42
+
+[stop]
+ops = 20
+
+[[fileset]]
+name = "data"
+files = 2
+size = "256k"
+
+[[group]]
+name = "readers"
+fileset = "data"
+
+[[group.op]]
+op = "read"
+size = "8k"
+bs = "4k"
+"#;
+
+fn write_file(dir: &Path, name: &str, text: &str) -> PathBuf {
+    let p = dir.join(name);
+    std::fs::write(&p, text).unwrap();
+    p
+}
+
+fn workloads_dir() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../workloads")
+}
+
+#[test]
+fn json_prints_one_json_document_and_nothing_else() {
+    let tmp = tempdir();
+    let file = write_file(tmp.path(), "reads.toml", READS);
+    let dir = tmp.path().join("run");
+    std::fs::create_dir(&dir).unwrap();
+    let r = fslab(&["run", s(&file), "--dir", s(&dir), "--json"]);
+    assert_eq!(r.code, 0, "stderr: {}", r.stderr);
+    let v = r.json();
+    assert_eq!(v["schema_version"], 1, "schema_version in {v}");
+    assert_eq!(v["status"], "ok");
+    assert_eq!(v["stopped_by"], "ops");
+    assert_eq!(v["totals"]["ops"], 20);
+    assert_eq!(v["totals"]["bytes_read"], 20 * 8192);
+    assert_eq!(v["ops"][0]["op"], "read");
+    assert_eq!(v["ops"][0]["count"], 20);
+    // It is a RunResult, whole.
+    let back: fslab_engine::RunResult = serde_json::from_str(&r.stdout).expect("the JSON is a RunResult");
+    assert_eq!(back.totals.ops, 20);
+    assert_eq!(back.seed, 42);
+    assert_eq!(
+        r.stdout.trim_end().lines().last(),
+        Some("}"),
+        "anything after the JSON document?"
+    );
+    assert!(r.stdout.starts_with('{'), "anything before the JSON document?");
+}
+
+/// `--explain` of `args` printed as TOML, loaded back.
+fn explained(args: &[&str]) -> (Workload, String) {
+    let r = fslab(args);
+    assert_eq!(r.code, 0, "fslab {args:?}: {}", r.stderr);
+    let w = Workload::from_toml(&r.stdout, "explained.toml")
+        .unwrap_or_else(|e| panic!("the explained workload is refused: {e}\n{}", r.stdout));
+    (w, r.stdout)
+}
+
+#[test]
+fn explain_of_every_shipped_workload_parses_back_into_the_same_workload() {
+    let mut seen = 0;
+    for entry in std::fs::read_dir(workloads_dir()).unwrap() {
+        let path = entry.unwrap().path();
+        if path.extension().is_none_or(|e| e != "toml") {
+            continue;
+        }
+        let dir = tempdir();
+        let (w, text) = explained(&["run", s(&path), "--explain", "--dir", s(dir.path())]);
+        let want = Workload::from_file(&path).unwrap();
+        assert_eq!(w, want, "{} explained as:\n{text}", path.display());
+        assert_eq!(
+            entries(dir.path()),
+            Vec::<String>::new(),
+            "--explain made files in --dir"
+        );
+        seen += 1;
+    }
+    assert!(seen >= 5);
+}
+
+#[test]
+fn explain_shows_the_overrides() {
+    let tmp = tempdir();
+    let file = write_file(tmp.path(), "reads.toml", READS);
+    let (w, text) = explained(&[
+        "run",
+        s(&file),
+        "--explain",
+        "--time",
+        "3s",
+        "--ramp",
+        "500ms",
+        "--seed",
+        "5",
+    ]);
+    let mut want = Workload::from_file(&file).unwrap();
+    want.stop.time = Some("3s".parse().unwrap());
+    want.stop.ramp = "500ms".parse().unwrap();
+    want.seed = Some(5);
+    assert_eq!(w, want, "explained as:\n{text}");
+}
+
+#[test]
+fn explain_of_an_ad_hoc_run_is_the_workload_that_runs() {
+    let args = [
+        "run",
+        "--op",
+        "randrw",
+        "--bs",
+        "8k",
+        "--size",
+        "1m",
+        "--threads",
+        "2",
+        "--rwmixread",
+        "75",
+        "--seed",
+        "3",
+    ];
+    let (w, text) = explained(&[&args[..], &["--explain"]].concat());
+    // The printed TOML is the workload's own form.
+    assert_eq!(w.to_toml(), text);
+    assert_eq!(w.seed, Some(3));
+    assert_eq!(w.total_threads(), 2);
+    assert_eq!(w.filesets.len(), 1);
+    assert_eq!(w.filesets[0].size.max(), 1 << 20);
+    let ops: Vec<_> = w.groups[0]
+        .ops
+        .iter()
+        .map(|o| (o.op.name(), o.weight, o.block_size()))
+        .collect();
+    assert_eq!(ops, vec![("read", 75, 8192), ("write", 25, 8192)]);
+    // And it is what the run reports it ran.
+    let dir = tempdir();
+    let r = fslab(&[&args[..], &["--json", "--dir", s(dir.path())]].concat());
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    let ran: Workload = serde_json::from_value(r.json()["workload"].clone()).expect("the run's workload");
+    assert_eq!(ran, w, "--explain printed:\n{text}");
+}
+
+#[test]
+fn explain_of_a_sequential_ad_hoc_run_parses_back() {
+    let (w, text) = explained(&[
+        "run",
+        "--op",
+        "write",
+        "--bs",
+        "64k",
+        "--size",
+        "4m",
+        "--threads",
+        "3",
+        "--time",
+        "2s",
+        "--explain",
+    ]);
+    assert_eq!(w.to_toml(), text);
+    assert_eq!(w.stop.time, Some("2s".parse().unwrap()));
+    assert_eq!(w.groups[0].ops[0].op.name(), "seqwrite");
+}
+
+fn malformed_exits_2(text: &str, line: usize, column: usize, says: &str) {
+    let tmp = tempdir();
+    let file = write_file(tmp.path(), "bad.toml", text);
+    let dir = tmp.path().join("run");
+    std::fs::create_dir(&dir).unwrap();
+    let r = fslab(&["run", s(&file), "--dir", s(&dir), "--json"]);
+    assert_eq!(r.code, 2, "a malformed workload: stderr {}", r.stderr);
+    let at = format!("{}:{line}:{column}", file.display());
+    assert!(r.stderr.contains(&at), "stderr should name `{at}`: {}", r.stderr);
+    assert!(r.stderr.contains(says), "stderr should say `{says}`: {}", r.stderr);
+    assert_eq!(r.stdout, "", "nothing on stdout");
+    assert_eq!(
+        entries(&dir),
+        Vec::<String>::new(),
+        "a refused workload made files in --dir"
+    );
+}
+
+#[test]
+fn a_toml_syntax_error_exits_2_with_its_place() {
+    malformed_exits_2(&READS.replace("files = 2", "files = = 2"), 9, 9, "expected");
+}
+
+#[test]
+fn an_unknown_field_exits_2_with_its_place() {
+    malformed_exits_2(
+        &READS.replace("name = \"readers\"", "name = \"readers\"\nthredas = 4"),
+        14,
+        1,
+        "thredas",
+    );
+}
+
+#[test]
+fn an_invalid_workload_exits_2_with_its_place() {
+    malformed_exits_2(
+        &READS.replace("fileset = \"data\"", "fileset = \"nope\""),
+        14,
+        11,
+        "no fileset is named `nope`",
+    );
+}
+
+#[test]
+fn usage_errors_exit_2() {
+    let r = fslab(&["run"]);
+    assert_eq!(r.code, 2, "no workload and no --op: {}", r.stderr);
+    assert!(r.stderr.contains("--op"), "{}", r.stderr);
+    let tmp = tempdir();
+    let file = write_file(tmp.path(), "reads.toml", READS);
+    let r = fslab(&["run", s(&file), "--op", "randread"]);
+    assert_eq!(r.code, 2, "a file and --op: {}", r.stderr);
+    let r = fslab(&["run", "--op", "randread", "--bs", "4q"]);
+    assert_eq!(r.code, 2, "a bad size: {}", r.stderr);
+    let r = fslab(&["run", s(&tmp.path().join("missing.toml"))]);
+    assert_eq!(r.code, 2, "a missing workload file: {}", r.stderr);
+    assert!(r.stderr.contains("missing.toml"), "{}", r.stderr);
+}
+
+#[test]
+fn a_run_directory_reached_through_a_symlink_out_is_refused_with_exit_2() {
+    let tmp = tempdir();
+    let outside = tempdir();
+    let file = write_file(tmp.path(), "reads.toml", READS);
+    let dir = tmp.path().join("run");
+    std::fs::create_dir(&dir).unwrap();
+    std::os::unix::fs::symlink(outside.path(), dir.join("data")).unwrap();
+    let r = fslab(&["run", s(&file), "--dir", s(&dir)]);
+    assert!(
+        r.stderr.contains("leads out of the run directory"),
+        "stderr: {}",
+        r.stderr
+    );
+    assert_eq!(entries(outside.path()), Vec::<String>::new());
+    assert_eq!(r.code, 2, "a refused path is bad input: stderr {}", r.stderr);
+}
+
+fn require_root(what: &str) {
+    let out = Command::new("id")
+        .arg("-u")
+        .output()
+        .expect("`id` is needed to check for root");
+    let uid = String::from_utf8_lossy(&out.stdout).trim().to_string();
+    assert_eq!(uid, "0", "{what} needs root (mount); this test runs as uid {uid}");
+}
+
+/// A 1 MiB tmpfs mounted on a temporary directory, unmounted on drop.
+struct Tmpfs {
+    dir: tempfile::TempDir,
+}
+
+impl Tmpfs {
+    fn new() -> Tmpfs {
+        require_root("mounting a tiny tmpfs to fill up");
+        let dir = tempdir();
+        let out = Command::new("mount")
+            .args(["-t", "tmpfs", "-o", "size=1m", "fslab-test"])
+            .arg(dir.path())
+            .output()
+            .unwrap_or_else(|e| panic!("cannot run mount ({e}); this test needs it"));
+        assert!(
+            out.status.success(),
+            "mount -t tmpfs failed: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        Tmpfs { dir }
+    }
+
+    fn path(&self) -> &Path {
+        self.dir.path()
+    }
+}
+
+impl Drop for Tmpfs {
+    fn drop(&mut self) {
+        let _ = Command::new("umount").arg(self.dir.path()).status();
+    }
+}
+
+/// Creates files of 400k on a 1m filesystem: the third cannot be written.
+fn filler(stop: &str) -> String {
+    format!(
+        r#"name = "filler"
+seed = 1
+
+[stop]
+{stop}
+
+[[fileset]]
+name = "data"
+files = 0
+size = "400k"
+
+[[group]]
+name = "g"
+fileset = "data"
+
+[[group.op]]
+op = "create"
+bs = "64k"
+"#
+    )
+}
+
+#[test]
+fn a_run_that_fills_the_filesystem_exits_1_and_names_its_first_error() {
+    let fs = Tmpfs::new();
+    let tmp = tempdir();
+    let file = write_file(tmp.path(), "filler.toml", &filler("ops = 10"));
+    let r = fslab(&["run", s(&file), "--dir", s(fs.path()), "--json"]);
+    assert_eq!(r.code, 1, "stderr: {}", r.stderr);
+    assert!(
+        r.stderr.contains("No space left on device"),
+        "stderr names the error: {}",
+        r.stderr
+    );
+    assert!(
+        r.stderr.contains("1 error(s)"),
+        "stderr counts the errors: {}",
+        r.stderr
+    );
+    let v = r.json();
+    assert_eq!(v["status"], "failed");
+    assert_eq!(v["stopped_by"], "error");
+    let e = &v["first_error"];
+    assert_eq!(e["op"], "create", "{e}");
+    assert!(
+        e["message"]
+            .as_str()
+            .is_some_and(|m| m.contains("No space left on device")),
+        "{e}"
+    );
+    assert_eq!(e["total_errors"], 1, "{e}");
+    assert_eq!(v["ops"][0]["errors"], 1);
+    assert!(
+        v["ops"][0]["count"].as_u64().is_some_and(|c| (1..10).contains(&c)),
+        "{}",
+        v["ops"][0]
+    );
+}
+
+#[test]
+fn the_first_error_carries_its_errno() {
+    let fs = Tmpfs::new();
+    let tmp = tempdir();
+    let file = write_file(tmp.path(), "filler.toml", &filler("ops = 10"));
+    let r = fslab(&["run", s(&file), "--dir", s(fs.path()), "--json"]);
+    assert_eq!(r.code, 1, "stderr: {}", r.stderr);
+    let e = &r.json()["first_error"];
+    assert_eq!(e["errno"], 28, "the errno of ENOSPC: {e}");
+}
+
+#[test]
+fn continue_on_error_goes_on_counting_errors() {
+    let fs = Tmpfs::new();
+    let tmp = tempdir();
+    let file = write_file(tmp.path(), "filler.toml", &filler("time = \"1s\""));
+    let r = fslab(&["run", s(&file), "--dir", s(fs.path()), "--json", "--continue-on-error"]);
+    assert_eq!(r.code, 1, "a run with errors fails: {}", r.stderr);
+    let v = r.json();
+    assert_eq!(v["stopped_by"], "time", "the errors did not stop the run");
+    let errors = v["totals"]["errors"].as_u64().unwrap();
+    assert!(errors > 1, "only {errors} error counted");
+    assert_eq!(v["ops"][0]["errors"], errors);
+    assert_eq!(v["first_error"]["total_errors"], errors);
+    assert!(
+        r.stderr.contains(&format!("{errors} error(s)")),
+        "stderr counts {errors} errors: {}",
+        r.stderr
+    );
+    assert!(r.stderr.contains("No space left on device"), "{}", r.stderr);
+}
+
+#[test]
+fn without_dir_the_run_happens_in_a_temporary_directory_that_is_removed() {
+    let tmp = tempdir();
+    let env = [("TMPDIR", tmp.path())];
+    let adhoc = [
+        "run",
+        "--op",
+        "randread",
+        "--bs",
+        "4k",
+        "--size",
+        "1m",
+        "--threads",
+        "1",
+    ];
+    let r = fslab_env(&adhoc, &env);
+    assert_eq!(r.code, 0, "stderr: {}", r.stderr);
+    // 1m of 4k random reads: 256 operations.
+    assert!(
+        r.stdout
+            .lines()
+            .any(|l| l.split_whitespace().take(2).eq(["read", "256"])),
+        "the summary has no `read 256` row:\n{}",
+        r.stdout
+    );
+    assert!(r.stdout.contains("total: 256 ops"), "{}", r.stdout);
+    assert_eq!(
+        entries(tmp.path()),
+        Vec::<String>::new(),
+        "the temporary run directory was left behind"
+    );
+
+    let r = fslab_env(&[&adhoc[..], &["--json"]].concat(), &env);
+    assert_eq!(r.code, 0, "stderr: {}", r.stderr);
+    let v = r.json();
+    let dir = PathBuf::from(v["dir"].as_str().unwrap());
+    assert!(
+        dir.starts_with(tmp.path()),
+        "the run ran in {} instead of beneath $TMPDIR",
+        dir.display()
+    );
+    assert!(!dir.exists(), "{} was not removed", dir.display());
+    assert_eq!(v["totals"]["bytes_read"], 1 << 20);
+    assert_eq!(entries(tmp.path()), Vec::<String>::new());
+}
