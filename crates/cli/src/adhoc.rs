@@ -91,36 +91,29 @@ impl AdHoc {
         };
         let name = format!("{op:?}").to_lowercase();
         Workload {
-            name: name.clone(),
             description: format!("ad-hoc: {name}, bs {bs}, {} file(s) of {}", self.nrfiles, self.size),
-            seed: None,
             stop: Stop {
                 time,
                 bytes: (time.is_none() && random).then(|| Bytes(self.size.0 * self.threads as u64)),
                 ..Stop::default()
             },
             filesets: vec![Fileset {
-                name: "adhoc".into(),
-                dir: None,
                 files: self.nrfiles,
                 dirs: 0,
                 size: SizeDist::Fixed(self.size),
                 prealloc: op != Pattern::Write,
                 reuse: true,
+                ..Fileset::new("adhoc")
             }],
             groups: vec![Group {
-                name: name.clone(),
                 threads: self.threads,
-                fileset: "adhoc".into(),
-                delay: Span::default(),
-                rate: None,
                 engine,
                 iodepth: self.iodepth,
                 direct: self.direct,
-                osync: Default::default(),
-                open: Default::default(),
                 ops,
+                ..Group::new(&name, "adhoc")
             }],
+            ..Workload::new(&name)
         }
     }
 }

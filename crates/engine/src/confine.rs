@@ -82,6 +82,11 @@ impl RunDir {
         Ok(dir)
     }
 
+    /// The run directory itself, opened again.
+    pub fn open_dir_self(&self) -> Result<OwnedFd, ConfineError> {
+        open_beneath(self.fd.as_fd(), ".").map_err(|e| self.classify(".", e))
+    }
+
     fn escapes(&self, path: &str) -> ConfineError {
         ConfineError::Escapes {
             root: self.root.clone(),

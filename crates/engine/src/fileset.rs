@@ -55,8 +55,11 @@ pub struct SetupReport {
     pub duration: Duration,
 }
 
-/// Writes `f<id>` into `buf` and returns it as a C string, without allocating.
-pub fn file_name(prefix: u8, id: u64, buf: &mut [u8; 24]) -> &CStr {
+/// Room for a file name: a prefix of up to 40 bytes, 20 digits and a NUL.
+pub type NameBuf = [u8; 64];
+
+/// Writes `<prefix><id>` into `buf` and returns it as a C string, without allocating.
+pub fn file_name<'b>(prefix: &str, id: u64, buf: &'b mut NameBuf) -> &'b CStr {
     let mut digits = [0u8; 20];
     let mut n = id;
     let mut i = digits.len();
@@ -68,11 +71,12 @@ pub fn file_name(prefix: u8, id: u64, buf: &mut [u8; 24]) -> &CStr {
             break;
         }
     }
+    let p = prefix.len();
     let len = digits.len() - i;
-    buf[0] = prefix;
-    buf[1..1 + len].copy_from_slice(&digits[i..]);
-    buf[1 + len] = 0;
-    CStr::from_bytes_with_nul(&buf[..len + 2]).expect("one NUL at the end")
+    buf[..p].copy_from_slice(prefix.as_bytes());
+    buf[p..p + len].copy_from_slice(&digits[i..]);
+    buf[p + len] = 0;
+    CStr::from_bytes_with_nul(&buf[..p + len + 1]).expect("one NUL at the end")
 }
 
 #[derive(Debug)]
@@ -150,9 +154,22 @@ impl FileTable {
         let root = run.open_dir(name, true)?;
         // Sizes are drawn from their own generator so that a run's choices do not depend on them.
         let mut rng = rand::rngs::SmallRng::seed_from_u64(seed ^ 0x5eed_f11e);
-        let sizes: Vec<u64> = (0..spec.files).map(|_| spec.size.sample(&mut rng)).collect();
+        let sizes: Vec<u64> = match spec.until_bytes {
+            Some(target) => {
+                let mut sizes = Vec::new();
+                let mut total = 0;
+                while total < target.0 {
+                    let s = spec.size.sample(&mut rng).max(1);
+                    total += s;
+                    sizes.push(s);
+                }
+                sizes
+            }
+            None => (0..spec.files).map(|_| spec.size.sample(&mut rng)).collect(),
+        };
+        let nfiles = sizes.len() as u64;
         let stamp = marker_text(spec);
-        let reused = spec.reuse && matches_on_disk(&root, spec, &stamp);
+        let reused = spec.reuse && matches_on_disk(&root, spec, nfiles, &stamp);
         if !reused {
             clear(&root, spec, run.root(), name)?;
         }
@@ -163,8 +180,8 @@ impl FileTable {
                 dirs.push(root.try_clone().map_err(|e| io_err(name, e))?);
                 break;
             }
-            let mut b = [0u8; 24];
-            let dname = file_name(b'd', k as u64, &mut b).to_str().expect("ascii").to_string();
+            let mut b: NameBuf = [0; 64];
+            let dname = file_name("d", k as u64, &mut b).to_str().expect("ascii").to_string();
             match rustix::fs::mkdirat(&root, dname.as_str(), Mode::from_raw_mode(0o755)) {
                 Ok(()) | Err(rustix::io::Errno::EXIST) => {}
                 Err(e) => return Err(io_err(&format!("{name}/{dname}"), e.into())),
@@ -195,7 +212,7 @@ impl FileTable {
             rustix::fs::syncfs(&root).map_err(|e| io_err(name, e.into()))?;
         }
         let sizes = if reused {
-            sizes_on_disk(&dirs, spec.files)
+            sizes_on_disk(&dirs, spec, nfiles)
         } else {
             sizes
         };
@@ -214,18 +231,50 @@ impl FileTable {
             dirs,
             meta,
             members,
-            next_id: AtomicU64::new(spec.files),
+            next_id: AtomicU64::new(nfiles),
             made_dirs: Mutex::new(Vec::new()),
             next_dir: AtomicU64::new(0),
         };
         let report = SetupReport {
             fileset: spec.name.clone(),
-            files: spec.files,
+            files: nfiles,
             bytes,
             reused,
             duration: started.elapsed(),
         };
         Ok((table, report))
+    }
+
+    /// A table of no files, for a group that works without a fileset (a script group).
+    pub fn placeholder(run: &RunDir) -> Result<FileTable, SetupError> {
+        let root = run.open_dir_self()?;
+        let dir = run.open_dir_self()?;
+        Ok(FileTable {
+            spec: Fileset::new("none"),
+            root,
+            dirs: vec![dir],
+            meta: None,
+            members: Members::Static(Vec::new()),
+            next_id: AtomicU64::new(0),
+            made_dirs: Mutex::new(Vec::new()),
+            next_dir: AtomicU64::new(0),
+        })
+    }
+
+    /// The name of file `id`, written into `buf`.
+    pub fn name<'b>(&self, id: u64, buf: &'b mut NameBuf) -> &'b CStr {
+        file_name(&self.spec.prefix, id, buf)
+    }
+
+    /// File `id` as a path beneath the run directory, for messages.
+    pub fn describe(&self, id: u64) -> String {
+        let mut b: NameBuf = [0; 64];
+        let name = self.name(id, &mut b).to_string_lossy().into_owned();
+        if self.spec.dirs == 0 {
+            format!("{}/{name}", self.spec.dir_name())
+        } else {
+            format!("{}/d{}/{name}", self.spec.dir_name(), id % self.dirs.len() as u64)
+        }
     }
 
     pub fn is_static(&self) -> bool {
@@ -376,12 +425,39 @@ impl FileTable {
     }
 }
 
+/// Removes a fileset fslab made (sysbench's cleanup, or the end of a run with `cleanup`): only
+/// the names fslab makes, and then its directory.
+pub fn remove(run: &RunDir, spec: &Fileset) -> Result<(), SetupError> {
+    let name = spec.dir_name();
+    let root = match run.open_dir(name, false) {
+        Ok(fd) => fd,
+        Err(ConfineError::Io { error, .. }) if error.kind() == io::ErrorKind::NotFound => return Ok(()),
+        Err(e) => return Err(e.into()),
+    };
+    clear(&root, spec, run.root(), name)?;
+    let (parent, last) = match name.rsplit_once('/') {
+        Some((p, l)) => (run.open_dir(p, false)?, l),
+        None => (run.open_dir_self()?, name),
+    };
+    rustix::fs::unlinkat(&parent, last, AtFlags::REMOVEDIR).map_err(|e| SetupError::Io {
+        fileset: spec.name.clone(),
+        path: format!("{}/{name}", run.root()),
+        error: e.into(),
+    })
+}
+
 fn marker_text(spec: &Fileset) -> String {
     let size = toml::to_string(&SizeHolder {
         size: spec.size.clone(),
     })
     .unwrap_or_default();
-    format!("fslab fileset\nfiles = {}\ndirs = {}\n{size}", spec.files, spec.dirs)
+    format!(
+        "fslab fileset\nfiles = {}\nuntil_bytes = {:?}\ndirs = {}\nprefix = {}\n{size}",
+        spec.files,
+        spec.until_bytes.map(|b| b.0),
+        spec.dirs,
+        spec.prefix
+    )
 }
 
 #[derive(serde::Serialize)]
@@ -398,22 +474,22 @@ fn read_marker(root: &OwnedFd) -> Option<String> {
 
 /// The fileset on disk was made by fslab for this very spec and every file is there at a size
 /// the spec allows.
-fn matches_on_disk(root: &OwnedFd, spec: &Fileset, stamp: &str) -> bool {
+fn matches_on_disk(root: &OwnedFd, spec: &Fileset, files: u64, stamp: &str) -> bool {
     if read_marker(root).as_deref() != Some(stamp) {
         return false;
     }
     let ndirs = spec.dirs.max(1);
     let (lo, hi) = (spec.size.min(), spec.size.max());
-    for id in 0..spec.files {
-        let mut b = [0u8; 24];
+    for id in 0..files {
+        let mut b: NameBuf = [0; 64];
         let path = if spec.dirs == 0 {
-            file_name(b'f', id, &mut b).to_str().expect("ascii").to_string()
+            file_name(&spec.prefix, id, &mut b).to_str().expect("ascii").to_string()
         } else {
-            let mut d = [0u8; 24];
+            let mut d: NameBuf = [0; 64];
             format!(
                 "{}/{}",
-                file_name(b'd', id % ndirs, &mut d).to_str().expect("ascii"),
-                file_name(b'f', id, &mut b).to_str().expect("ascii")
+                file_name("d", id % ndirs, &mut d).to_str().expect("ascii"),
+                file_name(&spec.prefix, id, &mut b).to_str().expect("ascii")
             )
         };
         match rustix::fs::statat(root, path.as_str(), AtFlags::SYMLINK_NOFOLLOW) {
@@ -428,14 +504,14 @@ fn matches_on_disk(root: &OwnedFd, spec: &Fileset, stamp: &str) -> bool {
     }
     // Files that creates or renames of an earlier run left beside them would collide with the
     // names this run gives new files.
-    let ours = |dir: &OwnedFd| list(dir).map(|names| names.iter().filter(|n| is_ours(n, 'f')).count() as u64);
+    let ours = |dir: &OwnedFd| list(dir).map(|names| names.iter().filter(|n| is_ours(n, &spec.prefix)).count() as u64);
     let mut count = 0;
     if spec.dirs == 0 {
         count = ours(root).unwrap_or(u64::MAX);
     } else {
         for k in 0..ndirs {
-            let mut d = [0u8; 24];
-            let name = file_name(b'd', k, &mut d).to_str().expect("ascii").to_string();
+            let mut d: NameBuf = [0; 64];
+            let name = file_name("d", k, &mut d).to_str().expect("ascii").to_string();
             match confine::open_beneath(root.as_fd(), &name).and_then(|fd| ours(&fd)) {
                 Ok(n) => count += n,
                 Err(_) => return false,
@@ -443,22 +519,22 @@ fn matches_on_disk(root: &OwnedFd, spec: &Fileset, stamp: &str) -> bool {
         }
     }
     let meta_empty = confine::open_beneath(root.as_fd(), "meta").map_or(true, |m| list(&m).is_ok_and(|l| l.is_empty()));
-    count == spec.files && meta_empty
+    count == files && meta_empty
 }
 
-fn sizes_on_disk(dirs: &[OwnedFd], files: u64) -> Vec<u64> {
+fn sizes_on_disk(dirs: &[OwnedFd], spec: &Fileset, files: u64) -> Vec<u64> {
     (0..files)
         .map(|id| {
-            let mut b = [0u8; 24];
+            let mut b: NameBuf = [0; 64];
             let dir = &dirs[(id % dirs.len() as u64) as usize];
-            rustix::fs::statat(dir, file_name(b'f', id, &mut b), AtFlags::SYMLINK_NOFOLLOW)
+            rustix::fs::statat(dir, file_name(&spec.prefix, id, &mut b), AtFlags::SYMLINK_NOFOLLOW)
                 .map_or(0, |st| st.st_size as u64)
         })
         .collect()
 }
 
-fn is_ours(name: &str, prefix: char) -> bool {
-    name.len() > 1 && name.starts_with(prefix) && name[1..].bytes().all(|b| b.is_ascii_digit())
+fn is_ours(name: &str, prefix: &str) -> bool {
+    name.len() > prefix.len() && name.starts_with(prefix) && name[prefix.len()..].bytes().all(|b| b.is_ascii_digit())
 }
 
 /// Removes what an earlier run of fslab left in a fileset directory: only `d<k>/f<id>`,
@@ -483,13 +559,13 @@ fn clear(root: &OwnedFd, spec: &Fileset, run_root: &str, name: &str) -> Result<(
     // Check everything before removing anything.
     let mut plan: Vec<(String, Vec<String>)> = Vec::new();
     for e in &entries {
-        if e == MARKER || is_ours(e, 'f') {
+        if e == MARKER || is_ours(e, &spec.prefix) {
             continue;
         }
-        let inner_prefix = if is_ours(e, 'd') {
-            'f'
+        let inner_prefix = if is_ours(e, "d") {
+            spec.prefix.as_str()
         } else if e == "meta" {
-            'm'
+            "m"
         } else {
             return Err(foreign(format!("{run_root}/{name}"), e));
         };
@@ -526,7 +602,7 @@ fn clear(root: &OwnedFd, spec: &Fileset, run_root: &str, name: &str) -> Result<(
         }
     }
     for e in &entries {
-        let flags = if is_ours(e, 'd') || e == "meta" {
+        let flags = if is_ours(e, "d") || e == "meta" {
             AtFlags::REMOVEDIR
         } else {
             AtFlags::empty()
@@ -576,8 +652,8 @@ fn write_files(dirs: &[OwnedFd], spec: &Fileset, sizes: &[u64]) -> Result<u64, (
                         if id >= sizes.len() as u64 {
                             return Ok(());
                         }
-                        let mut b = [0u8; 24];
-                        let name = file_name(b'f', id, &mut b);
+                        let mut b: NameBuf = [0; 64];
+                        let name = file_name(&spec.prefix, id, &mut b);
                         let here = || format!("d{}/{}", id % dirs.len() as u64, name.to_string_lossy());
                         let dir = &dirs[(id % dirs.len() as u64) as usize];
                         let flags =

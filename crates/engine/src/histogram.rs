@@ -14,6 +14,8 @@ pub struct OpStats {
     pub errors: u64,
     /// Operations that found nothing to work on (no file to read, no directory to remove).
     pub skipped: u64,
+    /// Script steps whose outcome was not the one the script expects (dbench's status checks).
+    pub mismatches: u64,
     pub bytes: u64,
     pub transactions: u64,
     pub hist: Histogram<u64>,
@@ -25,6 +27,7 @@ impl Default for OpStats {
             count: 0,
             errors: 0,
             skipped: 0,
+            mismatches: 0,
             bytes: 0,
             transactions: 0,
             hist: Histogram::new_with_bounds(1, MAX_NS, 2).expect("valid histogram bounds"),
@@ -53,6 +56,7 @@ impl OpStats {
         self.count += other.count;
         self.errors += other.errors;
         self.skipped += other.skipped;
+        self.mismatches += other.mismatches;
         self.bytes += other.bytes;
         self.transactions += other.transactions;
         self.hist.add(&other.hist).expect("histograms share their bounds");
@@ -62,6 +66,7 @@ impl OpStats {
         self.count = 0;
         self.errors = 0;
         self.skipped = 0;
+        self.mismatches = 0;
         self.bytes = 0;
         self.transactions = 0;
         self.hist.reset();

@@ -14,6 +14,7 @@ pub mod histogram;
 pub mod io;
 pub mod result;
 pub mod run;
+pub mod script;
 pub mod sysinfo;
 pub mod units;
 mod worker;

@@ -41,6 +41,12 @@ pub struct RunResult {
     pub totals: Totals,
     /// One entry per operation type that ran, in the order of [`OpKind::ALL`].
     pub ops: Vec<OpResult>,
+    /// For script groups: one entry per label (dbench's NTCreateX, ReadX...), in the script's
+    /// order.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub steps: Vec<StepResult>,
+    /// What each thread did, in group order (IOzone's per-child figures).
+    pub threads: Vec<ThreadResult>,
     /// One entry per second of the run, ramp included (`ramp` marks those seconds).
     pub series: Vec<Second>,
     pub cpu: CpuUsage,
@@ -60,6 +66,8 @@ pub enum StopReason {
     Ops,
     Bytes,
     Stonewall,
+    /// The filesystem reached `stop.util`.
+    Util,
     /// Every thread finished its streams.
     Done,
     Error,
@@ -72,6 +80,7 @@ impl std::fmt::Display for StopReason {
             StopReason::Ops => "ops",
             StopReason::Bytes => "bytes",
             StopReason::Stonewall => "stonewall",
+            StopReason::Util => "util",
             StopReason::Done => "done",
             StopReason::Error => "error",
         })
@@ -117,6 +126,33 @@ pub struct OpResult {
     pub histogram: Vec<(u64, u64)>,
 }
 
+/// The figures of one label of a script.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct StepResult {
+    pub name: String,
+    pub count: u64,
+    /// Outcomes other than the one the script expects (dbench's status checks).
+    pub mismatches: u64,
+    pub errors: u64,
+    pub bytes: u64,
+    pub ops_per_sec: f64,
+    pub latency: Latency,
+    pub histogram: Vec<(u64, u64)>,
+}
+
+/// What one thread did over the measured phase.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ThreadResult {
+    pub group: String,
+    pub thread: u32,
+    pub ops: u64,
+    pub bytes: u64,
+    /// From the start of the measured phase to this thread's stop.
+    pub secs: f64,
+    /// It ran out of work by itself (its streams ended or its quota was met).
+    pub finished: bool,
+}
+
 /// One second of the run.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Second {
@@ -129,6 +165,9 @@ pub struct Second {
     pub bytes_written: u64,
     /// Operations of each type in this second (types with none are left out).
     pub by_op: Vec<(OpKind, u64)>,
+    /// The longest script step that ended in this second, in microseconds (script groups only).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_latency_us: Option<f64>,
 }
 
 pub(crate) const MIB: f64 = 1024.0 * 1024.0;

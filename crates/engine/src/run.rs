@@ -3,12 +3,15 @@
 
 use crate::confine::{ConfineError, RunDir};
 use crate::cpu::{CpuSnapshot, CpuUsage};
-use crate::fileset::{FileTable, SetupError, SetupReport};
+use crate::fileset::{self, FileTable, SetupError, SetupReport};
 use crate::histogram::OpStats;
-use crate::result::{self, FirstError, OpResult, RunResult, Second, Status, StopReason, Totals, MIB};
+use crate::result::{
+    self, FirstError, OpResult, RunResult, Second, Status, StepResult, StopReason, ThreadResult, Totals, MIB,
+};
 use crate::sysinfo::SystemInfo;
 use crate::worker::{LiveCounters, Shared, ThreadOutcome, ThreadPlan, Worker};
-use crate::workload::{FinalSync, Invalid, OpKind, Workload};
+use crate::workload::{FinalSync, Invalid, OpKind, PathSeg, Workload};
+use std::os::fd::{AsFd, OwnedFd};
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering::Relaxed};
 use std::sync::{mpsc, Barrier};
@@ -25,7 +28,7 @@ pub struct RunOptions {
 }
 
 /// The live view handed to the caller once a second.
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone)]
 pub struct Progress {
     pub elapsed: Duration,
     /// Ramp plus measured time, when the run is time-bound.
@@ -33,6 +36,8 @@ pub struct Progress {
     pub in_ramp: bool,
     pub ops_per_sec: f64,
     pub bytes_per_sec: f64,
+    /// The second just sampled.
+    pub second: Second,
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -45,6 +50,9 @@ pub enum RunError {
     Setup(#[from] SetupError),
 }
 
+/// Marks a script thread's base directory as made by fslab, so that a later run may clear it.
+const SCRIPT_MARKER: &str = ".fslab-script";
+
 /// Runs `workload` in `opts.dir`; `progress` is called from this thread once a second.
 pub fn run(workload: &Workload, opts: &RunOptions, progress: &mut dyn FnMut(&Progress)) -> Result<RunResult, RunError> {
     workload.validate()?;
@@ -55,7 +63,21 @@ pub fn run(workload: &Workload, opts: &RunOptions, progress: &mut dyn FnMut(&Pro
     raise_open_file_limit();
     crate::clock::init();
 
-    let run_dir = RunDir::open(&opts.dir)?;
+    // The run directory, and the roots filesets name for themselves.
+    let main_dir = RunDir::open(&opts.dir)?;
+    let mut roots: Vec<RunDir> = Vec::new();
+    let mut root_of = Vec::new();
+    for fs in &workload.filesets {
+        match &fs.root {
+            None => root_of.push(None),
+            Some(r) => {
+                roots.push(RunDir::open(std::path::Path::new(r))?);
+                root_of.push(Some(roots.len() - 1));
+            }
+        }
+    }
+    let dir_of = |k: usize| root_of[k].map_or(&main_dir, |r| &roots[r]);
+
     let mut tables = Vec::new();
     let mut setup = Vec::new();
     for (k, fs) in workload.filesets.iter().enumerate() {
@@ -63,23 +85,51 @@ pub fn run(workload: &Workload, opts: &RunOptions, progress: &mut dyn FnMut(&Pro
             workload
                 .groups
                 .iter()
-                .filter(|g| g.fileset == fs.name)
+                .filter(|g| g.fileset.contains(&fs.name))
                 .flat_map(|g| &g.ops)
         };
         let dynamic = users().any(|o| o.op.changes_membership());
-        let meta = users().any(|o| matches!(o.op, OpKind::Mkdir | OpKind::Rmdir));
+        let meta = users().any(|o| matches!(o.op, OpKind::Mkdir | OpKind::Rmdir | OpKind::MetaOp));
         if dynamic && users().any(|o| o.op.is_stream()) {
-            let gi = workload.groups.iter().position(|g| g.fileset == fs.name).unwrap_or(0);
+            let gi = workload
+                .groups
+                .iter()
+                .position(|g| g.fileset.contains(&fs.name))
+                .unwrap_or(0);
             return Err(Invalid {
-                path: vec![crate::workload::PathSeg::Key("group"), crate::workload::PathSeg::Index(gi)],
-                message: format!("fileset `{}` is used by streams and by create/delete/rename at once; give the streams a fileset of their own", fs.name),
+                path: vec![PathSeg::Key("group"), PathSeg::Index(gi)],
+                message: format!(
+                    "fileset `{}` is used by streams and by create/delete/rename at once; give the streams a fileset of their own",
+                    fs.name
+                ),
             }
             .into());
         }
         let (table, report): (FileTable, SetupReport) =
-            FileTable::setup(&run_dir, fs, dynamic, meta, seed.wrapping_add(k as u64))?;
+            FileTable::setup(dir_of(k), fs, dynamic, meta, seed.wrapping_add(k as u64))?;
         tables.push(table);
         setup.push(report);
+    }
+    let no_fileset = FileTable::placeholder(&main_dir)?;
+    let table_index = |name: &str| {
+        workload
+            .filesets
+            .iter()
+            .position(|f| f.name == name)
+            .expect("validated")
+    };
+
+    // Each script thread's own directory, cleared of an earlier run's leftovers.
+    let mut bases: Vec<Vec<Option<OwnedFd>>> = Vec::new();
+    for g in &workload.groups {
+        let mut per_thread = Vec::new();
+        for t in 0..g.threads {
+            per_thread.push(match &g.script {
+                Some(s) => Some(script_base(&main_dir, &s.base.replace("{thread}", &t.to_string()))?),
+                None => None,
+            });
+        }
+        bases.push(per_thread);
     }
 
     let stop = &workload.stop;
@@ -99,19 +149,20 @@ pub fn run(workload: &Workload, opts: &RunOptions, progress: &mut dyn FnMut(&Pro
         .map(|g| g.ops.iter().map(|_| AtomicU64::new(0)).collect())
         .collect();
     let share = |total: u64, idx: u64| total / total_threads + u64::from(idx < total % total_threads);
+    let util = stop.util.map(|u| (tables[0].root(), u));
 
     let (done_tx, done_rx) = mpsc::channel::<()>();
     let mut series = Vec::new();
     let (outcomes, timing) = std::thread::scope(|s| {
         let mut handles = Vec::new();
         let mut global = 0u64;
-        for (gi, g) in workload.groups.iter().enumerate() {
-            let table = &tables[workload
-                .filesets
-                .iter()
-                .position(|f| f.name == g.fileset)
-                .expect("validated")];
-            for t in 0..g.threads {
+        for (gi, (g, bases)) in workload.groups.iter().zip(bases).enumerate() {
+            let mut group_tables: Vec<&FileTable> = g.fileset.0.iter().map(|n| &tables[table_index(n)]).collect();
+            if group_tables.is_empty() {
+                // A script group works in its own directories and needs no fileset.
+                group_tables.push(&no_fileset);
+            }
+            for (t, base) in (0..g.threads).zip(bases) {
                 let plan = ThreadPlan {
                     thread_in_group: t,
                     seed: seed ^ (global + 1).wrapping_mul(0x9e37_79b9_7f4a_7c15),
@@ -120,37 +171,51 @@ pub fn run(workload: &Workload, opts: &RunOptions, progress: &mut dyn FnMut(&Pro
                 };
                 let (shared, live, cursors, done) =
                     (&shared, &live[global as usize], &cursors[gi][..], done_tx.clone());
-                handles.push((
-                    gi,
-                    std::thread::Builder::new()
-                        .name(format!("{}-{t}", g.name))
-                        .spawn_scoped(s, move || {
-                            let outcome = match Worker::new(g, table, shared, live, cursors, plan) {
-                                Ok(w) => w.run(),
-                                Err(e) => {
-                                    shared.barrier.wait();
-                                    shared.stop.store(true, Relaxed);
-                                    ThreadOutcome {
-                                        stats: g.ops.iter().map(|_| OpStats::default()).collect(),
-                                        first_error: Some((g.ops[0].op, e.to_string(), e.raw_os_error())),
-                                        ended: Instant::now(),
-                                        finished: false,
-                                    }
+                let group_tables = group_tables.clone();
+                let handle = std::thread::Builder::new()
+                    .name(format!("{}-{t}", g.name))
+                    .spawn_scoped(s, move || {
+                        let outcome = match Worker::new(g, group_tables, base, shared, live, cursors, plan) {
+                            Ok(w) => w.run(),
+                            Err(e) => {
+                                shared.barrier.wait();
+                                shared.stop.store(true, Relaxed);
+                                ThreadOutcome {
+                                    stats: g.ops.iter().map(|_| OpStats::default()).collect(),
+                                    fsyncs: OpStats::default(),
+                                    steps: Vec::new(),
+                                    first_error: Some((
+                                        g.ops.first().map_or(OpKind::OpenClose, |o| o.op),
+                                        e.to_string(),
+                                        e.raw_os_error(),
+                                    )),
+                                    ended: Instant::now(),
+                                    finished: false,
                                 }
-                            };
-                            let _ = done.send(());
-                            outcome
-                        })
-                        .expect("spawn a worker thread"),
-                ));
+                            }
+                        };
+                        let _ = done.send(());
+                        outcome
+                    })
+                    .expect("spawn a worker thread");
+                handles.push((gi, t, handle));
                 global += 1;
             }
         }
         drop(done_tx);
-        let timing = monitor(workload, &shared, &live, &done_rx, total_threads, &mut series, progress);
-        let outcomes: Vec<(usize, ThreadOutcome)> = handles
+        let timing = monitor(
+            workload,
+            &shared,
+            &live,
+            &done_rx,
+            total_threads,
+            util,
+            &mut series,
+            progress,
+        );
+        let outcomes: Vec<(usize, u32, ThreadOutcome)> = handles
             .into_iter()
-            .map(|(gi, h)| (gi, h.join().expect("worker thread")))
+            .map(|(gi, t, h)| (gi, t, h.join().expect("worker thread")))
             .collect();
         (outcomes, timing)
     });
@@ -158,11 +223,11 @@ pub fn run(workload: &Workload, opts: &RunOptions, progress: &mut dyn FnMut(&Pro
     let Timing {
         measure_start,
         cpu_start,
-        deadline_hit,
+        stopped,
     } = timing;
     let mut end = outcomes
         .iter()
-        .map(|o| o.1.ended)
+        .map(|o| o.2.ended)
         .max()
         .unwrap_or_else(Instant::now)
         .max(measure_start);
@@ -180,28 +245,48 @@ pub fn run(workload: &Workload, opts: &RunOptions, progress: &mut dyn FnMut(&Pro
         final_sync = Some(t.elapsed());
     }
     let duration = end - measure_start;
-
-    // Merge per operation type, in a fixed order.
-    let mut merged: Vec<Option<OpStats>> = OpKind::ALL.iter().map(|_| None).collect();
-    for (gi, o) in &outcomes {
-        for (spec, st) in workload.groups[*gi].ops.iter().zip(&o.stats) {
-            merged[spec.op.index()].get_or_insert_with(OpStats::default).merge(st);
-        }
-    }
     let secs = duration.as_secs_f64().max(1e-9);
+
+    // Merge per operation type, in a fixed order; script steps per label.
+    let mut merged: Vec<Option<OpStats>> = OpKind::ALL.iter().map(|_| None).collect();
+    let mut labels: Vec<(String, OpStats)> = Vec::new();
+    let mut threads = Vec::new();
+    for (gi, t, o) in &outcomes {
+        let g = &workload.groups[*gi];
+        let mut mine = OpStats::default();
+        for (spec, st) in g.ops.iter().zip(&o.stats) {
+            merged[spec.op.index()].get_or_insert_with(OpStats::default).merge(st);
+            mine.merge(st);
+        }
+        if o.fsyncs.count + o.fsyncs.errors > 0 {
+            merged[OpKind::Fsync.index()]
+                .get_or_insert_with(OpStats::default)
+                .merge(&o.fsyncs);
+            mine.merge(&o.fsyncs);
+        }
+        if let Some(script) = &g.script {
+            for (name, st) in script.labels.iter().zip(&o.steps) {
+                match labels.iter_mut().find(|l| &l.0 == name) {
+                    Some(l) => l.1.merge(st),
+                    None => labels.push((name.clone(), st.clone())),
+                }
+                mine.merge(st);
+            }
+        }
+        threads.push(ThreadResult {
+            group: g.name.clone(),
+            thread: *t,
+            ops: mine.count,
+            bytes: mine.bytes,
+            secs: o.ended.saturating_duration_since(measure_start).as_secs_f64(),
+            finished: o.finished,
+        });
+    }
     let mut totals = Totals::default();
     let mut ops = Vec::new();
     for (kind, st) in OpKind::ALL.iter().zip(&merged) {
         let Some(st) = st else { continue };
-        totals.ops += st.count;
-        totals.errors += st.errors;
-        totals.skipped += st.skipped;
-        totals.transactions += st.transactions;
-        if kind.writes() {
-            totals.bytes_written += st.bytes;
-        } else {
-            totals.bytes_read += st.bytes;
-        }
+        add_totals(&mut totals, st, kind.writes());
         ops.push(OpResult {
             op: *kind,
             count: st.count,
@@ -215,6 +300,27 @@ pub fn run(workload: &Workload, opts: &RunOptions, progress: &mut dyn FnMut(&Pro
             histogram: st.buckets(),
         });
     }
+    let mut steps = Vec::new();
+    for (name, st) in &labels {
+        // A script's bytes are what its reads and writes moved.
+        let writes = workload
+            .groups
+            .iter()
+            .filter_map(|g| g.script.as_ref())
+            .flat_map(|s| s.steps.iter().filter(|st| s.labels[st.label as usize] == *name))
+            .any(|st| st.call.kind() == OpKind::Write);
+        add_totals(&mut totals, st, writes);
+        steps.push(StepResult {
+            name: name.clone(),
+            count: st.count,
+            mismatches: st.mismatches,
+            errors: st.errors,
+            bytes: st.bytes,
+            ops_per_sec: st.count as f64 / secs,
+            latency: st.latency(),
+            histogram: st.buckets(),
+        });
+    }
     totals.ops_per_sec = totals.ops as f64 / secs;
     totals.transactions_per_sec = totals.transactions as f64 / secs;
     totals.read_mib_per_sec = totals.bytes_read as f64 / MIB / secs;
@@ -222,7 +328,7 @@ pub fn run(workload: &Workload, opts: &RunOptions, progress: &mut dyn FnMut(&Pro
 
     let first_error = outcomes
         .iter()
-        .filter_map(|o| o.1.first_error.clone())
+        .filter_map(|o| o.2.first_error.clone())
         .next()
         .map(|(op, message, errno)| FirstError {
             op,
@@ -230,11 +336,11 @@ pub fn run(workload: &Workload, opts: &RunOptions, progress: &mut dyn FnMut(&Pro
             errno,
             total_errors: totals.errors.max(1),
         });
-    let any_finished = outcomes.iter().any(|o| o.1.finished);
+    let any_finished = outcomes.iter().any(|o| o.2.finished);
     let stopped_by = if first_error.is_some() && !opts.continue_on_error {
         StopReason::Error
-    } else if deadline_hit {
-        StopReason::Time
+    } else if let Some(reason) = stopped {
+        reason
     } else if stop.stonewall && any_finished {
         StopReason::Stonewall
     } else if stop.ops.is_some() && any_finished {
@@ -244,6 +350,18 @@ pub fn run(workload: &Workload, opts: &RunOptions, progress: &mut dyn FnMut(&Pro
     } else {
         StopReason::Done
     };
+
+    if workload.cleanup {
+        for fs in workload.filesets.iter().enumerate() {
+            fileset::remove(dir_of(fs.0), fs.1)?;
+        }
+        for g in &workload.groups {
+            if let Some(s) = &g.script {
+                remove_script_bases(&main_dir, &s.base, g.threads)?;
+            }
+        }
+    }
+
     Ok(RunResult {
         schema_version: result::SCHEMA_VERSION,
         fslab_version: env!("CARGO_PKG_VERSION").to_string(),
@@ -265,50 +383,143 @@ pub fn run(workload: &Workload, opts: &RunOptions, progress: &mut dyn FnMut(&Pro
         final_sync,
         totals,
         ops,
+        steps,
+        threads,
         series,
         cpu,
     })
 }
 
+fn add_totals(totals: &mut Totals, st: &OpStats, writes: bool) {
+    totals.ops += st.count;
+    totals.errors += st.errors;
+    totals.skipped += st.skipped;
+    totals.transactions += st.transactions;
+    if writes {
+        totals.bytes_written += st.bytes;
+    } else {
+        totals.bytes_read += st.bytes;
+    }
+}
+
+/// Makes a script thread's base directory, clearing what an earlier run of fslab left there
+/// (dbench removes its client directories first too). A directory fslab did not make is refused.
+fn script_base(run: &RunDir, rel: &str) -> Result<OwnedFd, RunError> {
+    let (parent_rel, name) = rel.rsplit_once('/').unwrap_or((".", rel));
+    let parent = if parent_rel == "." {
+        run.open_dir_self()?
+    } else {
+        run.open_dir(parent_rel, true)?
+    };
+    let io = |e: std::io::Error| ConfineError::Io {
+        root: run.root().to_string(),
+        path: rel.to_string(),
+        error: e,
+    };
+    if let Ok(existing) = crate::confine::open_beneath(parent.as_fd(), name) {
+        let marked = rustix::fs::statat(&existing, SCRIPT_MARKER, rustix::fs::AtFlags::SYMLINK_NOFOLLOW).is_ok();
+        let empty = rustix::fs::Dir::read_from(&existing)
+            .map(|d| d.filter_map(Result::ok).count() <= 2)
+            .unwrap_or(false);
+        if !marked && !empty {
+            return Err(SetupError::Foreign {
+                fileset: "script".into(),
+                path: format!("{}/{rel}", run.root()),
+                entry: "(its contents)".into(),
+            }
+            .into());
+        }
+        crate::script::remove_tree(parent.as_fd(), name).map_err(io)?;
+    }
+    let base = run.open_dir(rel, true)?;
+    crate::confine::open_file(
+        base.as_fd(),
+        SCRIPT_MARKER,
+        rustix::fs::OFlags::WRONLY | rustix::fs::OFlags::CREATE,
+        0o644,
+    )
+    .map_err(io)?;
+    Ok(base)
+}
+
+/// Removes the script threads' base directories, then their parent if that is left empty.
+fn remove_script_bases(run: &RunDir, base: &str, threads: u32) -> Result<(), RunError> {
+    let io = |e: std::io::Error| ConfineError::Io {
+        root: run.root().to_string(),
+        path: base.to_string(),
+        error: e,
+    };
+    for t in 0..threads {
+        let rel = base.replace("{thread}", &t.to_string());
+        let (parent_rel, name) = rel.rsplit_once('/').unwrap_or((".", rel.as_str()));
+        let parent = if parent_rel == "." {
+            run.open_dir_self()?
+        } else {
+            run.open_dir(parent_rel, false)?
+        };
+        crate::script::remove_tree(parent.as_fd(), name).map_err(io)?;
+    }
+    if let Some((parent_rel, _)) = base.rsplit_once('/') {
+        if let Some((grand, last)) = parent_rel.rsplit_once('/').or(Some((".", parent_rel))) {
+            let g = if grand == "." {
+                run.open_dir_self()?
+            } else {
+                run.open_dir(grand, false)?
+            };
+            // Only if empty: rmdir refuses a directory with anything in it.
+            let _ = rustix::fs::unlinkat(&g, last, rustix::fs::AtFlags::REMOVEDIR);
+        }
+    }
+    Ok(())
+}
+
 struct Timing {
     measure_start: Instant,
     cpu_start: CpuSnapshot,
-    deadline_hit: bool,
+    /// Set when the monitor itself ended the run (time or utilisation).
+    stopped: Option<StopReason>,
 }
 
-/// The monitor: releases the threads, ends the ramp, enforces the time limit, and samples the
-/// live counters once a second until every thread is done.
+/// The monitor: releases the threads, ends the ramp, enforces the time and utilisation limits,
+/// and samples the live counters once a second until every thread is done.
+#[allow(clippy::too_many_arguments)]
 fn monitor(
     workload: &Workload,
     shared: &Shared,
     live: &[LiveCounters],
     done: &mpsc::Receiver<()>,
     threads: u64,
+    util: Option<(std::os::fd::BorrowedFd<'_>, f64)>,
     series: &mut Vec<Second>,
     progress: &mut dyn FnMut(&Progress),
 ) -> Timing {
     let ramp = workload.stop.ramp.0;
     let mut cpu_start = CpuSnapshot::take();
-    shared.barrier.wait();
+    // Read before the barrier: no thread starts until the monitor is at the barrier too, and a
+    // thread with little to do may finish before the monitor reads the clock after it.
     let start = Instant::now();
+    shared.barrier.wait();
     let mut measure_start = start;
     let ramp_end = (!ramp.is_zero()).then(|| start + ramp);
     let mut deadline = workload.stop.time.map(|t| start + ramp + t.0);
     let planned = workload.stop.time.map(|t| ramp + t.0);
-    let mut deadline_hit = false;
+    let mut stopped = None;
     let mut in_ramp = ramp_end.is_some();
     let mut last = [[0u64; OpKind::ALL.len()]; 2];
     let mut last_tick = start;
     let mut next_tick = start + Duration::from_secs(1);
     let mut running = threads;
+    let scripted = workload.groups.iter().any(|g| g.script.is_some());
 
     let mut sample = |now: Instant, last_tick: &mut Instant, in_ramp: bool, series: &mut Vec<Second>| {
         let mut cur = [[0u64; OpKind::ALL.len()]; 2];
+        let mut max_ns = 0;
         for l in live {
             for (k, (ops, bytes)) in l.ops.iter().zip(&l.bytes).enumerate() {
                 cur[0][k] += ops.load(Relaxed);
                 cur[1][k] += bytes.load(Relaxed);
             }
+            max_ns = max_ns.max(l.max_ns.swap(0, Relaxed));
         }
         let mut sec = Second {
             t: (now - start).as_secs_f64(),
@@ -317,6 +528,7 @@ fn monitor(
             bytes_read: 0,
             bytes_written: 0,
             by_op: Vec::new(),
+            max_latency_us: scripted.then_some(max_ns as f64 / 1000.0),
         };
         for (k, kind) in OpKind::ALL.iter().enumerate() {
             let (dops, dbytes) = (cur[0][k] - last[0][k], cur[1][k] - last[1][k]);
@@ -339,6 +551,7 @@ fn monitor(
             in_ramp,
             ops_per_sec: sec.ops as f64 / span,
             bytes_per_sec: (sec.bytes_read + sec.bytes_written) as f64 / span,
+            second: sec.clone(),
         };
         series.push(sec);
         p
@@ -351,6 +564,10 @@ fn monitor(
         }
         if let Some(d) = deadline {
             wake = wake.min(d);
+        }
+        if util.is_some() {
+            // Filling to a utilisation is checked ten times a second.
+            wake = wake.min(Instant::now() + Duration::from_millis(100));
         }
         match done.recv_timeout(wake.saturating_duration_since(Instant::now())) {
             Ok(()) => {
@@ -376,9 +593,15 @@ fn monitor(
             shared.measuring.store(true, Relaxed);
         }
         if deadline.is_some_and(|d| now >= d) && !shared.stop.load(Relaxed) {
-            deadline_hit = true;
+            stopped = Some(StopReason::Time);
             shared.stop.store(true, Relaxed);
             deadline = None;
+        }
+        if let Some((fd, target)) = util {
+            if !shared.stop.load(Relaxed) && utilisation(fd).is_some_and(|u| u >= target) {
+                stopped = Some(StopReason::Util);
+                shared.stop.store(true, Relaxed);
+            }
         }
     }
     let now = Instant::now();
@@ -392,8 +615,14 @@ fn monitor(
     Timing {
         measure_start,
         cpu_start,
-        deadline_hit,
+        stopped,
     }
+}
+
+/// How full the filesystem holding `fd` is, from 0 to 1.
+pub fn utilisation(fd: std::os::fd::BorrowedFd<'_>) -> Option<f64> {
+    let st = rustix::fs::fstatvfs(fd).ok()?;
+    (st.f_blocks > 0).then(|| (st.f_blocks - st.f_bfree) as f64 / st.f_blocks as f64)
 }
 
 /// Filesets of many files with threads that keep them open need more descriptors than the

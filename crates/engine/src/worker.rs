@@ -2,10 +2,11 @@
 //! group's fileset until the run stops, recording what each did into its own statistics.
 
 use crate::clock;
-use crate::fileset::{file_name, FileTable, Picked};
+use crate::fileset::{file_name, FileTable, NameBuf, Picked};
 use crate::histogram::OpStats;
 use crate::io::{self, Backend, Dir, IoBuffers, Moved, OpenFile, UringBackend, Xfer};
-use crate::workload::{EngineKind, Group, OSync, OpKind, OpSpec, OpenMode, Scope};
+use crate::script::{Call, Expect, Replayer};
+use crate::workload::{EngineKind, Group, OSync, OpKind, OpSpec, OpenMode, Pick, Scope, SyncKind};
 use rand::rngs::SmallRng;
 use rand::{Rng, SeedableRng};
 use rustix::fs::{AtFlags, Mode, OFlags};
@@ -33,6 +34,8 @@ pub(crate) struct Shared {
 pub(crate) struct LiveCounters {
     pub ops: [AtomicU64; OpKind::ALL.len()],
     pub bytes: [AtomicU64; OpKind::ALL.len()],
+    /// The longest script step since the monitor last looked (dbench's per-second latency).
+    pub max_ns: AtomicU64,
 }
 
 impl LiveCounters {
@@ -40,6 +43,7 @@ impl LiveCounters {
         LiveCounters {
             ops: Default::default(),
             bytes: Default::default(),
+            max_ns: AtomicU64::new(0),
         }
     }
 
@@ -65,6 +69,10 @@ pub(crate) struct ThreadPlan {
 pub(crate) struct ThreadOutcome {
     /// Statistics per entry of the group's mix, counted since the ramp ended.
     pub stats: Vec<OpStats>,
+    /// fsyncs of sysbench's periodic bursts and of the end of the run.
+    pub fsyncs: OpStats,
+    /// Statistics per label of the group's script.
+    pub steps: Vec<OpStats>,
     pub first_error: Option<(OpKind, String, Option<i32>)>,
     pub ended: Instant,
     /// The thread ran out of work on its own (streams ended or its quota was met).
@@ -81,6 +89,20 @@ enum Outcome {
     Skipped,
     /// A stream reached its end and does not wrap.
     StreamEnded,
+}
+
+/// Which statistics an operation is recorded into.
+#[derive(Clone, Copy)]
+enum Slot {
+    Mix(usize),
+    Fsync,
+    Step(usize),
+}
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Flow {
+    Go,
+    Stop,
 }
 
 struct Stream {
@@ -130,7 +152,10 @@ impl FdCache {
 
 pub(crate) struct Worker<'a> {
     group: &'a Group,
+    /// The fileset of the current operation: one of `tables`, picked per operation.
     table: &'a FileTable,
+    tables: Vec<&'a FileTable>,
+    cur: usize,
     shared: &'a Shared,
     live: &'a LiveCounters,
     /// One shared cursor per entry of the mix (used by shared streams).
@@ -142,6 +167,19 @@ pub(crate) struct Worker<'a> {
     xfers: Vec<Xfer>,
     cache: FdCache,
     stats: Vec<OpStats>,
+    fsyncs: OpStats,
+    steps: Vec<OpStats>,
+    /// Operations done per entry of the mix, for `pick = "ratio"`.
+    done: Vec<u64>,
+    /// Operations and bytes since the ramp ended, against the quotas.
+    ops_done: u64,
+    bytes_done: u64,
+    /// Read and write requests, and whether a write dirtied the files since the last fsync
+    /// burst (sysbench's fsync_every).
+    requests: u64,
+    dirty: bool,
+    /// This thread's base directory, for script groups.
+    base: Option<std::os::fd::OwnedFd>,
     weights: Vec<u32>,
     total_weight: u64,
     streams: Vec<Option<Stream>>,
@@ -153,7 +191,8 @@ pub(crate) struct Worker<'a> {
 impl<'a> Worker<'a> {
     pub fn new(
         group: &'a Group,
-        table: &'a FileTable,
+        tables: Vec<&'a FileTable>,
+        base: Option<std::os::fd::OwnedFd>,
         shared: &'a Shared,
         live: &'a LiveCounters,
         cursors: &'a [AtomicU64],
@@ -178,9 +217,12 @@ impl<'a> Worker<'a> {
         };
         let writes = group.ops.iter().any(|o| o.op.writes() || o.op == OpKind::Truncate);
         let keep_flags = base_flags | if writes { OFlags::RDWR } else { OFlags::RDONLY };
+        let steps = group.script.as_ref().map_or(0, |s| s.labels.len());
         Ok(Worker {
             group,
-            table,
+            table: tables[0],
+            tables,
+            cur: 0,
             shared,
             live,
             cursors,
@@ -194,6 +236,14 @@ impl<'a> Worker<'a> {
                 last: 0,
             },
             stats: group.ops.iter().map(|_| OpStats::default()).collect(),
+            fsyncs: OpStats::default(),
+            steps: (0..steps).map(|_| OpStats::default()).collect(),
+            done: vec![0; group.ops.len()],
+            ops_done: 0,
+            bytes_done: 0,
+            requests: 0,
+            dirty: false,
+            base,
             weights: group.ops.iter().map(|o| o.weight).collect(),
             total_weight: group.ops.iter().map(|o| o.weight as u64).sum(),
             streams: group.ops.iter().map(|_| None).collect(),
@@ -206,62 +256,50 @@ impl<'a> Worker<'a> {
     /// Runs until the run stops or this thread runs out of work.
     pub fn run(mut self) -> ThreadOutcome {
         self.shared.barrier.wait();
+        if self.group.script.is_some() {
+            return self.run_script();
+        }
         if self.pipelined() {
             return self.run_pipelined();
         }
         let mut measuring = self.shared.measuring.load(Relaxed);
-        let (mut ops_done, mut bytes_done) = (0u64, 0u64);
         let rate = self.rate_interval();
         let mut next_due = Instant::now();
         let mut finished = false;
+        let mut failed = false;
         while !self.shared.stop.load(Relaxed) {
             if !measuring && self.shared.measuring.load(Relaxed) {
                 measuring = true;
-                self.stats.iter_mut().for_each(OpStats::reset);
-                (ops_done, bytes_done) = (0, 0);
+                self.reset();
             }
             let Some(i) = self.choose() else {
                 finished = true;
                 break;
             };
+            if self.tables.len() > 1 {
+                self.cur = self.rng.gen_range(0..self.tables.len());
+                self.table = self.tables[self.cur];
+            }
             let kind = self.group.ops[i].op;
             let t0 = self.shared.latency.then(clock::now);
             let result = self.exec(i);
-            let mut op_bytes = 0;
-            match result {
-                Ok(Outcome::Done { bytes, transactions }) => {
-                    match t0 {
-                        Some(t0) => self.stats[i].record(clock::since_ns(t0), bytes, transactions),
-                        None => self.stats[i].count_only(bytes, transactions),
-                    }
-                    self.live.add(kind, bytes);
-                    ops_done += 1;
-                    bytes_done += bytes;
-                    op_bytes = bytes;
-                }
-                Ok(Outcome::Skipped) => {
-                    self.stats[i].skipped += 1;
-                    ops_done += 1;
-                }
-                Ok(Outcome::StreamEnded) => {
-                    self.total_weight -= self.weights[i] as u64;
-                    self.weights[i] = 0;
-                    continue;
-                }
-                Err(e) => {
-                    self.stats[i].errors += 1;
-                    ops_done += 1;
-                    if self.first_error.is_none() {
-                        self.first_error = Some((kind, e.to_string(), errno_of(&e)));
-                    }
-                    if !self.shared.continue_on_error {
-                        self.shared.stop.store(true, Relaxed);
-                        break;
-                    }
-                }
+            if let Ok(Outcome::StreamEnded) = result {
+                self.total_weight -= self.weights[i] as u64;
+                self.weights[i] = 0;
+                continue;
             }
-            if self.plan.ops_quota.is_some_and(|q| ops_done >= q)
-                || self.plan.bytes_quota.is_some_and(|q| bytes_done >= q)
+            self.done[i] += 1;
+            let (flow, op_bytes) = self.account(Slot::Mix(i), kind, t0, result);
+            if flow == Flow::Stop {
+                failed = true;
+                break;
+            }
+            if self.periodic_fsync(kind) == Flow::Stop {
+                failed = true;
+                break;
+            }
+            if self.plan.ops_quota.is_some_and(|q| self.ops_done >= q)
+                || self.plan.bytes_quota.is_some_and(|q| self.bytes_done >= q)
             {
                 finished = true;
                 break;
@@ -279,7 +317,104 @@ impl<'a> Worker<'a> {
                 }
             }
         }
+        if self.group.fsync_end && !failed {
+            // sysbench's end of test: every file fsynced, inside the measured time.
+            self.fsync_all(false);
+        }
         self.finish(finished)
+    }
+
+    /// Clears what was counted during the ramp.
+    fn reset(&mut self) {
+        self.stats.iter_mut().for_each(OpStats::reset);
+        self.steps.iter_mut().for_each(OpStats::reset);
+        self.fsyncs.reset();
+        (self.ops_done, self.bytes_done) = (0, 0);
+    }
+
+    /// Records what an operation did; says whether the thread must stop, and the bytes moved.
+    fn account(&mut self, slot: Slot, kind: OpKind, t0: Option<u64>, result: stdio::Result<Outcome>) -> (Flow, u64) {
+        let stats = match slot {
+            Slot::Mix(i) => &mut self.stats[i],
+            Slot::Fsync => &mut self.fsyncs,
+            Slot::Step(l) => &mut self.steps[l],
+        };
+        self.ops_done += 1;
+        match result {
+            Ok(Outcome::Done { bytes, transactions }) => {
+                match t0 {
+                    Some(t0) => stats.record(clock::since_ns(t0), bytes, transactions),
+                    None => stats.count_only(bytes, transactions),
+                }
+                self.live.add(kind, bytes);
+                self.bytes_done += bytes;
+                (Flow::Go, bytes)
+            }
+            Ok(Outcome::Skipped) | Ok(Outcome::StreamEnded) => {
+                stats.skipped += 1;
+                (Flow::Go, 0)
+            }
+            Err(e) => {
+                stats.errors += 1;
+                if self.first_error.is_none() {
+                    self.first_error = Some((kind, e.to_string(), errno_of(&e)));
+                }
+                if self.shared.continue_on_error {
+                    (Flow::Go, 0)
+                } else {
+                    self.shared.stop.store(true, Relaxed);
+                    (Flow::Stop, 0)
+                }
+            }
+        }
+    }
+
+    /// sysbench's periodic fsync: after every `fsync_every` read and write requests, when a
+    /// write dirtied the files, an fsync of every file of the fileset.
+    fn periodic_fsync(&mut self, kind: OpKind) -> Flow {
+        let Some(every) = self.group.fsync_every else {
+            return Flow::Go;
+        };
+        if !matches!(
+            kind,
+            OpKind::Read | OpKind::Write | OpKind::SeqRead | OpKind::SeqWrite | OpKind::Rewrite
+        ) {
+            return Flow::Go;
+        }
+        self.requests += 1;
+        self.dirty |= kind.writes();
+        if self.dirty && self.requests.is_multiple_of(every) {
+            self.dirty = false;
+            return self.fsync_all(true);
+        }
+        Flow::Go
+    }
+
+    /// fsyncs every file of the current fileset, each timed as an `fsync`; `counted`: each is
+    /// an operation toward the ops quota, as sysbench counts its fsync events.
+    fn fsync_all(&mut self, counted: bool) -> Flow {
+        for id in 0..self.table.static_len() {
+            let t0 = self.shared.latency.then(clock::now);
+            let r = self
+                .with_file(id, Dir::Write, |backend, file, _, _| {
+                    backend.sync(file, SyncKind::Fsync)
+                })
+                .and_then(|r| r)
+                .map(|()| Outcome::Done {
+                    bytes: 0,
+                    transactions: 1,
+                })
+                .map_err(|e| self.annotate(id, "fsync", e));
+            let before = self.ops_done;
+            let (flow, _) = self.account(Slot::Fsync, OpKind::Fsync, t0, r);
+            if !counted {
+                self.ops_done = before;
+            }
+            if flow == Flow::Stop {
+                return Flow::Stop;
+            }
+        }
+        Flow::Go
     }
 
     fn finish(self, finished: bool) -> ThreadOutcome {
@@ -288,6 +423,8 @@ impl<'a> Worker<'a> {
         }
         ThreadOutcome {
             stats: self.stats,
+            fsyncs: self.fsyncs,
+            steps: self.steps,
             first_error: self.first_error,
             ended: Instant::now(),
             finished,
@@ -310,6 +447,22 @@ impl<'a> Worker<'a> {
         }
         if self.weights.len() == 1 {
             return Some(0);
+        }
+        if self.group.pick == Pick::Ratio {
+            // The entry furthest behind its share: the smallest (done + 1) / weight, the later
+            // one on a tie (so reads 3 : writes 2 reads while (reads+1)/(writes+1) < 1.5, as
+            // sysbench does).
+            let mut best: Option<(usize, u64, u64)> = None;
+            for (i, &w) in self.weights.iter().enumerate() {
+                if w == 0 {
+                    continue;
+                }
+                let (num, den) = (self.done[i] + 1, w as u64);
+                if best.is_none_or(|(_, bn, bd)| num as u128 * bd as u128 <= bn as u128 * den as u128) {
+                    best = Some((i, num, den));
+                }
+            }
+            return best.map(|b| b.0);
         }
         let mut pick = self.rng.gen_range(0..self.total_weight);
         for (i, w) in self.weights.iter().enumerate() {
@@ -337,16 +490,9 @@ impl<'a> Worker<'a> {
             OpKind::Readdir => self.readdir(),
             OpKind::Truncate => self.truncate(i),
             OpKind::SeqRead | OpKind::SeqWrite | OpKind::Rewrite => self.stream(i),
+            OpKind::Fsync => self.fsync_one(),
+            OpKind::MetaOp => self.metaop(),
         }
-    }
-
-    /// Names file `id` in errors: `d3/f17`.
-    fn describe(&self, id: u64) -> String {
-        format!(
-            "{}/d{}/f{id}",
-            self.table.spec.dir_name(),
-            id % self.table.dir_count() as u64
-        )
     }
 
     fn annotate(&self, id: u64, what: &str, e: stdio::Error) -> stdio::Error {
@@ -355,14 +501,14 @@ impl<'a> Worker<'a> {
             e.kind(),
             Annotated {
                 errno,
-                message: format!("{what} {}: {e}", self.describe(id)),
+                message: format!("{what} {}: {e}", self.table.describe(id)),
             },
         )
     }
 
     fn open(&self, id: u64, flags: OFlags) -> stdio::Result<OpenFile> {
-        let mut b = [0u8; 24];
-        let name = file_name(b'f', id, &mut b);
+        let mut b: NameBuf = [0; 64];
+        let name = self.table.name(id, &mut b);
         rustix::fs::openat(self.table.dir_of(id), name, flags, Mode::from_raw_mode(0o644))
             .map(OpenFile::new)
             .map_err(|e| {
@@ -387,11 +533,12 @@ impl<'a> Worker<'a> {
     ) -> stdio::Result<T> {
         match self.group.open {
             OpenMode::Keep => {
-                let slot = match self.cache.find(id) {
+                let key = (self.cur as u64) << 48 | id;
+                let slot = match self.cache.find(key) {
                     Some(s) => s,
                     None => {
                         let file = self.open(id, self.keep_flags)?;
-                        self.cache.insert(id, file)
+                        self.cache.insert(key, file)
                     }
                 };
                 let file = &mut self.cache.entries[slot].1;
@@ -411,8 +558,7 @@ impl<'a> Worker<'a> {
     }
 
     /// Moves the transfers in `self.xfers` on file `id`, then syncs if the op asks.
-    fn move_blocks(&mut self, i: usize, id: u64, dir: Dir) -> stdio::Result<Moved> {
-        let sync = self.group.ops[i].sync;
+    fn move_blocks(&mut self, id: u64, dir: Dir, sync: Option<SyncKind>) -> stdio::Result<Moved> {
         let (moved, result) = self.with_file(id, dir, |backend, file, bufs, xfers| {
             let (moved, mut result) = backend.transfer(file, dir, xfers, bufs);
             if let (Ok(()), Some(kind)) = (&result, sync) {
@@ -471,7 +617,7 @@ impl<'a> Worker<'a> {
                 break;
             }
         }
-        let result = self.move_blocks(i, id, dir);
+        let result = self.move_blocks(id, dir, spec.sync);
         self.table.release(id, None);
         let moved = result.map_err(|e| self.annotate(id, spec.op.name(), e))?;
         Ok(Outcome::Done {
@@ -507,7 +653,7 @@ impl<'a> Worker<'a> {
         };
         let bs = spec.block_size();
         self.sequential(0, size, bs);
-        let result = self.move_blocks(i, id, dir);
+        let result = self.move_blocks(id, dir, spec.sync);
         self.table.release(id, None);
         let moved = result.map_err(|e| self.annotate(id, spec.op.name(), e))?;
         Ok(Outcome::Done {
@@ -578,9 +724,9 @@ impl<'a> Worker<'a> {
         let Some(Picked { id, size }) = self.table.take(&mut self.rng) else {
             return Ok(Outcome::Skipped);
         };
-        self.cache.evict(id);
-        let mut b = [0u8; 24];
-        match rustix::fs::unlinkat(self.table.dir_of(id), file_name(b'f', id, &mut b), AtFlags::empty()) {
+        self.cache.evict((self.cur as u64) << 48 | id);
+        let mut b: NameBuf = [0; 64];
+        match rustix::fs::unlinkat(self.table.dir_of(id), self.table.name(id, &mut b), AtFlags::empty()) {
             Ok(()) => Ok(Outcome::Done {
                 bytes: 0,
                 transactions: 1,
@@ -596,10 +742,10 @@ impl<'a> Worker<'a> {
         let Some(Picked { id, .. }) = self.table.pick(&mut self.rng) else {
             return Ok(Outcome::Skipped);
         };
-        let mut b = [0u8; 24];
+        let mut b: NameBuf = [0; 64];
         let r = rustix::fs::statat(
             self.table.dir_of(id),
-            file_name(b'f', id, &mut b),
+            self.table.name(id, &mut b),
             AtFlags::SYMLINK_NOFOLLOW,
         );
         self.table.release(id, None);
@@ -632,8 +778,8 @@ impl<'a> Worker<'a> {
     fn mkdir(&mut self) -> stdio::Result<Outcome> {
         let meta = self.meta_dir()?;
         let id = self.table.new_dir_id();
-        let mut b = [0u8; 24];
-        rustix::fs::mkdirat(meta, file_name(b'm', id, &mut b), Mode::from_raw_mode(0o755))
+        let mut b: NameBuf = [0; 64];
+        rustix::fs::mkdirat(meta, file_name("m", id, &mut b), Mode::from_raw_mode(0o755))
             .map_err(|e| stdio::Error::new(stdio::Error::from(e).kind(), format!("mkdir meta/m{id}: {e}")))?;
         self.table.made_dir(id);
         Ok(Outcome::Done {
@@ -647,8 +793,8 @@ impl<'a> Worker<'a> {
         let Some(id) = self.table.take_dir(&mut self.rng) else {
             return Ok(Outcome::Skipped);
         };
-        let mut b = [0u8; 24];
-        rustix::fs::unlinkat(meta, file_name(b'm', id, &mut b), AtFlags::REMOVEDIR)
+        let mut b: NameBuf = [0; 64];
+        rustix::fs::unlinkat(meta, file_name("m", id, &mut b), AtFlags::REMOVEDIR)
             .map_err(|e| stdio::Error::new(stdio::Error::from(e).kind(), format!("rmdir meta/m{id}: {e}")))?;
         Ok(Outcome::Done {
             bytes: 0,
@@ -661,14 +807,14 @@ impl<'a> Worker<'a> {
         let Some(Picked { id, size }) = self.table.take(&mut self.rng) else {
             return Ok(Outcome::Skipped);
         };
-        self.cache.evict(id);
+        self.cache.evict((self.cur as u64) << 48 | id);
         let to = self.table.new_id();
-        let (mut a, mut b) = ([0u8; 24], [0u8; 24]);
+        let (mut a, mut b): (NameBuf, NameBuf) = ([0; 64], [0; 64]);
         let r = rustix::fs::renameat(
             self.table.dir_of(id),
-            file_name(b'f', id, &mut a),
+            self.table.name(id, &mut a),
             self.table.dir_of(to),
-            file_name(b'f', to, &mut b),
+            self.table.name(to, &mut b),
         );
         match r {
             Ok(()) => {
@@ -701,6 +847,51 @@ impl<'a> Worker<'a> {
             entries += 1;
         }
         std::hint::black_box(entries);
+        Ok(Outcome::Done {
+            bytes: 0,
+            transactions: 1,
+        })
+    }
+
+    /// fsync: one file of the fileset.
+    fn fsync_one(&mut self) -> stdio::Result<Outcome> {
+        let Some(Picked { id, .. }) = self.table.pick(&mut self.rng) else {
+            return Ok(Outcome::Skipped);
+        };
+        let r = self.with_file(id, Dir::Write, |backend, file, _, _| {
+            backend.sync(file, SyncKind::Fsync)
+        });
+        self.table.release(id, None);
+        r.and_then(|r| r).map_err(|e| self.annotate(id, "fsync", e))?;
+        Ok(Outcome::Done {
+            bytes: 0,
+            transactions: 1,
+        })
+    }
+
+    /// FFSB's metaop, in the fileset's meta directory: two directories made, the first removed,
+    /// the second renamed. One transaction, as FFSB counts it.
+    fn metaop(&mut self) -> stdio::Result<Outcome> {
+        let meta = self.meta_dir()?;
+        let (a, b, c) = (
+            self.table.new_dir_id(),
+            self.table.new_dir_id(),
+            self.table.new_dir_id(),
+        );
+        let (mut na, mut nb, mut nc): (NameBuf, NameBuf, NameBuf) = ([0; 64], [0; 64], [0; 64]);
+        let (na, nb, nc) = (
+            file_name("m", a, &mut na),
+            file_name("m", b, &mut nb),
+            file_name("m", c, &mut nc),
+        );
+        let fail = |what: &str, e: rustix::io::Errno| {
+            stdio::Error::new(stdio::Error::from(e).kind(), format!("metaop: {what}: {e}"))
+        };
+        rustix::fs::mkdirat(meta, na, Mode::from_raw_mode(0o755)).map_err(|e| fail("mkdir", e))?;
+        rustix::fs::mkdirat(meta, nb, Mode::from_raw_mode(0o755)).map_err(|e| fail("mkdir", e))?;
+        rustix::fs::unlinkat(meta, na, AtFlags::REMOVEDIR).map_err(|e| fail("rmdir", e))?;
+        rustix::fs::renameat(meta, nb, meta, nc).map_err(|e| fail("rename", e))?;
+        self.table.made_dir(c);
         Ok(Outcome::Done {
             bytes: 0,
             transactions: 1,
@@ -746,7 +937,10 @@ impl<'a> Worker<'a> {
                 t.static_size(f)
             }
         };
-        let (file, offset, len, truncate) = match spec.scope.unwrap_or_default() {
+        let reverse = spec.reverse == Some(true);
+        // The block to move, whether the stream empties the file first, and whether this block
+        // is the file's last (where a stream's `sync` falls, as IOzone's -e fsyncs each file).
+        let (file, offset, len, truncate, last) = match spec.scope.unwrap_or_default() {
             Scope::Own => {
                 let first = self.plan.thread_in_group as u64 % files;
                 let s = self.streams[i].get_or_insert(Stream {
@@ -755,21 +949,22 @@ impl<'a> Worker<'a> {
                     pass: 0,
                 });
                 let flen = file_len(self.table, s.file);
-                let mut off = s.block * bs;
-                if off >= flen {
-                    if !wrap {
+                if s.block * bs >= flen {
+                    if !wrap || flen == 0 {
                         return Ok(Outcome::StreamEnded);
                     }
                     s.block = 0;
                     s.pass += 1;
-                    off = 0;
-                    if flen == 0 {
-                        return Ok(Outcome::StreamEnded);
-                    }
                 }
+                let (start, end) = if reverse {
+                    let end = flen - s.block * bs;
+                    (end.saturating_sub(bs), end)
+                } else {
+                    (s.block * bs, (s.block * bs + bs).min(flen))
+                };
                 let truncate = kind == OpKind::SeqWrite && s.block == 0 && s.pass == 0;
                 s.block += 1;
-                (s.file, off, bs.min(flen - off), truncate)
+                (s.file, start, end - start, truncate, s.block * bs >= flen)
             }
             Scope::Shared => {
                 let flen = file_len(self.table, 0);
@@ -784,7 +979,13 @@ impl<'a> Worker<'a> {
                 }
                 let within = blk % (per_file * files);
                 let off = (within % per_file) * bs;
-                (within / per_file, off, bs.min(flen - off), false)
+                (
+                    within / per_file,
+                    off,
+                    bs.min(flen - off),
+                    false,
+                    within % per_file == per_file - 1,
+                )
             }
         };
         let dir = if kind == OpKind::SeqRead { Dir::Read } else { Dir::Write };
@@ -799,8 +1000,9 @@ impl<'a> Worker<'a> {
             offset,
             len: len as u32,
         });
+        let sync = if last { spec.sync } else { None };
         let moved = self
-            .move_blocks(i, file, dir)
+            .move_blocks(file, dir, sync)
             .map_err(|e| self.annotate(file, kind.name(), e))?;
         if dir == Dir::Write && offset + moved.bytes > self.table.static_size(file) {
             self.table.release(file, Some(offset + moved.bytes));
@@ -815,6 +1017,86 @@ impl<'a> Worker<'a> {
             bytes: moved.bytes,
             transactions: transactions(dir, &moved, &self.xfers, bs),
         })
+    }
+
+    /// Replays the group's script from its start, again and again, until the run stops. A step
+    /// whose outcome differs from the one the script expects is counted as a mismatch and the
+    /// replay goes on (dbench kills its client); an error the storage itself reports (no space,
+    /// I/O error, read-only) is a real error.
+    fn run_script(mut self) -> ThreadOutcome {
+        let group = self.group;
+        let script = group.script.as_ref().expect("a script group");
+        let Some(base) = self.base.take() else {
+            self.first_error = Some((OpKind::OpenClose, "the script's base directory is missing".into(), None));
+            self.shared.stop.store(true, Relaxed);
+            return self.finish(false);
+        };
+        let mut replay = Replayer::new(
+            script,
+            base,
+            self.base_flags & (OFlags::DIRECT | OFlags::SYNC | OFlags::DSYNC),
+        );
+        let mut measuring = self.shared.measuring.load(Relaxed);
+        let mut finished = false;
+        'passes: loop {
+            let pass_start = Instant::now();
+            for step in &script.steps {
+                if self.shared.stop.load(Relaxed) {
+                    break 'passes;
+                }
+                if !measuring && self.shared.measuring.load(Relaxed) {
+                    measuring = true;
+                    self.reset();
+                }
+                if let (true, Some(at)) = (script.paced, step.at) {
+                    let due = pass_start + Duration::from_secs_f64(at);
+                    let now = Instant::now();
+                    if due > now {
+                        std::thread::sleep(due - now);
+                    }
+                }
+                let kind = step.call.kind();
+                let label = step.label as usize;
+                let t0 = self.shared.latency.then(clock::now);
+                let result = replay.call(&step.call);
+                let mismatch = matches!((&result, step.expect), (Ok(_), Expect::Fail) | (Err(_), Expect::Ok));
+                let outcome = match result {
+                    Err(e) if step.expect == Expect::Ok && is_hard(&e) => Err(stdio::Error::new(
+                        e.kind(),
+                        Annotated {
+                            errno: errno_of(&e),
+                            message: format!("{} {}: {e}", script.labels[label], describe_call(&step.call)),
+                        },
+                    )),
+                    Ok(done) => Ok(Outcome::Done {
+                        bytes: done.bytes,
+                        transactions: 1,
+                    }),
+                    Err(_) => Ok(Outcome::Done {
+                        bytes: 0,
+                        transactions: 1,
+                    }),
+                };
+                if mismatch {
+                    self.steps[label].mismatches += 1;
+                }
+                let (flow, _) = self.account(Slot::Step(label), kind, t0, outcome);
+                if flow == Flow::Stop {
+                    break 'passes;
+                }
+                if let Some(t0) = t0 {
+                    self.live.max_ns.fetch_max(clock::since_ns(t0), Relaxed);
+                }
+                if self.plan.ops_quota.is_some_and(|q| self.ops_done >= q)
+                    || self.plan.bytes_quota.is_some_and(|q| self.bytes_done >= q)
+                {
+                    finished = true;
+                    break 'passes;
+                }
+            }
+            replay.close_all();
+        }
+        self.finish(finished)
     }
 
     /// A group whose every operation is one block read or written at a random offset of a file
@@ -975,6 +1257,22 @@ fn transactions(dir: Dir, moved: &Moved, xfers: &[Xfer], bs: u64) -> u64 {
             moved.whole_calls.saturating_sub(short)
         }
         Dir::Write => moved.calls,
+    }
+}
+
+/// Errors the storage reports about itself, which no script expects: out of space or quota, an
+/// I/O error, a read-only filesystem.
+fn is_hard(e: &stdio::Error) -> bool {
+    matches!(
+        e.raw_os_error(),
+        Some(libc::ENOSPC | libc::EIO | libc::EROFS | libc::EDQUOT)
+    )
+}
+
+fn describe_call(call: &Call) -> String {
+    match call.paths().as_slice() {
+        [] => String::new(),
+        paths => paths.join(" -> "),
     }
 }
 

@@ -21,10 +21,14 @@ pub struct Workload {
     pub seed: Option<u64>,
     #[serde(default)]
     pub stop: Stop,
-    #[serde(rename = "fileset")]
+    #[serde(rename = "fileset", default, skip_serializing_if = "Vec::is_empty")]
     pub filesets: Vec<Fileset>,
     #[serde(rename = "group")]
     pub groups: Vec<Group>,
+    /// Remove the filesets and script directories after the run (untimed), as dbench and IOzone
+    /// do; by default they stay, as FFSB's do.
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub cleanup: bool,
 }
 
 /// When the measured phase ends. With several conditions, the first one met ends the run; with
@@ -41,6 +45,10 @@ pub struct Stop {
     /// Total bytes read plus written over all threads (each thread does its even share).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub bytes: Option<Bytes>,
+    /// Stop when the filesystem holding the first fileset is this full (0 to 1), as FFSB's
+    /// aging runs until `desired_util`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub util: Option<f64>,
     /// Stop every thread as soon as the first one finishes (IOzone's stonewalling).
     #[serde(default, skip_serializing_if = "is_false")]
     pub stonewall: bool,
@@ -69,8 +77,20 @@ pub struct Fileset {
     /// Directory beneath the run directory; the fileset's name when absent.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub dir: Option<String>,
+    /// An absolute directory to use instead of the run directory (FFSB profiles name each
+    /// filesystem's location); the fileset stays confined beneath it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub root: Option<String>,
+    /// Files are named `<prefix><id>`: `f0`, `f1`... or sysbench's `test_file.0`.
+    #[serde(default = "default_prefix", skip_serializing_if = "is_default_prefix")]
+    pub prefix: String,
     /// Files present when the measured phase starts (create and delete change that).
+    #[serde(default)]
     pub files: u64,
+    /// Instead of a number of files: make files until their sizes add up to this (FFSB's
+    /// init_size).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub until_bytes: Option<Bytes>,
     /// Directories the files are spread over (file i goes to directory i mod dirs); 0 puts them
     /// all in the fileset's directory.
     #[serde(default = "one")]
@@ -88,6 +108,22 @@ pub struct Fileset {
 }
 
 impl Fileset {
+    /// A fileset of no files yet, with every other setting at its default.
+    pub fn new(name: &str) -> Fileset {
+        Fileset {
+            name: name.to_string(),
+            dir: None,
+            root: None,
+            prefix: default_prefix(),
+            files: 0,
+            until_bytes: None,
+            dirs: 1,
+            size: SizeDist::default(),
+            prealloc: true,
+            reuse: false,
+        }
+    }
+
     pub fn dir_name(&self) -> &str {
         self.dir.as_deref().unwrap_or(&self.name)
     }
@@ -198,7 +234,21 @@ pub struct Group {
     pub name: String,
     #[serde(default = "one_u32")]
     pub threads: u32,
-    pub fileset: String,
+    /// The fileset the threads work on; with several, each operation picks one at random (as
+    /// FFSB's threads pick a filesystem). A script group needs none.
+    #[serde(default, skip_serializing_if = "Names::is_empty")]
+    pub fileset: Names,
+    /// How the next operation is chosen: at random by weight, or by `ratio`, keeping the
+    /// counts done in proportion to the weights (sysbench's rndrw).
+    #[serde(default, skip_serializing_if = "is_default")]
+    pub pick: Pick,
+    /// sysbench's periodic fsync: after this many read and write operations, when some write
+    /// made the files dirty, fsync every file of the fileset, each counted as an `fsync`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub fsync_every: Option<u64>,
+    /// Each thread fsyncs every file it wrote when it stops, inside the measured time.
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub fsync_end: bool,
     /// Pause after each operation (FFSB's op_delay).
     #[serde(default, skip_serializing_if = "is_zero_span")]
     pub delay: Span,
@@ -220,8 +270,112 @@ pub struct Group {
     /// operation (as FFSB does).
     #[serde(default, skip_serializing_if = "is_default")]
     pub open: OpenMode,
-    #[serde(rename = "op")]
+    #[serde(rename = "op", default, skip_serializing_if = "Vec::is_empty")]
     pub ops: Vec<OpSpec>,
+    /// Instead of a mix of operations: a script each thread replays in order, from the start
+    /// again at its end (dbench's loadfiles).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub script: Option<crate::script::Script>,
+}
+
+impl Group {
+    /// One thread on `fileset` with every other setting at its default and no operations yet.
+    pub fn new(name: &str, fileset: &str) -> Group {
+        Group {
+            name: name.to_string(),
+            threads: 1,
+            fileset: fileset.into(),
+            pick: Pick::default(),
+            fsync_every: None,
+            fsync_end: false,
+            delay: Span::default(),
+            rate: None,
+            engine: EngineKind::default(),
+            iodepth: 1,
+            direct: false,
+            osync: OSync::default(),
+            open: OpenMode::default(),
+            ops: Vec::new(),
+            script: None,
+        }
+    }
+}
+
+impl Workload {
+    /// An empty workload: add filesets and groups.
+    pub fn new(name: &str) -> Workload {
+        Workload {
+            name: name.to_string(),
+            description: String::new(),
+            seed: None,
+            stop: Stop::default(),
+            filesets: Vec::new(),
+            groups: Vec::new(),
+            cleanup: false,
+        }
+    }
+}
+
+/// One name or several.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Names(pub Vec<String>);
+
+impl Names {
+    pub fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+
+    pub fn contains(&self, name: &str) -> bool {
+        self.0.iter().any(|n| n == name)
+    }
+
+    pub fn first(&self) -> &str {
+        self.0.first().map_or("", |s| s.as_str())
+    }
+}
+
+impl From<&str> for Names {
+    fn from(s: &str) -> Names {
+        Names(vec![s.to_string()])
+    }
+}
+
+impl fmt::Display for Names {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.0.join(", "))
+    }
+}
+
+impl Serialize for Names {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        match self.0.as_slice() {
+            [one] => s.serialize_str(one),
+            many => many.serialize(s),
+        }
+    }
+}
+
+impl<'de> Deserialize<'de> for Names {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        #[derive(Deserialize)]
+        #[serde(untagged, expecting = "a fileset name or a list of them")]
+        enum Form {
+            One(String),
+            Many(Vec<String>),
+        }
+        Ok(match Form::deserialize(d)? {
+            Form::One(s) => Names(vec![s]),
+            Form::Many(v) => Names(v),
+        })
+    }
+}
+
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Pick {
+    #[default]
+    Random,
+    Ratio,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
@@ -308,6 +462,9 @@ pub struct OpSpec {
     /// thread is finished).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub wrap: Option<bool>,
+    /// seqread with own scope: from the end of the file to its start (IOzone's backward read).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reverse: Option<bool>,
 }
 
 impl OpSpec {
@@ -323,6 +480,7 @@ impl OpSpec {
             sync: None,
             scope: None,
             wrap: None,
+            reverse: None,
         }
     }
 
@@ -368,10 +526,14 @@ pub enum OpKind {
     SeqWrite,
     #[serde(rename = "rewrite")]
     Rewrite,
+    #[serde(rename = "fsync")]
+    Fsync,
+    #[serde(rename = "metaop")]
+    MetaOp,
 }
 
 impl OpKind {
-    pub const ALL: [OpKind; 17] = [
+    pub const ALL: [OpKind; 19] = [
         OpKind::Read,
         OpKind::ReadAll,
         OpKind::Write,
@@ -389,6 +551,8 @@ impl OpKind {
         OpKind::SeqRead,
         OpKind::SeqWrite,
         OpKind::Rewrite,
+        OpKind::Fsync,
+        OpKind::MetaOp,
     ];
 
     pub fn name(self) -> &'static str {
@@ -410,6 +574,8 @@ impl OpKind {
             OpKind::SeqRead => "seqread",
             OpKind::SeqWrite => "seqwrite",
             OpKind::Rewrite => "rewrite",
+            OpKind::Fsync => "fsync",
+            OpKind::MetaOp => "metaop",
         }
     }
 
@@ -485,6 +651,12 @@ pub enum Scope {
     Shared,
 }
 
+fn default_prefix() -> String {
+    "f".to_string()
+}
+fn is_default_prefix(p: &String) -> bool {
+    p == "f"
+}
 fn one() -> u64 {
     1
 }
@@ -586,7 +758,7 @@ impl Workload {
     pub fn validate(&self) -> Result<(), Invalid> {
         use PathSeg::{Index, Key};
         let bad = |path: Vec<PathSeg>, message: String| Err(Invalid { path, message });
-        if self.filesets.is_empty() {
+        if self.filesets.is_empty() && self.groups.iter().any(|g| g.script.is_none()) {
             return bad(vec![], "the workload has no [[fileset]]".into());
         }
         if self.groups.is_empty() {
@@ -603,6 +775,28 @@ impl Workload {
                 path: here(field),
                 message: m,
             })?;
+            if let Some(root) = &fs.root {
+                if !Path::new(root).is_absolute() {
+                    return bad(here("root"), format!("root `{root}` must be an absolute directory"));
+                }
+            }
+            if fs.prefix.is_empty()
+                || fs.prefix.contains('/')
+                || fs.prefix.starts_with('.')
+                || fs.prefix == "d"
+                || fs.prefix == "m"
+            {
+                return bad(
+                    here("prefix"),
+                    format!(
+                        "prefix `{}` cannot name files (it must be a plain name other than `d` and `m`)",
+                        fs.prefix
+                    ),
+                );
+            }
+            if fs.until_bytes.is_some() && fs.files > 0 {
+                return bad(here("until_bytes"), "give either files or until_bytes, not both".into());
+            }
             match &fs.size {
                 SizeDist::Range { min, max } if min > max => {
                     return bad(here("size"), format!("min {min} is larger than max {max}"));
@@ -624,17 +818,23 @@ impl Workload {
             if g.threads == 0 {
                 return bad(here("threads"), "threads must be at least 1".into());
             }
-            let Some(fs) = self.fileset(&g.fileset) else {
-                let known: Vec<_> = self.filesets.iter().map(|f| f.name.as_str()).collect();
-                return bad(
-                    here("fileset"),
-                    format!(
-                        "no fileset is named `{}` (the filesets are: {})",
-                        g.fileset,
-                        known.join(", ")
-                    ),
-                );
-            };
+            let mut sets = Vec::new();
+            for name in &g.fileset.0 {
+                let Some(fs) = self.fileset(name) else {
+                    let known: Vec<_> = self.filesets.iter().map(|f| f.name.as_str()).collect();
+                    return bad(
+                        here("fileset"),
+                        format!("no fileset is named `{name}` (the filesets are: {})", known.join(", ")),
+                    );
+                };
+                sets.push(fs);
+            }
+            if sets.is_empty() && g.script.is_none() {
+                return bad(here("fileset"), format!("group `{}` names no fileset", g.name));
+            }
+            if g.fsync_every == Some(0) {
+                return bad(here("fsync_every"), "fsync_every must be at least 1".into());
+            }
             if g.iodepth == 0 {
                 return bad(here("iodepth"), "iodepth must be at least 1".into());
             }
@@ -655,6 +855,19 @@ impl Workload {
                     return bad(here("rate"), "a rate of 0 would never run".into());
                 }
             }
+            if let Some(script) = &g.script {
+                if !g.ops.is_empty() {
+                    return bad(
+                        here("script"),
+                        "a group has either a script or [[group.op]], not both".into(),
+                    );
+                }
+                script.validate().map_err(|m| Invalid {
+                    path: here("script"),
+                    message: m,
+                })?;
+                continue;
+            }
             if g.ops.is_empty() {
                 return bad(here("name"), format!("group `{}` has no [[group.op]]", g.name));
             }
@@ -663,22 +876,35 @@ impl Workload {
             }
             for (oi, op) in g.ops.iter().enumerate() {
                 let at = |k| vec![Key("group"), Index(gi), Key("op"), Index(oi), Key(k)];
-                check_op(op, fs, g).map_err(|(k, m)| Invalid {
-                    path: at(k),
-                    message: m,
-                })?;
+                if op.op.is_stream() && sets.len() > 1 {
+                    return Err(Invalid {
+                        path: at("op"),
+                        message: format!("{} runs over one fileset; this group names {}", op.op, sets.len()),
+                    });
+                }
+                for fs in &sets {
+                    check_op(op, fs, g).map_err(|(k, m)| Invalid {
+                        path: at(k),
+                        message: m,
+                    })?;
+                }
             }
         }
         let s = &self.stop;
         let endless = self
             .groups
             .iter()
-            .flat_map(|g| &g.ops)
-            .any(|o| !o.op.is_stream() || o.wrap == Some(true));
-        if s.time.is_none() && s.ops.is_none() && s.bytes.is_none() && endless {
+            .any(|g| g.script.is_some() || g.ops.iter().any(|o| !o.op.is_stream() || o.wrap == Some(true)));
+        if s.time.is_none() && s.ops.is_none() && s.bytes.is_none() && s.util.is_none() && endless {
             return bad(
                 vec![Key("stop")],
                 "the workload never stops: set stop.time, stop.ops or stop.bytes (only streams without wrap end by themselves)".into(),
+            );
+        }
+        if s.util.is_some_and(|u| !(u > 0.0 && u <= 1.0)) {
+            return bad(
+                vec![Key("stop"), Key("util")],
+                "stop.util is a fraction between 0 and 1".into(),
             );
         }
         if s.ops == Some(0) || s.bytes == Some(Bytes(0)) {
@@ -719,6 +945,12 @@ fn check_op(op: &OpSpec, fs: &Fileset, g: &Group) -> Result<(), (&'static str, S
         if op.wrap.is_some() {
             return not_for("wrap");
         }
+    }
+    if op.reverse == Some(true) && (k != OpKind::SeqRead || op.scope == Some(Scope::Shared)) {
+        return Err((
+            "reverse",
+            "`reverse` applies to seqread with scope = \"own\" only".into(),
+        ));
     }
     let bs = op.block_size();
     if bs == 0 {
