@@ -1,7 +1,11 @@
 //! The `fslab` binary: commands that wire the library crates together.
 
 mod adhoc;
+mod dbench;
+mod ffsb;
+mod iozone;
 mod run;
+mod sysbench;
 
 use clap::{Parser, Subcommand};
 use std::process::ExitCode;
@@ -18,6 +22,14 @@ struct Cli {
 enum Command {
     /// Run one workload (a native TOML file, or fio-like flags) and print what it measured.
     Run(run::RunArgs),
+    /// Run an FFSB profile (5.x or 6.0 grammar) and print what FFSB prints.
+    Ffsb(ffsb::Args),
+    /// Replay a dbench loadfile with dbench's options and print what dbench prints.
+    Dbench(dbench::Args),
+    /// sysbench fileio: prepare, run or cleanup with sysbench's options.
+    Sysbench(sysbench::Args),
+    /// IOzone's throughput and automatic modes with IOzone's options.
+    Iozone(iozone::Args),
 }
 
 /// Exit codes: 0 success, 1 a run failed, 2 bad input or usage, 3 the environment lacks something.
@@ -31,6 +43,10 @@ fn main() -> ExitCode {
     let cli = Cli::parse();
     let result = match cli.command {
         Command::Run(args) => run::main(args),
+        Command::Ffsb(args) => ffsb::main(args),
+        Command::Dbench(args) => dbench::main(args),
+        Command::Sysbench(args) => sysbench::main(args),
+        Command::Iozone(args) => iozone::main(args),
     };
     match result {
         Ok(code) => code,

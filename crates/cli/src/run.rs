@@ -108,16 +108,7 @@ pub fn main(args: RunArgs) -> Result<ExitCode, Failure> {
     if let Some(bar) = bar {
         bar.finish_and_clear();
     }
-    let result = result.map_err(|e| match e {
-        RunError::Invalid(_) | RunError::Confine(ConfineError::Escapes { .. } | ConfineError::RunDir { .. }) => {
-            Failure::Input(e.into())
-        }
-        RunError::Setup(
-            SetupError::Foreign { .. }
-            | SetupError::Confine(ConfineError::Escapes { .. } | ConfineError::RunDir { .. }),
-        ) => Failure::Input(e.into()),
-        RunError::Confine(_) | RunError::Setup(_) => Failure::Run(e.into()),
-    })?;
+    let result = result.map_err(engine_failure)?;
     if args.json {
         println!(
             "{}",
@@ -151,4 +142,18 @@ fn progress_bar(w: &Workload) -> ProgressBar {
     };
     bar.set_draw_target(indicatif::ProgressDrawTarget::stderr());
     bar
+}
+
+/// What an engine error means for the exit code: bad input (2) or a failed run (1).
+pub fn engine_failure(e: RunError) -> Failure {
+    match e {
+        RunError::Invalid(_) | RunError::Confine(ConfineError::Escapes { .. } | ConfineError::RunDir { .. }) => {
+            Failure::Input(e.into())
+        }
+        RunError::Setup(
+            SetupError::Foreign { .. }
+            | SetupError::Confine(ConfineError::Escapes { .. } | ConfineError::RunDir { .. }),
+        ) => Failure::Input(e.into()),
+        RunError::Confine(_) | RunError::Setup(_) => Failure::Run(e.into()),
+    }
 }

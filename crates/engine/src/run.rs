@@ -387,6 +387,7 @@ pub fn run(workload: &Workload, opts: &RunOptions, progress: &mut dyn FnMut(&Pro
         threads,
         series,
         cpu,
+        classic: None,
     })
 }
 

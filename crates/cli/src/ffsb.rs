@@ -1,0 +1,14 @@
+//! `fslab ffsb`: (being written).
+
+use crate::Failure;
+use std::process::ExitCode;
+
+#[derive(Debug, clap::Args)]
+pub struct Args {
+    #[arg(trailing_var_arg = true, allow_hyphen_values = true)]
+    rest: Vec<String>,
+}
+
+pub fn main(_args: Args) -> Result<ExitCode, Failure> {
+    Err(Failure::Input(anyhow::anyhow!("fslab ffsb is not built yet")))
+}
