@@ -133,6 +133,13 @@ pub fn open_beneath(dir: std::os::fd::BorrowedFd<'_>, rel: &str) -> io::Result<O
     }
 }
 
+/// Opens directory `dir` again, for reading its entries (a listing consumes its descriptor's
+/// position, so each listing needs a descriptor of its own).
+pub fn reopen_dir<Fd: AsFd>(dir: Fd) -> io::Result<OwnedFd> {
+    let flags = OFlags::RDONLY | OFlags::DIRECTORY | OFlags::CLOEXEC;
+    Ok(rustix::fs::openat(dir, ".", flags, Mode::empty())?)
+}
+
 /// Opens file `name` (one component) in directory `dir` without following a symlink.
 pub fn open_file(dir: std::os::fd::BorrowedFd<'_>, name: &str, flags: OFlags, mode: u32) -> io::Result<OwnedFd> {
     debug_assert!(!name.contains('/'));

@@ -614,12 +614,7 @@ fn clear(root: &OwnedFd, spec: &Fileset, run_root: &str, name: &str) -> Result<(
 }
 
 fn list(dir: &OwnedFd) -> io::Result<Vec<String>> {
-    let fd = rustix::fs::openat(
-        dir,
-        ".",
-        OFlags::RDONLY | OFlags::DIRECTORY | OFlags::CLOEXEC,
-        Mode::empty(),
-    )?;
+    let fd = confine::reopen_dir(dir)?;
     let mut out = Vec::new();
     for entry in rustix::fs::Dir::read_from(&fd)? {
         let entry = entry?;

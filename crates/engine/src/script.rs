@@ -397,12 +397,7 @@ impl<'s> Replayer<'s> {
                     Err(e) => {
                         if *resolve {
                             // Look for the name in any case, as a case-insensitive server would.
-                            let fd = rustix::fs::openat(
-                                dir,
-                                ".",
-                                OFlags::RDONLY | OFlags::DIRECTORY | OFlags::CLOEXEC,
-                                Mode::empty(),
-                            )?;
+                            let fd = confine::reopen_dir(dir)?;
                             for entry in rustix::fs::Dir::read_from(&fd)? {
                                 let entry = entry?;
                                 if entry.file_name().to_bytes().eq_ignore_ascii_case(name.as_bytes()) {
@@ -439,12 +434,7 @@ impl<'s> Replayer<'s> {
             Call::List { path, max } => {
                 let (dir, name) = self.parent(path)?;
                 let fd = if name.is_empty() || name == "." {
-                    rustix::fs::openat(
-                        dir,
-                        ".",
-                        OFlags::RDONLY | OFlags::DIRECTORY | OFlags::CLOEXEC,
-                        Mode::empty(),
-                    )?
+                    confine::reopen_dir(dir)?
                 } else {
                     confine::open_beneath(dir, name)?
                 };

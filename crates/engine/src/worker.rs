@@ -2,6 +2,7 @@
 //! group's fileset until the run stops, recording what each did into its own statistics.
 
 use crate::clock;
+use crate::confine;
 use crate::fileset::{file_name, FileTable, NameBuf, Picked};
 use crate::histogram::OpStats;
 use crate::io::{self, Backend, Dir, IoBuffers, Moved, OpenFile, UringBackend, Xfer};
@@ -103,6 +104,14 @@ enum Slot {
 enum Flow {
     Go,
     Stop,
+}
+
+impl Outcome {
+    /// A metadata operation done: no bytes, one transaction.
+    const META: Outcome = Outcome::Done {
+        bytes: 0,
+        transactions: 1,
+    };
 }
 
 struct Stream {
@@ -400,10 +409,7 @@ impl<'a> Worker<'a> {
                     backend.sync(file, SyncKind::Fsync)
                 })
                 .and_then(|r| r)
-                .map(|()| Outcome::Done {
-                    bytes: 0,
-                    transactions: 1,
-                })
+                .map(|()| Outcome::META)
                 .map_err(|e| self.annotate(id, "fsync", e));
             let before = self.ops_done;
             let (flow, _) = self.account(Slot::Fsync, OpKind::Fsync, t0, r);
@@ -727,10 +733,7 @@ impl<'a> Worker<'a> {
         self.cache.evict((self.cur as u64) << 48 | id);
         let mut b: NameBuf = [0; 64];
         match rustix::fs::unlinkat(self.table.dir_of(id), self.table.name(id, &mut b), AtFlags::empty()) {
-            Ok(()) => Ok(Outcome::Done {
-                bytes: 0,
-                transactions: 1,
-            }),
+            Ok(()) => Ok(Outcome::META),
             Err(e) => {
                 self.table.insert(id, size);
                 Err(self.annotate(id, "delete", e.into()))
@@ -750,10 +753,7 @@ impl<'a> Worker<'a> {
         );
         self.table.release(id, None);
         r.map_err(|e| self.annotate(id, "stat", e.into()))?;
-        Ok(Outcome::Done {
-            bytes: 0,
-            transactions: 1,
-        })
+        Ok(Outcome::META)
     }
 
     fn open_close(&mut self) -> stdio::Result<Outcome> {
@@ -763,10 +763,7 @@ impl<'a> Worker<'a> {
         let r = self.open(id, self.base_flags | OFlags::RDONLY);
         self.table.release(id, None);
         drop(r.map_err(|e| self.annotate(id, "open", e))?);
-        Ok(Outcome::Done {
-            bytes: 0,
-            transactions: 1,
-        })
+        Ok(Outcome::META)
     }
 
     fn meta_dir(&self) -> stdio::Result<BorrowedFd<'a>> {
@@ -782,10 +779,7 @@ impl<'a> Worker<'a> {
         rustix::fs::mkdirat(meta, file_name("m", id, &mut b), Mode::from_raw_mode(0o755))
             .map_err(|e| stdio::Error::new(stdio::Error::from(e).kind(), format!("mkdir meta/m{id}: {e}")))?;
         self.table.made_dir(id);
-        Ok(Outcome::Done {
-            bytes: 0,
-            transactions: 1,
-        })
+        Ok(Outcome::META)
     }
 
     fn rmdir(&mut self) -> stdio::Result<Outcome> {
@@ -796,10 +790,7 @@ impl<'a> Worker<'a> {
         let mut b: NameBuf = [0; 64];
         rustix::fs::unlinkat(meta, file_name("m", id, &mut b), AtFlags::REMOVEDIR)
             .map_err(|e| stdio::Error::new(stdio::Error::from(e).kind(), format!("rmdir meta/m{id}: {e}")))?;
-        Ok(Outcome::Done {
-            bytes: 0,
-            transactions: 1,
-        })
+        Ok(Outcome::META)
     }
 
     /// rename: a file gets a new name, possibly in another directory of the fileset.
@@ -819,10 +810,7 @@ impl<'a> Worker<'a> {
         match r {
             Ok(()) => {
                 self.table.insert(to, size);
-                Ok(Outcome::Done {
-                    bytes: 0,
-                    transactions: 1,
-                })
+                Ok(Outcome::META)
             }
             Err(e) => {
                 self.table.insert(id, size);
@@ -835,22 +823,14 @@ impl<'a> Worker<'a> {
     fn readdir(&mut self) -> stdio::Result<Outcome> {
         let k = self.rng.gen_range(0..self.table.dir_count());
         let dir = self.table.dir(k);
-        let fd = rustix::fs::openat(
-            dir,
-            ".",
-            OFlags::RDONLY | OFlags::DIRECTORY | OFlags::CLOEXEC,
-            Mode::empty(),
-        )?;
+        let fd = confine::reopen_dir(dir)?;
         let mut entries = 0u64;
         for e in rustix::fs::Dir::read_from(&fd)? {
             e?;
             entries += 1;
         }
         std::hint::black_box(entries);
-        Ok(Outcome::Done {
-            bytes: 0,
-            transactions: 1,
-        })
+        Ok(Outcome::META)
     }
 
     /// fsync: one file of the fileset.
@@ -863,10 +843,7 @@ impl<'a> Worker<'a> {
         });
         self.table.release(id, None);
         r.and_then(|r| r).map_err(|e| self.annotate(id, "fsync", e))?;
-        Ok(Outcome::Done {
-            bytes: 0,
-            transactions: 1,
-        })
+        Ok(Outcome::META)
     }
 
     /// FFSB's metaop, in the fileset's meta directory: two directories made, the first removed,
@@ -892,10 +869,7 @@ impl<'a> Worker<'a> {
         rustix::fs::unlinkat(meta, na, AtFlags::REMOVEDIR).map_err(|e| fail("rmdir", e))?;
         rustix::fs::renameat(meta, nb, meta, nc).map_err(|e| fail("rename", e))?;
         self.table.made_dir(c);
-        Ok(Outcome::Done {
-            bytes: 0,
-            transactions: 1,
-        })
+        Ok(Outcome::META)
     }
 
     /// truncate: sets a file's size to `size`, or to one drawn from the fileset.
@@ -912,10 +886,7 @@ impl<'a> Worker<'a> {
         self.table.release(id, ok.then_some(to));
         r.and_then(|r| r.map_err(stdio::Error::from))
             .map_err(|e| self.annotate(id, "truncate", e))?;
-        Ok(Outcome::Done {
-            bytes: 0,
-            transactions: 1,
-        })
+        Ok(Outcome::META)
     }
 
     /// seqread, seqwrite, rewrite: one block per operation at the stream's cursor. A thread's own
@@ -1072,10 +1043,7 @@ impl<'a> Worker<'a> {
                         bytes: done.bytes,
                         transactions: 1,
                     }),
-                    Err(_) => Ok(Outcome::Done {
-                        bytes: 0,
-                        transactions: 1,
-                    }),
+                    Err(_) => Ok(Outcome::META),
                 };
                 if mismatch {
                     self.steps[label].mismatches += 1;
