@@ -264,7 +264,13 @@ impl<'a> Worker<'a> {
 
     /// Runs until the run stops or this thread runs out of work.
     pub fn run(mut self) -> ThreadOutcome {
+        let prepared = self.prepare_streams();
         self.shared.barrier.wait();
+        if let Err(e) = prepared {
+            self.first_error = Some((OpKind::SeqWrite, e.to_string(), errno_of(&e)));
+            self.shared.stop.store(true, Relaxed);
+            return self.finish(false);
+        }
         if self.group.script.is_some() {
             return self.run_script();
         }
@@ -331,6 +337,28 @@ impl<'a> Worker<'a> {
             self.fsync_all(false);
         }
         self.finish(finished)
+    }
+
+    /// Before the clock starts, empties the file of each of this thread's own seqwrite streams,
+    /// as IOzone opens its writers' files with O_TRUNC before timing them.
+    fn prepare_streams(&mut self) -> stdio::Result<()> {
+        let files = self.table.static_len();
+        for (i, spec) in self.group.ops.iter().enumerate() {
+            if spec.op != OpKind::SeqWrite || spec.scope == Some(Scope::Shared) || files == 0 {
+                continue;
+            }
+            let file = self.plan.thread_in_group as u64 % files;
+            let r = self.with_file(file, Dir::Write, |_, f, _, _| rustix::fs::ftruncate(&f.fd, 0));
+            r.and_then(|r| r.map_err(stdio::Error::from))
+                .map_err(|e| self.annotate(file, "seqwrite", e))?;
+            self.table.release(file, Some(0));
+            self.streams[i] = Some(Stream {
+                file,
+                block: 0,
+                pass: 0,
+            });
+        }
+        Ok(())
     }
 
     /// Clears what was counted during the ramp.
@@ -891,7 +919,7 @@ impl<'a> Worker<'a> {
 
     /// seqread, seqwrite, rewrite: one block per operation at the stream's cursor. A thread's own
     /// stream runs over file (thread mod files); a shared stream runs over the whole fileset with
-    /// one cursor for the group. seqwrite empties a thread's own file when it starts on it.
+    /// one cursor for the group. A thread's own seqwrite file was emptied before the clock started.
     fn stream(&mut self, i: usize) -> stdio::Result<Outcome> {
         let spec: &OpSpec = &self.group.ops[i];
         let kind = spec.op;
@@ -909,9 +937,9 @@ impl<'a> Worker<'a> {
             }
         };
         let reverse = spec.reverse == Some(true);
-        // The block to move, whether the stream empties the file first, and whether this block
-        // is the file's last (where a stream's `sync` falls, as IOzone's -e fsyncs each file).
-        let (file, offset, len, truncate, last) = match spec.scope.unwrap_or_default() {
+        // The block to move, and whether it is the file's last (where a stream's `sync` falls,
+        // as IOzone's -e fsyncs each file).
+        let (file, offset, len, last) = match spec.scope.unwrap_or_default() {
             Scope::Own => {
                 let first = self.plan.thread_in_group as u64 % files;
                 let s = self.streams[i].get_or_insert(Stream {
@@ -933,9 +961,8 @@ impl<'a> Worker<'a> {
                 } else {
                     (s.block * bs, (s.block * bs + bs).min(flen))
                 };
-                let truncate = kind == OpKind::SeqWrite && s.block == 0 && s.pass == 0;
                 s.block += 1;
-                (s.file, start, end - start, truncate, s.block * bs >= flen)
+                (s.file, start, end - start, s.block * bs >= flen)
             }
             Scope::Shared => {
                 let flen = file_len(self.table, 0);
@@ -954,18 +981,11 @@ impl<'a> Worker<'a> {
                     within / per_file,
                     off,
                     bs.min(flen - off),
-                    false,
                     within % per_file == per_file - 1,
                 )
             }
         };
         let dir = if kind == OpKind::SeqRead { Dir::Read } else { Dir::Write };
-        if truncate {
-            let r = self.with_file(file, dir, |_, f, _, _| rustix::fs::ftruncate(&f.fd, 0));
-            r.and_then(|r| r.map_err(stdio::Error::from))
-                .map_err(|e| self.annotate(file, "seqwrite", e))?;
-            self.table.release(file, Some(0));
-        }
         self.xfers.clear();
         self.xfers.push(Xfer {
             offset,
