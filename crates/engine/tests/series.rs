@@ -32,7 +32,10 @@ size = "4k"
     let series_bytes: u64 = r.series.iter().map(|s| s.bytes_read).sum();
     assert_eq!(series_ops, r.totals.ops, "every operation shows in some second");
     assert_eq!(series_bytes, r.totals.bytes_read);
-    assert!(r.series.last().unwrap().t < 1.2, "the last sample is the partial second at the end");
+    assert!(
+        r.series.last().unwrap().t < 1.2,
+        "the last sample is the partial second at the end"
+    );
 }
 
 #[test]
@@ -57,7 +60,10 @@ bs = "4k"
 "#,
     );
     let r = run_ok(&w, dir.path());
-    assert_eq!(r.ops.iter().find(|o| o.op == OpKind::SeqWrite).map(|o| o.count), Some(1));
+    assert_eq!(
+        r.ops.iter().find(|o| o.op == OpKind::SeqWrite).map(|o| o.count),
+        Some(1)
+    );
     let len = std::fs::metadata(dir.path().join("data/f0")).unwrap().len();
     assert_eq!(len, 4096, "the 1 MiB file was emptied, then one block was written");
 }
