@@ -1094,8 +1094,12 @@ impl<'a> Worker<'a> {
         g.engine == EngineKind::IoUring
             && g.iodepth > 1
             && g.open == OpenMode::Keep
+            && self.tables.len() == 1
             && self.table.is_static()
             && self.table.static_len() <= PIPELINE_MAX_FILES
+            && g.pick == Pick::Random
+            && g.fsync_every.is_none()
+            && !g.fsync_end
             && g.delay.0.is_zero()
             && g.rate.is_none()
             && g.ops.iter().all(|o| {
