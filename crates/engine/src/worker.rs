@@ -606,10 +606,21 @@ impl<'a> Worker<'a> {
     /// read and write: `size` bytes in `bs` blocks, in `seeks` runs at random offsets, with
     /// `skip` bytes left between blocks. A write never goes past the end of the file.
     fn ranged(&mut self, i: usize) -> stdio::Result<Outcome> {
-        let Some(Picked { id, size: fsize }) = self.table.pick(&mut self.rng) else {
+        let spec = &self.group.ops[i];
+        let own = spec.scope == Some(Scope::Own) && self.table.static_len() > 0;
+        let picked = if own {
+            // The thread's own file, as IOzone's children each work on theirs.
+            let id = self.plan.thread_in_group as u64 % self.table.static_len();
+            Some(Picked {
+                id,
+                size: self.table.static_size(id),
+            })
+        } else {
+            self.table.pick(&mut self.rng)
+        };
+        let Some(Picked { id, size: fsize }) = picked else {
             return Ok(Outcome::Skipped);
         };
-        let spec = &self.group.ops[i];
         let dir = if spec.op == OpKind::Read { Dir::Read } else { Dir::Write };
         let bs = spec.block_size();
         let want = spec.size.map_or(bs, |s| s.0).min(fsize);

@@ -246,7 +246,8 @@ pub struct Group {
     /// made the files dirty, fsync every file of the fileset, each counted as an `fsync`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub fsync_every: Option<u64>,
-    /// Each thread fsyncs every file it wrote when it stops, inside the measured time.
+    /// Each thread fsyncs every file of the fileset when it stops, inside the measured time
+    /// (sysbench's end-of-test fsync).
     #[serde(default, skip_serializing_if = "is_false")]
     pub fsync_end: bool,
     /// Pause after each operation (FFSB's op_delay).
@@ -455,7 +456,8 @@ pub struct OpSpec {
     /// create, write, writeall, append, seqwrite, rewrite: fsync or fdatasync before close.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub sync: Option<SyncKind>,
-    /// seqread, seqwrite, rewrite: each thread its own file, or one cursor over the whole fileset.
+    /// seqread, seqwrite, rewrite: each thread its own file, or one cursor over the whole fileset;
+    /// read, write: `own` keeps each thread on its own file (file = thread mod files).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub scope: Option<Scope>,
     /// seqread, seqwrite, rewrite: start again at the beginning after the end (default: the
@@ -939,8 +941,12 @@ fn check_op(op: &OpSpec, fs: &Fileset, g: &Group) -> Result<(), (&'static str, S
         return not_for("sync");
     }
     if !k.is_stream() {
-        if op.scope.is_some() {
-            return not_for("scope");
+        let own_file = matches!(k, OpKind::Read | OpKind::Write) && op.scope == Some(Scope::Own);
+        if op.scope.is_some() && !own_file {
+            return Err((
+                "scope",
+                format!("`scope` does not apply to {k} (read and write take scope = \"own\" only)"),
+            ));
         }
         if op.wrap.is_some() {
             return not_for("wrap");

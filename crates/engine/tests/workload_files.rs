@@ -101,7 +101,7 @@ fn a_group_naming_an_unknown_fileset_names_its_line() {
 
 #[test]
 fn a_field_that_does_not_apply_names_its_line() {
-    refused_at(19, "scope = \"own\"", 9, &["`scope` does not apply to read"]);
+    refused_at(19, "scope = \"shared\"", 9, &["`scope` does not apply to read"]);
 }
 
 #[test]

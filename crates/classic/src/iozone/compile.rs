@@ -1,0 +1,246 @@
+//! Each IOzone sub-test as one engine [`Workload`].
+//!
+//! - initial writers: `seqwrite` of each child's own file (the engine empties it first, as
+//!   IOzone's `O_TRUNC`), one record per call; with `-e` the fsync at the end of the file falls
+//!   inside the timing (the stream's `sync`).
+//! - rewriters: `rewrite` of the same files; readers, re-readers: `seqread`; reverse readers:
+//!   `seqread` with `reverse`.
+//! - random readers / writers: one record per `read`/`write` at a random record-aligned offset,
+//!   file size ÷ record size operations per child (`stop.ops`, shared evenly); with `-e` each child
+//!   fsyncs the files when it stops (`fsync_end`), inside its timing.
+//! - stride readers: each `read` takes records a stride apart (`skip` = stride − 1 records) from
+//!   a random record-aligned start, as many records per operation as fit, so that the operations
+//!   of a child add up to its file.
+//! - mixed workload: random single-record reads and writes, `-+p` percent reads.
+//!
+//! Every sub-test stops all children when the first one finishes (`stonewall`) unless `-x`; the
+//! files are created by the initial writers (empty, untimed) and kept (`reuse`) by the sub-tests
+//! after them, which write them untimed only when they are missing or have the wrong size.
+
+use super::layout::Layout;
+use super::subtest::Test;
+use fslab_engine::workload::{Fileset, FinalSync, Group, OSync, OpKind, OpSpec, Scope, SizeDist, Stop, SyncKind};
+use fslab_engine::{Bytes, Workload};
+
+/// What every sub-test of one IOzone invocation shares.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Params {
+    /// The file size, a whole number of records.
+    pub file_size: u64,
+    pub record: u64,
+    pub fsync: bool,
+    pub direct: bool,
+    pub osync: bool,
+    pub stonewall: bool,
+    /// Stride of the stride read, in records.
+    pub stride: u64,
+    pub mix_read_percent: u32,
+    pub seed: Option<u64>,
+    /// Throughput mode syncs after each sub-test (IOzone's `sync(); sleep(2)`), outside the timing.
+    pub final_sync: FinalSync,
+    /// Where the workload came from, for its description.
+    pub origin: String,
+}
+
+impl Params {
+    pub fn records(&self) -> u64 {
+        self.file_size / self.record
+    }
+}
+
+/// The workload of `test`, named `name`.
+pub fn workload(test: Test, p: &Params, layout: &Layout, name: &str) -> Workload {
+    let records = p.records();
+    let children = layout.children() as u64;
+    let first = test == Test::Write;
+    let filesets = layout
+        .places
+        .iter()
+        .map(|place| Fileset {
+            dir: Some(place.dir.clone()),
+            prefix: place.prefix.clone(),
+            files: place.children.len() as u64,
+            dirs: 0,
+            size: SizeDist::Fixed(Bytes(p.file_size)),
+            // The initial writers start from empty files; later tests keep the files they wrote.
+            prealloc: !first,
+            reuse: !first,
+            ..Fileset::new(&place.fileset)
+        })
+        .collect();
+    let (ops, per_child_ops) = ops_of(test, p, records);
+    let sync_end = p.fsync && matches!(test, Test::RandomWrite | Test::Mixed) && ops.iter().any(|o| o.op.writes());
+    let groups = layout
+        .places
+        .iter()
+        .map(|place| Group {
+            threads: place.children.len() as u32,
+            direct: p.direct,
+            osync: if p.osync { OSync::Sync } else { OSync::None },
+            fsync_end: sync_end,
+            ops: ops.clone(),
+            ..Group::new(&place.group, &place.fileset)
+        })
+        .collect();
+    Workload {
+        description: format!(
+            "{}: {} {} on {} kB files in {} kB records",
+            p.origin,
+            children,
+            test.children_name(),
+            p.file_size / 1024,
+            p.record / 1024
+        ),
+        seed: p.seed,
+        stop: Stop {
+            ops: per_child_ops.map(|n| n * children),
+            stonewall: p.stonewall,
+            final_sync: p.final_sync,
+            ..Stop::default()
+        },
+        filesets,
+        groups,
+        ..Workload::new(name)
+    }
+}
+
+/// The operations of `test`, and how many each child does when that is not "to the end of its
+/// file".
+fn ops_of(test: Test, p: &Params, records: u64) -> (Vec<OpSpec>, Option<u64>) {
+    let bs = Some(Bytes(p.record));
+    let sync = p.fsync.then_some(SyncKind::Fsync);
+    let stream = |op| OpSpec {
+        bs,
+        scope: None,
+        ..OpSpec::new(op)
+    };
+    // Each child reads and writes its own file, as IOzone's children do.
+    let random = |op, weight| OpSpec {
+        bs,
+        weight,
+        scope: Some(Scope::Own),
+        ..OpSpec::new(op)
+    };
+    match test {
+        Test::Write => (
+            vec![OpSpec {
+                sync,
+                ..stream(OpKind::SeqWrite)
+            }],
+            None,
+        ),
+        Test::Rewrite => (
+            vec![OpSpec {
+                sync,
+                ..stream(OpKind::Rewrite)
+            }],
+            None,
+        ),
+        Test::Read | Test::Reread => (vec![stream(OpKind::SeqRead)], None),
+        Test::Reverse => (
+            vec![OpSpec {
+                reverse: Some(true),
+                ..stream(OpKind::SeqRead)
+            }],
+            None,
+        ),
+        Test::RandomRead => (vec![random(OpKind::Read, 1)], Some(records)),
+        Test::RandomWrite => (vec![random(OpKind::Write, 1)], Some(records)),
+        Test::Mixed => {
+            let reads = p.mix_read_percent;
+            let ops = [(OpKind::Read, reads), (OpKind::Write, 100 - reads)]
+                .into_iter()
+                .filter(|(_, w)| *w > 0)
+                .map(|(op, w)| random(op, w))
+                .collect();
+            (ops, Some(records))
+        }
+        Test::Stride => {
+            let per_op = stride_run(records, p.stride);
+            let op = OpSpec {
+                bs,
+                size: Some(Bytes(per_op * p.record)),
+                skip: (per_op > 1).then_some(Bytes((p.stride - 1) * p.record)),
+                seeks: Some(1),
+                scope: Some(Scope::Own),
+                ..OpSpec::new(OpKind::Read)
+            };
+            (vec![op], Some(records / per_op))
+        }
+    }
+}
+
+/// Records per stride operation: the largest divisor of `records` whose strided span fits the
+/// file (at most records ÷ stride), so that the operations add up to the file exactly.
+pub fn stride_run(records: u64, stride: u64) -> u64 {
+    let most = (records / stride.max(1)).max(1);
+    (1..=most).rev().find(|d| records.is_multiple_of(*d)).unwrap_or(1)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn params() -> Params {
+        Params {
+            file_size: 1 << 20,
+            record: 64 << 10,
+            fsync: true,
+            direct: false,
+            osync: false,
+            stonewall: true,
+            stride: 17,
+            mix_read_percent: 50,
+            seed: Some(1),
+            final_sync: FinalSync::Outside,
+            origin: "test".into(),
+        }
+    }
+
+    #[test]
+    fn every_test_compiles_to_a_valid_workload() {
+        let layout = Layout::simple(4, "iozone.DUMMY.");
+        for t in Test::THROUGHPUT_ORDER {
+            let w = workload(t, &params(), &layout, "x");
+            w.validate().unwrap_or_else(|e| panic!("{t:?}: {e}"));
+            assert_eq!(w.groups[0].threads, 4);
+            assert_eq!(w.filesets[0].files, 4);
+            assert_eq!(w.filesets[0].prefix, "iozone.DUMMY.");
+            assert_eq!(w.filesets[0].dirs, 0);
+        }
+    }
+
+    #[test]
+    fn writers_fsync_at_the_end_of_the_file_with_e() {
+        let layout = Layout::simple(2, "p");
+        let w = workload(Test::Write, &params(), &layout, "x");
+        assert_eq!(w.groups[0].ops[0].op, OpKind::SeqWrite);
+        assert_eq!(w.groups[0].ops[0].sync, Some(SyncKind::Fsync));
+        assert!(!w.filesets[0].prealloc && !w.filesets[0].reuse);
+        let w = workload(Test::Read, &params(), &layout, "x");
+        assert!(w.filesets[0].prealloc && w.filesets[0].reuse);
+        assert_eq!(w.groups[0].ops[0].sync, None);
+    }
+
+    #[test]
+    fn random_tests_do_one_file_of_records_per_child() {
+        let layout = Layout::simple(3, "p");
+        let w = workload(Test::RandomWrite, &params(), &layout, "x");
+        assert_eq!(w.stop.ops, Some(3 * 16));
+        assert!(w.groups[0].fsync_end);
+        assert_eq!(w.groups[0].ops[0].block_size(), 64 << 10);
+    }
+
+    #[test]
+    fn stride_runs_divide_the_file() {
+        assert_eq!(stride_run(256, 17), 8);
+        assert_eq!(stride_run(16, 17), 1);
+        assert_eq!(stride_run(1000, 17), 50);
+        for (records, stride) in [(256, 17), (100, 3), (7, 2), (4096, 17)] {
+            let k = stride_run(records, stride);
+            assert!(records.is_multiple_of(k));
+            // The strided span of one operation fits in the file.
+            assert!(k * stride - stride < records || k == 1);
+        }
+    }
+}

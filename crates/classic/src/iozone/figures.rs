@@ -1,0 +1,126 @@
+//! IOzone's figures, computed from an engine [`RunResult`] the way IOzone computes them.
+//!
+//! - A child's throughput is what it moved ÷ its own elapsed time. With stonewalling, a child
+//!   stopped by the first to finish counts only what it moved until then (`RunResult.threads`:
+//!   bytes and seconds from the start to that child's stop).
+//! - "Children see" is the sum of the children's throughputs (what `-R` reports).
+//! - "Parent sees" is everything the children moved ÷ the wall time of the whole sub-test (the
+//!   start to the last child's stop: `RunResult.duration`).
+//! - "Min xfer" is the least any child moved.
+//!
+//! Units: kB = 1024 bytes, or with `-O` operations (records).
+
+use super::layout::Layout;
+use super::subtest::Test;
+use fslab_engine::RunResult;
+use serde::Serialize;
+
+/// What one child did.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Child {
+    pub child: usize,
+    /// Its file, relative to the run directory.
+    pub file: String,
+    /// What it moved, in `unit`.
+    pub xfer: f64,
+    /// `unit` per second.
+    pub throughput: f64,
+    pub secs: f64,
+    /// It did all its work (false: stopped by the stonewall or by an error).
+    pub finished: bool,
+}
+
+/// One throughput sub-test's figures, as IOzone prints them.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Figures {
+    pub test: Test,
+    /// IOzone's name for the children: "initial writers".
+    pub name: &'static str,
+    pub children: usize,
+    /// "kB" (1024 bytes) or "ops" (records, with -O).
+    pub unit: &'static str,
+    pub children_see: f64,
+    pub parent_sees: f64,
+    pub min_throughput: f64,
+    pub max_throughput: f64,
+    pub avg_throughput: f64,
+    pub min_xfer: f64,
+    /// The wall time the parent saw, seconds.
+    pub wall_secs: f64,
+    pub per_child: Vec<Child>,
+}
+
+/// The figures of a throughput sub-test. `unit_bytes` is 1024 for kB, the record size for ops.
+pub fn throughput(test: Test, result: &RunResult, layout: &Layout, unit_bytes: u64, ops: bool) -> Figures {
+    let unit = unit_bytes as f64;
+    let per_child: Vec<Child> = (0..layout.children())
+        .map(|i| {
+            let (place, k) = layout.of_child(i);
+            let t = result.threads.iter().find(|t| t.group == place.group && t.thread == k);
+            let (bytes, secs, finished) = t.map_or((0, 0.0, false), |t| (t.bytes, t.secs, t.finished));
+            let xfer = bytes as f64 / unit;
+            Child {
+                child: i,
+                file: layout.child_file(i),
+                xfer,
+                throughput: if secs > 0.0 { xfer / secs } else { 0.0 },
+                secs,
+                finished,
+            }
+        })
+        .collect();
+    let n = per_child.len().max(1) as f64;
+    let children_see: f64 = per_child.iter().map(|c| c.throughput).sum();
+    let total: f64 = per_child.iter().map(|c| c.xfer).sum();
+    let wall = result.duration.as_secs_f64();
+    let min = |f: fn(&Child) -> f64| per_child.iter().map(f).fold(f64::INFINITY, f64::min);
+    let max_throughput = per_child.iter().map(|c| c.throughput).fold(0.0, f64::max);
+    Figures {
+        test,
+        name: test.children_name(),
+        children: per_child.len(),
+        unit: if ops { "ops" } else { "kB" },
+        children_see,
+        parent_sees: if wall > 0.0 { total / wall } else { 0.0 },
+        min_throughput: if per_child.is_empty() {
+            0.0
+        } else {
+            min(|c| c.throughput)
+        },
+        max_throughput,
+        avg_throughput: children_see / n,
+        min_xfer: if per_child.is_empty() { 0.0 } else { min(|c| c.xfer) },
+        wall_secs: wall,
+        per_child,
+    }
+}
+
+/// Automatic mode's figure: the one process's throughput, `unit` per second.
+///
+/// IOzone's single process times its own loop of writes (or reads) in place; the engine's thread
+/// is started by the run and woken at a barrier, which would weigh on a 64 kB file. So the time
+/// is the sum of the operations' times (count × mean latency, the histogram's <1% precision),
+/// falling back to the thread's elapsed time when the run recorded no latencies.
+pub fn single(result: &RunResult, unit_bytes: u64) -> f64 {
+    let Some(t) = result.threads.first() else {
+        return 0.0;
+    };
+    let secs = match busy_secs(result) {
+        s if s > 0.0 => s,
+        _ => t.secs,
+    };
+    if secs > 0.0 {
+        t.bytes as f64 / unit_bytes as f64 / secs
+    } else {
+        0.0
+    }
+}
+
+/// The time the run's operations took, summed over all of them.
+pub fn busy_secs(result: &RunResult) -> f64 {
+    result
+        .ops
+        .iter()
+        .map(|o| o.count as f64 * o.latency.mean_us / 1e6)
+        .sum()
+}

@@ -1,0 +1,260 @@
+//! Where the children's files go.
+//!
+//! IOzone writes `iozone.DUMMY.<n>` in the current directory, or the names `-F` gives, one per
+//! child. fslab's engine keeps files in fileset directories of its own (each with a marker that
+//! lets it clear them safely) and names them `<prefix><id>`, so the mapping is:
+//!
+//! - without `-F`: one fileset `iozone/` beneath the run directory, child n's file is
+//!   `iozone/iozone.DUMMY.<n>`;
+//! - with `-F`: every name must resolve beneath the run directory (`--dir`, by default the current
+//!   directory; relative names are taken relative to it); the names' directories are kept: the
+//!   children whose names share a directory `D` get a fileset `D/iozone/`, and the k-th of them
+//!   the file `D/iozone/iozone.DUMMY.<k>`. The names' last components are not kept: the engine
+//!   cannot give a file an arbitrary name (see the report's engine wishes).
+
+use super::options::UsageError;
+use std::path::{Component, Path, PathBuf};
+
+/// The name of the fileset directory fslab makes for the children's files.
+pub const SET_DIR: &str = "iozone";
+
+/// One fileset: the files of the children whose names share a directory.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Place {
+    /// The fileset's name in the workload.
+    pub fileset: String,
+    /// The group of threads working on it.
+    pub group: String,
+    /// Its directory beneath the run directory.
+    pub dir: String,
+    /// File names: `<prefix><k>`.
+    pub prefix: String,
+    /// The children (0-based, in command-line order) whose files it holds.
+    pub children: Vec<usize>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Layout {
+    pub places: Vec<Place>,
+}
+
+impl Layout {
+    /// `children` files `iozone/<prefix><n>`.
+    pub fn simple(children: u32, prefix: &str) -> Layout {
+        Layout {
+            places: vec![Place {
+                fileset: "iozone".into(),
+                group: "children".into(),
+                dir: SET_DIR.into(),
+                prefix: prefix.into(),
+                children: (0..children as usize).collect(),
+            }],
+        }
+    }
+
+    /// The files `-F` names (or `-f`, with one name), checked to lie beneath `run_dir`.
+    pub fn named(names: &[String], run_dir: &Path, prefix: &str, option: &str) -> Result<Layout, UsageError> {
+        let root = run_dir
+            .canonicalize()
+            .map_err(|e| UsageError(format!("--dir {}: {e}", run_dir.display())))?;
+        let mut dirs: Vec<String> = Vec::new();
+        let mut seen: Vec<Vec<String>> = Vec::new();
+        let mut places: Vec<Place> = Vec::new();
+        for (child, name) in names.iter().enumerate() {
+            let parts = beneath(&root, name).map_err(|why| {
+                UsageError(format!(
+                    "option {option}: `{name}` {why}; the files must lie beneath {} (--dir)",
+                    root.display()
+                ))
+            })?;
+            if seen.contains(&parts) {
+                return Err(UsageError(format!(
+                    "option {option}: `{name}` is named twice; each child needs a file of its own"
+                )));
+            }
+            seen.push(parts.clone());
+            let parent = parts[..parts.len() - 1].join("/");
+            match dirs.iter().position(|d| *d == parent) {
+                Some(k) => places[k].children.push(child),
+                None => {
+                    dirs.push(parent.clone());
+                    places.push(Place {
+                        fileset: String::new(),
+                        group: String::new(),
+                        dir: if parent.is_empty() {
+                            SET_DIR.to_string()
+                        } else {
+                            format!("{parent}/{SET_DIR}")
+                        },
+                        prefix: prefix.into(),
+                        children: vec![child],
+                    });
+                }
+            }
+        }
+        let single = places.len() == 1;
+        for (k, p) in places.iter_mut().enumerate() {
+            (p.fileset, p.group) = if single {
+                ("iozone".into(), "children".into())
+            } else {
+                (format!("iozone-{k}"), format!("children-{k}"))
+            };
+        }
+        Ok(Layout { places })
+    }
+
+    /// Number of children.
+    pub fn children(&self) -> usize {
+        self.places.iter().map(|p| p.children.len()).sum()
+    }
+
+    /// Child `i`'s place and its index there.
+    pub fn of_child(&self, i: usize) -> (&Place, u32) {
+        for p in &self.places {
+            if let Some(k) = p.children.iter().position(|&c| c == i) {
+                return (p, k as u32);
+            }
+        }
+        panic!("child {i} has no file")
+    }
+
+    /// Child `i`'s file, relative to the run directory.
+    pub fn child_file(&self, i: usize) -> String {
+        let (p, k) = self.of_child(i);
+        format!("{}/{}{k}", p.dir, p.prefix)
+    }
+}
+
+/// The components of `name` relative to `root` (canonical), or why it is refused.
+fn beneath(root: &Path, name: &str) -> Result<Vec<String>, String> {
+    if name.is_empty() {
+        return Err("is empty".into());
+    }
+    let path = Path::new(name);
+    let full = if path.is_absolute() {
+        normalise(path)?
+    } else {
+        normalise(&root.join(path))?
+    };
+    let rel = match full.strip_prefix(root) {
+        Ok(r) => r.to_path_buf(),
+        // The name may reach the run directory through a symlink of its own (/var/run, say):
+        // resolve the part of it that exists.
+        Err(_) => {
+            let resolved = resolve_existing(&full);
+            resolved
+                .strip_prefix(root)
+                .map_err(|_| "is not beneath the run directory".to_string())?
+                .to_path_buf()
+        }
+    };
+    let parts: Vec<String> = rel
+        .components()
+        .map(|c| c.as_os_str().to_str().map(String::from).ok_or("is not valid UTF-8"))
+        .collect::<Result<_, _>>()?;
+    if parts.is_empty() {
+        return Err("names the run directory itself, not a file".into());
+    }
+    // Directories on the way that exist must not lead out through a symlink.
+    let mut at = root.to_path_buf();
+    for p in &parts[..parts.len() - 1] {
+        at.push(p);
+        if let Ok(real) = at.canonicalize() {
+            if !real.starts_with(root) {
+                return Err(format!("leads out of the run directory through `{}`", at.display()));
+            }
+        }
+    }
+    Ok(parts)
+}
+
+/// `path` with `.` and `..` worked out lexically; a `..` above the root is refused.
+fn normalise(path: &Path) -> Result<PathBuf, String> {
+    let mut out = PathBuf::new();
+    for c in path.components() {
+        match c {
+            Component::RootDir | Component::Prefix(_) => out.push(c.as_os_str()),
+            Component::CurDir => {}
+            Component::ParentDir => {
+                if !out.pop() {
+                    return Err("climbs above /".into());
+                }
+            }
+            Component::Normal(n) => out.push(n),
+        }
+    }
+    Ok(out)
+}
+
+/// The longest existing ancestor of `path` resolved (symlinks followed), with the rest appended.
+fn resolve_existing(path: &Path) -> PathBuf {
+    let mut head = path.to_path_buf();
+    let mut tail = Vec::new();
+    loop {
+        if let Ok(real) = head.canonicalize() {
+            let mut out = real;
+            for t in tail.iter().rev() {
+                out.push(t);
+            }
+            return out;
+        }
+        match (head.file_name().map(|n| n.to_os_string()), head.parent()) {
+            (Some(n), Some(p)) => {
+                tail.push(n);
+                head = p.to_path_buf();
+            }
+            _ => return path.to_path_buf(),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn names(v: &[&str]) -> Vec<String> {
+        v.iter().map(|s| s.to_string()).collect()
+    }
+
+    #[test]
+    fn default_layout_is_one_fileset() {
+        let l = Layout::simple(3, "iozone.DUMMY.");
+        assert_eq!(l.children(), 3);
+        assert_eq!(l.child_file(2), "iozone/iozone.DUMMY.2");
+    }
+
+    #[test]
+    fn names_are_grouped_by_directory() {
+        let d = tempfile::tempdir().unwrap();
+        let abs = d.path().join("b/f2").display().to_string();
+        let l = Layout::named(
+            &names(&["a/f0", &abs, "a/./f1", "top"]),
+            d.path(),
+            "iozone.DUMMY.",
+            "-F",
+        )
+        .unwrap();
+        assert_eq!(l.places.len(), 3);
+        assert_eq!(l.places[0].dir, "a/iozone");
+        assert_eq!(l.places[0].children, vec![0, 2]);
+        assert_eq!(l.places[1].dir, "b/iozone");
+        assert_eq!(l.places[2].dir, "iozone");
+        assert_eq!(l.child_file(2), "a/iozone/iozone.DUMMY.1");
+        assert_eq!(l.child_file(3), "iozone/iozone.DUMMY.0");
+        assert_eq!(l.places[1].fileset, "iozone-1");
+    }
+
+    #[test]
+    fn names_outside_the_run_directory_are_refused() {
+        let d = tempfile::tempdir().unwrap();
+        for bad in ["/etc/passwd", "../x", "a/../../x", ".", ""] {
+            let e = Layout::named(&names(&[bad]), d.path(), "p", "-F").unwrap_err();
+            assert!(e.0.contains("option -F"), "{bad}: {e}");
+        }
+        std::os::unix::fs::symlink("/tmp", d.path().join("out")).unwrap();
+        let e = Layout::named(&names(&["out/f"]), d.path(), "p", "-F").unwrap_err();
+        assert!(e.0.contains("leads out"), "{e}");
+        let e = Layout::named(&names(&["f", "./f"]), d.path(), "p", "-F").unwrap_err();
+        assert!(e.0.contains("named twice"), "{e}");
+    }
+}

@@ -1,0 +1,658 @@
+//! IOzone's command line: single-dash letters in getopt style, values attached or separate
+//! (`-s2000m` and `-s 2000m`, `-i0`, `-t16`), flags that may be grouped (`-eCRw`), and the few
+//! `-+x` options. Sizes are in kB (1024 bytes) unless they carry a `k`, `m` or `g` suffix.
+//!
+//! fslab's own options are long ones: `--dir DIR`, `--json`, `--explain`, `--seed N` and the
+//! hidden `--pause SPAN` (the pause between throughput sub-tests, 2 s as in IOzone).
+
+use fslab_engine::Span;
+use std::path::PathBuf;
+use std::time::Duration;
+
+const KB: u64 = 1024;
+
+/// Everything the command line asks for. Sizes are bytes.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Options {
+    /// `-i N`, in the order given (duplicates kept out).
+    pub tests: Vec<u32>,
+    /// `-s`: file size (default 512 kB).
+    pub file_size: u64,
+    /// `-r`: record size (default 4 kB).
+    pub record: u64,
+    /// Whether `-s` and `-r` were given (automatic mode then tests only that size).
+    pub file_size_given: bool,
+    pub record_given: bool,
+    /// `-t N`: throughput mode with N children.
+    pub threads: Option<u32>,
+    /// `-a`: automatic mode.
+    pub auto: bool,
+    /// `-n`, `-g`: smallest and largest file size of automatic mode (64 kB, 512 MB).
+    pub min_file: u64,
+    pub max_file: u64,
+    /// `-y`, `-q`: smallest and largest record size of automatic mode (4 kB, 16 MB).
+    pub min_record: u64,
+    pub max_record: u64,
+    /// `-z`: in automatic mode, keep small records for large files too.
+    pub all_records: bool,
+    /// `-e`: fsync inside the write timing.
+    pub fsync: bool,
+    /// `-c`: close inside the timing.
+    pub close: bool,
+    /// `-C`: a line per child.
+    pub per_child: bool,
+    /// `-R`: the Excel-style report.
+    pub excel: bool,
+    /// `-w`: keep the files.
+    pub keep: bool,
+    /// `-I`: O_DIRECT.
+    pub direct: bool,
+    /// `-o`: O_SYNC.
+    pub osync: bool,
+    /// `-x`: no stonewalling.
+    pub no_stonewall: bool,
+    /// `-O`: results in operations per second.
+    pub ops_mode: bool,
+    /// `-j N`: the stride of the stride read, in records (default 17).
+    pub stride: u64,
+    /// `-+p N`: percentage of reads in the mixed workload (default 50).
+    pub mix_read_percent: u32,
+    /// `-F name...`: one file per child.
+    pub files: Vec<String>,
+    /// `-f name`: the file of automatic and single-process mode.
+    pub file: Option<String>,
+    /// `-h`: print the usage.
+    pub help: bool,
+    /// `--dir`: where the files go (default: the current directory, as IOzone).
+    pub dir: Option<PathBuf>,
+    pub json: bool,
+    pub explain: bool,
+    pub seed: Option<u64>,
+    /// `--pause`: between throughput sub-tests, after the sync.
+    pub pause: Duration,
+    /// What IOzone says about each option as it reads it, in order (its preamble).
+    pub notes: Vec<String>,
+    /// The command line as given, for the preamble.
+    pub command_line: String,
+}
+
+impl Default for Options {
+    fn default() -> Options {
+        Options {
+            tests: Vec::new(),
+            file_size: 512 * KB,
+            record: 4 * KB,
+            file_size_given: false,
+            record_given: false,
+            threads: None,
+            auto: false,
+            min_file: 64 * KB,
+            max_file: 512 * KB * KB,
+            min_record: 4 * KB,
+            max_record: 16 * KB * KB,
+            all_records: false,
+            fsync: false,
+            close: false,
+            per_child: false,
+            excel: false,
+            keep: false,
+            direct: false,
+            osync: false,
+            no_stonewall: false,
+            ops_mode: false,
+            stride: 17,
+            mix_read_percent: 50,
+            files: Vec::new(),
+            file: None,
+            help: false,
+            dir: None,
+            json: false,
+            explain: false,
+            seed: None,
+            pause: Duration::from_secs(2),
+            notes: Vec::new(),
+            command_line: String::new(),
+        }
+    }
+}
+
+/// A command line that cannot be run: the option at fault and what is wrong.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{0}")]
+pub struct UsageError(pub String);
+
+fn usage(msg: impl Into<String>) -> UsageError {
+    UsageError(msg.into())
+}
+
+/// Options that take a value (the rest of their word, or the next word).
+const WITH_VALUE: &[char] = &['i', 's', 'r', 't', 'n', 'g', 'y', 'q', 'j', 'f'];
+/// Options that take no value.
+const FLAGS: &[char] = &['a', 'z', 'e', 'c', 'C', 'R', 'w', 'I', 'o', 'x', 'O', 'h', 'T'];
+/// IOzone options fslab knows but does not offer, with the reason.
+const NOT_OFFERED: &[(char, &str)] = &[
+    ('b', "the binary Excel file; use -R for the report on stdout"),
+    ('A', "use -a"),
+    ('l', "use -t"),
+    ('u', "use -t"),
+    ('m', "multiple buffers are not modelled"),
+    ('M', "use fslab's system information in --json"),
+    ('k', "POSIX async I/O is not modelled"),
+    ('K', "use -i 2"),
+    ('p', "cache purging is not modelled"),
+    ('Q', "offset/latency files are not written; use --json for latencies"),
+    ('U', "remounting is the lab's job"),
+    ('B', "use the mmap engine of `fslab run`"),
+    ('D', "use the mmap engine of `fslab run`"),
+    ('G', "use the mmap engine of `fslab run`"),
+    ('L', "cache line sizes are not modelled"),
+    ('S', "cache sizes are not modelled"),
+    ('W', "file locking is not modelled"),
+    ('Z', "mixing mmap and file I/O is not modelled"),
+    ('E', "use -i 0 ... -i 12 tests"),
+    ('N', "use -O for ops/s; latencies are in --json"),
+    ('P', "CPU binding is not modelled"),
+    ('X', "telemetry files are not read"),
+    ('Y', "telemetry files are not read"),
+    ('V', "use the engine's seeded data"),
+    ('v', "this is fslab iozone, modelled on IOzone 3.487"),
+    ('d', "use -t; children start together at a barrier"),
+    ('J', "use -t"),
+    ('H', "POSIX async I/O is not modelled"),
+];
+
+impl Options {
+    /// Parses IOzone's options (everything after `fslab iozone`).
+    pub fn parse(args: &[String]) -> Result<Options, UsageError> {
+        let mut o = Options::default();
+        // IOzone's own words, for "Command line used" (fslab's long options left out).
+        let mut iozone_words: Vec<&str> = vec!["iozone"];
+        let mut i = 0;
+        let mut start = 0;
+        while i < args.len() {
+            iozone_words.extend(args[start..i].iter().map(String::as_str));
+            start = i;
+            let word = &args[i];
+            i += 1;
+            if let Some(long) = word.strip_prefix("--") {
+                let (name, inline) = match long.split_once('=') {
+                    Some((n, v)) => (n, Some(v.to_string())),
+                    None => (long, None),
+                };
+                let mut value = |what: &str| -> Result<String, UsageError> {
+                    if let Some(v) = &inline {
+                        return Ok(v.clone());
+                    }
+                    let v = args
+                        .get(i)
+                        .ok_or_else(|| usage(format!("option --{name} needs {what}")))?;
+                    i += 1;
+                    Ok(v.clone())
+                };
+                match name {
+                    "dir" => o.dir = Some(PathBuf::from(value("a directory")?)),
+                    "json" => o.json = true,
+                    "explain" => o.explain = true,
+                    "help" => o.help = true,
+                    "seed" => {
+                        let v = value("a number")?;
+                        o.seed = Some(
+                            v.parse()
+                                .map_err(|_| usage(format!("option --seed: `{v}` is not a number")))?,
+                        );
+                    }
+                    "pause" => {
+                        let v = value("a duration")?;
+                        o.pause = v
+                            .parse::<Span>()
+                            .map_err(|e| usage(format!("option --pause: {e}")))?
+                            .get();
+                    }
+                    _ => return Err(usage(format!("unknown option `--{name}` (see fslab iozone -h)"))),
+                }
+                start = i;
+                continue;
+            }
+            let Some(letters) = word.strip_prefix('-').filter(|l| !l.is_empty()) else {
+                return Err(usage(format!(
+                    "unexpected argument `{word}`: IOzone takes options only (see fslab iozone -h)"
+                )));
+            };
+            if let Some(plus) = letters.strip_prefix('+') {
+                i = o.plus_option(plus, args, i)?;
+                continue;
+            }
+            let chars: Vec<char> = letters.chars().collect();
+            let mut k = 0;
+            while k < chars.len() {
+                let c = chars[k];
+                k += 1;
+                if FLAGS.contains(&c) {
+                    o.flag(c);
+                    continue;
+                }
+                if WITH_VALUE.contains(&c) {
+                    let attached: String = chars[k..].iter().collect();
+                    let value = if !attached.is_empty() {
+                        attached
+                    } else {
+                        let v = args
+                            .get(i)
+                            .filter(|v| !v.starts_with('-') || v[1..].starts_with(|d: char| d.is_ascii_digit()))
+                            .ok_or_else(|| usage(format!("option -{c} needs a value")))?;
+                        i += 1;
+                        v.clone()
+                    };
+                    o.valued(c, &value)?;
+                    k = chars.len();
+                    continue;
+                }
+                if c == 'F' {
+                    // One name per child: every word up to the next option.
+                    let attached: String = chars[k..].iter().collect();
+                    if !attached.is_empty() {
+                        o.files.push(attached);
+                    }
+                    while let Some(name) = args.get(i).filter(|a| !a.starts_with('-')) {
+                        o.files.push(name.clone());
+                        i += 1;
+                    }
+                    if o.files.is_empty() {
+                        return Err(usage("option -F needs one file name per child (-t)"));
+                    }
+                    k = chars.len();
+                    continue;
+                }
+                if let Some((_, why)) = NOT_OFFERED.iter().find(|(n, _)| *n == c) {
+                    return Err(usage(format!("option -{c} is not offered by fslab iozone: {why}")));
+                }
+                return Err(usage(format!("unknown option `-{c}` (see fslab iozone -h)")));
+            }
+        }
+        iozone_words.extend(args[start..].iter().map(String::as_str));
+        o.command_line = iozone_words.join(" ");
+        o.check()?;
+        Ok(o)
+    }
+
+    fn flag(&mut self, c: char) {
+        let note = match c {
+            'a' => {
+                self.auto = true;
+                "Auto Mode"
+            }
+            'z' => {
+                self.all_records = true;
+                "Cross over of record size disabled."
+            }
+            'e' => {
+                self.fsync = true;
+                "Include fsync in write timing"
+            }
+            'c' => {
+                self.close = true;
+                "Include close in write timing"
+            }
+            'C' => {
+                self.per_child = true;
+                return;
+            }
+            'R' => {
+                self.excel = true;
+                "Excel chart generation enabled"
+            }
+            'w' => {
+                self.keep = true;
+                "Setting no_unlink"
+            }
+            'I' => {
+                self.direct = true;
+                "O_DIRECT feature enabled"
+            }
+            'o' => {
+                self.osync = true;
+                "SYNC Mode. "
+            }
+            'x' => {
+                self.no_stonewall = true;
+                "Stonewall disabled"
+            }
+            'O' => {
+                self.ops_mode = true;
+                "OPS Mode. Output is in operations per second."
+            }
+            'h' => {
+                self.help = true;
+                return;
+            }
+            // -T (POSIX threads instead of processes): fslab's children are always threads.
+            _ => return,
+        };
+        self.notes.push(note.to_string());
+    }
+
+    fn valued(&mut self, c: char, v: &str) -> Result<(), UsageError> {
+        match c {
+            'i' => {
+                let n: u32 = v
+                    .parse()
+                    .map_err(|_| usage(format!("option -i: `{v}` is not a test number (0 to 12)")))?;
+                if n > 12 {
+                    return Err(usage(format!(
+                        "option -i: there is no test {n} (the tests are 0 to 12)"
+                    )));
+                }
+                if !self.tests.contains(&n) {
+                    self.tests.push(n);
+                }
+            }
+            's' => {
+                self.file_size = kb_size('s', v)?;
+                self.file_size_given = true;
+                self.notes.push(format!("File size set to {} kB", self.file_size / KB));
+            }
+            'r' => {
+                self.record = kb_size('r', v)?;
+                self.record_given = true;
+                self.notes.push(format!("Record Size {} kB", self.record / KB));
+            }
+            't' => {
+                let n: u32 = v
+                    .parse()
+                    .ok()
+                    .filter(|n| *n > 0)
+                    .ok_or_else(|| usage(format!("option -t: `{v}` is not a number of children (1 or more)")))?;
+                self.threads = Some(n);
+            }
+            'n' => {
+                self.min_file = kb_size('n', v)?;
+                self.notes
+                    .push(format!("Using minimum file size of {} kilobytes.", self.min_file / KB));
+            }
+            'g' => {
+                self.max_file = kb_size('g', v)?;
+                self.notes
+                    .push(format!("Using maximum file size of {} kilobytes.", self.max_file / KB));
+            }
+            'y' => {
+                self.min_record = kb_size('y', v)?;
+                self.notes
+                    .push(format!("Using Minimum Record Size {} kB", self.min_record / KB));
+            }
+            'q' => {
+                self.max_record = kb_size('q', v)?;
+                self.notes
+                    .push(format!("Using Maximum Record Size {} kB", self.max_record / KB));
+            }
+            'j' => {
+                self.stride = v
+                    .parse()
+                    .ok()
+                    .filter(|n| *n > 0)
+                    .ok_or_else(|| usage(format!("option -j: `{v}` is not a stride (1 or more records)")))?;
+                self.notes
+                    .push(format!("File stride size set to {} * record size.", self.stride));
+            }
+            'f' => self.file = Some(v.to_string()),
+            _ => unreachable!("listed in WITH_VALUE"),
+        }
+        Ok(())
+    }
+
+    /// `-+x` options; returns the index of the next word.
+    fn plus_option(&mut self, rest: &str, args: &[String], mut i: usize) -> Result<usize, UsageError> {
+        let mut chars = rest.chars();
+        let Some(c) = chars.next() else {
+            return Err(usage("option `-+` names no option"));
+        };
+        match c {
+            'p' => {
+                let attached: String = chars.collect();
+                let v = if attached.is_empty() {
+                    let v = args.get(i).ok_or_else(|| usage("option -+p needs a percentage"))?;
+                    i += 1;
+                    v.clone()
+                } else {
+                    attached
+                };
+                self.mix_read_percent = v
+                    .parse()
+                    .ok()
+                    .filter(|p| *p <= 100)
+                    .ok_or_else(|| usage(format!("option -+p: `{v}` is not a percentage (0 to 100)")))?;
+                self.notes
+                    .push(format!("Percent read in mix test is {}", self.mix_read_percent));
+                Ok(i)
+            }
+            _ => Err(usage(format!("unknown option `-+{c}` (see fslab iozone -h)"))),
+        }
+    }
+
+    /// Checks the options against each other.
+    fn check(&self) -> Result<(), UsageError> {
+        if self.help {
+            return Ok(());
+        }
+        if self.auto && self.threads.is_some() {
+            return Err(usage(
+                "options -a and -t cannot be combined: -a is single-process, -t is throughput mode",
+            ));
+        }
+        if !self.files.is_empty() {
+            let Some(t) = self.threads else {
+                return Err(usage("option -F names one file per child: give -t too"));
+            };
+            if self.files.len() != t as usize {
+                return Err(usage(format!(
+                    "option -F names {} file(s) but -t {t} asks for {t} children: give one name per child",
+                    self.files.len()
+                )));
+            }
+        }
+        if self.file.is_some() && self.threads.is_some() {
+            return Err(usage("option -f names the file of a single process: with -t, use -F"));
+        }
+        for &n in &self.tests {
+            let why = match n {
+                4 if self.threads.is_some() => Some("record rewrite is not offered with -t (as in IOzone)"),
+                4 => Some("record rewrite is not modelled by fslab"),
+                6 | 7 => Some("fwrite/fread (stdio buffering) are not modelled by fslab; -i 0 and -i 1 do the same I/O"),
+                8 if self.threads.is_none() => Some("the mixed workload is a throughput test: give -t"),
+                9..=12 => Some("pwrite/pread/pwritev/preadv are not modelled apart: fslab always uses pread/pwrite, so -i 0 and -i 1 measure them"),
+                _ => None,
+            };
+            if let Some(why) = why {
+                return Err(usage(format!("option -i {n}: {why}")));
+            }
+        }
+        if self.threads.is_some() || !self.auto {
+            if self.record > self.file_size {
+                return Err(usage(format!(
+                    "option -r: the record size ({} kB) is larger than the file size ({} kB)",
+                    self.record / KB,
+                    self.file_size / KB
+                )));
+            }
+        } else {
+            if self.min_file > self.max_file {
+                return Err(usage(format!(
+                    "option -n: the smallest file size ({} kB) is above the largest (-g, {} kB)",
+                    self.min_file / KB,
+                    self.max_file / KB
+                )));
+            }
+            if self.min_record > self.max_record {
+                return Err(usage(format!(
+                    "option -y: the smallest record size ({} kB) is above the largest (-q, {} kB)",
+                    self.min_record / KB,
+                    self.max_record / KB
+                )));
+            }
+        }
+        Ok(())
+    }
+
+    /// The tests selected: those given with -i, or every test fslab offers in this mode.
+    pub fn selected_tests(&self) -> Vec<u32> {
+        if !self.tests.is_empty() {
+            return self.tests.clone();
+        }
+        if self.threads.is_some() {
+            vec![0, 1, 2, 3, 5, 8]
+        } else {
+            vec![0, 1, 2, 3, 5]
+        }
+    }
+}
+
+/// A size in IOzone's terms: kB by default, or with a `k`, `m` or `g` suffix.
+fn kb_size(option: char, v: &str) -> Result<u64, UsageError> {
+    let bad = || {
+        usage(format!(
+            "option -{option}: `{v}` is not a size (kB, or a number with a k, m or g suffix)"
+        ))
+    };
+    let split = v.find(|c: char| !c.is_ascii_digit()).unwrap_or(v.len());
+    let (num, suffix) = v.split_at(split);
+    let n: u64 = num.parse().map_err(|_| bad())?;
+    let unit = match suffix {
+        "" | "k" | "K" => KB,
+        "m" | "M" => KB * KB,
+        "g" | "G" => KB * KB * KB,
+        _ => return Err(bad()),
+    };
+    let bytes = n.checked_mul(unit).ok_or_else(bad)?;
+    if bytes == 0 {
+        return Err(usage(format!("option -{option}: the size must be above 0")));
+    }
+    Ok(bytes)
+}
+
+/// The usage text of `fslab iozone -h`.
+pub const USAGE: &str = "\
+Usage: fslab iozone [IOzone options] [--dir DIR] [--json] [--explain] [--seed N]
+
+IOzone 3.487's throughput and automatic modes on fslab's engine. Sizes are in kB
+(1024 bytes) unless suffixed with k, m or g.
+
+  -i N      test to run (repeatable): 0 write/rewrite, 1 read/re-read,
+            2 random read/write, 3 read backwards, 5 stride read, 8 mixed (-t only)
+  -s SIZE   file size (default 512k)        -r SIZE   record size (default 4k)
+  -t N      throughput mode with N children (threads)
+  -F NAME.. one file name per child, beneath --dir
+  -a        automatic mode: file sizes -n..-g (64k..512m), records -y..-q (4k..16m)
+  -n -g -y -q SIZE   limits of automatic mode     -z   all record sizes in -a
+  -f NAME   the file of automatic/single-process mode
+  -e        include fsync in the timing        -c   include close (a no-op: see --explain)
+  -C        a line per child                   -R   Excel-style report
+  -w        keep the files                     -x   no stonewalling
+  -I        O_DIRECT                           -o   O_SYNC
+  -O        results in operations per second   -j N stride of test 5 (default 17)
+  -+p N     percentage of reads in the mixed workload (default 50)
+  -h        this text
+
+fslab's options:
+  --dir DIR     where the files go (default: the current directory)
+  --json        one JSON document on stdout: IOzone's figures and each run's full result
+  --explain     print the workloads as fslab will run them (native TOML); run nothing
+  --seed N      seed of the random offsets
+";
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn parse(s: &str) -> Result<Options, UsageError> {
+        let args: Vec<String> = s.split_whitespace().map(String::from).collect();
+        Options::parse(&args)
+    }
+
+    #[test]
+    fn seed_004_command_line_parses() {
+        let o = parse("-i 0 -i 1 -i 2 -t 16 -s 2000m -r 64k -e -C -R -w").unwrap();
+        assert_eq!(o.tests, vec![0, 1, 2]);
+        assert_eq!(o.threads, Some(16));
+        assert_eq!(o.file_size, 2000 * 1024 * 1024);
+        assert_eq!(o.record, 64 * 1024);
+        assert!(o.fsync && o.per_child && o.excel && o.keep);
+        assert!(!o.no_stonewall && !o.direct && !o.osync);
+    }
+
+    #[test]
+    fn values_may_be_attached() {
+        let o = parse("-i0 -i1 -t16 -s2000m -r64k").unwrap();
+        assert_eq!(o.tests, vec![0, 1]);
+        assert_eq!(o.threads, Some(16));
+        assert_eq!(o.file_size, 2000 * 1024 * 1024);
+        assert_eq!(o.record, 64 * 1024);
+    }
+
+    #[test]
+    fn flags_may_be_grouped_and_end_in_a_valued_option() {
+        let o = parse("-eCRw -t2 -Is16m").unwrap();
+        assert!(o.fsync && o.per_child && o.excel && o.keep && o.direct);
+        assert_eq!(o.file_size, 16 * 1024 * 1024);
+    }
+
+    #[test]
+    fn sizes_are_kilobytes_by_default() {
+        assert_eq!(parse("-s 100").unwrap().file_size, 100 * 1024);
+        assert_eq!(parse("-s 1g -r 1m").unwrap().file_size, 1 << 30);
+        assert_eq!(parse("").unwrap().file_size, 512 * 1024);
+        assert_eq!(parse("").unwrap().record, 4 * 1024);
+    }
+
+    #[test]
+    fn unknown_and_bad_options_name_the_option() {
+        assert!(parse("-i 0 -9").unwrap_err().0.contains("unknown option `-9`"));
+        assert!(parse("-i 0 -Z").unwrap_err().0.contains("option -Z is not offered"));
+        assert!(parse("-+u").unwrap_err().0.contains("`-+u`"));
+        assert!(parse("--frobnicate").unwrap_err().0.contains("`--frobnicate`"));
+        assert!(parse("-s 12x").unwrap_err().0.contains("option -s"));
+        assert!(parse("-t 0").unwrap_err().0.contains("option -t"));
+        assert!(parse("-i 13").unwrap_err().0.contains("option -i"));
+        assert!(parse("-t 2 -i 4").unwrap_err().0.contains("-i 4"));
+        assert!(parse("-s").unwrap_err().0.contains("option -s needs a value"));
+        assert!(parse("-b out.xls").unwrap_err().0.contains("option -b"));
+    }
+
+    #[test]
+    fn f_takes_one_name_per_child() {
+        let o = parse("-t 2 -F a b -i 0").unwrap();
+        assert_eq!(o.files, vec!["a", "b"]);
+        assert_eq!(o.tests, vec![0]);
+        assert!(parse("-t 3 -F a b").unwrap_err().0.contains("-F names 2"));
+        assert!(parse("-F a").unwrap_err().0.contains("give -t"));
+    }
+
+    #[test]
+    fn record_larger_than_file_is_refused() {
+        assert!(parse("-t 1 -s 4k -r 64k")
+            .unwrap_err()
+            .0
+            .contains("larger than the file size"));
+    }
+
+    #[test]
+    fn fslab_options_and_notes() {
+        let o = parse("-t 1 -e --dir /tmp/x --json --pause 0 --seed 7").unwrap();
+        assert_eq!(o.dir, Some(PathBuf::from("/tmp/x")));
+        assert!(o.json);
+        assert_eq!(o.pause, Duration::ZERO);
+        assert_eq!(o.seed, Some(7));
+        assert_eq!(o.notes, vec!["Include fsync in write timing"]);
+        assert_eq!(o.command_line, "iozone -t 1 -e");
+        assert_eq!(parse("--pause=500ms").unwrap().pause, Duration::from_millis(500));
+    }
+
+    #[test]
+    fn auto_mode_limits() {
+        let o = parse("-a -n 64k -g 1m -y 4k -q 64k -+p 70").unwrap();
+        assert!(o.auto);
+        assert_eq!((o.min_file, o.max_file), (64 * 1024, 1 << 20));
+        assert_eq!((o.min_record, o.max_record), (4 * 1024, 64 * 1024));
+        assert_eq!(o.mix_read_percent, 70);
+        assert!(parse("-a -n 1m -g 64k").unwrap_err().0.contains("option -n"));
+        assert!(parse("-a -t 2").is_err());
+    }
+}

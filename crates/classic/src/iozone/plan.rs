@@ -1,0 +1,340 @@
+//! From IOzone's options to the list of engine runs: throughput mode (`-t`: each sub-test one run
+//! of all children), automatic mode (`-a`: each file size × record size × test one run of one
+//! process) and IOzone's plain single-process mode (one file size, one record size).
+
+use super::compile::{self, Params};
+use super::layout::Layout;
+use super::options::{Options, UsageError};
+use super::subtest::Test;
+use fslab_engine::workload::FinalSync;
+use fslab_engine::Workload;
+use std::fmt::Write;
+use std::path::Path;
+
+const KB: u64 = 1024;
+/// Automatic mode leaves out records below 64 kB for files above 32 MB unless `-z` (as IOzone).
+const CROSSOVER_FILE: u64 = 32 * KB * KB;
+const CROSSOVER_RECORD: u64 = 64 * KB;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Mode {
+    /// `-t N`.
+    Throughput { children: u32 },
+    /// `-a`.
+    Auto,
+    /// Neither: one file size, one record size, one process, printed as automatic mode's table.
+    Single,
+}
+
+/// One engine run.
+#[derive(Debug, Clone)]
+pub struct Step {
+    pub test: Test,
+    /// The file size the user asked for (automatic mode's `kB` column).
+    pub file_size: u64,
+    pub record: u64,
+    pub workload: Workload,
+}
+
+#[derive(Debug, Clone)]
+pub struct Plan {
+    pub opts: Options,
+    pub mode: Mode,
+    pub layout: Layout,
+    /// The tests, in the order they run for each file and record size.
+    pub tests: Vec<Test>,
+    pub steps: Vec<Step>,
+    /// What fslab does differently from IOzone for these options, for stderr.
+    pub warnings: Vec<String>,
+}
+
+impl Plan {
+    /// Plans the runs; `run_dir` is where the files go (`-F` names must lie beneath it).
+    pub fn new(opts: &Options, run_dir: &Path) -> Result<Plan, UsageError> {
+        let mode = match (opts.threads, opts.auto) {
+            (Some(children), _) => Mode::Throughput { children },
+            (None, true) => Mode::Auto,
+            (None, false) => Mode::Single,
+        };
+        let selection = opts.selected_tests();
+        let order: &[Test] = match mode {
+            Mode::Throughput { .. } => &Test::THROUGHPUT_ORDER,
+            _ => &Test::AUTO_ORDER,
+        };
+        let tests = Test::selected(&selection, order);
+        let mut warnings = Vec::new();
+        let layout = match mode {
+            Mode::Throughput { children } => {
+                if opts.files.is_empty() {
+                    Layout::simple(children, "iozone.DUMMY.")
+                } else {
+                    let l = Layout::named(&opts.files, run_dir, "iozone.DUMMY.", "-F")?;
+                    warnings.push(format!(
+                        "-F: the files keep the directories named but are called {} ... (fslab keeps its files in a directory of its own)",
+                        (0..l.children()).map(|i| l.child_file(i)).take(3).collect::<Vec<_>>().join(", ")
+                    ));
+                    l
+                }
+            }
+            _ => match &opts.file {
+                None => Layout::simple(1, "iozone.tmp."),
+                Some(f) => Layout::named(std::slice::from_ref(f), run_dir, "iozone.tmp.", "-f")?,
+            },
+        };
+        if opts.close {
+            warnings.push(
+                "-c: each child keeps its file open through the sub-test and closes it after the timing, so including close changes nothing"
+                    .into(),
+            );
+        }
+        if !selection.contains(&0) {
+            warnings.push(
+                "without -i 0 the files are written before the first test, untimed (or kept from an earlier run with -w)"
+                    .into(),
+            );
+        }
+        let throughput = matches!(mode, Mode::Throughput { .. });
+        let base = Params {
+            file_size: 0,
+            record: 0,
+            fsync: opts.fsync,
+            direct: opts.direct,
+            osync: opts.osync,
+            stonewall: throughput && !opts.no_stonewall,
+            stride: opts.stride,
+            mix_read_percent: opts.mix_read_percent,
+            seed: opts.seed,
+            final_sync: if throughput {
+                FinalSync::Outside
+            } else {
+                FinalSync::None
+            },
+            origin: opts.command_line.clone(),
+        };
+        let mut steps = Vec::new();
+        for (file_size, record) in combinations(opts, mode) {
+            let whole = file_size / record * record;
+            if whole != file_size && mode != Mode::Auto {
+                warnings.push(format!(
+                    "the file size is taken as {} kB, a whole number of {} kB records",
+                    whole / KB,
+                    record / KB
+                ));
+            }
+            let p = Params {
+                file_size: whole,
+                record,
+                ..base.clone()
+            };
+            for &test in &tests {
+                let name = match mode {
+                    Mode::Throughput { .. } => format!("iozone-{}", test.slug()),
+                    _ => format!("iozone-{}k-{}k-{}", file_size / KB, record / KB, test.slug()),
+                };
+                steps.push(Step {
+                    test,
+                    file_size,
+                    record,
+                    workload: compile::workload(test, &p, &layout, &name),
+                });
+            }
+        }
+        if !opts.keep {
+            if let Some(last) = steps.last_mut() {
+                last.workload.cleanup = true;
+            }
+        }
+        Ok(Plan {
+            opts: opts.clone(),
+            mode,
+            layout,
+            tests,
+            steps,
+            warnings,
+        })
+    }
+
+    /// `--explain`: every run as native TOML, in order, each headed by a comment.
+    pub fn explain(&self) -> String {
+        let mut s = String::new();
+        let _ = writeln!(s, "# {}", self.opts.command_line);
+        let _ = writeln!(
+            s,
+            "# {} engine run(s); the children's files (beneath the run directory):",
+            self.steps.len()
+        );
+        for i in 0..self.layout.children() {
+            let _ = writeln!(s, "#   child {i}: {}", self.layout.child_file(i));
+        }
+        if matches!(self.mode, Mode::Throughput { .. }) {
+            let _ = writeln!(
+                s,
+                "# between runs: sync() (final_sync = \"outside\") and a pause of {:?}",
+                self.opts.pause
+            );
+        }
+        for w in &self.warnings {
+            let _ = writeln!(s, "# note: {w}");
+        }
+        for (k, step) in self.steps.iter().enumerate() {
+            let _ = writeln!(
+                s,
+                "\n# ---- run {}: {} ({} kB file, {} kB records) ----",
+                k + 1,
+                step.test.children_name(),
+                step.file_size / KB,
+                step.record / KB
+            );
+            s.push_str(&step.workload.to_toml());
+        }
+        s
+    }
+
+    /// What IOzone prints before its results: what it made of the options, the command line,
+    /// the units and the shape of the test.
+    pub fn preamble(&self) -> String {
+        let mut s = String::from("\tfslab iozone: IOzone 3.487's tests on the fslab engine\n\n");
+        for n in &self.opts.notes {
+            let _ = writeln!(s, "\t{n}");
+        }
+        let _ = writeln!(s, "\tCommand line used: {}", self.opts.command_line);
+        if self.opts.ops_mode {
+            s.push_str("\tOutput is in operations per second.\n");
+        } else {
+            s.push_str("\tOutput is in kBytes/sec\n");
+        }
+        if let Mode::Throughput { children } = self.mode {
+            let _ = writeln!(s, "\tThroughput test with {children} processes");
+            let _ = writeln!(
+                s,
+                "\tEach process writes a {} kByte file in {} kByte records",
+                self.opts.file_size / self.opts.record * self.opts.record / KB,
+                self.opts.record / KB
+            );
+        }
+        s
+    }
+}
+
+/// The (file size, record size) pairs to run.
+fn combinations(opts: &Options, mode: Mode) -> Vec<(u64, u64)> {
+    if mode != Mode::Auto {
+        return vec![(opts.file_size, opts.record)];
+    }
+    let sizes: Vec<u64> = if opts.file_size_given {
+        vec![opts.file_size]
+    } else {
+        doubling(opts.min_file, opts.max_file)
+    };
+    let mut out = Vec::new();
+    for size in sizes {
+        let records: Vec<u64> = if opts.record_given {
+            vec![opts.record]
+        } else {
+            doubling(opts.min_record, opts.max_record.min(size))
+        };
+        for r in records {
+            if r > size {
+                continue;
+            }
+            if !opts.all_records && !opts.record_given && size > CROSSOVER_FILE && r < CROSSOVER_RECORD {
+                continue;
+            }
+            out.push((size, r));
+        }
+    }
+    out
+}
+
+fn doubling(from: u64, to: u64) -> Vec<u64> {
+    let mut v = Vec::new();
+    let mut x = from;
+    while x <= to {
+        v.push(x);
+        x *= 2;
+    }
+    v
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn plan(s: &str) -> Plan {
+        let args: Vec<String> = s.split_whitespace().map(String::from).collect();
+        Plan::new(&Options::parse(&args).unwrap(), Path::new(".")).unwrap()
+    }
+
+    #[test]
+    fn seed_004_plans_six_sub_tests() {
+        let p = plan("-i 0 -i 1 -i 2 -t 16 -s 2000m -r 64k -e -C -R -w");
+        let names: Vec<_> = p.steps.iter().map(|s| s.test.children_name()).collect();
+        assert_eq!(
+            names,
+            [
+                "initial writers",
+                "rewriters",
+                "readers",
+                "re-readers",
+                "random readers",
+                "random writers"
+            ]
+        );
+        assert!(p.steps.iter().all(|s| s.workload.stop.stonewall));
+        assert!(p.steps.iter().all(|s| !s.workload.cleanup), "-w keeps the files");
+        assert_eq!(p.layout.children(), 16);
+        assert!(p
+            .preamble()
+            .contains("Each process writes a 2048000 kByte file in 64 kByte records"));
+    }
+
+    #[test]
+    fn without_w_the_last_run_removes_the_files() {
+        let p = plan("-i 0 -t 2 -x");
+        assert!(p.steps.last().unwrap().workload.cleanup);
+        assert!(!p.steps[0].workload.cleanup);
+        assert!(p.steps.iter().all(|s| !s.workload.stop.stonewall));
+    }
+
+    #[test]
+    fn auto_mode_doubles_sizes_and_records() {
+        let p = plan("-a -n 64k -g 256k -y 4k -q 128k -i 0");
+        let combos: Vec<(u64, u64)> = p
+            .steps
+            .iter()
+            .filter(|s| s.test == Test::Write)
+            .map(|s| (s.file_size / KB, s.record / KB))
+            .collect();
+        assert_eq!(
+            combos,
+            [
+                (64, 4),
+                (64, 8),
+                (64, 16),
+                (64, 32),
+                (64, 64),
+                (128, 4),
+                (128, 8),
+                (128, 16),
+                (128, 32),
+                (128, 64),
+                (128, 128),
+                (256, 4),
+                (256, 8),
+                (256, 16),
+                (256, 32),
+                (256, 64),
+                (256, 128)
+            ]
+        );
+        assert_eq!(p.steps.len(), 2 * combos.len());
+    }
+
+    #[test]
+    fn auto_mode_skips_small_records_for_large_files_unless_z() {
+        let p = plan("-a -n 64m -g 64m -i 0");
+        assert!(p.steps.iter().all(|s| s.record >= 64 * KB));
+        let p = plan("-a -n 64m -g 64m -i 0 -z");
+        assert!(p.steps.iter().any(|s| s.record == 4 * KB));
+    }
+}

@@ -1,0 +1,290 @@
+//! `fslab iozone` from the outside: seed 004's options at a small size, --json, --explain, exit
+//! codes and messages for bad options, and what is left on disk.
+
+use serde_json::Value;
+use std::path::Path;
+use std::process::{Command, Output, Stdio};
+use std::sync::mpsc;
+use std::time::Duration;
+
+const HANG: Duration = Duration::from_secs(60);
+
+struct Run {
+    code: i32,
+    stdout: String,
+    stderr: String,
+}
+
+/// Runs `fslab iozone` with `args` in `cwd`, failing the test if it does not end within [`HANG`].
+fn iozone(cwd: &Path, args: &[&str]) -> Run {
+    let child = Command::new(env!("CARGO_BIN_EXE_fslab"))
+        .arg("iozone")
+        .args(args)
+        .current_dir(cwd)
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("start fslab");
+    let pid = child.id();
+    let (tx, rx) = mpsc::channel();
+    std::thread::spawn(move || {
+        let _ = tx.send(child.wait_with_output());
+    });
+    let out: Output = match rx.recv_timeout(HANG) {
+        Ok(o) => o.expect("wait for fslab"),
+        Err(_) => {
+            let _ = Command::new("kill").args(["-9", &pid.to_string()]).status();
+            panic!("fslab iozone {args:?} did not end within {HANG:?}");
+        }
+    };
+    Run {
+        code: out.status.code().expect("fslab exited"),
+        stdout: String::from_utf8(out.stdout).expect("utf-8 stdout"),
+        stderr: String::from_utf8(out.stderr).expect("utf-8 stderr"),
+    }
+}
+
+fn entries(dir: &Path) -> Vec<String> {
+    let mut v: Vec<String> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    v.sort();
+    v
+}
+
+#[test]
+fn seed_004_options_run_in_the_current_directory_and_keep_the_files() {
+    let tmp = tempfile::tempdir().unwrap();
+    let args = "-i 0 -i 1 -i 2 -t 4 -s 256k -r 64k -e -C -R -w --pause 0";
+    let r = iozone(tmp.path(), &args.split(' ').collect::<Vec<_>>());
+    assert_eq!(r.code, 0, "stderr: {}", r.stderr);
+    for name in [
+        "initial writers",
+        "rewriters",
+        "readers",
+        "re-readers",
+        "random readers",
+        "random writers",
+    ] {
+        assert!(
+            r.stdout
+                .contains(&format!("\tChildren see throughput for  4 {name} \t= ")),
+            "{name}:\n{}",
+            r.stdout
+        );
+        assert!(r
+            .stdout
+            .contains(&format!("\tParent sees throughput for  4 {name} \t= ")));
+    }
+    assert_eq!(r.stdout.matches("\tChild[3] xfer count = ").count(), 6);
+    assert_eq!(r.stdout.matches("\tMin xfer \t\t\t\t\t= ").count(), 6);
+    assert!(r.stdout.contains("\"Record size = 64 kBytes \"\n"));
+    assert!(r.stdout.contains("\n\"   Random write \" "));
+    assert!(r.stdout.contains("\tInclude fsync in write timing\n"));
+    assert!(r
+        .stdout
+        .contains("\tCommand line used: iozone -i 0 -i 1 -i 2 -t 4 -s 256k -r 64k -e -C -R -w\n"));
+    // -w: the files stay, whole, beneath the current directory.
+    let dir = tmp.path().join("iozone");
+    assert_eq!(entries(tmp.path()), ["iozone"]);
+    for n in 0..4 {
+        let len = std::fs::metadata(dir.join(format!("iozone.DUMMY.{n}"))).unwrap().len();
+        assert_eq!(len, 256 * 1024);
+    }
+}
+
+#[test]
+fn attached_values_and_json() {
+    let tmp = tempfile::tempdir().unwrap();
+    let d = tmp.path().join("run");
+    std::fs::create_dir(&d).unwrap();
+    let r = iozone(
+        tmp.path(),
+        &[
+            "-i0",
+            "-i1",
+            "-t2",
+            "-s128k",
+            "-r16k",
+            "-x",
+            "--json",
+            "--pause=0",
+            "--dir",
+            d.to_str().unwrap(),
+        ],
+    );
+    assert_eq!(r.code, 0, "stderr: {}", r.stderr);
+    let v: Value =
+        serde_json::from_str(&r.stdout).unwrap_or_else(|e| panic!("not one JSON document ({e}):\n{}", r.stdout));
+    assert_eq!(v["schema_version"], 1);
+    assert_eq!(v["tool"], "iozone");
+    assert_eq!(v["unit"], "kB");
+    let subs = v["subtests"].as_array().unwrap();
+    assert_eq!(subs.len(), 4);
+    for s in subs {
+        let f = &s["figures"];
+        assert_eq!(f["min_xfer"], 128.0);
+        assert_eq!(s["result"]["classic"]["children_see"], f["children_see"]);
+        let threads = s["result"]["threads"].as_array().unwrap();
+        assert_eq!(threads.len(), 2);
+        let sum: f64 = threads
+            .iter()
+            .map(|t| t["bytes"].as_f64().unwrap() / 1024.0 / t["secs"].as_f64().unwrap())
+            .sum();
+        assert!((sum - f["children_see"].as_f64().unwrap()).abs() < 1e-6 * sum);
+    }
+    assert_eq!(v["report"][0][0], "Initial write");
+    // Without -w the files are removed; nothing was written in the current directory.
+    assert!(entries(&d).is_empty(), "{:?}", entries(&d));
+    assert_eq!(entries(tmp.path()), ["run"]);
+}
+
+#[test]
+fn bad_options_exit_2_naming_the_option_and_make_nothing() {
+    let tmp = tempfile::tempdir().unwrap();
+    for (args, says) in [
+        (vec!["-i", "0", "-t", "2", "-9"], "unknown option `-9`"),
+        (vec!["-i", "0", "-t", "2", "--frob"], "unknown option `--frob`"),
+        (
+            vec!["-i", "0", "-t", "2", "-s", "12q"],
+            "option -s: `12q` is not a size",
+        ),
+        (vec!["-i", "7", "-t", "2"], "option -i 7"),
+        (vec!["-t", "2", "-F", "a"], "-F names 1 file(s) but -t 2"),
+        (
+            vec!["-t", "2", "-F", "a", "/etc/iozone.x"],
+            "option -F: `/etc/iozone.x` is not beneath",
+        ),
+        (vec!["-t", "1", "-F", "../up"], "option -F: `../up`"),
+        (vec!["-t", "1", "-s", "4k", "-r", "64k"], "larger than the file size"),
+    ] {
+        let r = iozone(tmp.path(), &args);
+        assert_eq!(r.code, 2, "{args:?}: stdout {} stderr {}", r.stdout, r.stderr);
+        assert!(r.stderr.contains(says), "{args:?}: {}", r.stderr);
+        assert!(r.stdout.is_empty(), "{args:?}: {}", r.stdout);
+    }
+    assert!(entries(tmp.path()).is_empty());
+    let r = iozone(tmp.path(), &["-i", "0", "--dir", "/nonexistent/dir"]);
+    assert_eq!(r.code, 2, "{}", r.stderr);
+}
+
+#[test]
+fn a_directory_fslab_did_not_make_is_left_alone() {
+    let tmp = tempfile::tempdir().unwrap();
+    std::fs::create_dir(tmp.path().join("iozone")).unwrap();
+    std::fs::write(tmp.path().join("iozone/precious"), "keep me").unwrap();
+    let r = iozone(tmp.path(), &["-i", "0", "-t", "2", "-s", "64k", "--pause", "0"]);
+    assert_eq!(r.code, 2, "{}", r.stderr);
+    assert!(r.stderr.contains("precious"), "{}", r.stderr);
+    assert_eq!(entries(&tmp.path().join("iozone")), ["precious"]);
+}
+
+#[test]
+fn explain_prints_toml_and_runs_nothing() {
+    let tmp = tempfile::tempdir().unwrap();
+    let r = iozone(
+        tmp.path(),
+        &[
+            "-i",
+            "0",
+            "-i",
+            "2",
+            "-t",
+            "16",
+            "-s",
+            "2000m",
+            "-r",
+            "64k",
+            "-e",
+            "--explain",
+        ],
+    );
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    assert_eq!(r.stdout.matches("\n# ---- run ").count(), 4);
+    assert!(r.stdout.contains("op = \"seqwrite\""));
+    assert!(r.stdout.contains("sync = \"fsync\""));
+    assert!(r.stdout.contains("stonewall = true"));
+    assert!(r.stdout.contains("prefix = \"iozone.DUMMY.\""));
+    assert!(entries(tmp.path()).is_empty());
+}
+
+#[test]
+fn help_prints_the_usage() {
+    let tmp = tempfile::tempdir().unwrap();
+    let r = iozone(tmp.path(), &["-h"]);
+    assert_eq!(r.code, 0);
+    assert!(r.stdout.starts_with("Usage: fslab iozone"));
+}
+
+#[test]
+fn automatic_mode_prints_the_table() {
+    let tmp = tempfile::tempdir().unwrap();
+    let r = iozone(
+        tmp.path(),
+        &["-a", "-n", "64k", "-g", "128k", "-y", "32k", "-q", "64k", "-i", "0"],
+    );
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    assert!(r.stdout.contains("\tAuto Mode\n"));
+    assert!(
+        r.stdout.contains("              kB  reclen    write  rewrite\n"),
+        "{}",
+        r.stdout
+    );
+    let rows: Vec<&str> = r
+        .stdout
+        .lines()
+        .filter(|l| l.split_whitespace().count() == 4 && l.trim_start().starts_with(char::is_numeric))
+        .collect();
+    assert_eq!(rows.len(), 4, "{}", r.stdout);
+    assert!(rows[0].starts_with("              64      32 "));
+    assert!(rows[3].starts_with("             128      64 "));
+    assert!(entries(tmp.path()).is_empty());
+}
+
+/// A small tmpfs mounted for one test, unmounted when dropped.
+struct Tmpfs {
+    dir: tempfile::TempDir,
+}
+
+impl Tmpfs {
+    /// Needs root (to mount); fails the test with a message saying so otherwise.
+    fn mount(size: &str) -> Tmpfs {
+        let dir = tempfile::tempdir().unwrap();
+        let out = Command::new("mount")
+            .args(["-t", "tmpfs", "-o", &format!("size={size}"), "tmpfs"])
+            .arg(dir.path())
+            .output()
+            .expect("run mount");
+        assert!(
+            out.status.success(),
+            "this test needs root to mount a {size} tmpfs (to fill it up): mount said {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        Tmpfs { dir }
+    }
+}
+
+impl Drop for Tmpfs {
+    fn drop(&mut self) {
+        let _ = Command::new("umount").arg(self.dir.path()).status();
+    }
+}
+
+#[test]
+fn a_run_that_meets_an_error_exits_1_and_says_why() {
+    let fs = Tmpfs::mount("256k");
+    let r = iozone(
+        fs.dir.path(),
+        &["-i", "0", "-i", "1", "-t", "2", "-s", "1m", "-r", "64k", "--pause", "0"],
+    );
+    assert_eq!(r.code, 1, "stdout {} stderr {}", r.stdout, r.stderr);
+    assert!(r.stderr.contains("No space left on device"), "{}", r.stderr);
+    // The initial writers' block is printed; the runs after the failed one are not made.
+    assert!(r.stdout.contains("initial writers"));
+    assert!(!r.stdout.contains("rewriters"));
+    assert!(!r.stdout.contains("iozone test complete."));
+    // Without -w, what was written is removed.
+    assert!(entries(fs.dir.path()).is_empty(), "{:?}", entries(fs.dir.path()));
+}
