@@ -259,7 +259,7 @@ pub struct Group {
     #[serde(default, skip_serializing_if = "is_default")]
     pub engine: EngineKind,
     /// Transfers in flight per thread (io_uring only).
-    #[serde(default = "one_u32")]
+    #[serde(default = "one_u32", skip_serializing_if = "is_one")]
     pub iodepth: u32,
     /// O_DIRECT, with buffers and offsets aligned.
     #[serde(default, skip_serializing_if = "is_false")]
@@ -664,6 +664,9 @@ fn one() -> u64 {
 }
 fn one_u32() -> u32 {
     1
+}
+fn is_one(n: &u32) -> bool {
+    *n == 1
 }
 fn yes() -> bool {
     true
