@@ -616,7 +616,7 @@ fn clear(root: &OwnedFd, spec: &Fileset, run_root: &str, name: &str) -> Result<(
 fn list(dir: &OwnedFd) -> io::Result<Vec<String>> {
     let fd = confine::reopen_dir(dir)?;
     let mut out = Vec::new();
-    for entry in rustix::fs::Dir::read_from(&fd)? {
+    for entry in rustix::fs::Dir::new(fd)? {
         let entry = entry?;
         let name = entry.file_name().to_string_lossy().into_owned();
         if name != "." && name != ".." {

@@ -325,7 +325,10 @@ impl<'s> Replayer<'s> {
                 .map(|_| none)
                 .ok_or_else(|| io::Error::new(io::ErrorKind::NotFound, format!("handle {handle} is not open"))),
             Call::Read { handle, offset, len } => {
-                let len = (*len as usize).min(self.buf.len());
+                let len = *len as usize;
+                if len > self.buf.len() {
+                    self.buf.resize(len, 1);
+                }
                 let fd = self
                     .handles
                     .get(handle)
@@ -398,7 +401,7 @@ impl<'s> Replayer<'s> {
                         if *resolve {
                             // Look for the name in any case, as a case-insensitive server would.
                             let fd = confine::reopen_dir(dir)?;
-                            for entry in rustix::fs::Dir::read_from(&fd)? {
+                            for entry in rustix::fs::Dir::new(fd)? {
                                 let entry = entry?;
                                 if entry.file_name().to_bytes().eq_ignore_ascii_case(name.as_bytes()) {
                                     return Ok(none);
@@ -438,7 +441,7 @@ impl<'s> Replayer<'s> {
                 } else {
                     confine::open_beneath(dir, name)?
                 };
-                for (n, entry) in rustix::fs::Dir::read_from(&fd)?.enumerate() {
+                for (n, entry) in rustix::fs::Dir::new(fd)?.enumerate() {
                     entry?;
                     if n + 1 >= *max as usize {
                         break;

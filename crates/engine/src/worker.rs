@@ -864,7 +864,7 @@ impl<'a> Worker<'a> {
         let dir = self.table.dir(k);
         let fd = confine::reopen_dir(dir)?;
         let mut entries = 0u64;
-        for e in rustix::fs::Dir::read_from(&fd)? {
+        for e in rustix::fs::Dir::new(fd)? {
             e?;
             entries += 1;
         }
