@@ -1,0 +1,290 @@
+//! sysbench's options as an engine workload: one fileset `test_file.0..N-1` and one group of
+//! `--threads` threads doing the test mode's requests.
+//!
+//! - Sequential modes (seqwr, seqrewr, seqrd) share ONE cursor over the files in order, one
+//!   request (block × `--file-merged-requests`) per event, starting again at file 0 after the
+//!   last: sysbench 1.0.20 wraps around until the time or the events are used up.
+//! - Random modes read or write one block at a block-aligned offset of a file picked at random
+//!   (sysbench draws an offset over the whole set; with files of one size that is the same
+//!   distribution). rndrw picks by ratio: a read while (reads+1)/(writes+1) < `--file-rw-ratio`.
+//! - fsyncs: every `--file-fsync-freq` requests, when a write dirtied the files, every file is
+//!   fsynced, each an event (a burst); each thread fsyncs every file at its end
+//!   (`--file-fsync-end`); `--file-fsync-all` fsyncs after each write instead of both. The read
+//!   modes never fsync.
+
+use super::options::{IoMode, Options, TestMode};
+use fslab_engine::workload::{
+    EngineKind, Fileset, Group, OSync, OpKind, OpSpec, Pick, Scope, SizeDist, Stop, SyncKind,
+};
+use fslab_engine::{Bytes, Span, Workload};
+use std::time::Duration;
+
+/// The fileset's name, and its directory beneath `--dir`.
+pub const FILESET: &str = "sysbench";
+
+/// The files: `<dir>/sysbench/test_file.N`, each of the size sysbench's prepare writes. seqwr
+/// starts from empty files (sysbench deletes and recreates them); the other modes keep the
+/// prepared ones.
+pub fn fileset(o: &Options) -> Fileset {
+    let fresh = o.test_mode == Some(TestMode::SeqWr);
+    Fileset {
+        prefix: "test_file.".into(),
+        files: o.file_num,
+        dirs: 0,
+        size: SizeDist::Fixed(Bytes(o.file_size_on_disk())),
+        prealloc: !fresh,
+        reuse: !fresh,
+        ..Fileset::new(FILESET)
+    }
+}
+
+/// The workload `run` runs (for `prepare` and `cleanup`, the one a `run` with the same options
+/// would run).
+pub fn workload(o: &Options) -> Workload {
+    let mode = o.mode();
+    let mut group = Group {
+        threads: o.threads,
+        fsync_every: o.periodic_fsync().then_some(o.fsync_freq),
+        fsync_end: o.end_fsync(),
+        engine: match o.io_mode {
+            IoMode::Sync => EngineKind::Sync,
+            IoMode::Async => EngineKind::IoUring,
+            IoMode::Mmap => EngineKind::Mmap,
+        },
+        iodepth: async_depth(o),
+        direct: o.extra_flags.direct,
+        osync: if o.extra_flags.sync {
+            OSync::Sync
+        } else if o.extra_flags.dsync {
+            OSync::Dsync
+        } else {
+            OSync::None
+        },
+        ..Group::new("fileio", FILESET)
+    };
+    let block = Bytes(o.block_size);
+    let stream = |op| OpSpec {
+        bs: Some(Bytes(o.sequential_request())),
+        scope: Some(Scope::Shared),
+        wrap: Some(true),
+        ..OpSpec::new(op)
+    };
+    let random = |op, weight| OpSpec {
+        weight,
+        size: Some(block),
+        bs: Some(block),
+        align: Some(block),
+        sync: (op == OpKind::Write && o.fsync_all).then_some(o.fsync_mode),
+        ..OpSpec::new(op)
+    };
+    group.ops = match mode {
+        TestMode::SeqWr => vec![stream(OpKind::SeqWrite)],
+        TestMode::SeqRewr => vec![stream(OpKind::Rewrite)],
+        TestMode::SeqRd => vec![stream(OpKind::SeqRead)],
+        TestMode::RndRd => vec![random(OpKind::Read, 1)],
+        TestMode::RndWr => vec![random(OpKind::Write, 1)],
+        TestMode::RndRw => {
+            let (reads, writes) = ratio_weights(o.rw_ratio);
+            group.pick = Pick::Ratio;
+            vec![random(OpKind::Read, reads), random(OpKind::Write, writes)]
+        }
+    };
+    if mode.is_sequential() && mode.writes() && o.fsync_all && group.osync == OSync::None {
+        // The engine's streams sync at the end of each file only; an fsync after every write
+        // is O_SYNC (O_DSYNC for fdatasync) on every write instead.
+        group.osync = match o.fsync_mode {
+            SyncKind::Fsync => OSync::Sync,
+            SyncKind::Fdatasync => OSync::Dsync,
+        };
+    }
+    let mut w = Workload::new(&format!("sysbench-fileio-{}", mode.name()));
+    w.description = format!(
+        "sysbench 1.0.20 fileio --file-test-mode={} --file-num={} --file-total-size={} --file-block-size={} --threads={}",
+        mode.name(),
+        o.file_num,
+        Bytes(o.total_size),
+        Bytes(o.block_size),
+        o.threads
+    );
+    w.seed = (o.rand_seed > 0).then_some(o.rand_seed);
+    w.stop = Stop {
+        time: (o.time > 0).then(|| Span(Duration::from_secs(o.time))),
+        ops: (o.events > 0).then_some(o.events),
+        ..Stop::default()
+    };
+    w.filesets = vec![fileset(o)];
+    w.groups = vec![group];
+    w
+}
+
+/// The requests in flight per thread with `--file-io-mode=async`: the backlog where the engine
+/// can keep it (see [`async_serial`]), else one.
+fn async_depth(o: &Options) -> u32 {
+    if o.io_mode != IoMode::Async || async_serial(o) {
+        return 1;
+    }
+    o.async_backlog
+}
+
+/// The engine keeps several requests in flight only for random single-block reads and writes
+/// without any fsync: a sequential mode, or a write mode that fsyncs (periodic, at the end or
+/// after each write), runs one request at a time.
+fn async_serial(o: &Options) -> bool {
+    let mode = o.mode();
+    mode.is_sequential() || (mode.writes() && (o.periodic_fsync() || o.end_fsync() || o.fsync_all))
+}
+
+/// Where the engine runs these options differently from sysbench: said on stderr before a run.
+pub fn notes(o: &Options) -> Vec<String> {
+    let mut notes = Vec::new();
+    if o.io_mode == IoMode::Async && o.async_backlog > 1 && async_serial(o) && o.test_mode.is_some() {
+        notes.push(format!(
+            "fslab: note: --file-io-mode=async keeps one request in flight per thread (not {}) in sequential \
+             modes and in write modes that fsync; random modes with --file-fsync-freq=0 --file-fsync-end=off keep \
+             the backlog",
+            o.async_backlog
+        ));
+    }
+    if o.fsync_mode == SyncKind::Fdatasync && (o.periodic_fsync() || o.end_fsync()) {
+        notes.push(
+            "fslab: note: --file-fsync-mode=fdatasync applies to --file-fsync-all; the periodic and end syncs are \
+             fsync()"
+                .into(),
+        );
+    }
+    if o.mode().is_sequential() && o.mode().writes() && o.fsync_all {
+        notes.push(
+            "fslab: note: --file-fsync-all on a sequential mode opens the files O_SYNC (O_DSYNC for fdatasync) \
+             instead of calling fsync() after each write"
+                .into(),
+        );
+    }
+    notes
+}
+
+/// `--file-rw-ratio` as the integer weights of the engine's ratio pick: `1.5` → (3, 2), to a
+/// thousandth, so that the engine reads while (reads+1)/(writes+1) < ratio, as sysbench does.
+pub fn ratio_weights(ratio: f64) -> (u32, u32) {
+    let reads = (ratio * 1000.0).round() as u64;
+    let writes = 1000u64;
+    let d = gcd(reads, writes).max(1);
+    ((reads / d) as u32, (writes / d) as u32)
+}
+
+fn gcd(a: u64, b: u64) -> u64 {
+    if b == 0 {
+        a
+    } else {
+        gcd(b, a % b)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn opts(mode: TestMode) -> Options {
+        Options {
+            test_mode: Some(mode),
+            file_num: 4,
+            total_size: 64 << 20,
+            ..Options::default()
+        }
+    }
+
+    #[test]
+    fn ratios_become_small_integer_weights() {
+        assert_eq!(ratio_weights(1.5), (3, 2));
+        assert_eq!(ratio_weights(2.0), (2, 1));
+        assert_eq!(ratio_weights(1.0), (1, 1));
+        assert_eq!(ratio_weights(0.333), (333, 1000));
+        assert_eq!(ratio_weights(0.0), (0, 1));
+    }
+
+    #[test]
+    fn every_mode_compiles_to_a_valid_workload() {
+        for mode in TestMode::ALL {
+            let w = workload(&opts(mode));
+            w.validate().unwrap_or_else(|e| panic!("{}: {e}", mode.name()));
+            let fs = &w.filesets[0];
+            assert_eq!((fs.prefix.as_str(), fs.files, fs.dirs), ("test_file.", 4, 0));
+            assert_eq!(fs.size, SizeDist::Fixed(Bytes(16 << 20)));
+            assert_eq!(fs.prealloc, mode != TestMode::SeqWr);
+            let g = &w.groups[0];
+            assert_eq!(g.fsync_end, mode.writes(), "{}", mode.name());
+            assert_eq!(g.fsync_every, mode.writes().then_some(100), "{}", mode.name());
+        }
+    }
+
+    #[test]
+    fn sequential_modes_share_one_wrapping_cursor() {
+        let o = Options {
+            merged_requests: 4,
+            ..opts(TestMode::SeqRewr)
+        };
+        let op = &workload(&o).groups[0].ops[0];
+        assert_eq!(op.op, OpKind::Rewrite);
+        assert_eq!(
+            (op.scope, op.wrap, op.bs),
+            (Some(Scope::Shared), Some(true), Some(Bytes(65536)))
+        );
+    }
+
+    #[test]
+    fn fsync_options_map_to_the_engine() {
+        let o = Options {
+            fsync_all: true,
+            fsync_mode: SyncKind::Fdatasync,
+            ..opts(TestMode::RndRw)
+        };
+        let g = &workload(&o).groups[0];
+        assert_eq!((g.fsync_every, g.fsync_end, g.pick), (None, false, Pick::Ratio));
+        assert_eq!(g.ops[0].sync, None);
+        assert_eq!(g.ops[1].sync, Some(SyncKind::Fdatasync));
+        let o = Options {
+            fsync_freq: 0,
+            fsync_end: false,
+            io_mode: IoMode::Async,
+            ..opts(TestMode::RndWr)
+        };
+        let g = &workload(&o).groups[0];
+        assert_eq!((g.fsync_every, g.fsync_end, g.iodepth), (None, false, 128));
+        let o = Options {
+            io_mode: IoMode::Async,
+            ..opts(TestMode::RndWr)
+        };
+        assert_eq!(workload(&o).groups[0].iodepth, 1);
+    }
+
+    #[test]
+    fn async_keeps_its_backlog_only_where_the_engine_can() {
+        let o = |mode, freq| Options {
+            io_mode: IoMode::Async,
+            fsync_freq: freq,
+            fsync_end: false,
+            ..opts(mode)
+        };
+        for (mode, freq, depth) in [
+            (TestMode::RndRd, 100, 128),
+            (TestMode::RndRw, 0, 128),
+            (TestMode::RndRw, 100, 1),
+            (TestMode::SeqRd, 0, 1),
+        ] {
+            let o = o(mode, freq);
+            assert_eq!(workload(&o).groups[0].iodepth, depth, "{}", mode.name());
+            assert_eq!(notes(&o).is_empty(), depth == 128, "{}", mode.name());
+        }
+    }
+
+    #[test]
+    fn time_and_events_both_stop_the_run() {
+        let o = Options {
+            time: 5,
+            events: 1000,
+            ..opts(TestMode::RndRd)
+        };
+        let w = workload(&o);
+        assert_eq!(w.stop.time, Some(Span(Duration::from_secs(5))));
+        assert_eq!(w.stop.ops, Some(1000));
+    }
+}

@@ -1,0 +1,120 @@
+//! The test files: `prepare` writes them (the engine's untimed fileset setup), `run` checks that
+//! they are there at the right size before it starts, `cleanup` removes them.
+
+use super::compile::{fileset, FILESET};
+use super::options::Options;
+use super::Error;
+use fslab_engine::confine::RunDir;
+use fslab_engine::fileset::{self, FileTable, SetupReport};
+use fslab_engine::workload::Fileset;
+use std::path::Path;
+
+/// The engine's mark on a directory it made.
+const MARKER: &str = ".fslab-fileset";
+
+/// Writes the files (keeping them when a set of the same number and size is already there).
+pub fn prepare(dir: &Path, o: &Options) -> Result<SetupReport, Error> {
+    let run = RunDir::open(dir)?;
+    let spec = Fileset {
+        prealloc: true,
+        reuse: true,
+        ..super::compile::fileset(o)
+    };
+    let (_table, report) = FileTable::setup(&run, &spec, false, false, o.rand_seed)?;
+    Ok(report)
+}
+
+/// Checks that `prepare` made the files `run` needs: every `test_file.N` there, at the size
+/// these options give, and no more of them. seqwr makes its own files and needs none.
+pub fn check(dir: &Path, o: &Options) -> Result<(), Error> {
+    if o.test_mode == Some(super::TestMode::SeqWr) {
+        return Ok(());
+    }
+    let set = dir.join(FILESET);
+    let again = format!(
+        "run `fslab sysbench fileio --file-num={} --file-total-size={} prepare` first (with the same --dir)",
+        o.file_num,
+        fslab_engine::Bytes(o.total_size)
+    );
+    let want = o.file_size_on_disk();
+    for id in 0..o.file_num {
+        let path = set.join(format!("test_file.{id}"));
+        match std::fs::symlink_metadata(&path) {
+            Ok(m) if m.is_file() && m.len() == want => {}
+            Ok(m) if m.is_file() => {
+                return Err(Error::NotPrepared(format!(
+                    "size of file '{}' is {} bytes, but {want} are expected: the files were prepared with other \
+                     --file-num or --file-total-size values; {again}",
+                    path.display(),
+                    m.len()
+                )))
+            }
+            Ok(_) => {
+                return Err(Error::NotPrepared(format!(
+                    "'{}' is not a regular file; {again}",
+                    path.display()
+                )))
+            }
+            Err(e) => {
+                return Err(Error::NotPrepared(format!(
+                    "cannot open file '{}': {e}; {again}",
+                    path.display()
+                )))
+            }
+        }
+    }
+    let extra = std::fs::read_dir(&set)
+        .map(|entries| {
+            entries
+                .filter_map(Result::ok)
+                .filter_map(|e| e.file_name().to_str().and_then(file_id))
+                .filter(|&id| id >= o.file_num)
+                .count()
+        })
+        .unwrap_or(0);
+    if extra > 0 {
+        return Err(Error::NotPrepared(format!(
+            "{} holds {} test files, not --file-num={}; {again}",
+            set.display(),
+            o.file_num + extra as u64,
+            o.file_num
+        )));
+    }
+    if !set.join(MARKER).is_file() {
+        return Err(Error::NotPrepared(format!(
+            "{} was not made by `fslab sysbench fileio prepare` (no {MARKER}); {again}",
+            set.display()
+        )));
+    }
+    Ok(())
+}
+
+/// Removes the files and their directory; nothing to do when there are none.
+pub fn cleanup(dir: &Path, o: &Options) -> Result<(), Error> {
+    let run = RunDir::open(dir)?;
+    fileset::remove(&run, &fileset(o))?;
+    Ok(())
+}
+
+/// N of a `test_file.N` name.
+fn file_id(name: &str) -> Option<u64> {
+    let digits = name.strip_prefix("test_file.")?;
+    if digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_digit()) {
+        return None;
+    }
+    digits.parse().ok()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn file_ids_come_from_test_file_names_only() {
+        assert_eq!(file_id("test_file.0"), Some(0));
+        assert_eq!(file_id("test_file.127"), Some(127));
+        assert_eq!(file_id("test_file."), None);
+        assert_eq!(file_id("test_file.1x"), None);
+        assert_eq!(file_id(".fslab-fileset"), None);
+    }
+}

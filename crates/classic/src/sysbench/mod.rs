@@ -1,0 +1,60 @@
+//! sysbench 1.0.20 `fileio` on fslab's engine: its options, its three commands (`prepare`,
+//! `run`, `cleanup`), its six test modes and its report, counted the way sysbench counts them
+//! (see ../shared/reference/classic-benchmarks.md, section 3).
+//!
+//! - [`options`] reads sysbench's command line (`--file-test-mode=rndrw`, the old
+//!   `--num-threads`/`--max-time`/`--max-requests`/`--test=fileio` spellings too).
+//! - [`compile`] turns the options into one engine [`Workload`](fslab_engine::Workload): one
+//!   fileset `test_file.0..N-1` and one thread group.
+//! - [`files`] prepares, checks and removes the files.
+//! - [`report`] prints what sysbench prints: the options block, the `--report-interval` lines and
+//!   the final figures, and computes those figures from the engine's
+//!   [`RunResult`](fslab_engine::RunResult) for `--json`.
+//!
+//! Where the files live: the engine keeps a fileset in a directory of its own, marked as made by
+//! fslab (so that it never clears anything it did not make), so the files are
+//! `<DIR>/sysbench/test_file.N` rather than sysbench's `<DIR>/test_file.N`.
+
+pub mod compile;
+pub mod files;
+mod format;
+pub mod options;
+pub mod report;
+
+pub use compile::{fileset, workload, FILESET};
+pub use options::{parse, Command, Invocation, IoMode, Options, TestMode};
+
+use fslab_engine::confine::ConfineError;
+use fslab_engine::fileset::SetupError;
+
+/// Why a sysbench command could not run.
+#[derive(Debug, thiserror::Error)]
+pub enum Error {
+    /// A bad option or value on the command line, naming the option.
+    #[error("{option}: {message}")]
+    Option { option: String, message: String },
+    /// The command line as a whole is wrong (no command, an unknown word...).
+    #[error("{0}")]
+    Usage(String),
+    /// `run` found no prepared files, or files of the wrong number or size.
+    #[error("{0}")]
+    NotPrepared(String),
+    #[error(transparent)]
+    Setup(#[from] SetupError),
+    #[error(transparent)]
+    Confine(#[from] ConfineError),
+}
+
+impl Error {
+    /// Bad input (exit 2) rather than a failure of the filesystem (exit 1).
+    pub fn is_input(&self) -> bool {
+        match self {
+            Error::Option { .. } | Error::Usage(_) | Error::NotPrepared(_) => true,
+            Error::Setup(SetupError::Foreign { .. }) => true,
+            Error::Setup(SetupError::Confine(e)) | Error::Confine(e) => {
+                matches!(e, ConfineError::Escapes { .. } | ConfineError::RunDir { .. })
+            }
+            Error::Setup(_) => false,
+        }
+    }
+}

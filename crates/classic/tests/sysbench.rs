@@ -1,0 +1,319 @@
+//! sysbench fileio run for real, in temporary directories: the files prepare makes, cleanup,
+//! the fsync bursts, the rndrw ratio, the shared sequential cursor, and what run says when the
+//! files are missing or of another size. Every expected count follows sysbench 1.0.20's rules
+//! (and was checked against the real sysbench where noted).
+
+use fslab_classic::sysbench::{self, files, report, Command, Invocation};
+use fslab_engine::run::RunOptions;
+use fslab_engine::RunResult;
+use std::path::Path;
+
+fn tempdir() -> tempfile::TempDir {
+    tempfile::tempdir().expect("a temporary directory")
+}
+
+/// Parses a sysbench command line (`--dir` is added), as `fslab sysbench` does.
+fn parse(dir: &Path, args: &[&str]) -> Invocation {
+    let mut all: Vec<String> = args.iter().map(|s| s.to_string()).collect();
+    all.push(format!("--dir={}", dir.display()));
+    sysbench::parse(&all).unwrap_or_else(|e| panic!("{args:?}: {e}"))
+}
+
+fn prepare(dir: &Path, args: &[&str]) {
+    let mut a = args.to_vec();
+    a.extend(["fileio", "prepare"]);
+    let inv = parse(dir, &a);
+    files::prepare(&inv.dir, &inv.options).unwrap_or_else(|e| panic!("prepare: {e}"));
+}
+
+/// Runs `args` (with `fileio run`) in `dir` and returns the engine's result and sysbench's
+/// figures.
+fn run(dir: &Path, args: &[&str]) -> (RunResult, report::Figures) {
+    let mut a = args.to_vec();
+    a.extend(["fileio", "run"]);
+    let inv = parse(dir, &a);
+    assert_eq!(inv.command, Command::Run);
+    files::check(&inv.dir, &inv.options).unwrap_or_else(|e| panic!("check: {e}"));
+    let w = sysbench::workload(&inv.options);
+    let opts = RunOptions {
+        dir: inv.dir.clone(),
+        ..RunOptions::default()
+    };
+    let r = fslab_engine::run(&w, &opts, &mut |_| {}).unwrap_or_else(|e| panic!("run: {e}"));
+    assert!(r.first_error.is_none(), "the run failed: {:?}", r.first_error);
+    let f = report::figures(&r, &inv.options);
+    (r, f)
+}
+
+/// Sizes of `<dir>/sysbench/test_file.N`, in order of N, and the names of everything there.
+fn on_disk(dir: &Path) -> (Vec<u64>, Vec<String>) {
+    let set = dir.join("sysbench");
+    let mut names: Vec<String> = std::fs::read_dir(&set)
+        .unwrap_or_else(|e| panic!("{}: {e}", set.display()))
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    names.sort();
+    let mut ids: Vec<u64> = names
+        .iter()
+        .filter_map(|n| n.strip_prefix("test_file.")?.parse().ok())
+        .collect();
+    ids.sort();
+    let sizes = ids
+        .iter()
+        .map(|i| std::fs::metadata(set.join(format!("test_file.{i}"))).unwrap().len())
+        .collect();
+    (sizes, names)
+}
+
+const SMALL: [&str; 2] = ["--file-num=4", "--file-total-size=1M"];
+
+#[test]
+fn prepare_writes_test_files_of_the_total_divided_evenly() {
+    let d = tempdir();
+    prepare(d.path(), &SMALL);
+    let (sizes, names) = on_disk(d.path());
+    assert_eq!(sizes, vec![262144; 4]);
+    assert_eq!(
+        names,
+        [
+            ".fslab-fileset",
+            "test_file.0",
+            "test_file.1",
+            "test_file.2",
+            "test_file.3"
+        ]
+    );
+    // A size that is no multiple of the block is rounded up to whole blocks, as sysbench's
+    // prepare writes them: 102400 / 3 = 34133 bytes, written as three 16 KiB blocks.
+    let d = tempdir();
+    prepare(d.path(), &["--file-num=3", "--file-total-size=100k"]);
+    assert_eq!(on_disk(d.path()).0, vec![49152; 3]);
+}
+
+#[test]
+fn prepare_keeps_a_matching_set_and_rewrites_another() {
+    let d = tempdir();
+    let inv = parse(d.path(), &["--file-num=4", "--file-total-size=1M", "fileio", "prepare"]);
+    let first = files::prepare(&inv.dir, &inv.options).unwrap();
+    assert!(!first.reused);
+    assert_eq!(first.bytes, 1 << 20);
+    let again = files::prepare(&inv.dir, &inv.options).unwrap();
+    assert!(again.reused);
+    assert_eq!(again.bytes, 0);
+    prepare(d.path(), &["--file-num=2", "--file-total-size=1M"]);
+    assert_eq!(on_disk(d.path()).0, vec![524288; 2]);
+}
+
+#[test]
+fn cleanup_removes_the_files_and_their_directory() {
+    let d = tempdir();
+    prepare(d.path(), &SMALL);
+    std::fs::write(d.path().join("mine.txt"), "not sysbench's").unwrap();
+    let inv = parse(d.path(), &["fileio", "cleanup"]);
+    files::cleanup(&inv.dir, &inv.options).unwrap();
+    assert!(!d.path().join("sysbench").exists());
+    assert!(
+        d.path().join("mine.txt").exists(),
+        "cleanup touched a file it did not make"
+    );
+    // Nothing left to remove is no error.
+    files::cleanup(&inv.dir, &inv.options).unwrap();
+}
+
+#[test]
+fn periodic_fsyncs_come_in_bursts_of_every_file() {
+    let d = tempdir();
+    prepare(d.path(), &SMALL);
+    let rndwr = |extra: &[&str]| {
+        let mut a = vec![
+            "--file-num=4",
+            "--file-total-size=1M",
+            "--file-test-mode=rndwr",
+            "--time=0",
+        ];
+        a.extend(extra);
+        run(d.path(), &a).1
+    };
+    // 3 writes, then 4 fsyncs (one per file), three times: 21 events; then each thread's 4 end
+    // fsyncs, counted in fsyncs but not in events (sysbench 1.0.20 prints the same for these
+    // options: writes/fsyncs = 9/16).
+    let f = rndwr(&["--events=21", "--file-fsync-freq=3"]);
+    assert_eq!((f.writes, f.fsyncs, f.end_fsyncs, f.events), (9, 16, 4, 21));
+    let f = rndwr(&["--events=22", "--file-fsync-freq=3"]);
+    assert_eq!((f.writes, f.fsyncs, f.events), (10, 16, 22));
+    let f = rndwr(&["--events=21", "--file-fsync-freq=3", "--file-fsync-end=off"]);
+    assert_eq!((f.writes, f.fsyncs, f.end_fsyncs, f.events), (9, 12, 0, 21));
+    let f = rndwr(&["--events=20", "--file-fsync-freq=0"]);
+    assert_eq!((f.writes, f.fsyncs, f.events), (20, 4, 20));
+    // Two threads: each fsyncs every file at its end.
+    let f = rndwr(&["--events=20", "--file-fsync-freq=0", "--threads=2"]);
+    assert_eq!((f.writes, f.fsyncs, f.end_fsyncs, f.events), (20, 8, 8, 20));
+    assert_eq!(f.threads_fairness.events_avg, 10.0);
+    // --file-fsync-all: an fsync in each write, counted in fsyncs; no burst, no end fsync.
+    let f = rndwr(&["--events=20", "--file-fsync-all"]);
+    assert_eq!((f.writes, f.fsyncs, f.end_fsyncs, f.events), (20, 20, 0, 20));
+}
+
+#[test]
+fn read_modes_never_fsync() {
+    let d = tempdir();
+    prepare(d.path(), &SMALL);
+    for mode in ["rndrd", "seqrd"] {
+        let m = format!("--file-test-mode={mode}");
+        let (r, f) = run(
+            d.path(),
+            &["--file-num=4", "--file-total-size=1M", &m, "--events=300", "--time=0"],
+        );
+        assert_eq!((f.reads, f.writes, f.fsyncs, f.events), (300, 0, 0, 300), "{mode}");
+        assert_eq!(r.totals.bytes_read, 300 * 16384, "{mode}");
+    }
+}
+
+/// The read/write choices of sysbench 1.0.20's rndrw with one thread: a read while
+/// (reads+1)/(writes+1) < ratio.
+fn sysbench_rule(ratio: f64, events: u64) -> (u64, u64) {
+    let (mut reads, mut writes) = (0u64, 0u64);
+    for _ in 0..events {
+        if ((reads + 1) as f64) / ((writes + 1) as f64) < ratio {
+            reads += 1;
+        } else {
+            writes += 1;
+        }
+    }
+    (reads, writes)
+}
+
+#[test]
+fn rndrw_keeps_reads_and_writes_at_the_ratio_exactly() {
+    let d = tempdir();
+    prepare(d.path(), &SMALL);
+    // sysbench 1.0.20 printed reads/writes of 6/4 and 7/4 for 10 and 11 events at 1.5.
+    assert_eq!(sysbench_rule(1.5, 10), (6, 4));
+    assert_eq!(sysbench_rule(1.5, 11), (7, 4));
+    for (ratio, events) in [
+        ("1.5", 10),
+        ("1.5", 11),
+        ("1.5", 1000),
+        ("2.5", 997),
+        ("0.25", 500),
+        ("1", 7),
+    ] {
+        let r_opt = format!("--file-rw-ratio={ratio}");
+        let e_opt = format!("--events={events}");
+        let (_, f) = run(
+            d.path(),
+            &[
+                "--file-num=4",
+                "--file-total-size=1M",
+                "--file-test-mode=rndrw",
+                "--file-fsync-freq=0",
+                "--file-fsync-end=off",
+                "--time=0",
+                &r_opt,
+                &e_opt,
+            ],
+        );
+        let want = sysbench_rule(ratio.parse().unwrap(), events);
+        assert_eq!((f.reads, f.writes), want, "ratio {ratio}, {events} events");
+    }
+}
+
+#[test]
+fn seqwr_writes_the_files_in_order_through_one_cursor() {
+    let d = tempdir();
+    // No prepare: seqwr makes its files. 4 files of 64 KiB, 16 KiB blocks: 6 writes fill
+    // test_file.0 and half of test_file.1.
+    let args = [
+        "--file-num=4",
+        "--file-total-size=256k",
+        "--file-test-mode=seqwr",
+        "--time=0",
+    ];
+    let mut a = args.to_vec();
+    a.push("--events=6");
+    let (_, f) = run(d.path(), &a);
+    assert_eq!(f.writes, 6);
+    assert_eq!(on_disk(d.path()).0, vec![65536, 32768, 0, 0]);
+    // Two threads share the cursor: 16 writes over both fill every file exactly once.
+    let mut a = args.to_vec();
+    a.extend(["--events=16", "--threads=2", "--file-fsync-freq=0"]);
+    let (r, f) = run(d.path(), &a);
+    assert_eq!((f.writes, r.totals.bytes_written), (16, 262144));
+    assert_eq!(on_disk(d.path()).0, vec![65536; 4]);
+    // Past the end the cursor starts again at file 0 (sysbench 1.0.20 wraps).
+    let mut a = args.to_vec();
+    a.extend(["--events=20", "--file-fsync-freq=0"]);
+    let (r, _) = run(d.path(), &a);
+    assert_eq!(r.totals.bytes_written, 20 * 16384);
+    assert_eq!(on_disk(d.path()).0, vec![65536; 4]);
+}
+
+#[test]
+fn merged_requests_make_sequential_requests_larger() {
+    let d = tempdir();
+    prepare(d.path(), &["--file-num=2", "--file-total-size=256k"]);
+    let (r, f) = run(
+        d.path(),
+        &[
+            "--file-num=2",
+            "--file-total-size=256k",
+            "--file-test-mode=seqrd",
+            "--file-merged-requests=4",
+            "--events=3",
+            "--time=0",
+        ],
+    );
+    assert_eq!((f.reads, r.totals.bytes_read), (3, 3 * 65536));
+}
+
+#[test]
+fn run_without_prepare_says_to_prepare() {
+    let d = tempdir();
+    let inv = parse(d.path(), &["--file-num=4", "--file-test-mode=rndrd", "fileio", "run"]);
+    let e = files::check(&inv.dir, &inv.options).unwrap_err().to_string();
+    assert!(e.contains("test_file.0"), "{e}");
+    assert!(e.contains("prepare` first"), "{e}");
+    assert!(!d.path().join("sysbench").exists(), "the check made something");
+}
+
+#[test]
+fn run_on_files_of_another_size_or_number_says_to_prepare() {
+    let d = tempdir();
+    prepare(d.path(), &SMALL);
+    let check = |args: &[&str]| {
+        let mut a = args.to_vec();
+        a.extend(["--file-test-mode=rndrd", "fileio", "run"]);
+        let inv = parse(d.path(), &a);
+        files::check(&inv.dir, &inv.options).map_err(|e| e.to_string())
+    };
+    check(&SMALL).expect("the prepared set");
+    let e = check(&["--file-num=4", "--file-total-size=2M"]).unwrap_err();
+    assert!(
+        e.contains("size of file") && e.contains("262144 bytes, but 524288"),
+        "{e}"
+    );
+    let e = check(&["--file-num=2", "--file-total-size=512k"]).unwrap_err();
+    assert!(e.contains("holds 4 test files, not --file-num=2"), "{e}");
+    let e = check(&["--file-num=8", "--file-total-size=2M"]).unwrap_err();
+    assert!(e.contains("test_file.4"), "{e}");
+}
+
+#[test]
+fn the_old_spellings_run() {
+    let d = tempdir();
+    prepare(d.path(), &SMALL);
+    let (_, f) = run(
+        d.path(),
+        &[
+            "--test=fileio",
+            "--num-threads=2",
+            "--max-requests=100",
+            "--max-time=0",
+            "--file-num=4",
+            "--file-total-size=1M",
+            "--file-test-mode=rndrd",
+        ],
+    );
+    assert_eq!((f.reads, f.events), (100, 100));
+    assert_eq!(f.threads_fairness.events_avg, 50.0);
+}
