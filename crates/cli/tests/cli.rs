@@ -1,20 +1,13 @@
 //! `fslab run` from the outside: exit codes, what goes to stdout and stderr, --json, --explain,
 //! errors during a run, and the temporary run directory.
 
+mod common;
+
+use common::{fslab_in, Run};
 use fslab_engine::Workload;
 use serde_json::Value;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output, Stdio};
-use std::sync::mpsc;
-use std::time::Duration;
-
-const HANG: Duration = Duration::from_secs(30);
-
-struct Run {
-    code: i32,
-    stdout: String,
-    stderr: String,
-}
+use std::process::Command;
 
 impl Run {
     fn json(&self) -> Value {
@@ -23,38 +16,8 @@ impl Run {
     }
 }
 
-/// Runs `fslab` with `args` (and extra environment), failing the test if it does not end within
-/// [`HANG`].
 fn fslab_env(args: &[&str], env: &[(&str, &Path)]) -> Run {
-    let mut cmd = Command::new(env!("CARGO_BIN_EXE_fslab"));
-    cmd.args(args)
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped());
-    for (k, v) in env {
-        cmd.env(k, v);
-    }
-    let child = cmd.spawn().expect("start fslab");
-    let pid = child.id();
-    let (tx, rx) = mpsc::channel();
-    std::thread::spawn(move || {
-        let _ = tx.send(child.wait_with_output());
-    });
-    let out: Output = match rx.recv_timeout(HANG) {
-        Ok(o) => o.expect("wait for fslab"),
-        Err(_) => {
-            let _ = Command::new("kill").args(["-9", &pid.to_string()]).status();
-            panic!("fslab {args:?} did not end within {HANG:?}");
-        }
-    };
-    Run {
-        code: out
-            .status
-            .code()
-            .unwrap_or_else(|| panic!("fslab {args:?} was killed: {}", out.status)),
-        stdout: String::from_utf8(out.stdout).expect("utf-8 stdout"),
-        stderr: String::from_utf8(out.stderr).expect("utf-8 stderr"),
-    }
+    fslab_in(None, env, args)
 }
 
 fn fslab(args: &[&str]) -> Run {

@@ -1,13 +1,12 @@
 //! `fslab dbench` from the outside: dbench's output, --json, --explain, exit codes, and that bad
 //! input runs nothing.
 
+mod common;
+
+use common::{fslab_in, Run};
 use serde_json::Value;
 use std::path::Path;
-use std::process::{Command, Output, Stdio};
-use std::sync::mpsc;
 use std::time::Duration;
-
-const HANG: Duration = Duration::from_secs(60);
 
 const LOAD: &str = r#"Deltree "\clients\client1" NT_STATUS_OK
 Mkdir "\clients" NT_STATUS_OK
@@ -20,38 +19,9 @@ QUERY_PATH_INFORMATION "\clients\client1\d\f.txt" 1004 NT_STATUS_OK
 Close 2 NT_STATUS_OK
 "#;
 
-struct Run {
-    code: i32,
-    stdout: String,
-    stderr: String,
-}
-
-/// Runs `fslab dbench ARGS`, failing the test if it does not end within [`HANG`].
+/// Runs `fslab dbench ARGS`.
 fn dbench(args: &[&str]) -> Run {
-    let mut cmd = Command::new(env!("CARGO_BIN_EXE_fslab"));
-    cmd.arg("dbench")
-        .args(args)
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped());
-    let child = cmd.spawn().expect("start fslab");
-    let pid = child.id();
-    let (tx, rx) = mpsc::channel();
-    std::thread::spawn(move || {
-        let _ = tx.send(child.wait_with_output());
-    });
-    let out: Output = match rx.recv_timeout(HANG) {
-        Ok(o) => o.expect("wait for fslab"),
-        Err(_) => {
-            let _ = Command::new("kill").args(["-9", &pid.to_string()]).status();
-            panic!("fslab dbench {args:?} did not end within {HANG:?}");
-        }
-    };
-    Run {
-        code: out.status.code().expect("fslab exited"),
-        stdout: String::from_utf8(out.stdout).expect("utf-8 stdout"),
-        stderr: String::from_utf8(out.stderr).expect("utf-8 stderr"),
-    }
+    fslab_in(None, &[], &[&["dbench"], args].concat())
 }
 
 fn write_load(dir: &Path, text: &str) -> String {

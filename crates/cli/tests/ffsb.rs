@@ -1,47 +1,16 @@
 //! `fslab ffsb` from the outside: the seed profiles, --explain, --json, FFSB's printed figures,
 //! bad profiles (line numbers, exit 2, nothing created).
 
+mod common;
+
+use common::{fslab_in, Run};
 use fslab_engine::Workload;
 use serde_json::Value;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output, Stdio};
-use std::sync::mpsc;
 use std::time::Duration;
 
-const HANG: Duration = Duration::from_secs(60);
-
-struct Run {
-    code: i32,
-    stdout: String,
-    stderr: String,
-}
-
-/// Runs `fslab` with `args`, failing the test if it does not end within [`HANG`].
 fn fslab(args: &[&str]) -> Run {
-    let child = Command::new(env!("CARGO_BIN_EXE_fslab"))
-        .args(args)
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("start fslab");
-    let pid = child.id();
-    let (tx, rx) = mpsc::channel();
-    std::thread::spawn(move || {
-        let _ = tx.send(child.wait_with_output());
-    });
-    let out: Output = match rx.recv_timeout(HANG) {
-        Ok(o) => o.expect("wait for fslab"),
-        Err(_) => {
-            let _ = Command::new("kill").args(["-9", &pid.to_string()]).status();
-            panic!("fslab {args:?} did not end within {HANG:?}");
-        }
-    };
-    Run {
-        code: out.status.code().unwrap_or(-1),
-        stdout: String::from_utf8(out.stdout).expect("utf-8 stdout"),
-        stderr: String::from_utf8(out.stderr).expect("utf-8 stderr"),
-    }
+    fslab_in(None, &[], args)
 }
 
 fn profile(name: &str) -> PathBuf {

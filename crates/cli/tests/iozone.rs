@@ -1,48 +1,16 @@
 //! `fslab iozone` from the outside: seed 004's options at a small size, --json, --explain, exit
 //! codes and messages for bad options, and what is left on disk.
 
+mod common;
+
+use common::{fslab_in, Run};
 use serde_json::Value;
 use std::path::Path;
-use std::process::{Command, Output, Stdio};
-use std::sync::mpsc;
-use std::time::Duration;
+use std::process::Command;
 
-const HANG: Duration = Duration::from_secs(60);
-
-struct Run {
-    code: i32,
-    stdout: String,
-    stderr: String,
-}
-
-/// Runs `fslab iozone` with `args` in `cwd`, failing the test if it does not end within [`HANG`].
+/// Runs `fslab iozone ARGS` in `cwd`.
 fn iozone(cwd: &Path, args: &[&str]) -> Run {
-    let child = Command::new(env!("CARGO_BIN_EXE_fslab"))
-        .arg("iozone")
-        .args(args)
-        .current_dir(cwd)
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("start fslab");
-    let pid = child.id();
-    let (tx, rx) = mpsc::channel();
-    std::thread::spawn(move || {
-        let _ = tx.send(child.wait_with_output());
-    });
-    let out: Output = match rx.recv_timeout(HANG) {
-        Ok(o) => o.expect("wait for fslab"),
-        Err(_) => {
-            let _ = Command::new("kill").args(["-9", &pid.to_string()]).status();
-            panic!("fslab iozone {args:?} did not end within {HANG:?}");
-        }
-    };
-    Run {
-        code: out.status.code().expect("fslab exited"),
-        stdout: String::from_utf8(out.stdout).expect("utf-8 stdout"),
-        stderr: String::from_utf8(out.stderr).expect("utf-8 stderr"),
-    }
+    fslab_in(Some(cwd), &[], &[&["iozone"], args].concat())
 }
 
 fn entries(dir: &Path) -> Vec<String> {

@@ -2,48 +2,17 @@
 //! sysbench prints, `--json`, `--explain`, the old option spellings, and the exit codes of bad
 //! input.
 
+mod common;
+
+use common::{fslab_in, Run};
 use serde_json::Value;
 use std::path::Path;
-use std::process::{Command, Stdio};
-use std::sync::mpsc;
-use std::time::Duration;
 
-const HANG: Duration = Duration::from_secs(60);
+type Out = Run;
 
-struct Out {
-    code: i32,
-    stdout: String,
-    stderr: String,
-}
-
-/// Runs `fslab sysbench ARGS` in `cwd`, failing the test if it does not end within [`HANG`].
+/// Runs `fslab sysbench ARGS` in `cwd`.
 fn sysbench(cwd: &Path, args: &[&str]) -> Out {
-    let child = Command::new(env!("CARGO_BIN_EXE_fslab"))
-        .arg("sysbench")
-        .args(args)
-        .current_dir(cwd)
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("start fslab");
-    let pid = child.id();
-    let (tx, rx) = mpsc::channel();
-    std::thread::spawn(move || {
-        let _ = tx.send(child.wait_with_output());
-    });
-    let out = match rx.recv_timeout(HANG) {
-        Ok(o) => o.expect("wait for fslab"),
-        Err(_) => {
-            let _ = Command::new("kill").args(["-9", &pid.to_string()]).status();
-            panic!("fslab sysbench {args:?} did not end within {HANG:?}");
-        }
-    };
-    Out {
-        code: out.status.code().expect("an exit code"),
-        stdout: String::from_utf8(out.stdout).expect("utf-8"),
-        stderr: String::from_utf8(out.stderr).expect("utf-8"),
-    }
+    fslab_in(Some(cwd), &[], &[&["sysbench"], args].concat())
 }
 
 fn ok(cwd: &Path, args: &[&str]) -> Out {

@@ -12,7 +12,7 @@
 //! another.
 
 use crate::confine::{self, ConfineError, RunDir};
-use crate::workload::{Fileset, SizeDist};
+use crate::workload::{Fileset, SizeDist, Workload};
 use rand::{Rng, SeedableRng};
 use rustix::fs::{AtFlags, Mode, OFlags};
 use std::collections::HashMap;
@@ -243,6 +243,19 @@ impl FileTable {
             duration: started.elapsed(),
         };
         Ok((table, report))
+    }
+
+    /// Sets up fileset `k` of `workload` beneath `run` exactly as a run of it does (same seed),
+    /// so that a later run with `reuse` keeps what this made.
+    pub fn setup_for(
+        run: &RunDir,
+        workload: &Workload,
+        k: usize,
+        seed: u64,
+    ) -> Result<(FileTable, SetupReport), SetupError> {
+        let fs = &workload.filesets[k];
+        let (dynamic, meta) = workload.fileset_use(&fs.name);
+        FileTable::setup(run, fs, dynamic, meta, seed.wrapping_add(k as u64))
     }
 
     /// A table of no files, for a group that works without a fileset (a script group).

@@ -3,14 +3,14 @@
 
 use crate::confine::{ConfineError, RunDir};
 use crate::cpu::{CpuSnapshot, CpuUsage};
-use crate::fileset::{self, FileTable, SetupError, SetupReport};
+use crate::fileset::{self, FileTable, SetupError};
 use crate::histogram::OpStats;
 use crate::result::{
     self, FirstError, OpResult, RunResult, Second, Status, StepResult, StopReason, ThreadResult, Totals, MIB,
 };
 use crate::sysinfo::SystemInfo;
 use crate::worker::{LiveCounters, Shared, ThreadOutcome, ThreadPlan, Worker};
-use crate::workload::{FinalSync, Invalid, OpKind, PathSeg, Workload};
+use crate::workload::{FinalSync, Invalid, OpKind, Workload};
 use std::os::fd::{AsFd, OwnedFd};
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering::Relaxed};
@@ -80,33 +80,8 @@ pub fn run(workload: &Workload, opts: &RunOptions, progress: &mut dyn FnMut(&Pro
 
     let mut tables = Vec::new();
     let mut setup = Vec::new();
-    for (k, fs) in workload.filesets.iter().enumerate() {
-        let users = || {
-            workload
-                .groups
-                .iter()
-                .filter(|g| g.fileset.contains(&fs.name))
-                .flat_map(|g| &g.ops)
-        };
-        let dynamic = users().any(|o| o.op.changes_membership());
-        let meta = users().any(|o| matches!(o.op, OpKind::Mkdir | OpKind::Rmdir | OpKind::MetaOp));
-        if dynamic && users().any(|o| o.op.is_stream()) {
-            let gi = workload
-                .groups
-                .iter()
-                .position(|g| g.fileset.contains(&fs.name))
-                .unwrap_or(0);
-            return Err(Invalid {
-                path: vec![PathSeg::Key("group"), PathSeg::Index(gi)],
-                message: format!(
-                    "fileset `{}` is used by streams and by create/delete/rename at once; give the streams a fileset of their own",
-                    fs.name
-                ),
-            }
-            .into());
-        }
-        let (table, report): (FileTable, SetupReport) =
-            FileTable::setup(dir_of(k), fs, dynamic, meta, seed.wrapping_add(k as u64))?;
+    for k in 0..workload.filesets.len() {
+        let (table, report) = FileTable::setup_for(dir_of(k), workload, k, seed)?;
         tables.push(table);
         setup.push(report);
     }

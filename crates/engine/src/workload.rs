@@ -751,6 +751,20 @@ impl Workload {
         toml::to_string(self).expect("a workload always serialises")
     }
 
+    /// How the groups use fileset `name`: (some operation creates, deletes or renames files in
+    /// it, some operation makes directories in it).
+    pub fn fileset_use(&self, name: &str) -> (bool, bool) {
+        let ops = || {
+            self.groups
+                .iter()
+                .filter(|g| g.fileset.contains(name))
+                .flat_map(|g| &g.ops)
+        };
+        let dynamic = ops().any(|o| o.op.changes_membership());
+        let meta = ops().any(|o| matches!(o.op, OpKind::Mkdir | OpKind::Rmdir | OpKind::MetaOp));
+        (dynamic, meta)
+    }
+
     pub fn fileset(&self, name: &str) -> Option<&Fileset> {
         self.filesets.iter().find(|f| f.name == name)
     }
@@ -893,6 +907,21 @@ impl Workload {
                         message: m,
                     })?;
                 }
+            }
+        }
+        for fs in &self.filesets {
+            let streams = self
+                .groups
+                .iter()
+                .position(|g| g.fileset.contains(&fs.name) && g.ops.iter().any(|o| o.op.is_stream()));
+            if let (Some(gi), (true, _)) = (streams, self.fileset_use(&fs.name)) {
+                return bad(
+                    vec![Key("group"), Index(gi)],
+                    format!(
+                        "fileset `{}` is used by streams and by create/delete/rename at once; give the streams a fileset of their own",
+                        fs.name
+                    ),
+                );
             }
         }
         let s = &self.stop;

@@ -6,7 +6,6 @@ use fslab_engine::confine::{ConfineError, RunDir};
 use fslab_engine::fileset::{self, FileTable, SetupError, SetupReport};
 use fslab_engine::result::Status;
 use fslab_engine::run::utilisation;
-use fslab_engine::workload::OpKind;
 use fslab_engine::{Bytes, Progress, RunError, RunOptions, RunResult, Workload};
 use std::hash::{BuildHasher, Hasher};
 use std::path::{Path, PathBuf};
@@ -240,18 +239,9 @@ fn filesystem_size(path: &Path) -> Result<(u64, u64), ExecError> {
 /// Sets the filesets up as the engine would (same seeds, so a run with `reuse` keeps them).
 fn set_up(plan: &Plan, workload: &Workload, seed: u64) -> Result<Vec<SetupReport>, ExecError> {
     let mut reports = Vec::new();
-    for (k, fs) in workload.filesets.iter().enumerate() {
-        let users = || {
-            workload
-                .groups
-                .iter()
-                .filter(|g| g.fileset.contains(&fs.name))
-                .flat_map(|g| &g.ops)
-        };
-        let dynamic = users().any(|o| o.op.changes_membership());
-        let meta = users().any(|o| matches!(o.op, OpKind::Mkdir | OpKind::Rmdir | OpKind::MetaOp));
+    for k in 0..workload.filesets.len() {
         let dir = RunDir::open(&plan.roots[k])?;
-        let (_table, report) = FileTable::setup(&dir, fs, dynamic, meta, seed.wrapping_add(k as u64))?;
+        let (_table, report) = FileTable::setup_for(&dir, workload, k, seed)?;
         reports.push(report);
     }
     Ok(reports)
