@@ -11,6 +11,7 @@ use crate::workload::{EngineKind, Group, OSync, OpKind, OpSpec, OpenMode, Pick, 
 use rand::rngs::SmallRng;
 use rand::{Rng, SeedableRng};
 use rustix::fs::{AtFlags, Mode, OFlags};
+use std::collections::HashMap;
 use std::io as stdio;
 use std::os::fd::{AsRawFd, BorrowedFd};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering::Relaxed};
@@ -120,42 +121,63 @@ struct Stream {
     pass: u64,
 }
 
-/// Open files a thread keeps between operations (OpenMode::Keep), by file id.
+/// Open files a thread keeps between operations (OpenMode::Keep), by file id: every file a
+/// thread touches stays open, up to [`FD_CACHE`], as fio and sysbench keep theirs. The file of
+/// the last operation is found without hashing.
 struct FdCache {
     entries: Vec<(u64, OpenFile)>,
+    index: HashMap<u64, usize>,
     last: usize,
 }
 
-const FD_CACHE: usize = 64;
+/// Open files per thread at most; past it, the oldest entry makes room.
+const FD_CACHE: usize = 4096;
 
 /// The pipelined io_uring loop opens every file of its fileset up front; past this many files a
 /// group runs one operation at a time instead.
 const PIPELINE_MAX_FILES: u64 = 1024;
 
 impl FdCache {
+    fn new() -> FdCache {
+        FdCache {
+            entries: Vec::new(),
+            index: HashMap::new(),
+            last: 0,
+        }
+    }
+
     fn find(&mut self, id: u64) -> Option<usize> {
         if self.entries.get(self.last).is_some_and(|e| e.0 == id) {
             return Some(self.last);
         }
-        let i = self.entries.iter().position(|e| e.0 == id)?;
+        let i = *self.index.get(&id)?;
         self.last = i;
         Some(i)
     }
 
     fn insert(&mut self, id: u64, f: OpenFile) -> usize {
         if self.entries.len() >= FD_CACHE {
-            self.entries.swap_remove(0);
+            self.remove_at(0);
         }
+        self.index.insert(id, self.entries.len());
         self.entries.push((id, f));
         self.last = self.entries.len() - 1;
         self.last
     }
 
     fn evict(&mut self, id: u64) {
-        if let Some(i) = self.entries.iter().position(|e| e.0 == id) {
-            self.entries.swap_remove(i);
-            self.last = 0;
+        if let Some(&i) = self.index.get(&id) {
+            self.remove_at(i);
         }
+    }
+
+    fn remove_at(&mut self, i: usize) {
+        let (gone, _) = self.entries.swap_remove(i);
+        self.index.remove(&gone);
+        if let Some(moved) = self.entries.get(i) {
+            self.index.insert(moved.0, i);
+        }
+        self.last = 0;
     }
 }
 
@@ -240,10 +262,7 @@ impl<'a> Worker<'a> {
             backend,
             bufs,
             xfers: Vec::with_capacity(256),
-            cache: FdCache {
-                entries: Vec::new(),
-                last: 0,
-            },
+            cache: FdCache::new(),
             stats: group.ops.iter().map(|_| OpStats::default()).collect(),
             fsyncs: OpStats::default(),
             steps: (0..steps).map(|_| OpStats::default()).collect(),
