@@ -115,6 +115,8 @@ pub fn run(workload: &Workload, opts: &RunOptions, progress: &mut dyn FnMut(&Pro
         stonewall: stop.stonewall,
         continue_on_error: opts.continue_on_error,
         latency: !opts.no_latency,
+        util: stop.util,
+        util_reached: AtomicBool::new(false),
         barrier: Barrier::new(total_threads as usize + 1),
     };
     let live: Vec<LiveCounters> = (0..total_threads).map(|_| LiveCounters::new()).collect();
@@ -314,6 +316,8 @@ pub fn run(workload: &Workload, opts: &RunOptions, progress: &mut dyn FnMut(&Pro
     let any_finished = outcomes.iter().any(|o| o.2.finished);
     let stopped_by = if first_error.is_some() && !opts.continue_on_error {
         StopReason::Error
+    } else if shared.util_reached.load(Relaxed) {
+        StopReason::Util
     } else if let Some(reason) = stopped {
         reason
     } else if stop.stonewall && any_finished {

@@ -27,6 +27,12 @@ pub(crate) struct Shared {
     pub continue_on_error: bool,
     /// Time every operation into the histograms (off only to measure what timing costs).
     pub latency: bool,
+    /// stop.util: the fraction at which the filesystem of the first fileset is full enough.
+    /// Workers check it themselves every few operations, since a fast writer overshoots any
+    /// check the monitor makes ten times a second.
+    pub util: Option<f64>,
+    /// A worker saw the filesystem reach `util`.
+    pub util_reached: AtomicBool,
     pub barrier: Barrier,
 }
 
@@ -331,6 +337,15 @@ impl<'a> Worker<'a> {
             if self.periodic_fsync(kind) == Flow::Stop {
                 failed = true;
                 break;
+            }
+            if let Some(target) = self.shared.util {
+                if self.ops_done.is_multiple_of(4)
+                    && crate::run::utilisation(self.table.root()).is_some_and(|u| u >= target)
+                {
+                    self.shared.util_reached.store(true, Relaxed);
+                    self.shared.stop.store(true, Relaxed);
+                    break;
+                }
             }
             if self.plan.ops_quota.is_some_and(|q| self.ops_done >= q)
                 || self.plan.bytes_quota.is_some_and(|q| self.bytes_done >= q)
