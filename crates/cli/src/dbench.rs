@@ -6,7 +6,6 @@ use crate::run::engine_failure;
 use crate::Failure;
 use anyhow::anyhow;
 use fslab_classic::dbench::{self, report, Error, Options};
-use fslab_engine::result::Status;
 use fslab_engine::run::{Progress, RunOptions};
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -123,14 +122,5 @@ pub fn main(args: Args) -> Result<ExitCode, Failure> {
     } else {
         print!("{}", report::summary(&result, &live, opts.nprocs));
     }
-    if result.status == Status::Failed {
-        if let Some(e) = &result.first_error {
-            eprintln!(
-                "fslab: the run failed: {} error(s); the first: {}",
-                e.total_errors, e.message
-            );
-        }
-        return Ok(ExitCode::from(1));
-    }
-    Ok(ExitCode::SUCCESS)
+    Ok(crate::run::exit_code(&result))
 }

@@ -3,7 +3,6 @@
 use crate::Failure;
 use anyhow::anyhow;
 use fslab_classic::ffsb::{self, ExecError, Options, Phase};
-use fslab_engine::result::Status;
 use fslab_engine::{Progress, RunError};
 use indicatif::{ProgressBar, ProgressStyle};
 use std::io::IsTerminal;
@@ -86,16 +85,7 @@ pub fn main(args: Args) -> Result<ExitCode, Failure> {
     } else {
         print!("{}", ffsb::render(&plan, &outcome));
     }
-    if let Some(result) = outcome.result.as_ref().filter(|r| r.status == Status::Failed) {
-        if let Some(e) = &result.first_error {
-            eprintln!(
-                "fslab: the run failed: {} error(s); the first: {}",
-                e.total_errors, e.message
-            );
-        }
-        return Ok(ExitCode::from(1));
-    }
-    Ok(ExitCode::SUCCESS)
+    Ok(outcome.result.as_ref().map_or(ExitCode::SUCCESS, crate::run::exit_code))
 }
 
 /// What a failure to run means for the exit code.

@@ -68,14 +68,8 @@ pub fn main(args: Args) -> Result<ExitCode, Failure> {
             serde_json::to_string_pretty(&report).expect("a report always serialises")
         );
     }
-    if report.failed {
-        if let Some(e) = report.subtests.last().and_then(|s| s.result.first_error.as_ref()) {
-            eprintln!(
-                "fslab: the run failed: {} error(s); the first: {}",
-                e.total_errors, e.message
-            );
-        }
-        return Ok(ExitCode::from(1));
-    }
-    Ok(ExitCode::SUCCESS)
+    Ok(report
+        .subtests
+        .last()
+        .map_or(ExitCode::SUCCESS, |s| crate::run::exit_code(&s.result)))
 }

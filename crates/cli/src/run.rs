@@ -5,7 +5,7 @@ use crate::Failure;
 use anyhow::anyhow;
 use fslab_engine::confine::ConfineError;
 use fslab_engine::fileset::SetupError;
-use fslab_engine::result::Status;
+use fslab_engine::result::{RunResult, Status};
 use fslab_engine::run::{Progress, RunError, RunOptions};
 use fslab_engine::{Span, Workload};
 use indicatif::{ProgressBar, ProgressStyle};
@@ -117,16 +117,7 @@ pub fn main(args: RunArgs) -> Result<ExitCode, Failure> {
     } else {
         print!("{}", fslab_report::summary::run_summary(&result));
     }
-    if result.status == Status::Failed {
-        if let Some(e) = &result.first_error {
-            eprintln!(
-                "fslab: the run failed: {} error(s); the first: {}",
-                e.total_errors, e.message
-            );
-        }
-        return Ok(ExitCode::from(1));
-    }
-    Ok(ExitCode::SUCCESS)
+    Ok(exit_code(&result))
 }
 
 fn progress_bar(w: &Workload) -> ProgressBar {
@@ -142,6 +133,21 @@ fn progress_bar(w: &Workload) -> ProgressBar {
     };
     bar.set_draw_target(indicatif::ProgressDrawTarget::stderr());
     bar
+}
+
+/// The exit code of a finished run: 1, naming the first error and the count on stderr, when an
+/// operation failed; 0 otherwise.
+pub fn exit_code(result: &RunResult) -> ExitCode {
+    if result.status != Status::Failed {
+        return ExitCode::SUCCESS;
+    }
+    if let Some(e) = &result.first_error {
+        eprintln!(
+            "fslab: the run failed: {} error(s); the first: {}",
+            e.total_errors, e.message
+        );
+    }
+    ExitCode::from(1)
 }
 
 /// What an engine error means for the exit code: bad input (2) or a failed run (1).

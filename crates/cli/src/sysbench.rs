@@ -7,7 +7,7 @@ use crate::run::engine_failure;
 use crate::Failure;
 use anyhow::anyhow;
 use fslab_classic::sysbench::{self, files, report, Command, Error, Invocation};
-use fslab_engine::result::{Status, SCHEMA_VERSION};
+use fslab_engine::result::SCHEMA_VERSION;
 use fslab_engine::run::{Progress, RunOptions};
 use std::process::ExitCode;
 
@@ -118,16 +118,7 @@ fn run(inv: &Invocation) -> Result<ExitCode, Failure> {
     } else {
         print!("{}", report::summary(&figures));
     }
-    if result.status == Status::Failed {
-        if let Some(e) = &result.first_error {
-            eprintln!(
-                "fslab: the run failed: {} error(s); the first: {}",
-                e.total_errors, e.message
-            );
-        }
-        return Ok(ExitCode::from(1));
-    }
-    Ok(ExitCode::SUCCESS)
+    Ok(crate::run::exit_code(&result))
 }
 
 fn print_json(v: serde_json::Value) {
