@@ -214,12 +214,6 @@ impl Call {
     }
 }
 
-/// What a step did.
-pub struct Done {
-    pub bytes: u64,
-    pub written: bool,
-}
-
 /// One thread's replay state: its base directory, the directories it has opened, its handles.
 pub struct Replayer<'s> {
     script: &'s Script,
@@ -268,10 +262,7 @@ impl<'s> Replayer<'s> {
     }
 
     fn handle(&self, h: u32) -> io::Result<BorrowedFd<'_>> {
-        self.handles
-            .get(&h)
-            .map(|f| f.as_fd())
-            .ok_or_else(|| io::Error::new(io::ErrorKind::NotFound, format!("handle {h} is not open")))
+        self.handles.get(&h).map(|f| f.as_fd()).ok_or_else(|| not_open(h))
     }
 
     fn sync_parent(&mut self, path: &str) -> io::Result<()> {
@@ -282,12 +273,9 @@ impl<'s> Replayer<'s> {
         Ok(())
     }
 
-    /// Runs one call.
-    pub fn call(&mut self, call: &Call) -> io::Result<Done> {
-        let none = Done {
-            bytes: 0,
-            written: false,
-        };
+    /// Runs one call; returns the bytes it counts (a read's or a write's length).
+    pub fn call(&mut self, call: &Call) -> io::Result<u64> {
+        let none = 0;
         match call {
             Call::Open {
                 path,
@@ -323,31 +311,22 @@ impl<'s> Replayer<'s> {
                 .handles
                 .remove(handle)
                 .map(|_| none)
-                .ok_or_else(|| io::Error::new(io::ErrorKind::NotFound, format!("handle {handle} is not open"))),
+                .ok_or_else(|| not_open(*handle)),
             Call::Read { handle, offset, len } => {
                 let len = *len as usize;
                 if len > self.buf.len() {
                     self.buf.resize(len, 1);
                 }
-                let fd = self
-                    .handles
-                    .get(handle)
-                    .ok_or_else(|| io::Error::new(io::ErrorKind::NotFound, format!("handle {handle} is not open")))?;
+                let fd = self.handles.get(handle).ok_or_else(|| not_open(*handle))?;
                 rustix::io::pread(fd, &mut self.buf[..len], *offset)?;
-                Ok(Done {
-                    bytes: len as u64,
-                    written: false,
-                })
+                Ok(len as u64)
             }
             Call::Write { handle, offset, len } => {
                 let want = *len as usize;
                 if want > self.buf.len() {
                     self.buf.resize(want, 1);
                 }
-                let fd = self
-                    .handles
-                    .get(handle)
-                    .ok_or_else(|| io::Error::new(io::ErrorKind::NotFound, format!("handle {handle} is not open")))?;
+                let fd = self.handles.get(handle).ok_or_else(|| not_open(*handle))?;
                 let n = rustix::io::pwrite(fd, &self.buf[..want], *offset)?;
                 if n != want {
                     return Err(io::Error::other(format!("wrote {n} of {want} bytes")));
@@ -355,10 +334,7 @@ impl<'s> Replayer<'s> {
                 if self.script.fsync_writes {
                     rustix::fs::fsync(fd)?;
                 }
-                Ok(Done {
-                    bytes: want as u64,
-                    written: true,
-                })
+                Ok(want as u64)
             }
             Call::Unlink { path } => {
                 let (dir, name) = self.parent(path)?;
@@ -468,6 +444,10 @@ impl<'s> Replayer<'s> {
     pub fn close_all(&mut self) {
         self.handles.clear();
     }
+}
+
+fn not_open(handle: u32) -> io::Error {
+    io::Error::new(io::ErrorKind::NotFound, format!("handle {handle} is not open"))
 }
 
 /// Unlinks every file beneath `dir`, keeping the directories (dbench's Deltree).

@@ -1104,10 +1104,7 @@ impl<'a> Worker<'a> {
                             message: format!("{} {}: {e}", script.labels[label], describe_call(&step.call)),
                         },
                     )),
-                    Ok(done) => Ok(Outcome::Done {
-                        bytes: done.bytes,
-                        transactions: 1,
-                    }),
+                    Ok(bytes) => Ok(Outcome::Done { bytes, transactions: 1 }),
                     Err(_) => Ok(Outcome::META),
                 };
                 if mismatch {
