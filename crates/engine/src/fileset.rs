@@ -4,7 +4,12 @@
 //! Layout beneath the run directory: `<fileset>/d<k>/f<id>` (file `id` lives in directory
 //! `id mod dirs`), `<fileset>/meta/m<n>` for directories made by `mkdir`, and a marker file
 //! `.fslab-fileset` that says fslab made it. fslab only ever clears a fileset directory that
-//! carries that marker, and only the names it makes.
+//! carries that marker, and only the names it makes. A fileset with `dir = "."` lies in the run
+//! directory itself (sysbench's `test_file.N`): its files and marker sit among the user's own
+//! files, and fslab removes only its `<prefix><N>` files there, never the directory. A fileset
+//! with `names` (IOzone's `-F`) names its files itself, in its directory, which it may share
+//! with the user's files as the run directory is shared: its marker lists the names fslab made,
+//! only those are ever removed, and the directory stays.
 //!
 //! When no operation adds or removes files, the table is a fixed array of sizes that threads
 //! read without a lock. Otherwise it is a list of live files under a mutex held for a few
@@ -16,14 +21,15 @@ use crate::workload::{Fileset, SizeDist, Workload};
 use rand::{Rng, SeedableRng};
 use rustix::fs::{AtFlags, Mode, OFlags};
 use std::collections::HashMap;
-use std::ffi::CStr;
+use std::ffi::{CStr, CString};
 use std::io;
 use std::os::fd::{AsFd, BorrowedFd, OwnedFd};
 use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
-const MARKER: &str = ".fslab-fileset";
+/// The file that says fslab made a fileset (and, for a fileset with names, which names).
+pub(crate) const MARKER: &str = ".fslab-fileset";
 
 #[derive(Debug, thiserror::Error)]
 pub enum SetupError {
@@ -125,6 +131,9 @@ pub struct Picked {
 #[derive(Debug)]
 pub struct FileTable {
     pub spec: Fileset,
+    /// The files' names when the fileset gives them (`names`), ready for the system calls;
+    /// empty when files are `<prefix><id>`.
+    names: Vec<CString>,
     root: OwnedFd,
     dirs: Vec<OwnedFd>,
     meta: Option<OwnedFd>,
@@ -151,7 +160,11 @@ impl FileTable {
             path: format!("{}/{path}", run.root()),
             error,
         };
-        let root = run.open_dir(name, true)?;
+        let root = if spec.in_run_dir() {
+            run.open_dir_self()?
+        } else {
+            run.open_dir(name, true)?
+        };
         // Sizes are drawn from their own generator so that a run's choices do not depend on them.
         let mut rng = rand::rngs::SmallRng::seed_from_u64(seed ^ 0x5eed_f11e);
         let sizes: Vec<u64> = match spec.until_bytes {
@@ -227,6 +240,7 @@ impl FileTable {
         };
         let table = FileTable {
             spec: spec.clone(),
+            names: c_names(spec),
             root,
             dirs,
             meta,
@@ -264,6 +278,7 @@ impl FileTable {
         let dir = run.open_dir_self()?;
         Ok(FileTable {
             spec: Fileset::new("none"),
+            names: Vec::new(),
             root,
             dirs: vec![dir],
             meta: None,
@@ -274,16 +289,22 @@ impl FileTable {
         })
     }
 
-    /// The name of file `id`, written into `buf`.
-    pub fn name<'b>(&self, id: u64, buf: &'b mut NameBuf) -> &'b CStr {
-        file_name(&self.spec.prefix, id, buf)
+    /// The name of file `id`: one of the fileset's `names`, or `<prefix><id>` written into
+    /// `buf`. Allocates nothing.
+    pub fn name<'s>(&'s self, id: u64, buf: &'s mut NameBuf) -> &'s CStr {
+        match self.names.get(id as usize) {
+            Some(name) => name.as_c_str(),
+            None => file_name(&self.spec.prefix, id, buf),
+        }
     }
 
     /// File `id` as a path beneath the run directory, for messages.
     pub fn describe(&self, id: u64) -> String {
         let mut b: NameBuf = [0; 64];
         let name = self.name(id, &mut b).to_string_lossy().into_owned();
-        if self.spec.dirs == 0 {
+        if self.spec.dirs == 0 && self.spec.in_run_dir() {
+            name
+        } else if self.spec.dirs == 0 {
             format!("{}/{name}", self.spec.dir_name())
         } else {
             format!("{}/d{}/{name}", self.spec.dir_name(), id % self.dirs.len() as u64)
@@ -442,6 +463,12 @@ impl FileTable {
 /// the names fslab makes, and then its directory.
 pub fn remove(run: &RunDir, spec: &Fileset) -> Result<(), SetupError> {
     let name = spec.dir_name();
+    if !spec.names.is_empty() {
+        return remove_named(run, spec);
+    }
+    if spec.in_run_dir() {
+        return clear(&run.open_dir_self()?, spec, run.root(), name);
+    }
     let root = match run.open_dir(name, false) {
         Ok(fd) => fd,
         Err(ConfineError::Io { error, .. }) if error.kind() == io::ErrorKind::NotFound => return Ok(()),
@@ -464,13 +491,40 @@ fn marker_text(spec: &Fileset) -> String {
         size: spec.size.clone(),
     })
     .unwrap_or_default();
-    format!(
-        "fslab fileset\nfiles = {}\nuntil_bytes = {:?}\ndirs = {}\nprefix = {}\n{size}",
+    // A fileset with names made no `<prefix><N>` files: its marker must not say it did, or a
+    // fileset of that prefix in the same directory would take the user's files for its own.
+    let prefix = if spec.names.is_empty() {
+        spec.prefix.as_str()
+    } else {
+        ""
+    };
+    let mut text = format!(
+        "fslab fileset\nfiles = {}\nuntil_bytes = {:?}\ndirs = {}\nprefix = {prefix}\n{size}",
         spec.files,
         spec.until_bytes.map(|b| b.0),
         spec.dirs,
-        spec.prefix
-    )
+    );
+    // A fileset with names lists them, one TOML string a line: what fslab made and may remove.
+    for name in &spec.names {
+        text.push_str(&toml::to_string(&NameLine { name: name.clone() }).unwrap_or_default());
+    }
+    text
+}
+
+/// One `name = "..."` line of a marker.
+#[derive(serde::Serialize, serde::Deserialize)]
+struct NameLine {
+    name: String,
+}
+
+/// The names a marker lists (see [`marker_text`]).
+fn marker_names(marker: &str) -> Vec<String> {
+    marker
+        .lines()
+        .filter(|l| l.starts_with("name = "))
+        .filter_map(|l| toml::from_str::<NameLine>(l).ok())
+        .map(|l| l.name)
+        .collect()
 }
 
 #[derive(serde::Serialize)]
@@ -480,9 +534,10 @@ struct SizeHolder {
 
 fn read_marker(root: &OwnedFd) -> Option<String> {
     let fd = confine::open_file(root.as_fd(), MARKER, OFlags::RDONLY, 0).ok()?;
-    let mut buf = vec![0u8; 4096];
-    let n = rustix::io::read(&fd, &mut buf).ok()?;
-    String::from_utf8(buf[..n].to_vec()).ok()
+    // A marker listing many names outgrows one read.
+    let mut text = String::new();
+    std::io::Read::read_to_string(&mut std::fs::File::from(fd), &mut text).ok()?;
+    Some(text)
 }
 
 /// The fileset on disk was made by fslab for this very spec and every file is there at a size
@@ -494,18 +549,7 @@ fn matches_on_disk(root: &OwnedFd, spec: &Fileset, files: u64, stamp: &str) -> b
     let ndirs = spec.dirs.max(1);
     let (lo, hi) = (spec.size.min(), spec.size.max());
     for id in 0..files {
-        let mut b: NameBuf = [0; 64];
-        let path = if spec.dirs == 0 {
-            file_name(&spec.prefix, id, &mut b).to_str().expect("ascii").to_string()
-        } else {
-            let mut d: NameBuf = [0; 64];
-            format!(
-                "{}/{}",
-                file_name("d", id % ndirs, &mut d).to_str().expect("ascii"),
-                file_name(&spec.prefix, id, &mut b).to_str().expect("ascii")
-            )
-        };
-        match rustix::fs::statat(root, path.as_str(), AtFlags::SYMLINK_NOFOLLOW) {
+        match rustix::fs::statat(root, rel_path(spec, id).as_str(), AtFlags::SYMLINK_NOFOLLOW) {
             Ok(st) if (st.st_mode & libc::S_IFMT) == libc::S_IFREG => {
                 let size = st.st_size as u64;
                 if size < lo || size > hi {
@@ -514,6 +558,10 @@ fn matches_on_disk(root: &OwnedFd, spec: &Fileset, files: u64, stamp: &str) -> b
             }
             _ => return false,
         }
+    }
+    if !spec.names.is_empty() {
+        // Its files are fixed: no create or rename can have left others.
+        return true;
     }
     // Files that creates or renames of an earlier run left beside them would collide with the
     // names this run gives new files.
@@ -531,18 +579,48 @@ fn matches_on_disk(root: &OwnedFd, spec: &Fileset, files: u64, stamp: &str) -> b
             }
         }
     }
-    let meta_empty = confine::open_beneath(root.as_fd(), "meta").map_or(true, |m| list(&m).is_ok_and(|l| l.is_empty()));
+    let meta_empty = spec.in_run_dir()
+        || confine::open_beneath(root.as_fd(), "meta").map_or(true, |m| list(&m).is_ok_and(|l| l.is_empty()));
     count == files && meta_empty
 }
 
 fn sizes_on_disk(dirs: &[OwnedFd], spec: &Fileset, files: u64) -> Vec<u64> {
     (0..files)
         .map(|id| {
-            let mut b: NameBuf = [0; 64];
             let dir = &dirs[(id % dirs.len() as u64) as usize];
-            rustix::fs::statat(dir, file_name(&spec.prefix, id, &mut b), AtFlags::SYMLINK_NOFOLLOW)
+            rustix::fs::statat(dir, set_file_name(spec, id).as_str(), AtFlags::SYMLINK_NOFOLLOW)
                 .map_or(0, |st| st.st_size as u64)
         })
+        .collect()
+}
+
+/// The name of file `id` of `spec`, for setup and cleanup (it allocates; the run itself uses
+/// [`FileTable::name`]).
+fn set_file_name(spec: &Fileset, id: u64) -> String {
+    match spec.names.get(id as usize) {
+        Some(name) => name.clone(),
+        None => {
+            let mut b: NameBuf = [0; 64];
+            file_name(&spec.prefix, id, &mut b).to_string_lossy().into_owned()
+        }
+    }
+}
+
+/// File `id`'s path relative to the fileset's directory.
+fn rel_path(spec: &Fileset, id: u64) -> String {
+    let name = set_file_name(spec, id);
+    if spec.dirs == 0 {
+        name
+    } else {
+        format!("d{}/{name}", id % spec.dirs)
+    }
+}
+
+/// The fileset's names as C strings, once, so that the run never allocates one.
+fn c_names(spec: &Fileset) -> Vec<CString> {
+    spec.names
+        .iter()
+        .map(|n| CString::new(n.as_str()).expect("validated: a name holds no NUL"))
         .collect()
 }
 
@@ -553,6 +631,12 @@ fn is_ours(name: &str, prefix: &str) -> bool {
 /// Removes what an earlier run of fslab left in a fileset directory: only `d<k>/f<id>`,
 /// `f<id>`, `meta/m<n>` and the marker. Anything else stops the run untouched.
 fn clear(root: &OwnedFd, spec: &Fileset, run_root: &str, name: &str) -> Result<(), SetupError> {
+    if !spec.names.is_empty() {
+        return clear_named(root, spec, run_root, name);
+    }
+    if spec.in_run_dir() {
+        return clear_in_run_dir(root, spec, run_root);
+    }
     let entries = list(root).map_err(|e| SetupError::Io {
         fileset: spec.name.clone(),
         path: format!("{run_root}/{name}"),
@@ -626,6 +710,118 @@ fn clear(root: &OwnedFd, spec: &Fileset, run_root: &str, name: &str) -> Result<(
     Ok(())
 }
 
+/// [`clear`] for a fileset in the run directory itself, where other things may lie: removes only
+/// the regular files named `<prefix><N>` and the marker, and only when the marker says fslab made
+/// files of this prefix there; any other entry is left alone.
+fn clear_in_run_dir(root: &OwnedFd, spec: &Fileset, run_root: &str) -> Result<(), SetupError> {
+    let fail = |path: &str, error: io::Error| SetupError::Io {
+        fileset: spec.name.clone(),
+        path: format!("{run_root}/{path}"),
+        error,
+    };
+    let entries = list(root).map_err(|e| fail("", e))?;
+    let ours: Vec<&String> = entries.iter().filter(|e| is_ours(e, &spec.prefix)).collect();
+    let marked = read_marker(root).is_some_and(|m| m.lines().any(|l| l == format!("prefix = {}", spec.prefix)));
+    let foreign = |entry: &str| SetupError::Foreign {
+        fileset: spec.name.clone(),
+        path: run_root.to_string(),
+        entry: entry.to_string(),
+    };
+    for name in &ours {
+        let regular = rustix::fs::statat(root, name.as_str(), AtFlags::SYMLINK_NOFOLLOW)
+            .is_ok_and(|st| (st.st_mode & libc::S_IFMT) == libc::S_IFREG);
+        if !marked || !regular {
+            return Err(foreign(name));
+        }
+    }
+    for name in &ours {
+        rustix::fs::unlinkat(root, name.as_str(), AtFlags::empty()).map_err(|e| fail(name, e.into()))?;
+    }
+    if marked {
+        rustix::fs::unlinkat(root, MARKER, AtFlags::empty()).map_err(|e| fail(MARKER, e.into()))?;
+    }
+    Ok(())
+}
+
+/// [`clear`] for a fileset with names, whose directory may hold anything else: first checks that
+/// none of its names is taken by an entry fslab did not make (the run then stops, untouched),
+/// then removes the regular files its marker says fslab made there, and the marker.
+fn clear_named(root: &OwnedFd, spec: &Fileset, run_root: &str, name: &str) -> Result<(), SetupError> {
+    let made = read_marker(root).map(|m| marker_names(&m)).unwrap_or_default();
+    let dir = if spec.in_run_dir() {
+        run_root.to_string()
+    } else {
+        format!("{run_root}/{name}")
+    };
+    for n in &spec.names {
+        let there = is_regular(root, n).map_err(|e| named_io(spec, &dir, n, e))?;
+        let ours = made.contains(n) && there == Some(true);
+        if there.is_some() && !ours {
+            return Err(SetupError::Foreign {
+                fileset: spec.name.clone(),
+                path: dir,
+                entry: n.clone(),
+            });
+        }
+    }
+    remove_made(root, spec, &made, &dir)
+}
+
+/// [`remove`] for a fileset with names: the files fslab made (as its marker lists them) and the
+/// marker go; everything else in the directory, and the directory itself, stays.
+fn remove_named(run: &RunDir, spec: &Fileset) -> Result<(), SetupError> {
+    let name = spec.dir_name();
+    let opened = if spec.in_run_dir() {
+        run.open_dir_self()
+    } else {
+        run.open_dir(name, false)
+    };
+    let root = match opened {
+        Ok(fd) => fd,
+        Err(ConfineError::Io { error, .. }) if error.kind() == io::ErrorKind::NotFound => return Ok(()),
+        Err(e) => return Err(e.into()),
+    };
+    let Some(marker) = read_marker(&root) else {
+        return Ok(()); // fslab made nothing here
+    };
+    let dir = if spec.in_run_dir() {
+        run.root().to_string()
+    } else {
+        format!("{}/{name}", run.root())
+    };
+    remove_made(&root, spec, &marker_names(&marker), &dir)
+}
+
+/// Removes the regular files among `made` (names fslab's marker lists) and the marker.
+fn remove_made(root: &OwnedFd, spec: &Fileset, made: &[String], dir: &str) -> Result<(), SetupError> {
+    for n in made {
+        if is_regular(root, n).map_err(|e| named_io(spec, dir, n, e))? == Some(true) {
+            rustix::fs::unlinkat(root, n.as_str(), AtFlags::empty()).map_err(|e| named_io(spec, dir, n, e.into()))?;
+        }
+    }
+    match rustix::fs::unlinkat(root, MARKER, AtFlags::empty()) {
+        Ok(()) | Err(rustix::io::Errno::NOENT) => Ok(()),
+        Err(e) => Err(named_io(spec, dir, MARKER, e.into())),
+    }
+}
+
+/// Whether `name` in `dir` is a regular file (not following a symlink); `None` when absent.
+fn is_regular(dir: &OwnedFd, name: &str) -> io::Result<Option<bool>> {
+    match rustix::fs::statat(dir, name, AtFlags::SYMLINK_NOFOLLOW) {
+        Ok(st) => Ok(Some((st.st_mode & libc::S_IFMT) == libc::S_IFREG)),
+        Err(rustix::io::Errno::NOENT) => Ok(None),
+        Err(e) => Err(e.into()),
+    }
+}
+
+fn named_io(spec: &Fileset, dir: &str, entry: &str, error: io::Error) -> SetupError {
+    SetupError::Io {
+        fileset: spec.name.clone(),
+        path: format!("{dir}/{entry}"),
+        error,
+    }
+}
+
 fn list(dir: &OwnedFd) -> io::Result<Vec<String>> {
     let fd = confine::reopen_dir(dir)?;
     let mut out = Vec::new();
@@ -646,7 +842,7 @@ fn write_files(dirs: &[OwnedFd], spec: &Fileset, sizes: &[u64]) -> Result<u64, (
         .map_or(1, |n| n.get())
         .min(8)
         .min(sizes.len().max(1));
-    let chunk = 1usize << 20;
+    let chunk = spec.setup_bs.map_or(1 << 20, |b| b.0 as usize);
     let total = AtomicU64::new(0);
     let next = AtomicU64::new(0);
     let result = std::thread::scope(|s| {
@@ -660,13 +856,18 @@ fn write_files(dirs: &[OwnedFd], spec: &Fileset, sizes: &[u64]) -> Result<u64, (
                         if id >= sizes.len() as u64 {
                             return Ok(());
                         }
-                        let mut b: NameBuf = [0; 64];
-                        let name = file_name(&spec.prefix, id, &mut b);
-                        let here = || format!("d{}/{}", id % dirs.len() as u64, name.to_string_lossy());
+                        let name = set_file_name(spec, id);
+                        let here = || rel_path(spec, id);
                         let dir = &dirs[(id % dirs.len() as u64) as usize];
-                        let flags =
-                            OFlags::WRONLY | OFlags::CREATE | OFlags::TRUNC | OFlags::NOFOLLOW | OFlags::CLOEXEC;
-                        let fd = rustix::fs::openat(dir, name, flags, Mode::from_raw_mode(0o644))
+                        // A named file is new: its directory may be the user's, and clearing
+                        // it left no file of that name that fslab may overwrite.
+                        let fresh = if spec.names.is_empty() {
+                            OFlags::TRUNC
+                        } else {
+                            OFlags::EXCL
+                        };
+                        let flags = OFlags::WRONLY | OFlags::CREATE | fresh | OFlags::NOFOLLOW | OFlags::CLOEXEC;
+                        let fd = rustix::fs::openat(dir, name.as_str(), flags, Mode::from_raw_mode(0o644))
                             .map_err(|e| (here(), e.into()))?;
                         if spec.prealloc {
                             let size = sizes[id as usize];

@@ -12,6 +12,7 @@ pub mod cpu;
 pub mod fileset;
 pub mod histogram;
 pub mod io;
+pub mod live_latency;
 pub mod result;
 pub mod run;
 pub mod script;

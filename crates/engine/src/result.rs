@@ -39,8 +39,13 @@ pub struct RunResult {
     #[serde(default, skip_serializing_if = "Option::is_none", with = "opt_secs")]
     pub final_sync: Option<Duration>,
     pub totals: Totals,
-    /// One entry per operation type that ran, in the order of [`OpKind::ALL`].
+    /// One entry per operation type that ran, in the order of [`OpKind::ALL`]; a type's labelled
+    /// entries each have their own, after its unlabelled one, in the order the labels first appear.
     pub ops: Vec<OpResult>,
+    /// When the workload has several groups: each group's `ops`, over its own threads only
+    /// (FFSB's per-threadgroup tables). Empty with one group, whose figures are `ops`.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub groups: Vec<GroupResult>,
     /// For script groups: one entry per label (dbench's NTCreateX, ReadX...), in the script's
     /// order.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
@@ -114,9 +119,14 @@ pub struct Totals {
     pub write_mib_per_sec: f64,
 }
 
+/// The figures of one operation type, or of one labelled entry of the mix (see
+/// [`OpSpec::label`](crate::workload::OpSpec::label)).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct OpResult {
     pub op: OpKind,
+    /// The label of the mix entries counted here; none for unlabelled entries.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub label: Option<String>,
     pub count: u64,
     pub errors: u64,
     pub skipped: u64,
@@ -128,6 +138,13 @@ pub struct OpResult {
     pub latency: Latency,
     /// (upper bound in ns, count) of each non-empty histogram bucket.
     pub histogram: Vec<(u64, u64)>,
+}
+
+/// One group's operations, counted as [`RunResult::ops`] is.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct GroupResult {
+    pub name: String,
+    pub ops: Vec<OpResult>,
 }
 
 /// The figures of one label of a script.
@@ -172,6 +189,25 @@ pub struct Second {
     /// The longest script step that ended in this second, in microseconds (script groups only).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub max_latency_us: Option<f64>,
+    /// Latency of the operations timed in this second, all types together; none when nothing
+    /// was timed. For another percentile, [`Progress::latency`](crate::run::Progress::latency)
+    /// holds the second's buckets.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub latency: Option<SecondLatency>,
+}
+
+/// The latency of one second's timed operations, in microseconds, from log-linear buckets
+/// (each figure within 1.6% of the exact one; the mean is exact).
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct SecondLatency {
+    /// Operations timed in this second.
+    pub ops: u64,
+    pub mean_us: f64,
+    pub p50_us: f64,
+    pub p90_us: f64,
+    pub p95_us: f64,
+    pub p99_us: f64,
+    pub max_us: f64,
 }
 
 pub(crate) const MIB: f64 = 1024.0 * 1024.0;

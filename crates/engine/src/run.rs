@@ -5,8 +5,10 @@ use crate::confine::{ConfineError, RunDir};
 use crate::cpu::{CpuSnapshot, CpuUsage};
 use crate::fileset::{self, FileTable, SetupError};
 use crate::histogram::OpStats;
+use crate::live_latency::{LatencyTally, SecondHistogram};
 use crate::result::{
-    self, FirstError, OpResult, RunResult, Second, Status, StepResult, StopReason, ThreadResult, Totals, MIB,
+    self, FirstError, GroupResult, OpResult, RunResult, Second, Status, StepResult, StopReason, ThreadResult, Totals,
+    MIB,
 };
 use crate::sysinfo::SystemInfo;
 use crate::worker::{LiveCounters, Shared, ThreadOutcome, ThreadPlan, Worker};
@@ -25,6 +27,9 @@ pub struct RunOptions {
     pub continue_on_error: bool,
     /// Leave latency timing and histograms out (only to measure what they cost).
     pub no_latency: bool,
+    /// After the untimed setup, write dirty data back and drop the page cache, dentries and
+    /// inodes (`/proc/sys/vm/drop_caches`, root only), so the measured phase starts cold.
+    pub drop_caches: bool,
 }
 
 /// The live view handed to the caller once a second.
@@ -38,6 +43,9 @@ pub struct Progress {
     pub bytes_per_sec: f64,
     /// The second just sampled.
     pub second: Second,
+    /// The latencies of the operations timed in that second, for percentiles other than the
+    /// ones [`Second::latency`](crate::result::Second::latency) keeps.
+    pub latency: SecondHistogram,
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -48,10 +56,12 @@ pub enum RunError {
     Confine(#[from] ConfineError),
     #[error(transparent)]
     Setup(#[from] SetupError),
+    #[error("cannot drop the caches (/proc/sys/vm/drop_caches needs root): {0}")]
+    DropCaches(std::io::Error),
 }
 
 /// Marks a script thread's base directory as made by fslab, so that a later run may clear it.
-const SCRIPT_MARKER: &str = ".fslab-script";
+pub(crate) const SCRIPT_MARKER: &str = ".fslab-script";
 
 /// Runs `workload` in `opts.dir`; `progress` is called from this thread once a second.
 pub fn run(workload: &Workload, opts: &RunOptions, progress: &mut dyn FnMut(&Progress)) -> Result<RunResult, RunError> {
@@ -105,6 +115,10 @@ pub fn run(workload: &Workload, opts: &RunOptions, progress: &mut dyn FnMut(&Pro
             });
         }
         bases.push(per_thread);
+    }
+    if opts.drop_caches {
+        rustix::fs::sync();
+        std::fs::write("/proc/sys/vm/drop_caches", "3").map_err(RunError::DropCaches)?;
     }
 
     let stop = &workload.stop;
@@ -224,22 +238,28 @@ pub fn run(workload: &Workload, opts: &RunOptions, progress: &mut dyn FnMut(&Pro
     let duration = end - measure_start;
     let secs = duration.as_secs_f64().max(1e-9);
 
-    // Merge per operation type, in a fixed order; script steps per label.
-    let mut merged: Vec<Option<OpStats>> = OpKind::ALL.iter().map(|_| None).collect();
+    // Merge per operation type and label (per group too when there are several); script steps
+    // per label.
+    let mut merged = OpMerge::default();
+    let several = workload.groups.len() > 1;
+    let mut per_group: Vec<OpMerge> = workload.groups.iter().map(|_| OpMerge::default()).collect();
     let mut labels: Vec<(String, OpStats)> = Vec::new();
     let mut threads = Vec::new();
     for (gi, t, o) in &outcomes {
         let g = &workload.groups[*gi];
         let mut mine = OpStats::default();
-        for (spec, st) in g.ops.iter().zip(&o.stats) {
-            merged[spec.op.index()].get_or_insert_with(OpStats::default).merge(st);
+        let mut add = |op: OpKind, label: Option<&str>, st: &OpStats| {
+            merged.add(op, label, st);
+            if several {
+                per_group[*gi].add(op, label, st);
+            }
             mine.merge(st);
+        };
+        for (spec, st) in g.ops.iter().zip(&o.stats) {
+            add(spec.op, spec.label.as_deref(), st);
         }
         if o.fsyncs.count + o.fsyncs.errors > 0 {
-            merged[OpKind::Fsync.index()]
-                .get_or_insert_with(OpStats::default)
-                .merge(&o.fsyncs);
-            mine.merge(&o.fsyncs);
+            add(OpKind::Fsync, None, &o.fsyncs);
         }
         if let Some(script) = &g.script {
             for (name, st) in script.labels.iter().zip(&o.steps) {
@@ -260,23 +280,23 @@ pub fn run(workload: &Workload, opts: &RunOptions, progress: &mut dyn FnMut(&Pro
         });
     }
     let mut totals = Totals::default();
-    let mut ops = Vec::new();
-    for (kind, st) in OpKind::ALL.iter().zip(&merged) {
-        let Some(st) = st else { continue };
+    for (kind, _, st) in &merged.0 {
         add_totals(&mut totals, st, kind.writes());
-        ops.push(OpResult {
-            op: *kind,
-            count: st.count,
-            errors: st.errors,
-            skipped: st.skipped,
-            bytes: st.bytes,
-            transactions: st.transactions,
-            ops_per_sec: st.count as f64 / secs,
-            mib_per_sec: st.bytes as f64 / MIB / secs,
-            latency: st.latency(),
-            histogram: st.buckets(),
-        });
     }
+    let ops = merged.results(secs);
+    let groups = if several {
+        workload
+            .groups
+            .iter()
+            .zip(per_group)
+            .map(|(g, m)| GroupResult {
+                name: g.name.clone(),
+                ops: m.results(secs),
+            })
+            .collect()
+    } else {
+        Vec::new()
+    };
     let mut steps = Vec::new();
     for (name, st) in &labels {
         // A script's bytes are what its reads and writes moved.
@@ -362,12 +382,48 @@ pub fn run(workload: &Workload, opts: &RunOptions, progress: &mut dyn FnMut(&Pro
         final_sync,
         totals,
         ops,
+        groups,
         steps,
         threads,
         series,
         cpu,
         classic: None,
     })
+}
+
+/// Operation statistics merged per (operation type, label), as [`RunResult::ops`] lists them.
+#[derive(Default)]
+struct OpMerge(Vec<(OpKind, Option<String>, OpStats)>);
+
+impl OpMerge {
+    fn add(&mut self, op: OpKind, label: Option<&str>, st: &OpStats) {
+        match self.0.iter_mut().find(|e| e.0 == op && e.1.as_deref() == label) {
+            Some(e) => e.2.merge(st),
+            None => self.0.push((op, label.map(str::to_string), st.clone())),
+        }
+    }
+
+    /// In the order of [`OpKind::ALL`]; within a type the unlabelled entry first, then the
+    /// labelled ones in the order they first appeared (the sort is stable).
+    fn results(mut self, secs: f64) -> Vec<OpResult> {
+        self.0.sort_by_key(|e| (e.0.index(), e.1.is_some()));
+        self.0
+            .into_iter()
+            .map(|(op, label, st)| OpResult {
+                op,
+                label,
+                count: st.count,
+                errors: st.errors,
+                skipped: st.skipped,
+                bytes: st.bytes,
+                transactions: st.transactions,
+                ops_per_sec: st.count as f64 / secs,
+                mib_per_sec: st.bytes as f64 / MIB / secs,
+                latency: st.latency(),
+                histogram: st.buckets(),
+            })
+            .collect()
+    }
 }
 
 fn add_totals(totals: &mut Totals, st: &OpStats, writes: bool) {
@@ -490,6 +546,7 @@ fn monitor(
     let mut next_tick = start + Duration::from_secs(1);
     let mut running = threads;
     let scripted = workload.groups.iter().any(|g| g.script.is_some());
+    let mut tally = LatencyTally::new(live.len());
 
     let mut sample = |now: Instant, last_tick: &mut Instant, in_ramp: bool, series: &mut Vec<Second>| {
         let mut cur = [[0u64; OpKind::ALL.len()]; 2];
@@ -501,6 +558,7 @@ fn monitor(
             }
             max_ns = max_ns.max(l.max_ns.swap(0, Relaxed));
         }
+        let latency = tally.take(live.iter().map(|l| &l.latency));
         let mut sec = Second {
             t: (now - start).as_secs_f64(),
             ramp: in_ramp,
@@ -509,6 +567,7 @@ fn monitor(
             bytes_written: 0,
             by_op: Vec::new(),
             max_latency_us: scripted.then_some(max_ns as f64 / 1000.0),
+            latency: latency.summary(),
         };
         for (k, kind) in OpKind::ALL.iter().enumerate() {
             let (dops, dbytes) = (cur[0][k] - last[0][k], cur[1][k] - last[1][k]);
@@ -532,6 +591,7 @@ fn monitor(
             ops_per_sec: sec.ops as f64 / span,
             bytes_per_sec: (sec.bytes_read + sec.bytes_written) as f64 / span,
             second: sec.clone(),
+            latency,
         };
         series.push(sec);
         p

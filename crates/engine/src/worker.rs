@@ -6,6 +6,7 @@ use crate::confine;
 use crate::fileset::{file_name, FileTable, NameBuf, Picked};
 use crate::histogram::OpStats;
 use crate::io::{self, Backend, Dir, IoBuffers, Moved, OpenFile, UringBackend, Xfer};
+use crate::live_latency::LiveLatency;
 use crate::script::{Call, Expect, Replayer};
 use crate::workload::{EngineKind, Group, OSync, OpKind, OpSpec, OpenMode, Pick, Scope, SyncKind};
 use rand::rngs::SmallRng;
@@ -36,14 +37,16 @@ pub(crate) struct Shared {
     pub barrier: Barrier,
 }
 
-/// Counters the monitor thread reads once a second: operations and bytes per operation type.
-/// Only the owning thread writes them (plain stores), so they cost no locked instruction.
+/// Counters the monitor thread reads once a second: operations and bytes per operation type,
+/// and the latency buckets of the timed ones. Only the owning thread writes them (plain
+/// stores), so they cost no locked instruction.
 #[repr(align(128))]
 pub(crate) struct LiveCounters {
     pub ops: [AtomicU64; OpKind::ALL.len()],
     pub bytes: [AtomicU64; OpKind::ALL.len()],
     /// The longest script step since the monitor last looked (dbench's per-second latency).
     pub max_ns: AtomicU64,
+    pub latency: LiveLatency,
 }
 
 impl LiveCounters {
@@ -52,6 +55,7 @@ impl LiveCounters {
             ops: Default::default(),
             bytes: Default::default(),
             max_ns: AtomicU64::new(0),
+            latency: LiveLatency::new(),
         }
     }
 
@@ -347,9 +351,7 @@ impl<'a> Worker<'a> {
                     break;
                 }
             }
-            if self.plan.ops_quota.is_some_and(|q| self.ops_done >= q)
-                || self.plan.bytes_quota.is_some_and(|q| self.bytes_done >= q)
-            {
+            if self.quota_met() {
                 finished = true;
                 break;
             }
@@ -365,6 +367,9 @@ impl<'a> Worker<'a> {
                     next_due = now; // do not burst to catch up after a stall
                 }
             }
+        }
+        if !failed && self.sync_stopped_streams() == Flow::Stop {
+            failed = true;
         }
         if self.group.fsync_end && !failed {
             // sysbench's end of test: every file fsynced, inside the measured time.
@@ -395,6 +400,71 @@ impl<'a> Worker<'a> {
         Ok(())
     }
 
+    /// A thread's own writing stream with `sync` that the run stopped before the end of its file
+    /// (IOzone's stonewall), even before its first block, syncs that file now, before the
+    /// thread's time is taken: the sync falls where the stream stopped writing, as IOzone's -e
+    /// fsyncs a stonewalled child's file. Counted as an `fsync`.
+    fn sync_stopped_streams(&mut self) -> Flow {
+        let files = self.table.static_len();
+        for i in 0..self.group.ops.len() {
+            let spec = &self.group.ops[i];
+            let own_writer = spec.scope.unwrap_or_default() == Scope::Own && spec.op.is_stream() && spec.op.writes();
+            let Some(kind) = spec.sync.filter(|_| own_writer && files > 0) else {
+                continue;
+            };
+            let (file, block) = self.streams[i]
+                .as_ref()
+                .map_or((self.plan.thread_in_group as u64 % files, 0), |s| (s.file, s.block));
+            let end = if spec.op == OpKind::SeqWrite {
+                self.table.spec.size.max()
+            } else {
+                self.table.static_size(file)
+            };
+            if block * spec.block_size() >= end {
+                continue;
+            }
+            if self.sync_file(file, kind, true, false) == Flow::Stop {
+                return Flow::Stop;
+            }
+        }
+        Flow::Go
+    }
+
+    /// Syncs file `id` with `kind`, recorded as an `fsync`: timed when `timed`, and an operation
+    /// toward the ops quota when `counted`.
+    fn sync_file(&mut self, id: u64, kind: SyncKind, timed: bool, counted: bool) -> Flow {
+        let t0 = (timed && self.shared.latency).then(clock::now);
+        let r = self
+            .with_file(id, Dir::Write, |backend, file, _, _| backend.sync(file, kind))
+            .and_then(|r| r)
+            .map(|()| Outcome::META)
+            .map_err(|e| self.annotate(id, "fsync", e));
+        let before = self.ops_done;
+        let (flow, _) = self.account(Slot::Fsync, OpKind::Fsync, t0, r);
+        if !counted {
+            self.ops_done = before;
+        }
+        flow
+    }
+
+    /// The files an fsync burst or the end fsync covers: the thread's own file when every
+    /// operation of the group keeps to it (IOzone's children fsync their own file), otherwise
+    /// every file of the fileset (sysbench).
+    fn sync_ids(&self) -> std::ops::Range<u64> {
+        let files = self.table.static_len();
+        let own = |o: &OpSpec| match o.op {
+            k if k.is_stream() => o.scope.unwrap_or_default() == Scope::Own,
+            OpKind::Read | OpKind::Write => o.scope == Some(Scope::Own),
+            _ => false,
+        };
+        if files > 0 && self.group.ops.iter().all(own) {
+            let id = self.plan.thread_in_group as u64 % files;
+            id..id + 1
+        } else {
+            0..files
+        }
+    }
+
     /// Clears what was counted during the ramp.
     fn reset(&mut self) {
         self.stats.iter_mut().for_each(OpStats::reset);
@@ -414,7 +484,11 @@ impl<'a> Worker<'a> {
         match result {
             Ok(Outcome::Done { bytes, transactions }) => {
                 match t0 {
-                    Some(t0) => stats.record(clock::since_ns(t0), bytes, transactions),
+                    Some(t0) => {
+                        let ns = clock::since_ns(t0);
+                        stats.record(ns, bytes, transactions);
+                        self.live.latency.record(ns);
+                    }
                     None => stats.count_only(bytes, transactions),
                 }
                 self.live.add(kind, bytes);
@@ -461,28 +535,31 @@ impl<'a> Worker<'a> {
         Flow::Go
     }
 
-    /// fsyncs every file of the current fileset, each timed as an `fsync`; `counted`: each is
-    /// an operation toward the ops quota, as sysbench counts its fsync events.
-    fn fsync_all(&mut self, counted: bool) -> Flow {
-        for id in 0..self.table.static_len() {
-            let t0 = self.shared.latency.then(clock::now);
-            let r = self
-                .with_file(id, Dir::Write, |backend, file, _, _| {
-                    backend.sync(file, SyncKind::Fsync)
-                })
-                .and_then(|r| r)
-                .map(|()| Outcome::META)
-                .map_err(|e| self.annotate(id, "fsync", e));
-            let before = self.ops_done;
-            let (flow, _) = self.account(Slot::Fsync, OpKind::Fsync, t0, r);
-            if !counted {
-                self.ops_done = before;
+    /// Syncs the files of the current fileset that [`sync_ids`](Self::sync_ids) names with the
+    /// group's `fsync_kind` (fsync or fdatasync), each counted as an `fsync` operation.
+    ///
+    /// `burst`: sysbench's periodic burst, whose every fsync is an event: timed, counted toward
+    /// the ops quota, and the burst is cut short once the quota is met or the run stops, as
+    /// sysbench stops between any two events. Otherwise the thread's end (sysbench's end
+    /// fsyncs): every file, but neither timed nor counted toward the quota, since sysbench counts
+    /// them in its fsyncs/s but not among its events nor in its latency figures.
+    fn fsync_all(&mut self, burst: bool) -> Flow {
+        let kind = self.group.fsync_kind;
+        for id in self.sync_ids() {
+            if burst && (self.shared.stop.load(Relaxed) || self.quota_met()) {
+                break;
             }
-            if flow == Flow::Stop {
+            if self.sync_file(id, kind, burst, burst) == Flow::Stop {
                 return Flow::Stop;
             }
         }
         Flow::Go
+    }
+
+    /// This thread has done its share of the run's operations or bytes.
+    fn quota_met(&self) -> bool {
+        self.plan.ops_quota.is_some_and(|q| self.ops_done >= q)
+            || self.plan.bytes_quota.is_some_and(|q| self.bytes_done >= q)
     }
 
     fn finish(self, finished: bool) -> ThreadOutcome {
@@ -1252,7 +1329,9 @@ impl<'a> Worker<'a> {
                 }
                 let kind = self.group.ops[i].op;
                 if timed {
-                    self.stats[i].record(clock::between_ns(start, now), res as u64, 1);
+                    let ns = clock::between_ns(start, now);
+                    self.stats[i].record(ns, res as u64, 1);
+                    self.live.latency.record(ns);
                 } else {
                     self.stats[i].count_only(res as u64, 1);
                 }

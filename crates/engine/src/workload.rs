@@ -84,6 +84,11 @@ pub struct Fileset {
     /// Files are named `<prefix><id>`: `f0`, `f1`... or sysbench's `test_file.0`.
     #[serde(default = "default_prefix", skip_serializing_if = "is_default_prefix")]
     pub prefix: String,
+    /// Instead of `<prefix><id>`: one name per file, in id order (IOzone's `-F`). A fileset with
+    /// names keeps its files in its directory itself (`dirs = 0`), may share that directory with
+    /// other entries (`dir = "."` is the run directory) and owns only the names it made there.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub names: Vec<String>,
     /// Files present when the measured phase starts (create and delete change that).
     #[serde(default)]
     pub files: u64,
@@ -102,6 +107,10 @@ pub struct Fileset {
     /// files start empty.
     #[serde(default = "yes")]
     pub prealloc: bool,
+    /// Bytes per write() call when the files are written before the run (FFSB's
+    /// create_blocksize); 1 MiB when absent.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub setup_bs: Option<Bytes>,
     /// Keep files already there when their number and sizes match, instead of writing them again.
     #[serde(default, skip_serializing_if = "is_false")]
     pub reuse: bool,
@@ -115,17 +124,26 @@ impl Fileset {
             dir: None,
             root: None,
             prefix: default_prefix(),
+            names: Vec::new(),
             files: 0,
             until_bytes: None,
             dirs: 1,
             size: SizeDist::default(),
             prealloc: true,
+            setup_bs: None,
             reuse: false,
         }
     }
 
     pub fn dir_name(&self) -> &str {
         self.dir.as_deref().unwrap_or(&self.name)
+    }
+
+    /// `dir = "."`: the files lie in the run directory itself, among whatever else is there (as
+    /// sysbench's test_file.N lie in its current directory). fslab then touches only the names
+    /// it makes there (`<prefix><N>` and its marker) and never removes the directory.
+    pub fn in_run_dir(&self) -> bool {
+        self.dir.as_deref() == Some(".")
     }
 }
 
@@ -250,6 +268,10 @@ pub struct Group {
     /// (sysbench's end-of-test fsync).
     #[serde(default, skip_serializing_if = "is_false")]
     pub fsync_end: bool,
+    /// How `fsync_every` and `fsync_end` sync each file: `fsync` or `fdatasync` (sysbench's
+    /// --file-fsync-mode).
+    #[serde(default, skip_serializing_if = "is_default")]
+    pub fsync_kind: SyncKind,
     /// Pause after each operation (FFSB's op_delay).
     #[serde(default, skip_serializing_if = "is_zero_span")]
     pub delay: Span,
@@ -289,6 +311,7 @@ impl Group {
             pick: Pick::default(),
             fsync_every: None,
             fsync_end: false,
+            fsync_kind: SyncKind::Fsync,
             delay: Span::default(),
             rate: None,
             engine: EngineKind::default(),
@@ -435,6 +458,11 @@ pub enum OpenMode {
 #[serde(deny_unknown_fields)]
 pub struct OpSpec {
     pub op: OpKind,
+    /// A name for this entry of the mix: labelled entries are counted and reported apart from
+    /// the other entries of the same `op` (FFSB's `write` and `write_fsync` are both writes).
+    /// Entries with the same `op` and label are counted together, as unlabelled ones are.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub label: Option<String>,
     #[serde(default = "one_u32")]
     pub weight: u32,
     /// Bytes moved per operation (read, write, append).
@@ -473,6 +501,7 @@ impl OpSpec {
     pub fn new(op: OpKind) -> OpSpec {
         OpSpec {
             op,
+            label: None,
             weight: 1,
             size: None,
             bs: None,
@@ -638,9 +667,10 @@ impl fmt::Display for OpKind {
     }
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum SyncKind {
+    #[default]
     Fsync,
     Fdatasync,
 }
@@ -685,6 +715,8 @@ fn is_default<T: Default + PartialEq>(t: &T) -> bool {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum PathSeg {
     Key(&'static str),
+    /// A key known only at run time (a study's option names).
+    Name(String),
     Index(usize),
 }
 
@@ -790,10 +822,17 @@ impl Workload {
             }
             // The directory is `dir` when given, else the name: point at whichever it is.
             let field = if fs.dir.is_some() { "dir" } else { "name" };
-            check_relative(fs.dir_name()).map_err(|m| Invalid {
-                path: here(field),
-                message: m,
-            })?;
+            if fs.in_run_dir() {
+                check_in_run_dir(self, i).map_err(|(field, message)| Invalid {
+                    path: here(field),
+                    message,
+                })?;
+            } else {
+                check_relative(fs.dir_name()).map_err(|m| Invalid {
+                    path: here(field),
+                    message: m,
+                })?;
+            }
             if let Some(root) = &fs.root {
                 if !Path::new(root).is_absolute() {
                     return bad(here("root"), format!("root `{root}` must be an absolute directory"));
@@ -812,6 +851,15 @@ impl Workload {
                         fs.prefix
                     ),
                 );
+            }
+            if !fs.names.is_empty() {
+                check_names(self, i).map_err(|(field, message)| Invalid {
+                    path: here(field),
+                    message,
+                })?;
+            }
+            if fs.setup_bs == Some(Bytes(0)) {
+                return bad(here("setup_bs"), "setup_bs must be above 0".into());
             }
             if fs.until_bytes.is_some() && fs.files > 0 {
                 return bad(here("until_bytes"), "give either files or until_bytes, not both".into());
@@ -951,6 +999,9 @@ impl Workload {
 /// Checks one op against its group and fileset; on error, the field at fault and the message.
 fn check_op(op: &OpSpec, fs: &Fileset, g: &Group) -> Result<(), (&'static str, String)> {
     let k = op.op;
+    if let Some(label) = &op.label {
+        check_label(label).map_err(|m| ("label", m))?;
+    }
     let not_for = |field: &'static str| Err((field, format!("`{field}` does not apply to {k}")));
     if op.size.is_some() && !k.takes_size() {
         return not_for("size");
@@ -1052,6 +1103,96 @@ fn check_op(op: &OpSpec, fs: &Fileset, g: &Group) -> Result<(), (&'static str, S
     Ok(())
 }
 
+/// Labels name rows of tables and keys of JSON: one line of printable text, not too long.
+fn check_label(label: &str) -> Result<(), String> {
+    const MAX: usize = 64;
+    if label.trim().is_empty() {
+        return Err("a label must not be empty".into());
+    }
+    if label.chars().any(char::is_control) {
+        return Err(format!("label {label:?} holds a control character"));
+    }
+    if label != label.trim() {
+        return Err(format!("label {label:?} starts or ends with a space"));
+    }
+    if label.chars().count() > MAX {
+        return Err(format!("label `{label}` is longer than {MAX} characters"));
+    }
+    Ok(())
+}
+
+/// What a fileset in the run directory itself (`dir = "."`) cannot have: subdirectories of its
+/// own, operations that make directories, or another fileset there too.
+fn check_in_run_dir(w: &Workload, i: usize) -> Result<(), (&'static str, String)> {
+    let fs = &w.filesets[i];
+    if fs.dirs != 0 {
+        return Err((
+            "dirs",
+            "a fileset in the run directory itself (dir = \".\") keeps its files there: dirs must be 0".into(),
+        ));
+    }
+    if w.fileset_use(&fs.name).1 {
+        return Err((
+            "dir",
+            "mkdir, rmdir and metaop need a fileset directory of its own, not dir = \".\"".into(),
+        ));
+    }
+    if w.filesets[..i].iter().any(|o| o.in_run_dir() && o.root == fs.root) {
+        return Err(("dir", "only one fileset can lie in the run directory itself".into()));
+    }
+    Ok(())
+}
+
+/// What a fileset with `names` must be: one plain, distinct name per file, all in its directory
+/// itself, and files that no operation adds, removes or renames (the names are fixed).
+fn check_names(w: &Workload, i: usize) -> Result<(), (&'static str, String)> {
+    let fs = &w.filesets[i];
+    if fs.until_bytes.is_some() || fs.names.len() as u64 != fs.files {
+        return Err((
+            "names",
+            format!(
+                "names gives {} name(s) for files = {}: give one name per file",
+                fs.names.len(),
+                fs.files
+            ),
+        ));
+    }
+    if fs.dirs != 0 {
+        return Err((
+            "dirs",
+            "a fileset with names keeps its files in its directory itself: dirs must be 0".into(),
+        ));
+    }
+    let (dynamic, meta) = w.fileset_use(&fs.name);
+    if dynamic || meta {
+        return Err((
+            "names",
+            "create, delete, rename, mkdir, rmdir and metaop cannot work on a fileset with names (its files are fixed)"
+                .into(),
+        ));
+    }
+    for (k, name) in fs.names.iter().enumerate() {
+        let plain = !name.is_empty()
+            && name.len() <= 255
+            && !name.contains('/')
+            && !name.chars().any(char::is_control)
+            && !matches!(name.as_str(), "." | ".." | crate::fileset::MARKER);
+        if !plain {
+            return Err((
+                "names",
+                format!(
+                    "{name:?} cannot name a file: give a plain file name (no `/`, not `.`, `..` or `{}`)",
+                    crate::fileset::MARKER
+                ),
+            ));
+        }
+        if fs.names[..k].contains(name) {
+            return Err(("names", format!("`{name}` is named twice")));
+        }
+    }
+    Ok(())
+}
+
 /// Refuses absolute paths and `..`: every path stays beneath the run directory.
 pub fn check_relative(p: &str) -> Result<(), String> {
     let path = Path::new(p);
@@ -1067,6 +1208,12 @@ pub fn check_relative(p: &str) -> Result<(), String> {
         return Err(format!("`{p}` leaves the run directory (`..` or `.` is not allowed)"));
     }
     Ok(())
+}
+
+/// The line and column (from 1) of the item `path` points at in the TOML `text`, or of its
+/// nearest parent written in the file.
+pub fn locate(text: &str, path: &[PathSeg]) -> Option<(usize, usize)> {
+    span_of(text, path).map(|s| line_col(text, s.start))
 }
 
 fn line_col(text: &str, offset: usize) -> (usize, usize) {
@@ -1085,6 +1232,7 @@ fn span_of(text: &str, path: &[PathSeg]) -> Option<std::ops::Range<usize>> {
     for seg in path {
         let next = match seg {
             PathSeg::Key(k) => item.get(*k),
+            PathSeg::Name(k) => item.get(k.as_str()),
             PathSeg::Index(i) => item.get(*i),
         };
         let Some(next) = next else { break };
