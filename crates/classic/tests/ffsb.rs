@@ -32,6 +32,7 @@ fn in_dir(dir: &Path, time: u64) -> Options {
         time: Some(time),
         dir: Some(dir.to_path_buf()),
         seed: Some(7),
+        ..Options::default()
     }
 }
 
@@ -98,6 +99,9 @@ fn the_seed_profiles_parse_unchanged() {
     let g = &w.groups[0];
     assert_eq!((g.threads, g.ops.len()), (4, 1));
     assert_eq!((g.ops[0].op, g.ops[0].bs), (OpKind::Create, Some(Bytes(65536))));
+    assert_eq!(g.ops[0].label.as_deref(), Some("create"), "labelled with FFSB's name");
+    // The starting files are written in create_blocksize blocks, 4096 by default.
+    assert_eq!(w.filesets[0].setup_bs, Some(Bytes(4096)));
 
     let small = ffsb::load(&profile("smallfile.ffsb")).unwrap_or_else(|e| panic!("{e}"));
     assert_eq!(small.grammar, Grammar::V5);
@@ -113,8 +117,15 @@ fn the_seed_profiles_parse_unchanged() {
     );
     let g = &plan.workload.groups[0];
     assert_eq!(g.threads, 128);
-    let mix: Vec<(OpKind, u32)> = g.ops.iter().map(|o| (o.op, o.weight)).collect();
-    assert_eq!(mix, vec![(OpKind::ReadAll, 2), (OpKind::Write, 1), (OpKind::Create, 1)]);
+    let mix: Vec<(OpKind, Option<&str>, u32)> = g.ops.iter().map(|o| (o.op, o.label.as_deref(), o.weight)).collect();
+    assert_eq!(
+        mix,
+        vec![
+            (OpKind::ReadAll, Some("readall"), 2),
+            (OpKind::Write, Some("write"), 1),
+            (OpKind::Create, Some("create"), 1)
+        ]
+    );
 }
 
 #[test]
@@ -260,7 +271,7 @@ alignio=1
         names,
         vec![
             "read",
-            "write+write_fsync",
+            "write",
             "create",
             "append",
             "delete",
@@ -268,8 +279,10 @@ alignio=1
             "createdir",
             "stat",
             "writeall",
-            "open_close"
-        ]
+            "open_close",
+            "write_fsync"
+        ],
+        "one row per FFSB operation, in FFSB's order"
     );
     let weights: f64 = t.ops.iter().map(|r| r.op_weight_pct).sum();
     assert!((weights - 100.0).abs() < 1e-9, "{weights}");
@@ -279,11 +292,27 @@ alignio=1
         (read.transactions, read.bytes),
         (4 * read.invocations, 16384 * read.invocations)
     );
-    let write = row(&t, "write+write_fsync");
-    assert_eq!(
-        (write.transactions, write.bytes),
-        (2 * write.invocations, 8192 * write.invocations)
-    );
+    // write (weight 2) and write_fsync (weight 1) each count their own operations, every one
+    // of them 8 KiB in two 4 KiB blocks.
+    let write = row(&t, "write");
+    let write_fsync = row(&t, "write_fsync");
+    for r in [write, write_fsync] {
+        assert!(r.invocations > 0, "{}", r.op);
+        assert_eq!(
+            (r.transactions, r.bytes),
+            (2 * r.invocations, 8192 * r.invocations),
+            "{}",
+            r.op
+        );
+    }
+    let result = outcome.result.as_ref().unwrap();
+    let engine_writes = result
+        .ops
+        .iter()
+        .filter(|o| o.op == OpKind::Write)
+        .map(|o| o.count)
+        .sum::<u64>();
+    assert_eq!(write.invocations + write_fsync.invocations, engine_writes);
     let append = row(&t, "append");
     assert_eq!(append.bytes, 8192 * append.invocations);
     for op in ["delete", "metaop", "createdir", "stat", "open_close"] {
@@ -399,6 +428,68 @@ fn several_filesystems_go_to_dir_fs_n_and_bindfs_keeps_a_group_on_one() {
     );
 }
 
+#[test]
+fn threadgroups_that_share_operations_get_tables_of_their_own() {
+    let text = "time=1
+[filesystem]
+    location=/unused
+    num_files=20
+    num_dirs=2
+    min_filesize=16k
+    max_filesize=16k
+[end]
+[threadgroup]
+    num_threads=2
+    stat_weight=1
+    readall_weight=1
+    read_blocksize=4k
+[end]
+[threadgroup]
+    num_threads=1
+    stat_weight=3
+    write_weight=1
+    write_fsync_weight=1
+    write_size=4k
+    write_blocksize=4k
+[end]
+";
+    let dir = tempdir();
+    let (plan, outcome) = run(text, in_dir(dir.path(), 1));
+    let f = ffsb::figures(&plan, &outcome);
+    let names = |t: &Table| t.ops.iter().map(|r| r.op.clone()).collect::<Vec<_>>();
+    let titles: Vec<&str> = f.threadgroups.iter().map(|t| t.title.as_str()).collect();
+    assert_eq!(titles, vec!["ThreadGroup 0", "ThreadGroup 1"]);
+    let (tg0, tg1) = (&f.threadgroups[0], &f.threadgroups[1]);
+    let total = f.total.as_ref().unwrap();
+    assert_eq!(names(tg0), vec!["readall", "stat"]);
+    assert_eq!(names(tg1), vec!["write", "stat", "write_fsync"]);
+    assert_eq!(names(total), vec!["readall", "write", "stat", "write_fsync"]);
+    // Both threadgroups stat: each table has its own count, and the total has both.
+    let (stat0, stat1) = (row(tg0, "stat").invocations, row(tg1, "stat").invocations);
+    assert!(stat0 > 0 && stat1 > 0, "{stat0} {stat1}");
+    assert_eq!(row(total, "stat").invocations, stat0 + stat1);
+    assert_eq!(tg0.transactions + tg1.transactions, total.transactions);
+    assert_eq!((tg0.read_bytes, tg0.write_bytes), (total.read_bytes, 0));
+    assert_eq!((tg1.read_bytes, tg1.write_bytes), (0, total.write_bytes));
+    // Each table's shares are of its own threadgroup's operations.
+    for t in [tg0, tg1, total] {
+        let weights: f64 = t.ops.iter().map(|r| r.op_weight_pct).sum();
+        assert!((weights - 100.0).abs() < 1e-9, "{}: {weights}", t.title);
+    }
+    // FFSB's order: each threadgroup, then the total.
+    let text = ffsb::render(&plan, &outcome);
+    let at = |s: &str| text.find(s).unwrap_or_else(|| panic!("no `{s}` in:\n{text}"));
+    assert!(
+        at("ThreadGroup 0\n===============\n") < at("ThreadGroup 1\n===============\n")
+            && at("ThreadGroup 1\n") < at("Total Results\n===============\n"),
+        "{text}"
+    );
+    assert_prints_ffsb_figures(&text, &["readall", "write", "stat", "write_fsync"]);
+    let json = ffsb::json(&plan, &outcome);
+    assert_eq!(json["classic"]["threadgroups"].as_array().map(Vec::len), Some(2));
+    assert_eq!(json["classic"]["threadgroups"][1]["ops"][2]["op"], "write_fsync");
+}
+
 /// A tmpfs mounted for one test and unmounted when it ends.
 struct Tmpfs(tempfile::TempDir);
 
@@ -459,6 +550,13 @@ fn agefs_ages_the_filesystem_before_the_setup() {
     let aged = aging.result.as_ref().expect("an aging run");
     assert!(aged.totals.bytes_written > 0);
     assert!(!files(&fs.0.path().join("fill")).is_empty());
+    // FFSB's ten starting files are empty (no size_weight): those left hold only what the
+    // appends added, write_size at a time.
+    let seeds: Vec<u64> = (0..10)
+        .filter_map(|i| std::fs::metadata(fs.0.path().join(format!("fill/f{i}"))).ok())
+        .map(|m| m.len())
+        .collect();
+    assert!(seeds.iter().all(|s| s % 16384 == 0), "{seeds:?}");
     // The benchmark's files come after the aging, beside the aging files.
     assert_eq!(files(&fs.0.path().join("data")).len(), 10);
     let text = ffsb::render(&plan, &outcome);

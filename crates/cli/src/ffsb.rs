@@ -32,6 +32,13 @@ pub struct Args {
     /// Seed of every random choice.
     #[arg(long)]
     seed: Option<u64>,
+    /// Threads of every threadgroup, replacing each one's num_threads.
+    #[arg(long, value_parser = clap::value_parser!(u32).range(1..))]
+    threads: Option<u32>,
+    /// After the filesets are built, sync and drop the page cache, dentries and inodes (root
+    /// only), so that the benchmark starts with a cold cache.
+    #[arg(long)]
+    drop_caches: bool,
 }
 
 pub fn main(args: Args) -> Result<ExitCode, Failure> {
@@ -43,6 +50,8 @@ pub fn main(args: Args) -> Result<ExitCode, Failure> {
         time: args.time.or(args.time_arg),
         dir: args.dir.clone(),
         seed: args.seed,
+        threads: args.threads,
+        drop_caches: args.drop_caches,
     };
     let plan = ffsb::compile(&profile, &opts).map_err(|e| Failure::Input(e.into()))?;
     for w in &plan.warnings {

@@ -229,3 +229,96 @@ fn time_zero_builds_the_fileset_and_says_so() {
     );
     assert_eq!(entries(&run_dir.join("data")).len(), 6, "5 directories and the marker");
 }
+
+#[test]
+fn explain_output_is_a_workload_fslab_run_accepts_and_runs() {
+    // The seed profiles as quoted: `fslab run --explain` takes the TOML and gives it back.
+    let dir = tempdir();
+    for name in ["large-seqwrite.ffsb", "smallfile.ffsb"] {
+        let r = fslab(&["ffsb", s(&profile(name)), "--explain"]);
+        assert_eq!(r.code, 0, "{}", r.stderr);
+        let toml = dir.path().join(format!("{name}.toml"));
+        std::fs::write(&toml, &r.stdout).unwrap();
+        let again = fslab(&["run", s(&toml), "--explain"]);
+        assert_eq!(
+            again.code, 0,
+            "fslab run refuses the explained {name}: {}",
+            again.stderr
+        );
+        assert_eq!(
+            Workload::from_toml(&again.stdout, "again").unwrap(),
+            Workload::from_toml(&r.stdout, "first").unwrap()
+        );
+    }
+    // Scaled down, it runs, and fslab's summary names each FFSB operation in its label column.
+    let path = small_profile(dir.path());
+    let run_dir = dir.path().join("run");
+    std::fs::create_dir(&run_dir).unwrap();
+    let r = fslab(&["ffsb", s(&path), "--explain", "--time", "1", "--dir", s(&run_dir)]);
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    let toml = dir.path().join("small.toml");
+    std::fs::write(&toml, &r.stdout).unwrap();
+    let run = fslab(&["run", s(&toml)]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let cells: Vec<Vec<&str>> = run.stdout.lines().map(|l| l.split_whitespace().collect()).collect();
+    assert!(
+        cells.iter().any(|c| c.starts_with(&["op", "label", "ops"])),
+        "no label column in:\n{}",
+        run.stdout
+    );
+    for (op, label) in [("readall", "readall"), ("write", "write"), ("create", "create")] {
+        assert!(
+            cells.iter().any(|c| c.starts_with(&[op, label])),
+            "no `{op} {label}` row in:\n{}",
+            run.stdout
+        );
+    }
+}
+
+/// Runs `fslab ARGS` under strace and returns the size of every pwrite64() it made. Each thread
+/// writes its own log (`-ff`), so that no call is split over two lines.
+fn pwrite_sizes(args: &[&str], logs: &Path) -> Vec<u64> {
+    std::fs::create_dir(logs).unwrap();
+    let status = std::process::Command::new("strace")
+        .args(["-ff", "-qq", "-s", "0", "-e", "trace=pwrite64", "-o"])
+        .arg(logs.join("t"))
+        .arg(env!("CARGO_BIN_EXE_fslab"))
+        .args(args)
+        .stdout(std::process::Stdio::null())
+        .status()
+        .expect("this test needs strace to see the setup's write() calls (apt-get install strace)");
+    assert!(status.success(), "strace fslab {args:?}: {status}");
+    let mut sizes = Vec::new();
+    for log in std::fs::read_dir(logs).unwrap() {
+        let text = std::fs::read_to_string(log.unwrap().path()).unwrap();
+        // `pwrite64(5, ""..., 8192, 16384) = 8192`: the size is the returned count.
+        for l in text.lines().filter(|l| l.starts_with("pwrite64(")) {
+            let n = l.rsplit("= ").next().and_then(|n| n.trim().parse().ok());
+            sizes.push(n.unwrap_or_else(|| panic!("a pwrite64 line without a count: {l}")));
+        }
+    }
+    sizes
+}
+
+#[test]
+fn the_starting_files_are_written_in_create_blocksize_blocks() {
+    let dir = tempdir();
+    let profile = dir.path().join("bs.ffsb");
+    // Six files of 20000 bytes: two 8 KiB blocks and 3616 bytes each.
+    std::fs::write(
+        &profile,
+        "time=0\n[filesystem]\nlocation=/unused\nnum_files=6\nnum_dirs=2\nmin_filesize=20000\nmax_filesize=20000\n\
+         create_blocksize=8k\n[end]\n[threadgroup]\nnum_threads=1\nstat_weight=1\n[end]\n",
+    )
+    .unwrap();
+    let run_dir = dir.path().join("run");
+    std::fs::create_dir(&run_dir).unwrap();
+    let mut sizes = pwrite_sizes(
+        &["ffsb", s(&profile), "--dir", s(&run_dir)],
+        &dir.path().join("strace.log"),
+    );
+    sizes.sort();
+    let mut want = vec![3616; 6];
+    want.extend([8192; 12]);
+    assert_eq!(sizes, want);
+}

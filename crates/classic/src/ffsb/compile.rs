@@ -2,10 +2,13 @@
 //!
 //! Each `[filesystem]` becomes a fileset in `<location>/data` (files in `d<k>/`, as FFSB's in
 //! `datadir<k>/`), each `[threadgroup]` a group over every filesystem (or its `bindfs` one) that
-//! opens and closes the file in every operation, as FFSB does. The run stops after `time`
-//! seconds with the final `sync()` counted inside the time. A filesystem with `agefs` gets an
-//! aging workload of its own: its threadgroup's operations on files in `<location>/fill` until the
-//! filesystem is `desired_util` full.
+//! opens and closes the file in every operation, as FFSB does. Each operation of a mix carries
+//! FFSB's name as its label, so that write and write_fsync (create and create_fsync...) are
+//! counted apart. The starting files are written in `create_blocksize` blocks. The run stops
+//! after `time` seconds with the final `sync()` counted inside the time. A filesystem with
+//! `agefs` gets an aging workload of its own: its threadgroup's operations on files in
+//! `<location>/fill` until the filesystem is `desired_util` full, starting from ten files written
+//! in `age_blocksize` blocks.
 
 use super::ops::{FfsbOp, Moves};
 use super::parse::{FsSpec, Grammar, Profile, TgSpec};
@@ -23,6 +26,10 @@ pub struct Options {
     /// Replaces every location: the only filesystem goes to DIR, several go to DIR/fs<i>.
     pub dir: Option<PathBuf>,
     pub seed: Option<u64>,
+    /// Replaces every threadgroup's `num_threads` (a study's thread-count axis).
+    pub threads: Option<u32>,
+    /// Drop the caches after the filesets are built, before the benchmark (root only).
+    pub drop_caches: bool,
 }
 
 /// Everything a run of the profile needs.
@@ -46,6 +53,8 @@ pub struct Plan {
     pub groups: Vec<Vec<FfsbOp>>,
     /// What fslab ignores or does differently from FFSB for this profile.
     pub warnings: Vec<String>,
+    /// Drop the caches after the filesets are built, before the benchmark.
+    pub drop_caches: bool,
 }
 
 /// One filesystem's aging: run `workload` until the filesystem is `desired_util` full.
@@ -104,6 +113,11 @@ pub fn compile(profile: &Profile, opts: &Options) -> Result<Plan, ProfileError> 
         )?);
         group_ops.push(tg.ops().map(|(op, _)| op).collect());
     }
+    if let Some(n) = opts.threads {
+        for g in &mut groups {
+            g.threads = n;
+        }
+    }
     let name = Path::new(file)
         .file_stem()
         .map_or_else(|| "ffsb".to_string(), |s| s.to_string_lossy().into_owned());
@@ -137,6 +151,7 @@ pub fn compile(profile: &Profile, opts: &Options) -> Result<Plan, ProfileError> 
         callout: profile.callout.clone(),
         groups: group_ops,
         warnings,
+        drop_caches: opts.drop_caches,
     })
 }
 
@@ -308,6 +323,7 @@ fn fileset(
         files: fs.num_files,
         dirs: fs.num_dirs,
         size: size_dist(profile, fs)?,
+        setup_bs: Some(Bytes(block_size(fs.create_blocksize))),
         reuse: fs.reuse,
         ..Fileset::new(&format!("fs{i}"))
     };
@@ -451,9 +467,20 @@ fn group(
     })
 }
 
-/// One FFSB operation as the engine runs it.
+/// FFSB's create_blocksize and age_blocksize: 0 (or absent) means 4096.
+fn block_size(option: u64) -> u64 {
+    if option == 0 {
+        4096
+    } else {
+        option
+    }
+}
+
+/// One FFSB operation as the engine runs it, labelled with FFSB's name so that the engine
+/// counts it apart from the other FFSB operations of the same kind (write and write_fsync).
 fn op_spec(profile: &Profile, tg: &TgSpec, op: FfsbOp, weight: u32, align: Bytes) -> OpSpec {
     let mut spec = OpSpec {
+        label: Some(op.name().to_string()),
         weight,
         ..OpSpec::new(op.kind())
     };
@@ -539,12 +566,18 @@ fn aging_plan(
         }
     }
     let main = &bench.filesets[i];
+    // FFSB's ten starting files are drawn from min_filesize=0 to max_filesize=0, so they are
+    // empty unless size_weight gives their sizes; age_blocksize is what they are written in.
+    // The aging creates draw from the filesystem's sizes.
+    let seeded = !fs.size_weights.is_empty();
     let fill = Fileset {
         dir: Some(FILL_DIR.to_string()),
         root: main.root.clone(),
         files: AGING_START_FILES,
         dirs: 0,
         size: main.size.clone(),
+        prealloc: seeded,
+        setup_bs: seeded.then(|| Bytes(block_size(fs.age_blocksize))),
         ..Fileset::new(&format!("fs{i}-age"))
     };
     let ager_group = group(
@@ -740,5 +773,41 @@ directio=1
         assert!(plan(&bad, &Options::default())
             .unwrap_err()
             .contains("stat cannot age a filesystem"));
+        // FFSB's ten starting files have sizes from 0 to 0: empty, so age_blocksize writes
+        // nothing...
+        let fill = &a.workload.filesets[0];
+        assert_eq!((fill.files, fill.prealloc, fill.setup_bs), (10, false, None));
+        // ... unless size_weight gives their sizes; then they are written in age_blocksize blocks.
+        let weighted = aged.replace("agefs=1", "agefs=1\nage_blocksize=8k\nsize_weight 64k 1");
+        let p = plan(&weighted, &Options::default()).unwrap();
+        let fill = &p.aging[0].workload.filesets[0];
+        assert_eq!((fill.prealloc, fill.setup_bs), (true, Some(Bytes(8192))));
+    }
+
+    #[test]
+    fn the_starting_files_are_written_in_create_blocksize_blocks() {
+        let bs = |text: &str| plan(text, &Options::default()).unwrap().workload.filesets[0].setup_bs;
+        assert_eq!(bs(PROFILE), Some(Bytes(4096)), "FFSB's default");
+        let with = |v: &str| PROFILE.replace("num_dirs=2", &format!("num_dirs=2\ncreate_blocksize={v}"));
+        assert_eq!(bs(&with("16k")), Some(Bytes(16384)));
+        assert_eq!(bs(&with("0")), Some(Bytes(4096)), "0 means the default, as in FFSB");
+        // The create operation itself writes in write_blocksize blocks.
+        let create = with("16k").replace("createdir_weight=1", "create_weight=1");
+        let p = plan(&create, &Options::default()).unwrap();
+        let op = p.workload.groups[0]
+            .ops
+            .iter()
+            .find(|o| o.op == OpKind::Create)
+            .unwrap();
+        assert_eq!(op.bs, Some(Bytes(4096)));
+    }
+
+    #[test]
+    fn every_operation_is_labelled_with_ffsb_s_name() {
+        let p = plan(PROFILE, &Options::default()).unwrap();
+        let labels: Vec<_> = p.workload.groups[0].ops.iter().map(|o| o.label.as_deref()).collect();
+        assert_eq!(labels, vec![Some("read"), Some("createdir"), Some("write_fsync")]);
+        let toml = explain(&p);
+        assert!(toml.contains("label = \"write_fsync\""), "{toml}");
     }
 }

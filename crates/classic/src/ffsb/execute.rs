@@ -144,6 +144,7 @@ pub fn execute(plan: &Plan, progress: &mut dyn FnMut(Phase, &Progress)) -> Resul
         dir: plan.roots[0].clone(),
         continue_on_error: false,
         no_latency: false,
+        drop_caches: plan.drop_caches,
     };
     let result = fslab_engine::run(&workload, &opts, &mut |p: &Progress| progress(Phase::Benchmark, p))?;
     outcome.setup_secs = before + result.setup.iter().map(|s| s.duration.as_secs_f64()).sum::<f64>();
@@ -195,6 +196,7 @@ fn age(
         dir: root.clone(),
         continue_on_error: false,
         no_latency: false,
+        drop_caches: false,
     };
     let result = fslab_engine::run(&workload, &opts, &mut |p: &Progress| progress(Phase::Aging(a.fs), p))?;
     if result.status == Status::Failed {

@@ -11,14 +11,13 @@ use super::execute::Outcome;
 use super::ops::{FfsbOp, Moves};
 use super::parse::Grammar;
 use fslab_engine::result::{OpResult, RunResult, SCHEMA_VERSION};
-use fslab_engine::workload::OpKind;
 use serde::Serialize;
 use std::fmt::Write as _;
 
 /// One line of FFSB's table.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Row {
-    /// FFSB's name; `write+write_fsync` when both forms ran (fslab counts them together).
+    /// FFSB's name.
     pub op: String,
     pub transactions: u64,
     pub trans_per_sec: f64,
@@ -77,8 +76,8 @@ pub struct Figures {
     pub aging: Vec<AgingSummary>,
     /// "Benchmark took": from the start to the end of the final sync.
     pub runtime_secs: Option<f64>,
-    /// One table per threadgroup when there are several and fslab can tell their operations
-    /// apart (each operation type belongs to one threadgroup).
+    /// One table per threadgroup when there are several (`ThreadGroup <n>`), as FFSB prints
+    /// them before the total.
     pub threadgroups: Vec<Table>,
     pub total: Option<Table>,
     pub user_time_pct: Option<f64>,
@@ -120,14 +119,20 @@ pub fn figures(plan: &Plan, outcome: &Outcome) -> Figures {
         return f;
     };
     let runtime = result.duration.as_secs_f64().max(1e-9);
-    let all: Vec<usize> = (0..plan.groups.len()).collect();
-    if plan.groups.len() > 1 && groups_apart(plan) {
-        f.threadgroups = all
-            .iter()
-            .map(|&g| table(&format!("ThreadGroup {g}"), plan, result, &[g], runtime))
-            .collect();
-    }
-    f.total = Some(table("Total Results", plan, result, &all, runtime));
+    // The engine reports each group apart when there are several; FFSB's threadgroup n is the
+    // workload's group n.
+    f.threadgroups = result
+        .groups
+        .iter()
+        .zip(&plan.groups)
+        .enumerate()
+        .map(|(g, (measured, ops))| table(&format!("ThreadGroup {g}"), ops, &measured.ops, runtime))
+        .collect();
+    let all: Vec<FfsbOp> = FfsbOp::ALL
+        .into_iter()
+        .filter(|op| plan.groups.iter().any(|g| g.contains(op)))
+        .collect();
+    f.total = Some(table("Total Results", &all, &result.ops, runtime));
     let (user, system) = (result.cpu.process_user_secs, result.cpu.process_system_secs);
     f.runtime_secs = Some(result.duration.as_secs_f64());
     f.user_time_pct = Some(100.0 * user / runtime);
@@ -136,34 +141,18 @@ pub fn figures(plan: &Plan, outcome: &Outcome) -> Figures {
     f
 }
 
-/// Whether each engine operation type belongs to one threadgroup only, so that the engine's
-/// totals per type are that threadgroup's.
-fn groups_apart(plan: &Plan) -> bool {
-    OpKind::ALL.iter().all(|k| {
-        plan.groups
-            .iter()
-            .filter(|ops| ops.iter().any(|o| o.kind() == *k))
-            .count()
-            <= 1
-    })
+/// What the engine measured for FFSB operation `op`: the entries labelled with its name.
+fn measured(ops: &[OpResult], op: FfsbOp) -> Option<&OpResult> {
+    ops.iter()
+        .find(|o| o.op == op.kind() && o.label.as_deref() == Some(op.name()))
 }
 
-/// The table of the threadgroups `which`.
-fn table(title: &str, plan: &Plan, result: &RunResult, which: &[usize], runtime: f64) -> Table {
-    // FFSB's operations per engine operation type, in FFSB's order.
-    let mut kinds: Vec<(OpKind, Vec<FfsbOp>)> = Vec::new();
-    for op in FfsbOp::ALL {
-        if !which.iter().any(|&g| plan.groups[g].contains(&op)) {
-            continue;
-        }
-        match kinds.iter_mut().find(|k| k.0 == op.kind()) {
-            Some(k) => k.1.push(op),
-            None => kinds.push((op.kind(), vec![op])),
-        }
-    }
-    let found = |k: OpKind| result.ops.iter().find(|o| o.op == k);
-    let zero = |k: OpKind| OpResult {
-        op: k,
+/// One of FFSB's tables: a row for each of `ops` (given in FFSB's order), from what the engine
+/// measured for them (`results`: the run's operations, or one group's).
+fn table(title: &str, ops: &[FfsbOp], results: &[OpResult], runtime: f64) -> Table {
+    let zero = |op: FfsbOp| OpResult {
+        op: op.kind(),
+        label: Some(op.name().to_string()),
         count: 0,
         errors: 0,
         skipped: 0,
@@ -174,9 +163,9 @@ fn table(title: &str, plan: &Plan, result: &RunResult, which: &[usize], runtime:
         latency: Default::default(),
         histogram: Vec::new(),
     };
-    let measured: Vec<(Vec<FfsbOp>, OpResult)> = kinds
-        .into_iter()
-        .map(|(k, ops)| (ops, found(k).cloned().unwrap_or_else(|| zero(k))))
+    let measured: Vec<(FfsbOp, OpResult)> = ops
+        .iter()
+        .map(|&op| (op, measured(results, op).cloned().unwrap_or_else(|| zero(op))))
         .collect();
     let total_trans: u64 = measured.iter().map(|m| m.1.transactions).sum();
     let total_ops: u64 = measured.iter().map(|m| m.1.count).sum();
@@ -199,8 +188,8 @@ fn table(title: &str, plan: &Plan, result: &RunResult, which: &[usize], runtime:
         read_throughput: None,
         write_throughput: None,
     };
-    for (ops, r) in &measured {
-        let moves = ops[0].moves();
+    for (op, r) in &measured {
+        let moves = op.moves();
         match moves {
             Moves::Read => t.read_bytes += r.bytes,
             Moves::Write => t.write_bytes += r.bytes,
@@ -208,7 +197,7 @@ fn table(title: &str, plan: &Plan, result: &RunResult, which: &[usize], runtime:
         }
         let rate = (moves != Moves::Nothing).then(|| r.bytes as f64 / runtime);
         t.ops.push(Row {
-            op: ops.iter().map(|o| o.name()).collect::<Vec<_>>().join("+"),
+            op: op.name().to_string(),
             transactions: r.transactions,
             trans_per_sec: r.transactions as f64 / runtime,
             trans_pct: pct(r.transactions, total_trans),
@@ -288,12 +277,6 @@ pub fn render(plan: &Plan, outcome: &Outcome) -> String {
         let _ = writeln!(o);
     }
     if let Some(total) = &f.total {
-        if f.threadgroups.is_empty() && plan.groups.len() > 1 {
-            let _ = writeln!(
-                o,
-                "(threadgroups share operation types, so fslab reports them together)\n"
-            );
-        }
         let _ = writeln!(o, "{}\n===============", total.title);
         print_table(o, plan, total, result.duration.as_secs_f64());
         let _ = writeln!(o);
@@ -366,11 +349,8 @@ fn extras(o: &mut String, plan: &Plan, outcome: &Outcome, result: Option<&RunRes
         );
         if let Some(total) = figures(plan, outcome).total {
             for row in &total.ops {
-                let kind = FfsbOp::ALL
-                    .iter()
-                    .find(|op| row.op.split('+').next() == Some(op.name()))
-                    .map(|op| op.kind());
-                let Some(op) = kind.and_then(|k| r.ops.iter().find(|x| x.op == k)) else {
+                let ffsb_op = FfsbOp::ALL.into_iter().find(|op| row.op == op.name());
+                let Some(op) = ffsb_op.and_then(|f| measured(&r.ops, f)) else {
                     continue;
                 };
                 let l = &op.latency;
@@ -447,7 +427,7 @@ fn extras(o: &mut String, plan: &Plan, outcome: &Outcome, result: Option<&RunRes
             .ops
             .iter()
             .filter(|op| op.skipped > 0)
-            .map(|op| format!("{} {}", op.op, op.skipped))
+            .map(|op| format!("{} {}", op.label.as_deref().unwrap_or(op.op.name()), op.skipped))
             .collect();
         if !skipped.is_empty() {
             let _ = writeln!(
