@@ -8,11 +8,13 @@
 //! report (`-R`), and automatic mode's table, all in kB = 1024 bytes.
 //!
 //! Where fslab differs from IOzone (each also said by `--explain` or on stderr where it applies):
-//! - Files live in a fileset directory fslab makes (`iozone/iozone.DUMMY.<n>`); `-F` keeps the
-//!   names' directories but not their last components (see [`layout`]).
-//! - A child stopped by the stonewall does not fsync (`-e`) before its time is taken; its file
-//!   is finished afterwards, untimed, as IOzone's child finishes it.
+//! - Without `-F`, files live in a fileset directory fslab makes (`iozone/iozone.DUMMY.<n>`);
+//!   with `-F` they are exactly the files named (see [`layout`]).
 //! - `-c` changes nothing: files stay open through a sub-test and are closed after its timing.
+//! - pwrite/pread (`-i 9`, `-i 10`) are the same I/O as write/read: the engine always uses
+//!   pwrite()/pread(). fwrite/fread (`-i 6`, `-i 7`) are record-sized write()/read() calls, which
+//!   is what stdio makes of them with IOzone's one-record buffer. pwritev/preadv (`-i 11`,
+//!   `-i 12`) are not offered (see [`compile`]).
 //! - Automatic mode times the sum of the operations (see [`figures::single`]).
 
 pub mod compile;

@@ -1,6 +1,7 @@
 //! IOzone on the engine, end to end through the library: stonewalling and the Children/Parent
-//! figures, per-child lines, the -R report, the files kept or removed, -F confinement, automatic
-//! mode and --explain.
+//! figures, -e with stonewalling, per-child lines, the -R report, the files kept or removed, -F
+//! names and confinement, the pwrite/pread/fwrite/fread and record rewrite tests, automatic mode
+//! and --explain.
 
 use fslab_classic::iozone::{self, Options, Plan, Report, Test};
 use fslab_engine::{Span, Workload};
@@ -39,6 +40,13 @@ fn run(plan: &Plan, dir: &Path) -> (Report, String) {
     }
 }
 
+/// Plans and runs `line` in a fresh temporary directory, kept for looking at what is left.
+fn run_fresh(line: &str) -> (tempfile::TempDir, Report, String) {
+    let tmp = tempfile::tempdir().unwrap();
+    let (report, text) = run(&plan(line, tmp.path()), tmp.path());
+    (tmp, report, text)
+}
+
 fn files_in(dir: &Path) -> Vec<String> {
     let mut v: Vec<String> = match std::fs::read_dir(dir) {
         Ok(rd) => rd
@@ -61,6 +69,22 @@ fn slow_group(plan: &mut Plan, group: &str, delay: Duration) {
     }
 }
 
+/// Makes the directories `-F` names files in (IOzone needs them to exist).
+fn dirs(base: &Path, names: &[&str]) {
+    for d in names {
+        std::fs::create_dir_all(base.join(d)).unwrap();
+    }
+}
+
+/// The fsyncs a run counted apart from its writes (`fsync` operations).
+fn fsyncs(r: &fslab_engine::RunResult) -> u64 {
+    r.ops
+        .iter()
+        .filter(|o| o.op == fslab_engine::workload::OpKind::Fsync)
+        .map(|o| o.count)
+        .sum()
+}
+
 fn close(a: f64, b: f64) -> bool {
     (a - b).abs() <= 1e-9 * a.abs().max(b.abs()).max(1.0)
 }
@@ -69,6 +93,7 @@ fn close(a: f64, b: f64) -> bool {
 fn stonewalling_stops_the_slow_child_and_the_figures_add_up() {
     let tmp = tempfile::tempdir().unwrap();
     // Two children, each in a directory of its own so that one of them can be slowed down.
+    dirs(tmp.path(), &["a", "b"]);
     let mut p = plan("-i 0 -t 2 -s 1m -r 64k -C -w -F a/f0 b/f1", tmp.path());
     slow_group(&mut p, "children-1", Duration::from_millis(20));
     let (report, text) = run(&p, tmp.path());
@@ -110,7 +135,8 @@ fn stonewalling_stops_the_slow_child_and_the_figures_add_up() {
 
     // The stonewalled child's file was finished, uncounted, as IOzone's child does.
     assert_eq!(writers.finished_uncounted, ((1024.0 - slow.xfer) * KB) as u64);
-    for file in ["a/iozone/iozone.DUMMY.0", "b/iozone/iozone.DUMMY.0"] {
+    assert_eq!(fsyncs(r), 0, "without -e nothing is fsynced in the timing");
+    for file in ["a/f0", "b/f1"] {
         let len = std::fs::metadata(tmp.path().join(file)).unwrap().len();
         assert_eq!(len, 1 << 20, "{file} after the run (-w keeps it)");
     }
@@ -129,6 +155,7 @@ fn stonewalling_stops_the_slow_child_and_the_figures_add_up() {
 #[test]
 fn without_stonewalling_every_child_moves_its_whole_file() {
     let tmp = tempfile::tempdir().unwrap();
+    dirs(tmp.path(), &["a", "b"]);
     let mut p = plan("-i 0 -i 2 -t 2 -s 256k -r 64k -x -F a/f0 b/f1", tmp.path());
     slow_group(&mut p, "children-1", Duration::from_millis(10));
     let (report, _) = run(&p, tmp.path());
@@ -152,13 +179,111 @@ fn without_stonewalling_every_child_moves_its_whole_file() {
         .unwrap();
     assert_eq!(reads.count, 2 * 4);
     assert_eq!(reads.bytes, 2 * 256 * 1024);
-    // Without -w the files are gone at the end.
+    // Without -w the files are gone at the end; the directories, which were there, stay.
     assert!(
         files_in(&tmp.path().join("a")).is_empty(),
         "{:?}",
         files_in(&tmp.path().join("a"))
     );
     assert!(files_in(&tmp.path().join("b")).is_empty());
+    assert_eq!(files_in(tmp.path()), ["a", "b"]);
+}
+
+#[test]
+fn with_e_a_stonewalled_child_fsyncs_before_its_time_is_taken() {
+    let tmp = tempfile::tempdir().unwrap();
+    dirs(tmp.path(), &["a", "b"]);
+    let mut p = plan("-i 0 -t 2 -s 1m -r 64k -e -w -F a/f0 b/f1", tmp.path());
+    slow_group(&mut p, "children-1", Duration::from_millis(20));
+    let (report, _) = run(&p, tmp.path());
+    for s in &report.subtests {
+        let f = s.figures.as_ref().unwrap();
+        assert!(
+            f.per_child[0].finished && !f.per_child[1].finished,
+            "{}: child 1 must be stonewalled: {:?}",
+            s.name,
+            f.per_child
+        );
+        // The finished child's fsync falls in its last write; the stonewalled one's is apart,
+        // before its time was taken (its thread's seconds end after it).
+        assert_eq!(fsyncs(&s.result), 1, "{}: {:?}", s.name, s.result.ops);
+        let fsync = s
+            .result
+            .ops
+            .iter()
+            .find(|o| o.op == fslab_engine::workload::OpKind::Fsync);
+        assert_eq!(fsync.map(|o| o.errors), Some(0));
+    }
+    assert_eq!(report.subtests.len(), 2, "initial writers and rewriters");
+}
+
+#[test]
+fn with_e_random_writers_fsync_their_own_file_only() {
+    let (_tmp, report, _) = run_fresh("-i 0 -i 2 -i 8 -t 3 -s 128k -r 32k -e -x");
+    for s in report
+        .subtests
+        .iter()
+        .filter(|s| matches!(s.test, Test::RandomWrite | Test::Mixed))
+    {
+        // One fsync per child, of its own file, as IOzone's children do: not 3 × 3.
+        assert_eq!(fsyncs(&s.result), 3, "{}: {:?}", s.name, s.result.ops);
+    }
+    let random_readers = report.subtests.iter().find(|s| s.test == Test::RandomRead).unwrap();
+    assert_eq!(fsyncs(&random_readers.result), 0, "readers do not fsync");
+}
+
+#[test]
+fn f_creates_exactly_the_named_files() {
+    let tmp = tempfile::tempdir().unwrap();
+    dirs(tmp.path(), &["sub"]);
+    std::fs::write(tmp.path().join("mine.txt"), "keep").unwrap();
+    std::fs::write(tmp.path().join("sub/notes"), "keep too").unwrap();
+    let abs = tmp.path().join("sub/third").display().to_string();
+    let line = format!("-i 0 -i 1 -t 3 -s 128k -r 32k -w -F first sub/second {abs}");
+    let (report, text) = run(&plan(&line, tmp.path()), tmp.path());
+    assert_eq!(
+        files_in(tmp.path()),
+        [".fslab-fileset", "first", "mine.txt", "sub"],
+        "-F puts the files where it names them"
+    );
+    assert_eq!(
+        files_in(&tmp.path().join("sub")),
+        [".fslab-fileset", "notes", "second", "third"]
+    );
+    for f in ["first", "sub/second", "sub/third"] {
+        assert_eq!(std::fs::metadata(tmp.path().join(f)).unwrap().len(), 128 << 10, "{f}");
+    }
+    let files: Vec<_> = report.subtests[0]
+        .figures
+        .as_ref()
+        .unwrap()
+        .per_child
+        .iter()
+        .map(|c| c.file.clone())
+        .collect();
+    assert_eq!(files, ["first", "sub/second", "sub/third"]);
+    assert!(text.contains("Children see throughput for  3 re-readers"));
+    // Without -w the next run removes them at its end, and only them.
+    run(
+        &plan("-i 0 -t 3 -s 128k -r 32k -F first sub/second sub/third", tmp.path()),
+        tmp.path(),
+    );
+    assert_eq!(files_in(tmp.path()), ["mine.txt", "sub"]);
+    assert_eq!(files_in(&tmp.path().join("sub")), ["notes"]);
+    assert_eq!(std::fs::read_to_string(tmp.path().join("mine.txt")).unwrap(), "keep");
+}
+
+#[test]
+fn f_refuses_a_name_fslab_did_not_make_and_a_missing_directory() {
+    let tmp = tempfile::tempdir().unwrap();
+    std::fs::write(tmp.path().join("taken"), "precious").unwrap();
+    let p = plan("-i 0 -t 1 -s 64k -F taken", tmp.path());
+    let e = iozone::run(&p, tmp.path(), &mut |_| {}).expect_err("a file fslab did not make must not be written");
+    assert!(e.to_string().contains("`taken`"), "{e}");
+    assert_eq!(std::fs::read_to_string(tmp.path().join("taken")).unwrap(), "precious");
+    assert_eq!(files_in(tmp.path()), ["taken"]);
+    let e = Plan::new(&options("-i 0 -t 1 -F nodir/f"), tmp.path()).unwrap_err();
+    assert!(e.0.contains("`nodir/f`") && e.0.contains("does not exist"), "{e}");
 }
 
 #[test]
@@ -184,11 +309,7 @@ fn files_are_kept_with_w_and_removed_without() {
 
 #[test]
 fn every_throughput_test_moves_the_file_size_per_child() {
-    let tmp = tempfile::tempdir().unwrap();
-    let (report, text) = run(
-        &plan("-i 0 -i 1 -i 2 -i 3 -i 5 -i 8 -t 2 -s 512k -r 16k -x", tmp.path()),
-        tmp.path(),
-    );
+    let (_tmp, report, text) = run_fresh("-i 0 -i 1 -i 2 -i 3 -i 5 -i 6 -i 7 -i 8 -i 9 -i 10 -t 2 -s 512k -r 16k -x");
     let names: Vec<_> = report.subtests.iter().map(|s| s.name).collect();
     assert_eq!(
         names,
@@ -201,7 +322,11 @@ fn every_throughput_test_moves_the_file_size_per_child() {
             "stride readers",
             "random readers",
             "mixed workload",
-            "random writers"
+            "random writers",
+            "pwrite writers",
+            "pread readers",
+            "fwriters",
+            "freaders"
         ]
     );
     for s in &report.subtests {
@@ -216,9 +341,118 @@ fn every_throughput_test_moves_the_file_size_per_child() {
 }
 
 #[test]
+fn pwrite_pread_fwrite_fread_in_throughput_mode() {
+    let (tmp, report, text) = run_fresh("-i 0 -i 9 -i 10 -i 6 -i 7 -t 2 -s 256k -r 64k -x -R -w");
+    let names: Vec<_> = report.subtests.iter().map(|s| s.name).collect();
+    assert_eq!(
+        names,
+        [
+            "initial writers",
+            "rewriters",
+            "pwrite writers",
+            "pread readers",
+            "fwriters",
+            "freaders"
+        ]
+    );
+    use fslab_engine::workload::OpKind;
+    for (s, kind) in
+        report.subtests[2..]
+            .iter()
+            .zip([OpKind::SeqWrite, OpKind::SeqRead, OpKind::SeqWrite, OpKind::SeqRead])
+    {
+        let o = s
+            .result
+            .ops
+            .iter()
+            .find(|o| o.op == kind)
+            .unwrap_or_else(|| panic!("{}", s.name));
+        // One 64 kB record per call, four per child, two children.
+        assert_eq!((o.count, o.bytes), (8, 2 * 256 * 1024), "{}", s.name);
+        let f = s.figures.as_ref().unwrap();
+        assert_eq!(f.min_xfer, 256.0, "{}", s.name);
+        let children_line = format!(
+            "\tChildren see throughput for  2 {} \t= {:10.2} kB/sec\n",
+            s.name, f.children_see
+        );
+        assert!(text.contains(&children_line), "{children_line:?}\n{text}");
+    }
+    // IOzone's fwriters and freaders have one more tab before the parent's `=`.
+    assert!(text.contains("\tParent sees throughput for  2 fwriters \t\t= "));
+    assert!(text.contains("\tParent sees throughput for  2 freaders \t\t= "));
+    assert!(text.contains("\tParent sees throughput for  2 pwrite writers \t= "));
+    for (row, s) in ["Pwrite", "Pread", "Fwrite", "Fread"].iter().zip(&report.subtests[2..]) {
+        let v = s.figures.as_ref().unwrap().children_see;
+        assert!(text.contains(&format!("\n\"{row:>15} \" {v:10.2} \n")), "{row}\n{text}");
+    }
+    for n in 0..2 {
+        let len = std::fs::metadata(tmp.path().join(format!("iozone/iozone.DUMMY.{n}")))
+            .unwrap()
+            .len();
+        assert_eq!(len, 256 * 1024);
+    }
+}
+
+#[test]
+fn auto_mode_runs_record_rewrite_pwrite_pread_fwrite_fread() {
+    let (_tmp, report, text) = run_fresh("-a -n 64k -g 64k -y 16k -q 16k -i 0 -i 4 -i 6 -i 7 -i 9 -i 10 -R");
+    let lower = "              kB  reclen    write  rewrite   rewrite   fwrite frewrite    fread  freread   pwrite repwrite    pread  repread\n";
+    assert!(text.contains(lower), "{text}");
+    // `record` over its column: kB (16) + reclen (8) + write and rewrite (9 each) + 10.
+    assert!(text.contains(&format!("\n{:>52}\n", "record")), "{text}");
+    let row = text
+        .lines()
+        .find(|l| l.starts_with("              64      16 "))
+        .unwrap_or_else(|| panic!("no row for 64 kB / 16 kB:\n{text}"));
+    assert_eq!(row.len(), lower.len() - 1, "the row lines up with the header: {row:?}");
+    assert_eq!(row.split_whitespace().count(), 2 + 11, "{row}");
+    let names: Vec<_> = report.subtests.iter().map(|s| s.test).collect();
+    assert_eq!(
+        names,
+        [
+            Test::Write,
+            Test::Rewrite,
+            Test::RecordRewrite,
+            Test::Fwrite,
+            Test::Frewrite,
+            Test::Fread,
+            Test::Freread,
+            Test::Pwrite,
+            Test::Repwrite,
+            Test::Pread,
+            Test::Repread
+        ]
+    );
+    for s in &report.subtests {
+        assert_eq!(s.result.threads[0].bytes, 64 * 1024, "{:?}", s.test);
+        assert!(s.throughput.unwrap() > 0.0, "{:?}", s.test);
+    }
+    // Record rewrite: 64 kB / 16 kB = 4 writes of one record, all at the file's start.
+    let rr = &report.subtests[2].result;
+    let w = rr
+        .ops
+        .iter()
+        .find(|o| o.op == fslab_engine::workload::OpKind::Write)
+        .unwrap();
+    assert_eq!((w.count, w.bytes), (4, 64 * 1024));
+    for title in [
+        "Record rewrite report",
+        "Fwrite report",
+        "Re-Fwrite report",
+        "Fread report",
+        "Re-Fread report",
+        "Pwrite report",
+        "Re-Pwrite report",
+        "Pread report",
+        "Re-Pread report",
+    ] {
+        assert!(text.contains(&format!("\n\"{title}\"\n")), "{title}\n{text}");
+    }
+}
+
+#[test]
 fn c_prints_a_line_per_child_and_r_the_report() {
-    let tmp = tempfile::tempdir().unwrap();
-    let (report, text) = run(&plan("-i 0 -i 1 -t 3 -s 64k -r 4k -C -R", tmp.path()), tmp.path());
+    let (tmp, report, text) = run_fresh("-i 0 -i 1 -t 3 -s 64k -r 4k -C -R");
     assert_eq!(text.matches("\tChild[").count(), 4 * 3, "{text}");
     for i in 0..3 {
         assert_eq!(text.matches(&format!("\tChild[{i}] xfer count = ")).count(), 4);
@@ -251,8 +485,7 @@ fn c_prints_a_line_per_child_and_r_the_report() {
 
 #[test]
 fn ops_mode_counts_records() {
-    let tmp = tempfile::tempdir().unwrap();
-    let (report, text) = run(&plan("-i 0 -t 2 -s 256k -r 64k -O -x -C", tmp.path()), tmp.path());
+    let (_tmp, report, text) = run_fresh("-i 0 -t 2 -s 256k -r 64k -O -x -C");
     let f = report.subtests[0].figures.as_ref().unwrap();
     assert_eq!(f.unit, "ops");
     assert_eq!(f.min_xfer, 4.0, "256 kB in 64 kB records");
@@ -294,11 +527,7 @@ fn f_names_outside_the_run_directory_are_refused_and_nothing_is_made() {
 
 #[test]
 fn auto_mode_prints_a_row_per_size_and_record() {
-    let tmp = tempfile::tempdir().unwrap();
-    let (report, text) = run(
-        &plan("-a -n 64k -g 256k -y 16k -q 64k -i 0 -i 1 -i 2 -R", tmp.path()),
-        tmp.path(),
-    );
+    let (tmp, report, text) = run_fresh("-a -n 64k -g 256k -y 16k -q 64k -i 0 -i 1 -i 2 -R");
     let header = "              kB  reclen    write  rewrite     read   reread      read     write\n";
     assert!(text.contains(header), "{text}");
     let rows: Vec<(u64, u64)> = text

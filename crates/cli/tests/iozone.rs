@@ -119,7 +119,12 @@ fn bad_options_exit_2_naming_the_option_and_make_nothing() {
             vec!["-i", "0", "-t", "2", "-s", "12q"],
             "option -s: `12q` is not a size",
         ),
-        (vec!["-i", "7", "-t", "2"], "option -i 7"),
+        (vec!["-i", "11", "-t", "2"], "option -i 11: pwritev/preadv"),
+        (
+            vec!["-i", "4", "-t", "2"],
+            "option -i 4: record rewrite is not offered with -t",
+        ),
+        (vec!["-t", "1", "-F", "nodir/f"], "option -F: `nodir/f`: its directory"),
         (vec!["-t", "2", "-F", "a"], "-F names 1 file(s) but -t 2"),
         (
             vec!["-t", "2", "-F", "a", "/etc/iozone.x"],
@@ -176,6 +181,40 @@ fn explain_prints_toml_and_runs_nothing() {
     assert!(r.stdout.contains("stonewall = true"));
     assert!(r.stdout.contains("prefix = \"iozone.DUMMY.\""));
     assert!(entries(tmp.path()).is_empty());
+}
+
+#[test]
+fn f_writes_exactly_the_files_named_among_the_users_own() {
+    let tmp = tempfile::tempdir().unwrap();
+    std::fs::create_dir(tmp.path().join("d")).unwrap();
+    std::fs::write(tmp.path().join("d/mine"), "keep").unwrap();
+    let r = iozone(
+        tmp.path(),
+        &[
+            "-i", "0", "-i", "9", "-t", "2", "-s", "64k", "-r", "16k", "-w", "--pause", "0", "-F", "d/one", "two",
+        ],
+    );
+    assert_eq!(r.code, 0, "stderr: {}", r.stderr);
+    assert!(
+        r.stdout.contains("Children see throughput for  2 pwrite writers \t= "),
+        "{}",
+        r.stdout
+    );
+    assert_eq!(entries(tmp.path()), [".fslab-fileset", "d", "two"]);
+    assert_eq!(entries(&tmp.path().join("d")), [".fslab-fileset", "mine", "one"]);
+    for f in ["d/one", "two"] {
+        assert_eq!(std::fs::metadata(tmp.path().join(f)).unwrap().len(), 64 * 1024, "{f}");
+    }
+    // Without -w the named files go at the end; the user's file and directory stay.
+    let r = iozone(
+        tmp.path(),
+        &[
+            "-i", "0", "-t", "2", "-s", "64k", "-r", "16k", "--pause", "0", "-F", "d/one", "two",
+        ],
+    );
+    assert_eq!(r.code, 0, "stderr: {}", r.stderr);
+    assert_eq!(entries(tmp.path()), ["d"]);
+    assert_eq!(entries(&tmp.path().join("d")), ["mine"]);
 }
 
 #[test]

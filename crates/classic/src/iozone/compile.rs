@@ -2,12 +2,20 @@
 //!
 //! - initial writers: `seqwrite` of each child's own file (the engine empties it first, as
 //!   IOzone's `O_TRUNC`), one record per call; with `-e` the fsync at the end of the file falls
-//!   inside the timing (the stream's `sync`).
-//! - rewriters: `rewrite` of the same files; readers, re-readers: `seqread`; reverse readers:
-//!   `seqread` with `reverse`.
+//!   inside the timing (the stream's `sync`), and a child the stonewall stops fsyncs where it
+//!   stopped, as IOzone's does. Throughput mode's pwrite writers and fwriters are the same.
+//! - rewriters: `rewrite` of the same files; so are automatic mode's pwrite, re-pwrite, fwrite
+//!   and re-fwrite, which write over the file. readers, re-readers, pread and fread (and their
+//!   re-runs): `seqread`; reverse readers: `seqread` with `reverse`.
+//! - pwrite/pread: fslab's sync engine always moves data with pwrite()/pread(), so these are the
+//!   same I/O as the write and read tests. fwrite/fread: IOzone gives stdio a buffer of one
+//!   record, so each fwrite()/fread() of a record is one write()/read() of a record; fslab
+//!   issues those, without stdio, as pwrite()/pread().
+//! - record rewrite (automatic mode): one record at offset 0 written again and again, file size ÷
+//!   record size times (a `write` whose `align` is the file size, so that its only offset is 0).
 //! - random readers / writers: one record per `read`/`write` at a random record-aligned offset,
 //!   file size ÷ record size operations per child (`stop.ops`, shared evenly); with `-e` each child
-//!   fsyncs the files when it stops (`fsync_end`), inside its timing.
+//!   fsyncs its file when it stops (`fsync_end`), inside its timing.
 //! - stride readers: each `read` takes records a stride apart (`skip` = stride − 1 records) from
 //!   a random record-aligned start, as many records per operation as fit, so that the operations
 //!   of a child add up to its file.
@@ -38,6 +46,8 @@ pub struct Params {
     pub seed: Option<u64>,
     /// Throughput mode syncs after each sub-test (IOzone's `sync(); sleep(2)`), outside the timing.
     pub final_sync: FinalSync,
+    /// Throughput mode (`-t`), where pwrite writers and fwriters create their files.
+    pub throughput: bool,
     /// Where the workload came from, for its description.
     pub origin: String,
 }
@@ -52,24 +62,33 @@ impl Params {
 pub fn workload(test: Test, p: &Params, layout: &Layout, name: &str) -> Workload {
     let records = p.records();
     let children = layout.children() as u64;
-    let first = test == Test::Write;
+    let first = test.from_empty(p.throughput);
     let filesets = layout
         .places
         .iter()
-        .map(|place| Fileset {
-            dir: Some(place.dir.clone()),
-            prefix: place.prefix.clone(),
-            files: place.children.len() as u64,
-            dirs: 0,
-            size: SizeDist::Fixed(Bytes(p.file_size)),
-            // The initial writers start from empty files; later tests keep the files they wrote.
-            prealloc: !first,
-            reuse: !first,
-            ..Fileset::new(&place.fileset)
+        .map(|place| {
+            let mut fs = Fileset {
+                dir: Some(place.dir.clone()),
+                names: place.names.clone(),
+                files: place.children.len() as u64,
+                dirs: 0,
+                size: SizeDist::Fixed(Bytes(p.file_size)),
+                // The writers that create their files start from empty ones; the other tests
+                // keep the files written before them.
+                prealloc: !first,
+                reuse: !first,
+                ..Fileset::new(&place.fileset)
+            };
+            if place.names.is_empty() {
+                fs.prefix = place.prefix.clone();
+            }
+            fs
         })
         .collect();
     let (ops, per_child_ops) = ops_of(test, p, records);
-    let sync_end = p.fsync && matches!(test, Test::RandomWrite | Test::Mixed) && ops.iter().any(|o| o.op.writes());
+    let sync_end = p.fsync
+        && matches!(test, Test::RandomWrite | Test::Mixed | Test::RecordRewrite)
+        && ops.iter().any(|o| o.op.writes());
     let groups = layout
         .places
         .iter()
@@ -122,21 +141,31 @@ fn ops_of(test: Test, p: &Params, records: u64) -> (Vec<OpSpec>, Option<u64>) {
         ..OpSpec::new(op)
     };
     match test {
-        Test::Write => (
+        Test::Write | Test::Pwrite | Test::Fwrite if test.from_empty(p.throughput) => (
             vec![OpSpec {
                 sync,
                 ..stream(OpKind::SeqWrite)
             }],
             None,
         ),
-        Test::Rewrite => (
+        // Automatic mode's pwrite and fwrite write over the file, as the re-runs do.
+        Test::Write | Test::Rewrite | Test::Pwrite | Test::Repwrite | Test::Fwrite | Test::Frewrite => (
             vec![OpSpec {
                 sync,
                 ..stream(OpKind::Rewrite)
             }],
             None,
         ),
-        Test::Read | Test::Reread => (vec![stream(OpKind::SeqRead)], None),
+        Test::Read | Test::Reread | Test::Pread | Test::Repread | Test::Fread | Test::Freread => {
+            (vec![stream(OpKind::SeqRead)], None)
+        }
+        Test::RecordRewrite => (
+            vec![OpSpec {
+                align: Some(Bytes(p.file_size)),
+                ..random(OpKind::Write, 1)
+            }],
+            Some(records),
+        ),
         Test::Reverse => (
             vec![OpSpec {
                 reverse: Some(true),
@@ -193,6 +222,7 @@ mod tests {
             mix_read_percent: 50,
             seed: Some(1),
             final_sync: FinalSync::Outside,
+            throughput: true,
             origin: "test".into(),
         }
     }
@@ -200,7 +230,7 @@ mod tests {
     #[test]
     fn every_test_compiles_to_a_valid_workload() {
         let layout = Layout::simple(4, "iozone.DUMMY.");
-        for t in Test::THROUGHPUT_ORDER {
+        for t in Test::THROUGHPUT_ORDER.iter().chain(&Test::AUTO_ORDER).copied() {
             let w = workload(t, &params(), &layout, "x");
             w.validate().unwrap_or_else(|e| panic!("{t:?}: {e}"));
             assert_eq!(w.groups[0].threads, 4);
@@ -220,6 +250,41 @@ mod tests {
         let w = workload(Test::Read, &params(), &layout, "x");
         assert!(w.filesets[0].prealloc && w.filesets[0].reuse);
         assert_eq!(w.groups[0].ops[0].sync, None);
+    }
+
+    #[test]
+    fn pwrite_and_fwrite_writers_start_from_empty_only_in_throughput_mode() {
+        let layout = Layout::simple(2, "p");
+        for test in [Test::Pwrite, Test::Fwrite] {
+            let w = workload(test, &params(), &layout, "x");
+            assert_eq!(w.groups[0].ops[0].op, OpKind::SeqWrite, "{test:?}");
+            assert!(!w.filesets[0].reuse, "{test:?}");
+            let auto = Params {
+                throughput: false,
+                ..params()
+            };
+            let w = workload(test, &auto, &layout, "x");
+            assert_eq!(w.groups[0].ops[0].op, OpKind::Rewrite, "{test:?}");
+            assert!(w.filesets[0].reuse && w.filesets[0].prealloc, "{test:?}");
+        }
+        for test in [Test::Pread, Test::Repread, Test::Fread, Test::Freread] {
+            let w = workload(test, &params(), &layout, "x");
+            assert_eq!(w.groups[0].ops[0].op, OpKind::SeqRead, "{test:?}");
+        }
+    }
+
+    #[test]
+    fn record_rewrite_writes_the_first_record_again_and_again() {
+        let layout = Layout::simple(1, "p");
+        let w = workload(Test::RecordRewrite, &params(), &layout, "x");
+        w.validate().unwrap();
+        let op = &w.groups[0].ops[0];
+        assert_eq!(
+            (op.op, op.block_size(), op.align),
+            (OpKind::Write, 64 << 10, Some(Bytes(1 << 20)))
+        );
+        assert_eq!(w.stop.ops, Some(16));
+        assert!(w.groups[0].fsync_end, "-e: an fsync at the end, inside the timing");
     }
 
     #[test]

@@ -1,16 +1,15 @@
 //! Where the children's files go.
 //!
-//! IOzone writes `iozone.DUMMY.<n>` in the current directory, or the names `-F` gives, one per
-//! child. fslab's engine keeps files in fileset directories of its own (each with a marker that
-//! lets it clear them safely) and names them `<prefix><id>`, so the mapping is:
+//! IOzone writes `iozone.DUMMY.<n>` in the current directory, or the files `-F` names, one per
+//! child, in directories that must exist. The mapping onto the engine's filesets:
 //!
-//! - without `-F`: one fileset `iozone/` beneath the run directory, child n's file is
-//!   `iozone/iozone.DUMMY.<n>`;
-//! - with `-F`: every name must resolve beneath the run directory (`--dir`, by default the current
-//!   directory; relative names are taken relative to it); the names' directories are kept: the
-//!   children whose names share a directory `D` get a fileset `D/iozone/`, and the k-th of them
-//!   the file `D/iozone/iozone.DUMMY.<k>`. The names' last components are not kept: the engine
-//!   cannot give a file an arbitrary name (see the report's engine wishes).
+//! - without `-F`: one fileset directory `iozone/` of fslab's own beneath the run directory (with
+//!   the marker that lets fslab clear it safely); child n's file is `iozone/iozone.DUMMY.<n>`;
+//! - with `-F` (or `-f`): every name must resolve beneath the run directory (`--dir`, by default
+//!   the current directory; relative names are taken relative to it) and its directory must
+//!   exist. The children whose files share a directory `D` get one fileset with `names` in `D`
+//!   itself (`.` for the run directory), so each file is exactly the path given; `D` may hold
+//!   anything else, which fslab leaves alone, and fslab never removes `D`.
 
 use super::options::UsageError;
 use std::path::{Component, Path, PathBuf};
@@ -25,12 +24,24 @@ pub struct Place {
     pub fileset: String,
     /// The group of threads working on it.
     pub group: String,
-    /// Its directory beneath the run directory.
+    /// Its directory beneath the run directory (`.`: the run directory itself).
     pub dir: String,
-    /// File names: `<prefix><k>`.
+    /// File names `<prefix><k>`, when `names` is empty.
     pub prefix: String,
+    /// The children's file names in `dir` (`-F`), in the order of `children`.
+    pub names: Vec<String>,
     /// The children (0-based, in command-line order) whose files it holds.
     pub children: Vec<usize>,
+}
+
+impl Place {
+    /// The file name of the k-th child of this place, in its directory.
+    pub fn file_name(&self, k: usize) -> String {
+        match self.names.get(k) {
+            Some(name) => name.clone(),
+            None => format!("{}{k}", self.prefix),
+        }
+    }
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -47,13 +58,15 @@ impl Layout {
                 group: "children".into(),
                 dir: SET_DIR.into(),
                 prefix: prefix.into(),
+                names: Vec::new(),
                 children: (0..children as usize).collect(),
             }],
         }
     }
 
-    /// The files `-F` names (or `-f`, with one name), checked to lie beneath `run_dir`.
-    pub fn named(names: &[String], run_dir: &Path, prefix: &str, option: &str) -> Result<Layout, UsageError> {
+    /// The files `-F` names (or `-f`, with one name), checked to lie beneath `run_dir` in
+    /// directories that exist.
+    pub fn named(names: &[String], run_dir: &Path, option: &str) -> Result<Layout, UsageError> {
         let root = run_dir
             .canonicalize()
             .map_err(|e| UsageError(format!("--dir {}: {e}", run_dir.display())))?;
@@ -73,20 +86,31 @@ impl Layout {
                 )));
             }
             seen.push(parts.clone());
-            let parent = parts[..parts.len() - 1].join("/");
+            let (file, parent) = parts.split_last().expect("a name has a last component");
+            let parent = if parent.is_empty() {
+                ".".to_string()
+            } else {
+                parent.join("/")
+            };
+            if !root.join(&parent).is_dir() {
+                return Err(UsageError(format!(
+                    "option {option}: `{name}`: its directory {} does not exist (IOzone's {option} names files in existing directories)",
+                    root.join(&parent).display()
+                )));
+            }
             match dirs.iter().position(|d| *d == parent) {
-                Some(k) => places[k].children.push(child),
+                Some(k) => {
+                    places[k].children.push(child);
+                    places[k].names.push(file.clone());
+                }
                 None => {
                     dirs.push(parent.clone());
                     places.push(Place {
                         fileset: String::new(),
                         group: String::new(),
-                        dir: if parent.is_empty() {
-                            SET_DIR.to_string()
-                        } else {
-                            format!("{parent}/{SET_DIR}")
-                        },
-                        prefix: prefix.into(),
+                        dir: parent,
+                        prefix: String::new(),
+                        names: vec![file.clone()],
                         children: vec![child],
                     });
                 }
@@ -121,7 +145,12 @@ impl Layout {
     /// Child `i`'s file, relative to the run directory.
     pub fn child_file(&self, i: usize) -> String {
         let (p, k) = self.of_child(i);
-        format!("{}/{}{k}", p.dir, p.prefix)
+        let name = p.file_name(k as usize);
+        if p.dir == "." {
+            name
+        } else {
+            format!("{}/{name}", p.dir)
+        }
     }
 }
 
@@ -224,37 +253,43 @@ mod tests {
     }
 
     #[test]
-    fn names_are_grouped_by_directory() {
+    fn names_are_grouped_by_directory_and_kept() {
         let d = tempfile::tempdir().unwrap();
+        std::fs::create_dir_all(d.path().join("a")).unwrap();
+        std::fs::create_dir_all(d.path().join("b")).unwrap();
         let abs = d.path().join("b/f2").display().to_string();
-        let l = Layout::named(
-            &names(&["a/f0", &abs, "a/./f1", "top"]),
-            d.path(),
-            "iozone.DUMMY.",
-            "-F",
-        )
-        .unwrap();
+        let l = Layout::named(&names(&["a/f0", &abs, "a/./f1", "top"]), d.path(), "-F").unwrap();
         assert_eq!(l.places.len(), 3);
-        assert_eq!(l.places[0].dir, "a/iozone");
+        assert_eq!(l.places[0].dir, "a");
         assert_eq!(l.places[0].children, vec![0, 2]);
-        assert_eq!(l.places[1].dir, "b/iozone");
-        assert_eq!(l.places[2].dir, "iozone");
-        assert_eq!(l.child_file(2), "a/iozone/iozone.DUMMY.1");
-        assert_eq!(l.child_file(3), "iozone/iozone.DUMMY.0");
+        assert_eq!(l.places[0].names, ["f0", "f1"]);
+        assert_eq!(l.places[1].dir, "b");
+        assert_eq!(l.places[2].dir, ".");
+        assert_eq!(l.child_file(1), "b/f2");
+        assert_eq!(l.child_file(2), "a/f1");
+        assert_eq!(l.child_file(3), "top");
         assert_eq!(l.places[1].fileset, "iozone-1");
+    }
+
+    #[test]
+    fn a_name_in_a_directory_that_does_not_exist_is_refused() {
+        let d = tempfile::tempdir().unwrap();
+        let e = Layout::named(&names(&["nowhere/f0"]), d.path(), "-F").unwrap_err();
+        assert!(e.0.contains("`nowhere/f0`") && e.0.contains("does not exist"), "{e}");
+        assert!(!d.path().join("nowhere").exists());
     }
 
     #[test]
     fn names_outside_the_run_directory_are_refused() {
         let d = tempfile::tempdir().unwrap();
         for bad in ["/etc/passwd", "../x", "a/../../x", ".", ""] {
-            let e = Layout::named(&names(&[bad]), d.path(), "p", "-F").unwrap_err();
+            let e = Layout::named(&names(&[bad]), d.path(), "-F").unwrap_err();
             assert!(e.0.contains("option -F"), "{bad}: {e}");
         }
         std::os::unix::fs::symlink("/tmp", d.path().join("out")).unwrap();
-        let e = Layout::named(&names(&["out/f"]), d.path(), "p", "-F").unwrap_err();
+        let e = Layout::named(&names(&["out/f"]), d.path(), "-F").unwrap_err();
         assert!(e.0.contains("leads out"), "{e}");
-        let e = Layout::named(&names(&["f", "./f"]), d.path(), "p", "-F").unwrap_err();
+        let e = Layout::named(&names(&["f", "./f"]), d.path(), "-F").unwrap_err();
         assert!(e.0.contains("named twice"), "{e}");
     }
 }

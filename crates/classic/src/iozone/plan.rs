@@ -68,19 +68,15 @@ impl Plan {
                 if opts.files.is_empty() {
                     Layout::simple(children, "iozone.DUMMY.")
                 } else {
-                    let l = Layout::named(&opts.files, run_dir, "iozone.DUMMY.", "-F")?;
-                    warnings.push(format!(
-                        "-F: the files keep the directories named but are called {} ... (fslab keeps its files in a directory of its own)",
-                        (0..l.children()).map(|i| l.child_file(i)).take(3).collect::<Vec<_>>().join(", ")
-                    ));
-                    l
+                    Layout::named(&opts.files, run_dir, "-F")?
                 }
             }
             _ => match &opts.file {
                 None => Layout::simple(1, "iozone.tmp."),
-                Some(f) => Layout::named(std::slice::from_ref(f), run_dir, "iozone.tmp.", "-f")?,
+                Some(f) => Layout::named(std::slice::from_ref(f), run_dir, "-f")?,
             },
         };
+        warnings.extend(engine_notes(&tests));
         if opts.close {
             warnings.push(
                 "-c: each child keeps its file open through the sub-test and closes it after the timing, so including close changes nothing"
@@ -109,6 +105,7 @@ impl Plan {
             } else {
                 FinalSync::None
             },
+            throughput,
             origin: opts.command_line.clone(),
         };
         let mut steps = Vec::new();
@@ -214,6 +211,24 @@ impl Plan {
         }
         s
     }
+}
+
+/// How the engine runs the tests IOzone makes with other system calls.
+fn engine_notes(tests: &[Test]) -> Vec<String> {
+    let mut notes = Vec::new();
+    if tests.iter().any(|t| t.number() == 9 || t.number() == 10) {
+        notes.push(
+            "-i 9/-i 10: fslab always moves data with pwrite()/pread(), so the pwrite and pread tests do the same I/O as -i 0 and -i 1"
+                .to_string(),
+        );
+    }
+    if tests.iter().any(|t| t.number() == 6 || t.number() == 7) {
+        notes.push(
+            "-i 6/-i 7: IOzone gives stdio a one-record buffer, so each fwrite()/fread() is one write()/read() of a record; fslab issues those as pwrite()/pread(), without stdio"
+                .to_string(),
+        );
+    }
+    notes
 }
 
 /// The (file size, record size) pairs to run.

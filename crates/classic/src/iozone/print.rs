@@ -17,8 +17,10 @@ pub fn throughput_block(f: &Figures, per_child: bool) -> String {
     );
     let _ = writeln!(
         s,
-        "\tParent sees throughput for {n:2} {} \t= {:10.2} {u}/sec",
-        f.name, f.parent_sees
+        "\tParent sees throughput for {n:2} {}{}= {:10.2} {u}/sec",
+        f.name,
+        f.test.parent_gap(),
+        f.parent_sees
     );
     let _ = writeln!(
         s,
@@ -205,8 +207,37 @@ mod tests {
     }
 
     #[test]
+    fn fwriters_parent_line_has_iozones_extra_tab() {
+        let f = Figures {
+            test: Test::Fwrite,
+            name: Test::Fwrite.children_name(),
+            ..figures()
+        };
+        let b = throughput_block(&f, false);
+        assert!(
+            b.contains("\tChildren see throughput for  2 fwriters \t=  863119.22 kB/sec\n"),
+            "{b}"
+        );
+        assert!(
+            b.contains("\tParent sees throughput for  2 fwriters \t\t=  775119.72 kB/sec\n"),
+            "{b}"
+        );
+    }
+
+    #[test]
     fn report_matches_iozones_layout() {
-        let r = throughput_report(64, &[(Test::Write, 863119.22), (Test::Read, 16692531.5)], false);
+        let r = throughput_report(
+            64,
+            &[
+                (Test::Write, 863119.22),
+                (Test::Read, 16692531.5),
+                (Test::Pwrite, 1.0),
+                (Test::Fread, 2.0),
+            ],
+            false,
+        );
+        assert!(r.contains("\n\"         Pwrite \"       1.00 \n"), "{r}");
+        assert!(r.contains("\n\"          Fread \"       2.00 \n"), "{r}");
         assert!(r.contains("\"Throughput report Y-axis is type of test X-axis is number of processes\"\n"));
         assert!(r.contains("\"Record size = 64 kBytes \"\n"));
         assert!(r.contains("\n\"  Initial write \"  863119.22 \n"));

@@ -4,9 +4,10 @@
 //! Between throughput sub-tests IOzone calls `sync()` and sleeps 2 s: each run's workload syncs
 //! outside its timing (`final_sync = "outside"`) and the runner pauses `--pause` (2 s).
 //!
-//! A child stopped by the stonewall during the initial write leaves its file short; IOzone's
-//! child finishes writing it, uncounted. The runner does the same after the run (untimed, each
-//! completed file fsynced), so the sub-tests after it find whole files.
+//! A child stopped by the stonewall while writing its file from empty (initial writers, and
+//! throughput mode's pwrite writers and fwriters) leaves it short; IOzone's child finishes writing
+//! it, uncounted. The runner does the same after the run (untimed, each completed file fsynced),
+//! so the sub-tests after it find whole files.
 
 use super::figures::{self, Figures};
 use super::layout::Layout;
@@ -145,7 +146,7 @@ fn run_steps(plan: &Plan, run_dir: &Path, out: &mut dyn FnMut(&str)) -> Result<R
             let f = figures::throughput(step.test, &result, &plan.layout, unit_bytes, opts.ops_mode);
             out(&print::throughput_block(&f, opts.per_child));
             report.report.push((step.test.report_name(), f.children_see));
-            if step.test == Test::Write && !failed && !step.workload.cleanup {
+            if step.test.from_empty(throughput) && !failed && !step.workload.cleanup {
                 let size = step.workload.filesets[0].size.max();
                 sub.finished_uncounted = finish_files(run_dir, &plan.layout, size, step.record)?;
             }
@@ -212,14 +213,19 @@ fn finish_files(run_dir: &Path, layout: &Layout, size: u64, record: u64) -> Resu
     for place in &layout.places {
         // The fileset directory, opened beneath the run directory (no symlink leads out); its
         // files are then reached through the descriptor.
-        let fd = dir.open_dir(&place.dir, false).map_err(RunError::from)?;
+        let fd = if place.dir == "." {
+            dir.open_dir_self()
+        } else {
+            dir.open_dir(&place.dir, false)
+        }
+        .map_err(RunError::from)?;
         for k in 0..place.children.len() {
-            let rel = format!("{}/{}{k}", place.dir, place.prefix);
+            let name = place.file_name(k);
             let fail = |error| RunFailure::Finish {
-                path: format!("{}/{rel}", run_dir.display()),
+                path: format!("{}/{}/{name}", run_dir.display(), place.dir),
                 error,
             };
-            let path = format!("/proc/self/fd/{}/{}{k}", fd.as_raw_fd(), place.prefix);
+            let path = format!("/proc/self/fd/{}/{name}", fd.as_raw_fd());
             let meta = std::fs::symlink_metadata(&path).map_err(fail)?;
             if !meta.file_type().is_file() {
                 return Err(fail(std::io::Error::other("is not a regular file")));

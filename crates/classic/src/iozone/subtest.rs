@@ -17,6 +17,8 @@ pub enum Test {
     Reread,
     /// `-i 3`: each child reads its file from the end to the start.
     Reverse,
+    /// `-i 4` (not with `-t`): one record at the start of the file, written again and again.
+    RecordRewrite,
     /// `-i 5`: records a stride apart.
     Stride,
     /// `-i 2`: one record at a time at random record-aligned offsets.
@@ -25,12 +27,30 @@ pub enum Test {
     Mixed,
     /// `-i 2`: one record written at a time at random offsets.
     RandomWrite,
+    /// `-i 9`: the file written with pwrite(), from empty in throughput mode (IOzone creates
+    /// it), over the existing file in automatic mode.
+    Pwrite,
+    /// `-i 9`, automatic mode: the same again.
+    Repwrite,
+    /// `-i 10`: the file read through with pread().
+    Pread,
+    /// `-i 10`, automatic mode: the same again.
+    Repread,
+    /// `-i 6`: the file written through stdio (fwrite) with a one-record buffer: from empty in
+    /// throughput mode, over the existing file in automatic mode.
+    Fwrite,
+    /// `-i 6`, automatic mode: the same again.
+    Frewrite,
+    /// `-i 7`: the file read through stdio (fread) with a one-record buffer.
+    Fread,
+    /// `-i 7`, automatic mode: the same again.
+    Freread,
 }
 
 impl Test {
     /// Throughput mode's order (`-t`): writers, rewriters, readers, re-readers, reverse, stride,
-    /// random readers, mixed, random writers.
-    pub const THROUGHPUT_ORDER: [Test; 9] = [
+    /// random readers, mixed, random writers, pwrite writers, pread readers, fwriters, freaders.
+    pub const THROUGHPUT_ORDER: [Test; 13] = [
         Test::Write,
         Test::Rewrite,
         Test::Read,
@@ -40,10 +60,14 @@ impl Test {
         Test::RandomRead,
         Test::Mixed,
         Test::RandomWrite,
+        Test::Pwrite,
+        Test::Pread,
+        Test::Fwrite,
+        Test::Fread,
     ];
 
     /// Automatic mode's order, which is also its table's columns.
-    pub const AUTO_ORDER: [Test; 8] = [
+    pub const AUTO_ORDER: [Test; 17] = [
         Test::Write,
         Test::Rewrite,
         Test::Read,
@@ -51,7 +75,16 @@ impl Test {
         Test::RandomRead,
         Test::RandomWrite,
         Test::Reverse,
+        Test::RecordRewrite,
         Test::Stride,
+        Test::Fwrite,
+        Test::Frewrite,
+        Test::Fread,
+        Test::Freread,
+        Test::Pwrite,
+        Test::Repwrite,
+        Test::Pread,
+        Test::Repread,
     ];
 
     /// The `-i` number that selects this test.
@@ -61,8 +94,13 @@ impl Test {
             Test::Read | Test::Reread => 1,
             Test::RandomRead | Test::RandomWrite => 2,
             Test::Reverse => 3,
+            Test::RecordRewrite => 4,
             Test::Stride => 5,
+            Test::Fwrite | Test::Frewrite => 6,
+            Test::Fread | Test::Freread => 7,
             Test::Mixed => 8,
+            Test::Pwrite | Test::Repwrite => 9,
+            Test::Pread | Test::Repread => 10,
         }
     }
 
@@ -76,6 +114,8 @@ impl Test {
     }
 
     /// As throughput mode names the children: "Children see throughput for 16 initial writers".
+    /// (IOzone prints no such line for the tests of automatic mode alone; their names here only
+    /// name the runs.)
     pub fn children_name(self) -> &'static str {
         match self {
             Test::Write => "initial writers",
@@ -83,10 +123,28 @@ impl Test {
             Test::Read => "readers",
             Test::Reread => "re-readers",
             Test::Reverse => "reverse readers",
+            Test::RecordRewrite => "record rewriters",
             Test::Stride => "stride readers",
             Test::RandomRead => "random readers",
             Test::Mixed => "mixed workload",
             Test::RandomWrite => "random writers",
+            Test::Pwrite => "pwrite writers",
+            Test::Repwrite => "re-pwrite writers",
+            Test::Pread => "pread readers",
+            Test::Repread => "re-pread readers",
+            Test::Fwrite => "fwriters",
+            Test::Frewrite => "re-fwriters",
+            Test::Fread => "freaders",
+            Test::Freread => "re-freaders",
+        }
+    }
+
+    /// What stands between the name and the `=` of the "Parent sees" line: IOzone pads the
+    /// fwriters' and freaders' with one more tab.
+    pub fn parent_gap(self) -> &'static str {
+        match self {
+            Test::Fwrite | Test::Fread => " \t\t",
+            _ => " \t",
         }
     }
 
@@ -98,10 +156,19 @@ impl Test {
             Test::Read => "Read",
             Test::Reread => "Re-read",
             Test::Reverse => "Reverse Read",
+            Test::RecordRewrite => "Record rewrite",
             Test::Stride => "Stride read",
             Test::RandomRead => "Random read",
             Test::Mixed => "Mixed workload",
             Test::RandomWrite => "Random write",
+            Test::Pwrite => "Pwrite",
+            Test::Repwrite => "Re-Pwrite",
+            Test::Pread => "Pread",
+            Test::Repread => "Re-Pread",
+            Test::Fwrite => "Fwrite",
+            Test::Frewrite => "Re-Fwrite",
+            Test::Fread => "Fread",
+            Test::Freread => "Re-Fread",
         }
     }
 
@@ -113,10 +180,19 @@ impl Test {
             Test::Read => "Reader report",
             Test::Reread => "Re-Reader report",
             Test::Reverse => "Backward read report",
+            Test::RecordRewrite => "Record rewrite report",
             Test::Stride => "Stride read report",
             Test::RandomRead => "Random read report",
             Test::Mixed => "Mixed workload report",
             Test::RandomWrite => "Random write report",
+            Test::Pwrite => "Pwrite report",
+            Test::Repwrite => "Re-Pwrite report",
+            Test::Pread => "Pread report",
+            Test::Repread => "Re-Pread report",
+            Test::Fwrite => "Fwrite report",
+            Test::Frewrite => "Re-Fwrite report",
+            Test::Fread => "Fread report",
+            Test::Freread => "Re-Fread report",
         }
     }
 
@@ -130,8 +206,17 @@ impl Test {
             Test::RandomRead => ("random", "read", 10),
             Test::RandomWrite => ("random", "write", 10),
             Test::Reverse => ("bkwd", "read", 9),
+            Test::RecordRewrite => ("record", "rewrite", 10),
             Test::Stride => ("stride", "read", 10),
             Test::Mixed => ("mixed", "", 10),
+            Test::Fwrite => ("", "fwrite", 9),
+            Test::Frewrite => ("", "frewrite", 9),
+            Test::Fread => ("", "fread", 9),
+            Test::Freread => ("", "freread", 9),
+            Test::Pwrite => ("", "pwrite", 9),
+            Test::Repwrite => ("", "repwrite", 9),
+            Test::Pread => ("", "pread", 9),
+            Test::Repread => ("", "repread", 9),
         }
     }
 
@@ -142,7 +227,29 @@ impl Test {
 
     /// Whether the test writes (where `-e` puts an fsync).
     pub fn writes(self) -> bool {
-        matches!(self, Test::Write | Test::Rewrite | Test::RandomWrite | Test::Mixed)
+        matches!(
+            self,
+            Test::Write
+                | Test::Rewrite
+                | Test::RandomWrite
+                | Test::Mixed
+                | Test::RecordRewrite
+                | Test::Pwrite
+                | Test::Repwrite
+                | Test::Fwrite
+                | Test::Frewrite
+        )
+    }
+
+    /// Whether each child writes its file from empty, as IOzone's throughput writers that create
+    /// their files do (initial writers, pwrite writers, fwriters); in automatic mode only the
+    /// first write starts from empty, the pwrite and fwrite tests write over the file.
+    pub fn from_empty(self, throughput: bool) -> bool {
+        match self {
+            Test::Write => true,
+            Test::Pwrite | Test::Fwrite => throughput,
+            _ => false,
+        }
     }
 }
 
@@ -179,8 +286,38 @@ mod tests {
     }
 
     #[test]
+    fn the_new_tests_follow_iozones_orders() {
+        let t = Test::selected(&[10, 9, 7, 6, 0], &Test::THROUGHPUT_ORDER);
+        assert_eq!(
+            t.iter().map(|t| t.children_name()).collect::<Vec<_>>(),
+            [
+                "initial writers",
+                "rewriters",
+                "pwrite writers",
+                "pread readers",
+                "fwriters",
+                "freaders"
+            ]
+        );
+        let t = Test::selected(&[9, 4, 6, 5], &Test::AUTO_ORDER);
+        assert_eq!(
+            t,
+            [
+                Test::RecordRewrite,
+                Test::Stride,
+                Test::Fwrite,
+                Test::Frewrite,
+                Test::Pwrite,
+                Test::Repwrite
+            ]
+        );
+        assert!(Test::Pwrite.from_empty(true) && !Test::Pwrite.from_empty(false));
+        assert!(Test::Write.from_empty(false) && !Test::Rewrite.from_empty(true));
+    }
+
+    #[test]
     fn report_names_fit_iozones_column() {
-        for t in Test::THROUGHPUT_ORDER {
+        for t in Test::AUTO_ORDER.iter().chain(&Test::THROUGHPUT_ORDER) {
             assert!(t.report_name().len() <= 15, "{}", t.report_name());
         }
     }
