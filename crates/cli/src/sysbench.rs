@@ -106,6 +106,7 @@ fn run(inv: &Invocation) -> Result<ExitCode, Failure> {
         dir: inv.dir.clone(),
         continue_on_error: false,
         no_latency: false,
+        drop_caches: false,
     };
     let mut result = fslab_engine::run(&workload, &run_opts, &mut on_progress).map_err(engine_failure)?;
     if result.setup.first().is_some_and(|s| !s.reused) && workload.filesets[0].reuse {

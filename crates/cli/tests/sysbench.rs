@@ -4,7 +4,7 @@
 
 mod common;
 
-use common::{fslab_in, Run};
+use common::{entries, fslab_in, Run};
 use serde_json::Value;
 use std::path::Path;
 
@@ -43,8 +43,9 @@ fn prepare_run_cleanup_in_the_current_directory() {
     assert!(out
         .stdout
         .contains("Creating file test_file.3\n1048576 bytes written in "));
+    std::fs::write(d.path().join("notes.txt"), "the user's").unwrap();
     for i in 0..4 {
-        let f = d.path().join(format!("sysbench/test_file.{i}"));
+        let f = d.path().join(format!("test_file.{i}"));
         assert_eq!(
             std::fs::metadata(&f).map(|m| m.len()).ok(),
             Some(262144),
@@ -79,7 +80,11 @@ fn prepare_run_cleanup_in_the_current_directory() {
 
     let out = ok(d.path(), &["fileio", "cleanup"]);
     assert!(out.stdout.ends_with("\nRemoving test files...\n"));
-    assert!(!d.path().join("sysbench").exists());
+    assert_eq!(
+        entries(d.path()),
+        ["notes.txt"],
+        "cleanup leaves only what was there before"
+    );
 }
 
 #[test]
@@ -121,7 +126,7 @@ fn explain_prints_the_workload_and_runs_nothing() {
     ] {
         assert!(out.stdout.contains(part), "no {part} in:\n{}", out.stdout);
     }
-    assert!(!d.path().join("sysbench").exists());
+    assert!(entries(d.path()).is_empty(), "--explain made something");
 }
 
 #[test]
@@ -182,28 +187,76 @@ fn run_without_prepare_exits_2_and_says_to_prepare() {
     let d = tempdir();
     let out = sysbench(d.path(), &with(&["--file-test-mode=rndrd", "run"]));
     assert_eq!(out.code, 2, "{}", out.stderr);
-    assert!(out.stderr.contains("sysbench/test_file.0"), "{}", out.stderr);
+    assert!(out.stderr.contains("/test_file.0'"), "{}", out.stderr);
     assert!(
         out.stderr.contains("--file-num=4 --file-total-size=1m prepare"),
         "{}",
         out.stderr
     );
-    assert!(!d.path().join("sysbench").exists());
+    assert!(entries(d.path()).is_empty(), "the failed run made something");
 }
 
 #[test]
 fn report_interval_prints_one_line_per_interval() {
     let d = tempdir();
     ok(d.path(), &with(&["prepare"]));
-    let out = ok(
-        d.path(),
-        &with(&["--file-test-mode=rndrd", "--time=3", "--report-interval=1", "run"]),
-    );
-    let lines: Vec<&str> = out.stdout.lines().filter(|l| l.starts_with("[ ")).collect();
-    // As sysbench: [ 1s ] and [ 2s ], none at the end of the run.
-    assert_eq!(lines.len(), 2, "{}", out.stdout);
-    assert!(lines[0].starts_with("[ 1s ] reads: "), "{}", lines[0]);
-    assert!(lines[1].contains(" MiB/s writes: 0.00 MiB/s fsyncs: 0.00/s latency (ms,95%): "));
+    for (percentile, label) in [(None, "(ms,95%)"), (Some("--percentile=99"), "(ms,99%)")] {
+        let mut args = with(&["--file-test-mode=rndwr", "--time=3", "--report-interval=1"]);
+        args.extend(percentile);
+        args.push("run");
+        let out = ok(d.path(), &args);
+        let lines: Vec<&str> = out.stdout.lines().filter(|l| l.starts_with("[ ")).collect();
+        // As sysbench: [ 1s ] and [ 2s ], none at the end of the run.
+        assert_eq!(lines.len(), 2, "{}", out.stdout);
+        for (n, line) in lines.iter().enumerate() {
+            assert!(
+                line.starts_with(&format!("[ {}s ] reads: 0.00 MiB/s writes: ", n + 1)),
+                "{line}"
+            );
+            // The interval's percentile of its events' latency, in ms with three decimals.
+            let (text, ms) = line.rsplit_once(' ').unwrap();
+            assert!(text.ends_with(&format!("/s latency {label}:")), "{line}");
+            let ms: f64 = ms.parse().unwrap_or_else(|e| panic!("{line}: {e}"));
+            assert!(ms > 0.0 && ms < 10_000.0, "{line}");
+            assert_eq!(line.rsplit_once('.').map(|d| d.1.len()), Some(3), "{line}");
+        }
+    }
+}
+
+/// The fsync() and fdatasync() calls of `fslab ARGS` (with `--dir DIR`), from strace.
+fn syncs(dir: &Path, args: &[&str]) -> (usize, usize) {
+    let log = dir.join("strace.log");
+    let status = std::process::Command::new("strace")
+        .args(["-f", "-qq", "-e", "trace=fsync,fdatasync", "-o"])
+        .arg(&log)
+        .arg(env!("CARGO_BIN_EXE_fslab"))
+        .args(["sysbench", "--dir"])
+        .arg(dir)
+        .args(args)
+        .stdout(std::process::Stdio::null())
+        .status()
+        .expect("this test needs strace to see the sync calls (apt-get install strace)");
+    assert!(status.success(), "strace fslab sysbench {args:?}: {status}");
+    let text = std::fs::read_to_string(&log).unwrap();
+    std::fs::remove_file(&log).unwrap();
+    let calls = |name: &str| text.lines().filter(|l| l.contains(&format!("{name}("))).count();
+    (calls("fsync"), calls("fdatasync"))
+}
+
+#[test]
+fn fsync_mode_fdatasync_applies_to_the_bursts_and_the_end() {
+    let d = tempdir();
+    ok(d.path(), &with(&["prepare"]));
+    // 21 events: 3 bursts of 4 after every 3 writes; then 4 at the end: 16 syncs.
+    let run = with(&[
+        "--file-test-mode=rndwr",
+        "--file-fsync-freq=3",
+        "--events=21",
+        "--time=0",
+    ]);
+    assert_eq!(syncs(d.path(), &[&run[..], &["run"]].concat()), (16, 0));
+    let fdatasync = [&run[..], &["--file-fsync-mode=fdatasync", "run"]].concat();
+    assert_eq!(syncs(d.path(), &fdatasync), (0, 16));
 }
 
 #[test]

@@ -8,9 +8,10 @@
 //!   (sysbench draws an offset over the whole set; with files of one size that is the same
 //!   distribution). rndrw picks by ratio: a read while (reads+1)/(writes+1) < `--file-rw-ratio`.
 //! - fsyncs: every `--file-fsync-freq` requests, when a write dirtied the files, every file is
-//!   fsynced, each an event (a burst); each thread fsyncs every file at its end
-//!   (`--file-fsync-end`); `--file-fsync-all` fsyncs after each write instead of both. The read
-//!   modes never fsync.
+//!   fsynced, each an event (a burst, cut short when `--events` runs out mid-way); each thread
+//!   fsyncs every file at its end (`--file-fsync-end`; no events, not in the latency figures);
+//!   `--file-fsync-all` fsyncs after each write instead of both. All of them call fdatasync()
+//!   instead with `--file-fsync-mode=fdatasync`. The read modes never fsync.
 
 use super::options::{IoMode, Options, TestMode};
 use fslab_engine::workload::{
@@ -19,15 +20,16 @@ use fslab_engine::workload::{
 use fslab_engine::{Bytes, Span, Workload};
 use std::time::Duration;
 
-/// The fileset's name, and its directory beneath `--dir`.
+/// The fileset's name.
 pub const FILESET: &str = "sysbench";
 
-/// The files: `<dir>/sysbench/test_file.N`, each of the size sysbench's prepare writes. seqwr
-/// starts from empty files (sysbench deletes and recreates them); the other modes keep the
-/// prepared ones.
+/// The files: `<dir>/test_file.N`, in `--dir` itself as sysbench makes them in its current
+/// directory, each of the size sysbench's prepare writes. seqwr starts from empty files
+/// (sysbench deletes and recreates them); the other modes keep the prepared ones.
 pub fn fileset(o: &Options) -> Fileset {
     let fresh = o.test_mode == Some(TestMode::SeqWr);
     Fileset {
+        dir: Some(".".into()),
         prefix: "test_file.".into(),
         files: o.file_num,
         dirs: 0,
@@ -46,6 +48,7 @@ pub fn workload(o: &Options) -> Workload {
         threads: o.threads,
         fsync_every: o.periodic_fsync().then_some(o.fsync_freq),
         fsync_end: o.end_fsync(),
+        fsync_kind: o.fsync_mode,
         engine: match o.io_mode {
             IoMode::Sync => EngineKind::Sync,
             IoMode::Async => EngineKind::IoUring,
@@ -145,13 +148,6 @@ pub fn notes(o: &Options) -> Vec<String> {
             o.async_backlog
         ));
     }
-    if o.fsync_mode == SyncKind::Fdatasync && (o.periodic_fsync() || o.end_fsync()) {
-        notes.push(
-            "fslab: note: --file-fsync-mode=fdatasync applies to --file-fsync-all; the periodic and end syncs are \
-             fsync()"
-                .into(),
-        );
-    }
     if o.mode().is_sequential() && o.mode().writes() && o.fsync_all {
         notes.push(
             "fslab: note: --file-fsync-all on a sequential mode opens the files O_SYNC (O_DSYNC for fdatasync) \
@@ -208,6 +204,7 @@ mod tests {
             w.validate().unwrap_or_else(|e| panic!("{}: {e}", mode.name()));
             let fs = &w.filesets[0];
             assert_eq!((fs.prefix.as_str(), fs.files, fs.dirs), ("test_file.", 4, 0));
+            assert!(fs.in_run_dir(), "sysbench's files lie in --dir itself");
             assert_eq!(fs.size, SizeDist::Fixed(Bytes(16 << 20)));
             assert_eq!(fs.prealloc, mode != TestMode::SeqWr);
             let g = &w.groups[0];
@@ -239,8 +236,21 @@ mod tests {
         };
         let g = &workload(&o).groups[0];
         assert_eq!((g.fsync_every, g.fsync_end, g.pick), (None, false, Pick::Ratio));
+        assert_eq!(g.fsync_kind, SyncKind::Fdatasync);
         assert_eq!(g.ops[0].sync, None);
         assert_eq!(g.ops[1].sync, Some(SyncKind::Fdatasync));
+        // The bursts and the end fsyncs follow --file-fsync-mode too.
+        let o = Options {
+            fsync_mode: SyncKind::Fdatasync,
+            ..opts(TestMode::RndWr)
+        };
+        let g = &workload(&o).groups[0];
+        assert_eq!(
+            (g.fsync_every, g.fsync_end, g.fsync_kind),
+            (Some(100), true, SyncKind::Fdatasync)
+        );
+        assert!(notes(&o).is_empty(), "{:?}", notes(&o));
+        assert_eq!(workload(&opts(TestMode::RndWr)).groups[0].fsync_kind, SyncKind::Fsync);
         let o = Options {
             fsync_freq: 0,
             fsync_end: false,

@@ -1,7 +1,9 @@
-//! The test files: `prepare` writes them (the engine's untimed fileset setup), `run` checks that
-//! they are there at the right size before it starts, `cleanup` removes them.
+//! The test files, `test_file.N` in `--dir` itself: `prepare` writes them (the engine's untimed
+//! fileset setup), `run` checks that they are there at the right size before it starts,
+//! `cleanup` removes them. Anything else in the directory is left alone: the engine removes only
+//! the `test_file.N` it made there itself (its marker file says which).
 
-use super::compile::{fileset, FILESET};
+use super::compile::fileset;
 use super::options::Options;
 use super::Error;
 use fslab_engine::confine::RunDir;
@@ -18,7 +20,7 @@ pub fn prepare(dir: &Path, o: &Options) -> Result<SetupReport, Error> {
     let spec = Fileset {
         prealloc: true,
         reuse: true,
-        ..super::compile::fileset(o)
+        ..fileset(o)
     };
     let (_table, report) = FileTable::setup(&run, &spec, false, false, o.rand_seed)?;
     Ok(report)
@@ -30,7 +32,6 @@ pub fn check(dir: &Path, o: &Options) -> Result<(), Error> {
     if o.test_mode == Some(super::TestMode::SeqWr) {
         return Ok(());
     }
-    let set = dir.join(FILESET);
     let again = format!(
         "run `fslab sysbench fileio --file-num={} --file-total-size={} prepare` first (with the same --dir)",
         o.file_num,
@@ -38,7 +39,7 @@ pub fn check(dir: &Path, o: &Options) -> Result<(), Error> {
     );
     let want = o.file_size_on_disk();
     for id in 0..o.file_num {
-        let path = set.join(format!("test_file.{id}"));
+        let path = dir.join(format!("test_file.{id}"));
         match std::fs::symlink_metadata(&path) {
             Ok(m) if m.is_file() && m.len() == want => {}
             Ok(m) if m.is_file() => {
@@ -63,7 +64,7 @@ pub fn check(dir: &Path, o: &Options) -> Result<(), Error> {
             }
         }
     }
-    let extra = std::fs::read_dir(&set)
+    let extra = std::fs::read_dir(dir)
         .map(|entries| {
             entries
                 .filter_map(Result::ok)
@@ -75,21 +76,21 @@ pub fn check(dir: &Path, o: &Options) -> Result<(), Error> {
     if extra > 0 {
         return Err(Error::NotPrepared(format!(
             "{} holds {} test files, not --file-num={}; {again}",
-            set.display(),
+            dir.display(),
             o.file_num + extra as u64,
             o.file_num
         )));
     }
-    if !set.join(MARKER).is_file() {
+    if !dir.join(MARKER).is_file() {
         return Err(Error::NotPrepared(format!(
-            "{} was not made by `fslab sysbench fileio prepare` (no {MARKER}); {again}",
-            set.display()
+            "the test files in {} were not made by `fslab sysbench fileio prepare` (no {MARKER}); {again}",
+            dir.display()
         )));
     }
     Ok(())
 }
 
-/// Removes the files and their directory; nothing to do when there are none.
+/// Removes the test files fslab made (and nothing else); nothing to do when there are none.
 pub fn cleanup(dir: &Path, o: &Options) -> Result<(), Error> {
     let run = RunDir::open(dir)?;
     fileset::remove(&run, &fileset(o))?;

@@ -11,9 +11,11 @@
 //!   the final figures, and computes those figures from the engine's
 //!   [`RunResult`](fslab_engine::RunResult) for `--json`.
 //!
-//! Where the files live: the engine keeps a fileset in a directory of its own, marked as made by
-//! fslab (so that it never clears anything it did not make), so the files are
-//! `<DIR>/sysbench/test_file.N` rather than sysbench's `<DIR>/test_file.N`.
+//! Where the files live: `<DIR>/test_file.N`, as sysbench makes them in its current directory
+//! (the engine's fileset with `dir = "."`). A marker file `.fslab-fileset` beside them says that
+//! fslab made them: `prepare` and `cleanup` remove only `test_file.N` files fslab made, and
+//! refuse to touch ones it did not (the real sysbench's, say); anything else in `<DIR>` is left
+//! alone.
 
 pub mod compile;
 pub mod files;

@@ -3,16 +3,18 @@
 //! from the engine's result the way sysbench counts them:
 //!
 //! - events are the reads, the writes and the periodic fsyncs; the fsyncs each thread makes at
-//!   its end are counted in `fsyncs/s` but are no events, and with `--file-fsync-all` every
-//!   write's fsync is counted in `fsyncs/s` as well;
+//!   its end are counted in `fsyncs/s` but are no events (and not in the latency figures), and
+//!   with `--file-fsync-all` every write's fsync is counted in `fsyncs/s` as well;
 //! - rates are per second of the total time, which runs to the end of the last thread's end
 //!   fsyncs;
-//! - MiB = 2^20 bytes; latencies in milliseconds over all events.
+//! - MiB = 2^20 bytes; latencies in milliseconds over all events, and in each
+//!   `--report-interval` line over the events of that interval.
 
 use super::format;
 use super::options::{ExtraFlags, IoMode, Options, TestMode};
 use fslab_engine::fileset::SetupReport;
-use fslab_engine::result::Status;
+use fslab_engine::live_latency::SecondHistogram;
+use fslab_engine::result::{OpResult, Status};
 use fslab_engine::run::Progress;
 use fslab_engine::workload::OpKind;
 use fslab_engine::RunResult;
@@ -177,9 +179,8 @@ pub fn run_header(o: &Options) -> String {
 }
 
 /// The `--report-interval` lines, from the engine's once-a-second samples:
-/// `[ 2s ] reads: 1.00 MiB/s writes: 0.67 MiB/s fsyncs: 9.00/s latency (ms,95%): n/a`.
-///
-/// The engine's samples carry no latency, so the interval's percentile is `n/a`.
+/// `[ 2s ] reads: 1.00 MiB/s writes: 0.67 MiB/s fsyncs: 9.00/s latency (ms,95%): 0.367`, the
+/// latency being the `--percentile` of the interval's events (0.000 when none was timed).
 #[derive(Debug, Clone)]
 pub struct Intervals {
     every: u64,
@@ -188,6 +189,7 @@ pub struct Intervals {
     read: u64,
     written: u64,
     fsyncs: u64,
+    latency: SecondHistogram,
     since: Duration,
 }
 
@@ -200,6 +202,7 @@ impl Intervals {
             read: 0,
             written: 0,
             fsyncs: 0,
+            latency: SecondHistogram::default(),
             since: Duration::ZERO,
         }
     }
@@ -219,19 +222,23 @@ impl Intervals {
             .filter(|(k, _)| *k == OpKind::Fsync)
             .map(|(_, n)| n)
             .sum::<u64>();
+        self.latency.merge(&p.latency);
         let at = p.elapsed.as_secs_f64().round() as u64;
         if at == 0 || !at.is_multiple_of(self.every) {
             return None;
         }
         let span = (p.elapsed - self.since.min(p.elapsed)).as_secs_f64().max(1e-9);
+        let latency_ns = self.latency.percentile_ns(self.percentile as f64).unwrap_or(0);
         let line = format!(
-            "[ {at}s ] reads: {:.2} MiB/s writes: {:.2} MiB/s fsyncs: {:.2}/s latency (ms,{}%): n/a",
+            "[ {at}s ] reads: {:.2} MiB/s writes: {:.2} MiB/s fsyncs: {:.2}/s latency (ms,{}%): {:.3}",
             self.read as f64 / MIB / span,
             self.written as f64 / MIB / span,
             self.fsyncs as f64 / span,
-            self.percentile
+            self.percentile,
+            latency_ns as f64 / 1e6
         );
         (self.read, self.written, self.fsyncs, self.since) = (0, 0, 0, p.elapsed);
+        self.latency = SecondHistogram::default();
         (self.time == 0 || at < self.time).then_some(line)
     }
 }
@@ -301,13 +308,19 @@ pub fn figures(r: &RunResult, o: &Options) -> Figures {
     let events = reads + writes + fsync_ops - end_fsyncs;
     let secs = r.duration.as_secs_f64().max(1e-9);
 
-    // Latency over every timed operation.
-    let timed: Vec<_> = r.ops.iter().filter(|op| op.count > 0).collect();
-    let n: u64 = timed.iter().map(|op| op.count).sum();
-    let sum_us: f64 = timed.iter().map(|op| op.count as f64 * op.latency.mean_us).sum();
-    let min_us = timed.iter().map(|op| op.latency.min_us).fold(f64::INFINITY, f64::min);
-    let max_us = timed.iter().map(|op| op.latency.max_us).fold(0.0, f64::max);
-    let mut buckets: Vec<(u64, u64)> = timed.iter().flat_map(|op| op.histogram.iter().copied()).collect();
+    // Latency over the timed operations, the events: the engine counts the end fsyncs but does
+    // not time them.
+    let timed: Vec<(&OpResult, u64)> = r
+        .ops
+        .iter()
+        .map(|op| (op, op.histogram.iter().map(|b| b.1).sum::<u64>()))
+        .filter(|&(_, n)| n > 0)
+        .collect();
+    let n: u64 = timed.iter().map(|t| t.1).sum();
+    let sum_us: f64 = timed.iter().map(|(op, k)| *k as f64 * op.latency.mean_us).sum();
+    let min_us = timed.iter().map(|t| t.0.latency.min_us).fold(f64::INFINITY, f64::min);
+    let max_us = timed.iter().map(|t| t.0.latency.max_us).fold(0.0, f64::max);
+    let mut buckets: Vec<(u64, u64)> = timed.iter().flat_map(|t| t.0.histogram.iter().copied()).collect();
     buckets.sort_unstable();
     let latency_ms = LatencyMs {
         min: if n == 0 { 0.0 } else { min_us / 1000.0 },
@@ -597,6 +610,72 @@ Threads fairness:
             },
         );
         assert!(again.ends_with("Reusing existing file test_file.2\nNo bytes written.\n"));
+    }
+
+    /// The engine's sample of second `t` (of `latencies_ns`, all reads of one 16 KiB block).
+    fn sample(t: u64, latencies_ns: &[u64], fsyncs: u64) -> Progress {
+        let reads = latencies_ns.len() as u64;
+        let latency = SecondHistogram::from_ns(latencies_ns.iter().copied());
+        Progress {
+            elapsed: Duration::from_secs(t),
+            planned: None,
+            in_ramp: false,
+            ops_per_sec: 0.0,
+            bytes_per_sec: 0.0,
+            second: fslab_engine::result::Second {
+                t: t as f64,
+                ramp: false,
+                ops: reads + fsyncs,
+                bytes_read: reads * 16384,
+                bytes_written: 0,
+                by_op: vec![(OpKind::Read, reads), (OpKind::Fsync, fsyncs)],
+                max_latency_us: None,
+                latency: latency.summary(),
+            },
+            latency,
+        }
+    }
+
+    /// An interval line's text before its latency, and the latency (which the engine's buckets
+    /// give within 1.6%).
+    fn split(line: Option<String>) -> (String, f64) {
+        let line = line.expect("an interval line");
+        let (text, ms) = line.rsplit_once(' ').expect("a latency at the end");
+        assert_eq!(ms.split_once('.').map(|d| d.1.len()), Some(3), "three decimals: {line}");
+        (format!("{text} "), ms.parse().unwrap_or_else(|e| panic!("{line}: {e}")))
+    }
+
+    #[test]
+    fn interval_lines_print_the_percentile_of_their_events() {
+        let o = Options {
+            report_interval: 2,
+            time: 10,
+            percentile: 90,
+            ..rndrw()
+        };
+        let mut i = Intervals::new(&o);
+        // Two seconds: 64 reads of 0.5 ms, then 64 of 0.5 ms and 16 of 2 ms; the 90th
+        // percentile of the 144 is among the 2 ms ones (the 130th).
+        assert_eq!(i.tick(&sample(1, &[500_000; 64], 3)), None);
+        let mut second = vec![500_000; 64];
+        second.extend([2_000_000; 16]);
+        let (text, ms) = split(i.tick(&sample(2, &second, 5)));
+        assert_eq!(
+            text,
+            "[ 2s ] reads: 1.12 MiB/s writes: 0.00 MiB/s fsyncs: 4.00/s latency (ms,90%): "
+        );
+        assert!((ms - 2.0).abs() <= 0.032, "{ms}");
+        // The next interval starts afresh: only 0.5 ms reads.
+        assert_eq!(i.tick(&sample(3, &[500_000; 10], 0)), None);
+        let (text, ms) = split(i.tick(&sample(4, &[500_000; 10], 0)));
+        assert!(text.starts_with("[ 4s ] reads: 0.16 MiB/s "), "{text}");
+        assert!((ms - 0.5).abs() <= 0.008, "{ms}");
+        // Nothing timed in an interval.
+        assert_eq!(i.tick(&sample(5, &[], 0)), None);
+        assert_eq!(split(i.tick(&sample(6, &[], 0))).1, 0.0);
+        // As sysbench, no line at the end of a time-bound run.
+        assert_eq!(i.tick(&sample(9, &[], 0)), None);
+        assert_eq!(i.tick(&sample(10, &[500_000], 0)), None);
     }
 
     #[test]
