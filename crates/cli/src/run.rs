@@ -42,6 +42,10 @@ pub struct RunArgs {
     /// Do not time operations (no latency figures): only for measuring what timing costs.
     #[arg(long)]
     no_latency: bool,
+    /// After the untimed setup, sync and drop the page cache, dentries and inodes (root only),
+    /// so that the measured phase starts with a cold cache.
+    #[arg(long)]
+    drop_caches: bool,
     #[command(flatten)]
     adhoc: AdHoc,
 }
@@ -103,6 +107,7 @@ pub fn main(args: RunArgs) -> Result<ExitCode, Failure> {
         dir,
         continue_on_error: args.continue_on_error,
         no_latency: args.no_latency,
+        drop_caches: args.drop_caches,
     };
     let result = fslab_engine::run(&workload, &opts, &mut on_progress);
     if let Some(bar) = bar {
@@ -161,5 +166,6 @@ pub fn engine_failure(e: RunError) -> Failure {
             | SetupError::Confine(ConfineError::Escapes { .. } | ConfineError::RunDir { .. }),
         ) => Failure::Input(e.into()),
         RunError::Confine(_) | RunError::Setup(_) => Failure::Run(e.into()),
+        RunError::DropCaches(_) => Failure::Environment(e.into()),
     }
 }

@@ -1,0 +1,458 @@
+//! `fslab study run|resume|list|show`: whole comparison studies, kept in the results store.
+
+use crate::Failure;
+use anyhow::{anyhow, Context};
+use fslab_lab::matrix::{self, Form};
+use fslab_lab::runner::{self, Event, Options, Outcome};
+use fslab_lab::study::{Study, Target};
+use fslab_store::Store;
+use fslab_store::{CellStatus, NewStudy, RunStatus, StudyStatus};
+use std::io::IsTerminal;
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+use std::time::Duration;
+
+#[derive(Debug, clap::Args)]
+pub struct Args {
+    #[command(subcommand)]
+    command: Command,
+    /// The results store (SQLite). Default: $FSLAB_DB, else $XDG_DATA_HOME/fslab/fslab.db, else
+    /// ~/.local/share/fslab/fslab.db.
+    #[arg(long, global = true)]
+    db: Option<PathBuf>,
+}
+
+#[derive(Debug, clap::Subcommand)]
+enum Command {
+    /// Run a study: format, mount, run, repeat and store every result.
+    Run {
+        /// The study file (TOML).
+        study: PathBuf,
+        /// The study's quick form: small images, seconds-long runs, one repeat.
+        #[arg(long)]
+        quick: bool,
+        /// Print the expanded matrix and an estimate of the duration; run nothing.
+        #[arg(long)]
+        dry_run: bool,
+        /// Confirm that the block device the study names under `destroy` may be formatted.
+        #[arg(long)]
+        yes: bool,
+        /// Where loop images and mount points go [default: the system's temporary directory].
+        #[arg(long)]
+        scratch: Option<PathBuf>,
+    },
+    /// Run what an interrupted study lacks (the newest unfinished one, or STUDY).
+    Resume {
+        /// A study's id or name.
+        study: Option<String>,
+        #[arg(long)]
+        yes: bool,
+        #[arg(long)]
+        scratch: Option<PathBuf>,
+    },
+    /// The studies in the store.
+    List,
+    /// One study: its cells, their status and headline figures.
+    Show {
+        /// A study's id or name.
+        study: String,
+    },
+}
+
+pub fn main(args: Args) -> Result<ExitCode, Failure> {
+    let db = match &args.db {
+        Some(p) => p.clone(),
+        None => Store::default_path().map_err(|e| Failure::Environment(e.into()))?,
+    };
+    match args.command {
+        Command::Run {
+            study,
+            quick,
+            dry_run,
+            yes,
+            scratch,
+        } => {
+            let form = if quick { Form::Quick } else { Form::Full };
+            let s = Study::from_file(&study).map_err(|e| Failure::Input(e.into()))?;
+            if dry_run {
+                print!("{}", dry_run_text(&s, form));
+                return Ok(ExitCode::SUCCESS);
+            }
+            let exe = exe()?;
+            runner::preflight(&s, form, &exe).map_err(|e| Failure::Input(anyhow!("{}: {e}", study.display())))?;
+            need_root()?;
+            check_device(&s, yes)?;
+            let store = open(&db)?;
+            let file = study.canonicalize().unwrap_or(study.clone());
+            let text = std::fs::read_to_string(&study)
+                .with_context(|| study.display().to_string())
+                .map_err(Failure::Input)?;
+            // The test bed, with the study's device when it names one.
+            let devices: Vec<PathBuf> = match &s.device.target {
+                fslab_lab::study::Target::Block { path, .. } => vec![path.clone()],
+                fslab_lab::study::Target::Loop { .. } => Vec::new(),
+            };
+            let testbed =
+                serde_json::to_value(fslab_lab::testbed::TestBed::capture(&devices)).expect("the test bed serialises");
+            let id = store
+                .create_study(&NewStudy {
+                    name: s.name.clone(),
+                    file: file.display().to_string(),
+                    text,
+                    started_at: fslab_engine::result::rfc3339(std::time::SystemTime::now()),
+                    testbed,
+                    planned_runs: matrix::planned_runs(&s, form),
+                    form: form_name(form).to_string(),
+                })
+                .map_err(|e| Failure::Environment(e.into()))?;
+            execute(&store, &s, id, form, yes, scratch, &db)
+        }
+        Command::Resume { study, yes, scratch } => {
+            need_root()?;
+            let store = open(&db)?;
+            let row = match &study {
+                Some(key) => store.study(key).map_err(|e| Failure::Environment(e.into()))?,
+                None => store
+                    .list_studies()
+                    .map_err(|e| Failure::Environment(e.into()))?
+                    .into_iter()
+                    .rev()
+                    .find(|s| s.status != StudyStatus::Complete)
+                    .and_then(|s| store.study(&s.id.to_string()).ok().flatten()),
+            };
+            let Some(row) = row else {
+                return Err(Failure::Input(anyhow!(match study {
+                    Some(k) => format!("no study `{k}` in {}", db.display()),
+                    None => format!("no unfinished study in {}", db.display()),
+                })));
+            };
+            let base = Path::new(&row.file).parent().unwrap_or(Path::new("."));
+            let s = Study::from_toml(&row.text, &row.file, base).map_err(|e| Failure::Input(e.into()))?;
+            let form = if row.form == "quick" { Form::Quick } else { Form::Full };
+            execute(&store, &s, row.id, form, yes, scratch, &db)
+        }
+        Command::List => {
+            let store = open(&db)?;
+            print!("{}", list_text(&store).map_err(Failure::Environment)?);
+            Ok(ExitCode::SUCCESS)
+        }
+        Command::Show { study } => {
+            let store = open(&db)?;
+            print!("{}", show_text(&store, &study).map_err(Failure::Input)?);
+            Ok(ExitCode::SUCCESS)
+        }
+    }
+}
+
+fn form_name(form: Form) -> &'static str {
+    match form {
+        Form::Full => "full",
+        Form::Quick => "quick",
+    }
+}
+
+fn exe() -> Result<PathBuf, Failure> {
+    std::env::current_exe().map_err(|e| Failure::Environment(anyhow!("cannot find the fslab binary: {e}")))
+}
+
+fn need_root() -> Result<(), Failure> {
+    if rustix::process::geteuid().is_root() {
+        return Ok(());
+    }
+    Err(Failure::Environment(anyhow!(
+        "a study formats and mounts filesystems on loop devices, which needs root: run it with sudo"
+    )))
+}
+
+fn open(db: &Path) -> Result<Store, Failure> {
+    Store::open(db).map_err(|e| Failure::Environment(anyhow!("cannot open the results store {}: {e}", db.display())))
+}
+
+/// Runs (or resumes) a study and prints where its results are.
+fn execute(
+    store: &Store,
+    s: &Study,
+    id: i64,
+    form: Form,
+    yes: bool,
+    scratch: Option<PathBuf>,
+    db: &Path,
+) -> Result<ExitCode, Failure> {
+    store
+        .set_study_status(id, StudyStatus::Running.as_str())
+        .map_err(|e| Failure::Environment(e.into()))?;
+    let opts = Options {
+        exe: exe()?,
+        form,
+        yes,
+        scratch: scratch.unwrap_or_else(std::env::temp_dir),
+    };
+    let colour = std::io::stderr().is_terminal() && std::env::var_os("NO_COLOR").is_none();
+    let mut on = |e: &Event| eprint!("{}", event_line(s, e, colour));
+    let outcome = runner::run_study(store, s, id, &opts, &mut on);
+    let status = match &outcome {
+        Ok(o) if !o.interrupted => StudyStatus::Complete,
+        _ => StudyStatus::Interrupted,
+    };
+    store
+        .set_study_status(id, status.as_str())
+        .map_err(|e| Failure::Environment(e.into()))?;
+    let outcome = outcome.map_err(lab_failure)?;
+    eprintln!("{}", outcome_line(&outcome));
+    println!("study {id} `{}`: results in {}", s.name, db.display());
+    println!("  fslab study show {id} --db {}", db.display());
+    crate::report::after_study(store, id, db);
+    if outcome.interrupted {
+        println!(
+            "  interrupted: fslab study resume {id} --db {} runs what is missing",
+            db.display()
+        );
+        return Ok(ExitCode::from(130));
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// Refuses a block device the study may not format before the study is recorded, so that a
+/// refused study leaves nothing in the store (the runner checks again when it resumes one).
+fn check_device(s: &Study, yes: bool) -> Result<(), Failure> {
+    match &s.device.target {
+        Target::Block { path, destroy } => {
+            fslab_lab::device::check_block_device(path, destroy.as_deref(), yes).map_err(lab_failure)
+        }
+        Target::Loop { .. } => Ok(()),
+    }
+}
+
+/// A refusal is the study's fault (bad input); anything else is the machine's.
+fn lab_failure(e: fslab_lab::LabError) -> Failure {
+    match e {
+        fslab_lab::LabError::Refused { .. } => Failure::Input(e.into()),
+        _ => Failure::Environment(e.into()),
+    }
+}
+
+fn outcome_line(o: &Outcome) -> String {
+    format!(
+        "fslab: {} runs: {} ok, {} failed, {} hung; {} cells unsupported",
+        o.runs, o.ok, o.failed, o.hung, o.unsupported_cells
+    )
+}
+
+fn event_line(s: &Study, e: &Event, colour: bool) -> String {
+    let paint = |code: &str, t: &str| {
+        if colour {
+            format!("\x1b[{code}m{t}\x1b[0m")
+        } else {
+            t.to_string()
+        }
+    };
+    match e {
+        Event::Begin {
+            cells,
+            runs_left,
+            estimate,
+        } => format!(
+            "study `{}`: {cells} cells, {runs_left} runs to do, about {} in all\n",
+            s.name,
+            human(*estimate)
+        ),
+        Event::Unsupported { cell, reason } => format!("  {cell}: {} {reason}\n", paint("33", "unsupported:")),
+        // The lab's routine steps are in the store; the ones worth a glance are shown.
+        Event::Step { step, .. }
+            if step.ok && step.duration.as_secs() < 2 && !matches!(step.name.as_str(), "fill" | "age" | "fsck") =>
+        {
+            String::new()
+        }
+        Event::Step { cell, step } => {
+            let what = if step.ok {
+                String::new()
+            } else {
+                format!(" {} {}", paint("31", "failed:"), step.detail)
+            };
+            format!("  {cell}: {} {:.2}s{what}\n", step.name, step.duration.as_secs_f64())
+        }
+        Event::Run {
+            cell,
+            repeat,
+            warmup,
+            status,
+            headline,
+            error,
+            done,
+            total,
+            left,
+        } => {
+            let figure = headline
+                .as_ref()
+                .map(|m| format!("{} {:.2} {}", m.name, m.value, m.unit))
+                .unwrap_or_default();
+            let state = match status {
+                RunStatus::Ok => figure,
+                RunStatus::Failed => format!("{} {}", paint("31", "failed:"), error.as_deref().unwrap_or("")),
+                RunStatus::Hung => paint("31", error.as_deref().unwrap_or("hung")),
+            };
+            let which = if *warmup {
+                "warm-up".to_string()
+            } else {
+                format!("run {}", repeat + 1)
+            };
+            format!("[{done}/{total}] {cell} {which}: {state} ({} left)\n", human(*left))
+        }
+    }
+}
+
+fn human(d: Duration) -> String {
+    let s = d.as_secs();
+    match s {
+        0..=59 => format!("{s}s"),
+        60..=3599 => format!("{}m{:02}s", s / 60, s % 60),
+        _ => format!("{}h{:02}m", s / 3600, s / 60 % 60),
+    }
+}
+
+fn dry_run_text(s: &Study, form: Form) -> String {
+    let cells = matrix::expand(s, form);
+    let repeats = matrix::repeats(s, form);
+    let mut out = format!(
+        "study `{}` ({} form): {} cells × {repeats} repeats = {} runs, about {}\n\n",
+        s.name,
+        form_name(form),
+        cells.len(),
+        cells.len() as u64 * u64::from(repeats),
+        human(matrix::estimate(s, form))
+    );
+    for c in &cells {
+        let w = &s.workloads[c.workload];
+        let opts: Vec<String> = c.options.iter().map(|(k, v)| format!("{k}={v}")).collect();
+        out.push_str(&format!(
+            "{:>4}  {:<16} {:<10} {}  {}\n",
+            c.ordinal + 1,
+            s.filesystems[c.filesystem].name,
+            w.name,
+            [
+                c.scheduler.clone().map(|x| format!("scheduler={x}")),
+                c.read_ahead_kb.map(|r| format!("read_ahead_kb={r}"))
+            ]
+            .into_iter()
+            .flatten()
+            .collect::<Vec<_>>()
+            .join(" "),
+            opts.join(" ")
+        ));
+    }
+    out
+}
+
+fn list_text(store: &Store) -> anyhow::Result<String> {
+    let studies = store.list_studies()?;
+    if studies.is_empty() {
+        return Ok(format!("no studies in {}\n", store.path().display()));
+    }
+    let mut out = format!(
+        "{:>4}  {:<32} {:<20} {:<11} {:>9} {:>5} {:>6} {:>5} {:>4}\n",
+        "id", "name", "started", "status", "runs", "ok", "unsup", "fail", "hung"
+    );
+    for s in studies {
+        out.push_str(&format!(
+            "{:>4}  {:<32} {:<20} {:<11} {:>9} {:>5} {:>6} {:>5} {:>4}\n",
+            s.id,
+            truncate(&s.name, 32),
+            s.started_at,
+            s.status.as_str(),
+            format!("{}/{}", s.runs_done, s.planned_runs),
+            s.runs_ok,
+            s.unsupported_cells,
+            s.failed_cells,
+            s.hung_cells
+        ));
+    }
+    Ok(out)
+}
+
+fn truncate(s: &str, n: usize) -> String {
+    if s.chars().count() <= n {
+        s.to_string()
+    } else {
+        s.chars().take(n - 1).chain(['…']).collect()
+    }
+}
+
+/// A study's cells with their status and the mean of their headline figure.
+fn show_text(store: &Store, key: &str) -> anyhow::Result<String> {
+    let row = store
+        .study(key)?
+        .ok_or_else(|| anyhow!("no study `{key}` in {}", store.path().display()))?;
+    let cells = store.cells(row.id)?;
+    let runs = store.runs(row.id)?;
+    let mut out = format!(
+        "study {} `{}` ({}), started {}, {}\n\n",
+        row.id,
+        row.name,
+        row.file,
+        row.started_at,
+        row.status.as_str()
+    );
+    let labels = labels(&cells);
+    let width = labels.iter().map(|l| l.chars().count()).max().unwrap_or(4).max(4);
+    out.push_str(&format!(
+        "{:<width$} {:<11} {:>5}  {}\n",
+        "cell", "status", "runs", "headline (mean of the runs)"
+    ));
+    for (c, label) in cells.iter().zip(&labels) {
+        let mine: Vec<_> = runs.iter().filter(|r| r.cell_id == c.id && !r.warmup).collect();
+        let ok: Vec<_> = mine.iter().filter(|r| r.status == RunStatus::Ok).collect();
+        let headline = ok
+            .first()
+            .and_then(|r| r.metrics.first())
+            .map(|m| {
+                let values: Vec<f64> = ok
+                    .iter()
+                    .filter_map(|r| r.metrics.iter().find(|x| x.name == m.name).map(|x| x.value))
+                    .collect();
+                format!(
+                    "{} {:.2} {}",
+                    m.name,
+                    values.iter().sum::<f64>() / values.len() as f64,
+                    m.unit
+                )
+            })
+            .unwrap_or_default();
+        let detail = match c.status {
+            CellStatus::Done | CellStatus::Pending => headline,
+            _ => c.reason.clone().unwrap_or_default(),
+        };
+        out.push_str(&format!(
+            "{:<width$} {:<11} {:>5}  {}\n",
+            label,
+            c.status.as_str(),
+            format!("{}/{}", mine.len(), c.spec.planned_repeats),
+            detail
+        ));
+    }
+    Ok(out)
+}
+
+/// Each cell as people read it: filesystem, workload, and the settings that vary between the
+/// cells of that workload (`ext4 dbench clients=4`).
+fn labels(cells: &[fslab_store::CellRow]) -> Vec<String> {
+    cells
+        .iter()
+        .map(|c| {
+            let same: Vec<_> = cells.iter().filter(|o| o.spec.workload == c.spec.workload).collect();
+            let mut label = format!("{} {}", c.spec.filesystem, c.spec.workload);
+            let varies = |f: &dyn Fn(&fslab_store::CellRow) -> Option<String>| same.iter().any(|o| f(o) != f(c));
+            if varies(&|o| o.spec.scheduler.clone()) {
+                label.push_str(&format!(" scheduler={}", c.spec.scheduler.as_deref().unwrap_or("-")));
+            }
+            if varies(&|o| o.spec.read_ahead_kb.map(|r| r.to_string())) {
+                label.push_str(&format!(" read_ahead_kb={}", c.spec.read_ahead_kb.unwrap_or(0)));
+            }
+            for (k, v) in &c.spec.params {
+                if varies(&|o| o.spec.params.get(k).cloned()) {
+                    label.push_str(&format!(" {k}={v}"));
+                }
+            }
+            label
+        })
+        .collect()
+}

@@ -1,0 +1,855 @@
+//! `fslab study` for real: studies that format, mount and run on loop devices, read back through
+//! the store (the lab issue's list of tests). They need root, loop devices and the mkfs tools, and
+//! fail naming what is missing.
+//!
+//! Each test works in its own temporary directory, which holds its study file, its store (`--db`)
+//! and its scratch (`--scratch`: the lab's loop images and mount points), so tests running side by
+//! side never share a device or a mount, and "nothing left behind" means nothing under that
+//! directory. Whatever a failing test leaves there is released when it ends.
+
+mod common;
+
+use common::{finish, fslab_command, fslab_within, Run};
+use fslab_engine::result::{Status, StopReason};
+use fslab_store::{CellRow, CellStatus, RunRow, RunStatus, StepRow, Store, StudyRow, StudyStatus};
+use std::os::unix::fs::{FileExt, PermissionsExt};
+use std::os::unix::process::CommandExt;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::time::{Duration, Instant};
+
+/// Longer than any study of these tests takes (the longest, over three filesystems, about 20 s).
+const STUDY_LIMIT: Duration = Duration::from_secs(120);
+
+/// How long the kernel may take to let go of a lazily unmounted filesystem and its loop device.
+const SETTLE: Duration = Duration::from_secs(10);
+
+// ---------------------------------------------------------------------------------------------
+// The tests
+
+/// ext4, xfs and btrfs, two thread counts, two repeats: 6 cells, 12 runs.
+const THREE_FILESYSTEMS: &str = r#"
+name = "three filesystems"
+repeat = 2
+timeout = "1m"
+
+[device]
+loop = { size = "320M" }   # xfs needs 300M
+
+[[filesystem]]
+type = "ext4"
+
+[[filesystem]]
+type = "xfs"
+
+[[filesystem]]
+type = "btrfs"
+
+[[workload]]
+name = "rw"
+run = { op = "randwrite", bs = "4k", size = "8m", time = "1s" }
+vary = { threads = [1, 2] }
+"#;
+
+#[test]
+fn a_study_over_three_filesystems_stores_every_run() {
+    need_root();
+    need_tools(&["mkfs.ext4", "mkfs.xfs", "mkfs.btrfs"]);
+    let lab = Lab::new(THREE_FILESYSTEMS);
+    let run = lab.run_study(&[]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let store = lab.store();
+    let study = complete_study(&store, 12);
+    let cells = store.cells(study.id).expect("cells");
+    let runs = store.runs(study.id).expect("runs");
+    let steps = store.steps(study.id).expect("steps");
+    assert_eq!(cells.len(), 6, "{cells:#?}");
+    assert_eq!(runs.len(), 12, "{runs:#?}");
+    for fs in ["ext4", "xfs", "btrfs"] {
+        for threads in ["1", "2"] {
+            let c = cells
+                .iter()
+                .find(|c| c.spec.filesystem == fs && c.spec.params.get("threads").map(String::as_str) == Some(threads))
+                .unwrap_or_else(|| panic!("no cell {fs} threads={threads}: {cells:#?}"));
+            assert_eq!(c.status, CellStatus::Done, "{}: {:?}", c.spec.key, c.reason);
+            let mine = runs_of(&runs, c);
+            assert_eq!(repeats_of(&mine), [0, 1], "{}: each repeat once", c.spec.key);
+            for r in mine {
+                check_stored_run(&store, c, r, threads, &steps);
+            }
+            // fresh = "repeat" (the default): a filesystem made, mounted and unmounted per run.
+            for step in ["wipe", "mkfs", "mount", "umount"] {
+                let made: Vec<&StepRow> = steps_of(&steps, c, step);
+                assert!(
+                    made.iter().all(|s| s.step.ok),
+                    "{}: {step} failed: {made:#?}",
+                    c.spec.key
+                );
+                let mut at: Vec<Option<u32>> = made.iter().map(|s| s.step.repeat).collect();
+                at.sort();
+                assert_eq!(at, [Some(0), Some(1)], "{}: one {step} per repeat", c.spec.key);
+            }
+        }
+    }
+    let show = lab.fslab(&["study", "show", "1"]);
+    assert_eq!(show.code, 0, "{}", show.stderr);
+    for fs in ["ext4", "xfs", "btrfs"] {
+        for threads in [1, 2] {
+            let label = format!("{fs} rw threads={threads} ");
+            let line = line_with(&show.stdout, &label);
+            assert!(line.contains(" done ") && line.contains("2/2"), "{line}");
+            assert!(line.contains("MiB/s"), "no headline figure: {line}");
+        }
+    }
+    let list = lab.fslab(&["study", "list"]);
+    assert_eq!(list.code, 0, "{}", list.stderr);
+    let line = line_with(&list.stdout, "three filesystems");
+    assert!(line.contains("complete") && line.contains("12/12"), "{line}");
+    lab.assert_clean();
+}
+
+/// One stored run of `cell`: ok, with its figures, the engine result of the cell's thread count,
+/// and the mount options read back from the kernel, as the mount step of its repeat recorded them.
+fn check_stored_run(store: &Store, cell: &CellRow, run: &RunRow, threads: &str, steps: &[StepRow]) {
+    let key = &cell.spec.key;
+    assert_eq!(run.status, RunStatus::Ok, "{key}: {:?}", run.error);
+    let throughput = run.metrics.iter().find(|m| m.name == "throughput");
+    assert!(throughput.is_some_and(|m| m.value > 0.0), "{key}: {:?}", run.metrics);
+    let results = store.result(run.id).expect("the run's result");
+    let [(phase, result)] = results.as_slice() else {
+        panic!("{key}: one engine result expected, got {}", results.len())
+    };
+    assert_eq!(phase, "run");
+    assert_eq!(result.workload.groups[0].threads.to_string(), threads, "{key}");
+    assert!(result.totals.bytes_written > 0, "{key}: nothing written");
+    let options = run.environment["mount_options"].as_str().unwrap_or_default();
+    assert!(options.starts_with("rw"), "{key}: mount options {:?}", run.environment);
+    let mount = steps_of(steps, cell, "mount")
+        .into_iter()
+        .find(|s| s.step.repeat == Some(run.repeat))
+        .unwrap_or_else(|| panic!("{key}: no mount step for repeat {}", run.repeat));
+    assert_eq!(options, mount.step.detail, "{key}: the options the kernel reported");
+}
+
+/// A run that writes for 20 s under a 4 s timeout, then a short one.
+const HUNG: &str = r#"
+name = "hung"
+timeout = "4s"
+drop_caches = false
+
+[device]
+loop = { size = "128M" }
+
+[[filesystem]]
+type = "ext4"
+
+[[workload]]
+name = "stuck"
+run = { op = "write", bs = "1m", size = "32m", time = "20s" }
+
+[[workload]]
+name = "after"
+run = { op = "randwrite", bs = "4k", size = "4m", time = "1s" }
+"#;
+
+#[test]
+fn a_run_on_a_frozen_filesystem_hangs_and_the_study_goes_on() {
+    need_root();
+    need_tools(&["mkfs.ext4", "fsfreeze"]);
+    let lab = Lab::new(HUNG);
+    let args = lab.run_args(&[]);
+    let child = start(&args);
+    let mnt = wait_for("the study's first filesystem mounted", Duration::from_secs(60), || {
+        lab.mounts().into_iter().next()
+    });
+    wait_for("the worker writing", Duration::from_secs(10), || {
+        (bytes_under(&mnt) > 0).then_some(())
+    });
+    // The writer now blocks in the kernel, where SIGKILL cannot reach it: the lab must thaw it.
+    let frozen = Command::new("fsfreeze")
+        .arg("-f")
+        .arg(&mnt)
+        .output()
+        .expect("run fsfreeze");
+    assert!(frozen.status.success(), "fsfreeze -f {}: {frozen:?}", mnt.display());
+    let run = finish(child, &refs(&args), STUDY_LIMIT);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let store = lab.store();
+    let study = complete_study(&store, 2);
+    let (cells, runs) = (store.cells(study.id).unwrap(), store.runs(study.id).unwrap());
+    let stuck = cell(&cells, "ext4", "stuck");
+    assert_eq!(stuck.status, CellStatus::Hung, "{stuck:?}");
+    let reason = stuck.reason.as_deref().unwrap_or_default();
+    // Killed once the lab thawed the filesystem it was blocked on.
+    assert!(
+        reason.contains("hung: no result after 4s; the worker was killed"),
+        "{reason}"
+    );
+    let [hung] = runs_of(&runs, stuck)[..] else {
+        panic!("{runs:#?}")
+    };
+    assert_eq!(hung.status, RunStatus::Hung);
+    let after = cell(&cells, "ext4", "after");
+    assert_eq!(after.status, CellStatus::Done, "{after:?}");
+    let [ok] = runs_of(&runs, after)[..] else {
+        panic!("{runs:#?}")
+    };
+    assert_eq!(ok.status, RunStatus::Ok, "{:?}", ok.error);
+    let steps = store.steps(study.id).unwrap();
+    for step in ["mkfs", "mount", "umount"] {
+        let made = steps_of(&steps, after, step);
+        assert!(
+            made.len() == 1 && made[0].step.ok,
+            "`after` needs its own {step}: {made:#?}"
+        );
+    }
+    lab.assert_clean();
+}
+
+/// Six one-second runs on ext4.
+const SIX_RUNS: &str = r#"
+name = "killed"
+repeat = 3
+drop_caches = false
+
+[device]
+loop = { size = "64M" }
+
+[[filesystem]]
+type = "ext4"
+
+[[workload]]
+name = "rw"
+run = { op = "randwrite", bs = "4k", size = "4m", time = "1s" }
+vary = { threads = [1, 2] }
+"#;
+
+#[test]
+fn resume_after_kill_9_runs_exactly_the_missing_runs() {
+    need_root();
+    need_tools(&["mkfs.ext4"]);
+    let lab = Lab::new(SIX_RUNS);
+    let mut child = start(&lab.run_args(&[]));
+    let before: Vec<RunRow> = {
+        let db = wait_for("the store", Duration::from_secs(30), || {
+            lab.db().exists().then(|| lab.store())
+        });
+        wait_for("the first run in the store", Duration::from_secs(60), || {
+            let runs = db.runs(1).expect("runs");
+            (!runs.is_empty()).then_some(runs)
+        })
+    };
+    child.kill().expect("kill -9 fslab study run");
+    child.wait().expect("reap fslab");
+    assert!(before.len() < 6, "the study ended before it was killed: {before:#?}");
+    let root = lab.root.display().to_string();
+    let resumed = lab.fslab(&["study", "resume", "1", "--scratch", &root]);
+    assert_eq!(resumed.code, 0, "{}", resumed.stderr);
+    let store = lab.store();
+    let study = complete_study(&store, 6);
+    let (cells, runs) = (store.cells(study.id).unwrap(), store.runs(study.id).unwrap());
+    assert_eq!(cells.len(), 2);
+    assert_eq!(runs.len(), 6, "{runs:#?}");
+    for c in &cells {
+        assert_eq!(c.status, CellStatus::Done, "{c:?}");
+        let mine = runs_of(&runs, c);
+        assert_eq!(repeats_of(&mine), [0, 1, 2], "{}: each repeat exactly once", c.spec.key);
+        assert!(mine.iter().all(|r| r.status == RunStatus::Ok), "{mine:#?}");
+    }
+    for r in &before {
+        assert!(
+            runs.iter().any(|s| s.id == r.id),
+            "run {} from before the kill was lost",
+            r.id
+        );
+    }
+    lab.assert_clean();
+}
+
+/// ext4 on 32M, a workload writing 64M, then one that fits.
+const ENOSPC: &str = r#"
+name = "enospc"
+drop_caches = false
+
+[device]
+loop = { size = "32M" }
+
+[[filesystem]]
+type = "ext4"
+
+[[workload]]
+name = "overflow"
+run = { op = "write", bs = "1m", size = "64m", time = "2s" }
+
+[[workload]]
+name = "fits"
+run = { op = "randwrite", bs = "4k", size = "4m", time = "1s" }
+"#;
+
+#[test]
+fn a_full_filesystem_fails_its_run_and_the_study_goes_on() {
+    need_root();
+    need_tools(&["mkfs.ext4"]);
+    let lab = Lab::new(ENOSPC);
+    let run = lab.run_study(&[]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let store = lab.store();
+    let study = complete_study(&store, 2);
+    let (cells, runs) = (store.cells(study.id).unwrap(), store.runs(study.id).unwrap());
+    let overflow = cell(&cells, "ext4", "overflow");
+    assert_eq!(overflow.status, CellStatus::Failed, "{overflow:?}");
+    let reason = overflow.reason.as_deref().unwrap_or_default();
+    assert!(reason.contains("No space left on device"), "{reason}");
+    let [failed] = runs_of(&runs, overflow)[..] else {
+        panic!("{runs:#?}")
+    };
+    assert_eq!(failed.status, RunStatus::Failed);
+    assert!(
+        failed.error.as_deref().unwrap_or_default().contains("No space left"),
+        "{failed:?}"
+    );
+    let results = store.result(failed.id).expect("the failed run's result");
+    let result = &results[0].1;
+    assert_eq!((result.status, result.stopped_by), (Status::Failed, StopReason::Error));
+    let written = result.totals.bytes_written;
+    assert!(
+        written > 0 && written < 32 << 20,
+        "{written} bytes written on a 32M filesystem"
+    );
+    let fits = cell(&cells, "ext4", "fits");
+    assert_eq!(fits.status, CellStatus::Done, "{fits:?}");
+    assert!(runs_of(&runs, fits).iter().all(|r| r.status == RunStatus::Ok));
+    lab.assert_clean();
+}
+
+/// A mount option ext4 rejects, a filesystem this machine lacks, then one that works.
+const UNSUPPORTED: &str = r#"
+name = "unsupported"
+drop_caches = false
+
+[device]
+loop = { size = "64M" }
+
+[[filesystem]]
+name = "ext4-bad"
+type = "ext4"
+mount = "data=nonsense"
+
+[[filesystem]]
+type = "jfs"
+
+[[filesystem]]
+type = "ext4"
+
+[[workload]]
+name = "small"
+run = { op = "randwrite", bs = "4k", size = "4m", time = "1s" }
+"#;
+
+#[test]
+fn a_rejected_mount_option_and_a_missing_filesystem_are_unsupported_cells() {
+    need_root();
+    need_tools(&["mkfs.ext4"]);
+    let jfs = std::fs::read_to_string("/proc/filesystems")
+        .unwrap_or_default()
+        .contains("jfs");
+    assert!(
+        !(jfs && program("mkfs.jfs").is_some()),
+        "this test needs a machine without jfs (it stands for a filesystem the machine lacks), \
+         but the kernel has jfs and mkfs.jfs is installed"
+    );
+    let lab = Lab::new(UNSUPPORTED);
+    let run = lab.run_study(&[]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let store = lab.store();
+    let study = complete_study(&store, 3);
+    let (cells, runs) = (store.cells(study.id).unwrap(), store.runs(study.id).unwrap());
+    let bad = cell(&cells, "ext4-bad", "small");
+    assert_eq!(bad.status, CellStatus::Unsupported, "{bad:?}");
+    let reason = bad.reason.as_deref().unwrap_or_default();
+    assert!(reason.contains("mount -o data=nonsense failed"), "{reason}");
+    let steps = store.steps(study.id).unwrap();
+    let mount = steps_of(&steps, bad, "mount");
+    assert!(
+        mount.len() == 1 && !mount[0].step.ok,
+        "one failed mount step: {mount:#?}"
+    );
+    let jfs = cell(&cells, "jfs", "small");
+    assert_eq!(jfs.status, CellStatus::Unsupported, "{jfs:?}");
+    let reason = jfs.reason.as_deref().unwrap_or_default();
+    assert!(
+        reason.contains("jfs kernel module") || reason.contains("jfsutils"),
+        "the reason names the module or the package: {reason}"
+    );
+    assert!(
+        runs_of(&runs, bad).is_empty() && runs_of(&runs, jfs).is_empty(),
+        "{runs:#?}"
+    );
+    let ext4 = cell(&cells, "ext4", "small");
+    assert_eq!(ext4.status, CellStatus::Done, "{ext4:?}");
+    assert_eq!(runs_of(&runs, ext4).len(), 1);
+    assert_eq!(runs.len(), 1, "{runs:#?}");
+    lab.assert_clean();
+}
+
+/// Written at offset 0 of the test's own device, which ext4 leaves alone: still there afterwards
+/// means nothing wrote over the start of the device.
+const MARKER: &[u8] = b"fslab study test: do not format";
+
+#[test]
+fn a_block_device_is_refused_unless_named_confirmed_and_unmounted() {
+    need_root();
+    need_tools(&["mkfs.ext4", "losetup", "blkid", "mount"]);
+    let lab = Lab::new("");
+    let dev = lab.own_device();
+    let uuid = uuid_of(&dev);
+    let cases: [(Option<&str>, &[&str], &str); 2] = [
+        (None, &["--yes"], "the study does not name it for destruction"),
+        (Some(dev.as_str()), &[], "destruction not confirmed: pass --yes"),
+    ];
+    for (destroy, flags, rule) in cases {
+        lab.write_study(&block_study(&dev, destroy));
+        let run = lab.run_study(flags);
+        assert_refused(&lab, &run, &dev, rule);
+        assert_untouched(&dev, &uuid);
+    }
+    let mnt = lab.root.join("mounted");
+    std::fs::create_dir(&mnt).unwrap();
+    let mount = Command::new("mount").arg(&dev).arg(&mnt).output().expect("run mount");
+    assert!(mount.status.success(), "mount {dev}: {mount:?}");
+    lab.write_study(&block_study(&dev, Some(&dev)));
+    let run = lab.run_study(&["--yes"]);
+    assert_refused(&lab, &run, &dev, &format!("mounted at {}", mnt.display()));
+    assert_untouched(&dev, &uuid);
+    assert_eq!(lab.mounts(), [mnt], "the device is still mounted where the test put it");
+}
+
+/// A study on the block device `dev`, naming `destroy` for destruction.
+fn block_study(dev: &str, destroy: Option<&str>) -> String {
+    let destroy = destroy.map(|d| format!("destroy = \"{d}\"\n")).unwrap_or_default();
+    format!(
+        "name = \"block\"\n\n[device]\nblock = \"{dev}\"\n{destroy}\n[[filesystem]]\ntype = \"ext4\"\n\n\
+         [[workload]]\nrun = {{ op = \"randwrite\", bs = \"4k\", size = \"4m\", time = \"1s\" }}\n"
+    )
+}
+
+fn assert_refused(lab: &Lab, run: &Run, dev: &str, rule: &str) {
+    assert_eq!(run.code, 2, "{}", run.stderr);
+    assert!(
+        run.stderr.contains(&format!("refusing {dev}: {rule}")),
+        "{}",
+        run.stderr
+    );
+    assert!(!lab.db().exists(), "a refused study created the store");
+}
+
+/// The device still starts with the marker and still holds the test's filesystem.
+fn assert_untouched(dev: &str, uuid: &str) {
+    let mut start = vec![0; MARKER.len()];
+    std::fs::File::open(dev).unwrap().read_exact_at(&mut start, 0).unwrap();
+    assert_eq!(start, MARKER, "{dev} was written over");
+    assert_eq!(uuid_of(dev), uuid, "{dev} was formatted");
+}
+
+/// The UUID of the filesystem on `dev`, probed from the device itself (not blkid's cache).
+fn uuid_of(dev: &str) -> String {
+    let out = Command::new("blkid")
+        .args(["-p", "-o", "value", "-s", "UUID", dev])
+        .output()
+        .expect("run blkid");
+    let uuid = String::from_utf8_lossy(&out.stdout).trim().to_string();
+    assert!(!uuid.is_empty(), "blkid -p {dev} finds no filesystem: {out:?}");
+    uuid
+}
+
+/// Each malformed study, the line (or workload) its error must name, and what it must say.
+const MALFORMED: [(&str, &str, &str); 5] = [
+    (
+        "name = \"bad\"\ndescription = \"an unknown key on line 7\"\nrepeat = 1\ntimeout = \"1m\"\n\
+         fresh = \"cell\"\ndrop_caches = false\ncolour = \"red\"\n\n[[filesystem]]\ntype = \"ext4\"\n\n\
+         [[workload]]\nrun = { op = \"randwrite\" }\n",
+        ":7:1: ",
+        "unknown field `colour`",
+    ),
+    (
+        "name = \"bad\"\nfresh = \"always\"\n[[filesystem]]\ntype = \"ext4\"\n[[workload]]\nrun = { op = \"randwrite\" }\n",
+        ":2:9: ",
+        "unknown variant `always`, expected one of `repeat`, `cell`, `study`",
+    ),
+    (
+        "name = \"bad\"\n[[filesystem]]\ntype = \"ext4\"\n[[workload]]\nrun = { op = \"randwrite\" }\n\
+         dbench = { clients = 1 }\n",
+        ":6:10: ",
+        "a workload runs one tool, but this one names run and dbench",
+    ),
+    (
+        "name = \"bad\"\n[[filesystem]]\ntype = \"ext4\"\n[[workload]]\nffsb = \"profiles/nowhere.ffsb\"\n",
+        ":5:8: ",
+        "profiles/nowhere.ffsb does not exist",
+    ),
+    (
+        "name = \"bad\"\n[[filesystem]]\ntype = \"ext4\"\n[[workload]]\nname = \"sb\"\n\
+         sysbench = { file-test-mode = \"sideways\", time = 1 }\n",
+        ": workload `sb` ",
+        "`sideways` is not a test mode",
+    ),
+];
+
+#[test]
+fn a_malformed_study_names_its_line_and_creates_nothing() {
+    let lab = Lab::new("");
+    let file = lab.study_file().display().to_string();
+    for (text, at, says) in MALFORMED {
+        lab.write_study(text);
+        let run = lab.run_study(&[]);
+        assert_eq!(run.code, 2, "{text}\n{}", run.stderr);
+        let first = run.stderr.lines().next().unwrap_or_default();
+        assert!(
+            first.starts_with(&format!("fslab: {file}{at}")),
+            "expected `{file}{at}`: {first}"
+        );
+        assert!(first.contains(says), "expected `{says}`: {first}");
+        assert_eq!(common::entries(&lab.root), ["study.toml"], "{text}");
+    }
+    lab.assert_clean();
+}
+
+#[test]
+fn a_dry_run_prints_the_matrix_and_an_estimate_without_root() {
+    let lab = Lab::new(THREE_FILESYSTEMS);
+    // As root, run it as nobody, who may read the study but write nothing here.
+    std::fs::set_permissions(&lab.root, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let args = lab.run_args(&["--dry-run"]);
+    let mut cmd = fslab_command(None, &[], &refs(&args));
+    if rustix::process::geteuid().is_root() {
+        cmd.uid(65534).gid(65534);
+    }
+    let child = cmd
+        .spawn()
+        .expect("start fslab as nobody (the binary must be readable by all)");
+    let run = finish(child, &refs(&args), STUDY_LIMIT);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let mut lines = run.stdout.lines();
+    let head = lines.next().unwrap_or_default();
+    assert!(head.contains("6 cells × 2 repeats = 12 runs, about "), "{head}");
+    let estimate = head.rsplit("about ").next().unwrap_or_default();
+    assert!(
+        estimate.starts_with(|c: char| c.is_ascii_digit()),
+        "no estimate: {head}"
+    );
+    let cells: Vec<&str> = lines.filter(|l| !l.trim().is_empty()).collect();
+    assert_eq!(cells.len(), 6, "{}", run.stdout);
+    for (i, fs) in ["ext4", "ext4", "xfs", "xfs", "btrfs", "btrfs"].iter().enumerate() {
+        let words: Vec<&str> = cells[i].split_whitespace().collect();
+        assert_eq!(words[..3], [(i + 1).to_string().as_str(), *fs, "rw"], "{}", cells[i]);
+        let threads = format!("threads={}", i % 2 + 1);
+        assert!(words.contains(&threads.as_str()), "{}", cells[i]);
+    }
+    assert_eq!(common::entries(&lab.root), ["study.toml"]);
+    lab.assert_clean();
+}
+
+// ---------------------------------------------------------------------------------------------
+// The test's directory
+
+/// A test's own directory, holding its study file, its store and its scratch. Dropping it
+/// releases whatever a failing test left there: it thaws and lazily unmounts the mounts under it
+/// and detaches the loop devices of images under it, then removes it.
+struct Lab {
+    _dir: tempfile::TempDir,
+    /// The directory's canonical path, as /proc/self/mounts and the loop driver write it.
+    root: PathBuf,
+}
+
+impl Lab {
+    /// A directory with `study` as its study file.
+    fn new(study: &str) -> Lab {
+        let dir = tempfile::tempdir().expect("a temporary directory");
+        let root = dir.path().canonicalize().expect("the temporary directory's path");
+        let lab = Lab { _dir: dir, root };
+        lab.write_study(study);
+        lab
+    }
+
+    fn study_file(&self) -> PathBuf {
+        self.root.join("study.toml")
+    }
+
+    fn write_study(&self, text: &str) {
+        std::fs::write(self.study_file(), text).expect("write the study file");
+    }
+
+    fn db(&self) -> PathBuf {
+        self.root.join("x.db")
+    }
+
+    fn store(&self) -> Store {
+        assert!(self.db().exists(), "no store at {}", self.db().display());
+        Store::open(self.db()).expect("open the store")
+    }
+
+    /// `fslab study run STUDY --db DB --scratch DIR EXTRA...`.
+    fn run_args(&self, extra: &[&str]) -> Vec<String> {
+        let mut args: Vec<String> = ["study", "run"].map(String::from).to_vec();
+        args.push(self.study_file().display().to_string());
+        args.extend(["--db".to_string(), self.db().display().to_string()]);
+        args.extend(["--scratch".to_string(), self.root.display().to_string()]);
+        args.extend(extra.iter().map(|s| s.to_string()));
+        args
+    }
+
+    fn run_study(&self, extra: &[&str]) -> Run {
+        fslab_within(None, &[], &refs(&self.run_args(extra)), STUDY_LIMIT)
+    }
+
+    /// `fslab WORDS... --db DB`.
+    fn fslab(&self, words: &[&str]) -> Run {
+        let db = self.db().display().to_string();
+        fslab_within(None, &[], &[words, &["--db", &db]].concat(), STUDY_LIMIT)
+    }
+
+    /// Mount points beneath the directory, deepest first.
+    fn mounts(&self) -> Vec<PathBuf> {
+        let table = std::fs::read_to_string("/proc/self/mounts").expect("read /proc/self/mounts");
+        let mut points: Vec<PathBuf> = table
+            .lines()
+            .filter_map(|l| l.split_whitespace().nth(1))
+            .map(|p| PathBuf::from(p.replace("\\040", " ")))
+            .filter(|p| p.starts_with(&self.root))
+            .collect();
+        points.sort_by_key(|p| std::cmp::Reverse(p.as_os_str().len()));
+        points
+    }
+
+    /// Loop devices backed by a file beneath the directory (what `losetup -a` lists, from sysfs),
+    /// as "/dev/loopN (backing file)".
+    fn loops(&self) -> Vec<String> {
+        let Ok(devices) = std::fs::read_dir("/sys/block") else {
+            return Vec::new();
+        };
+        let mut found: Vec<String> = devices
+            .flatten()
+            .filter_map(|d| {
+                let backing = std::fs::read_to_string(d.path().join("loop/backing_file")).ok()?;
+                let backing = backing.trim_end();
+                let file = backing.strip_suffix(" (deleted)").unwrap_or(backing);
+                Path::new(file)
+                    .starts_with(&self.root)
+                    .then(|| format!("/dev/{} ({backing})", d.file_name().to_string_lossy()))
+            })
+            .collect();
+        found.sort();
+        found
+    }
+
+    /// Nothing mounted beneath the directory, no loop device on a file in it (after the moment
+    /// the kernel takes to let go of lazily unmounted ones), and no scratch directory of a study.
+    fn assert_clean(&self) {
+        let t0 = Instant::now();
+        while t0.elapsed() < SETTLE && !(self.mounts().is_empty() && self.loops().is_empty()) {
+            std::thread::sleep(Duration::from_millis(100));
+        }
+        assert_eq!(self.mounts(), Vec::<PathBuf>::new(), "left mounted");
+        assert_eq!(self.loops(), Vec::<String>::new(), "loop devices left attached");
+        let scratch: Vec<String> = common::entries(&self.root)
+            .into_iter()
+            .filter(|e| e.starts_with("fslab-study-"))
+            .collect();
+        assert!(
+            scratch.is_empty(),
+            "the lab's scratch directories are left: {scratch:?}"
+        );
+    }
+
+    /// A loop device of the test's own, on a sparse file here, holding an ext4 filesystem the
+    /// test made, with [`MARKER`] at its first byte.
+    fn own_device(&self) -> String {
+        let image = self.root.join("device.img");
+        std::fs::File::create(&image).unwrap().set_len(64 << 20).unwrap();
+        // Another test may take the free device losetup found first: ask again.
+        let dev = (0..5)
+            .find_map(|_| {
+                let out = Command::new("losetup")
+                    .arg("--find")
+                    .arg("--show")
+                    .arg(&image)
+                    .output()
+                    .ok()?;
+                out.status
+                    .success()
+                    .then(|| String::from_utf8_lossy(&out.stdout).trim().to_string())
+            })
+            .expect("losetup --find --show: no free loop device");
+        let mkfs = Command::new("mkfs.ext4")
+            .args(["-q", "-F", &dev])
+            .output()
+            .expect("run mkfs.ext4");
+        assert!(mkfs.status.success(), "mkfs.ext4 {dev}: {mkfs:?}");
+        let file = std::fs::OpenOptions::new().write(true).open(&dev).unwrap();
+        file.write_all_at(MARKER, 0).unwrap();
+        file.sync_all().unwrap();
+        dev
+    }
+}
+
+impl Drop for Lab {
+    fn drop(&mut self) {
+        for pid in self.processes() {
+            if let Some(pid) = rustix::process::Pid::from_raw(pid) {
+                let _ = rustix::process::kill_process(pid, rustix::process::Signal::Kill);
+            }
+        }
+        for m in self.mounts() {
+            quietly("fsfreeze", &["-u".as_ref(), m.as_os_str()]);
+            quietly("umount", &["-l".as_ref(), m.as_os_str()]);
+        }
+        // A frozen filesystem outlives its lazy unmount until it is thawed, holding its loop
+        // device (and any process blocked on it): mount it again to reach it, and thaw it.
+        let again = self.root.join("release");
+        for l in self.loops() {
+            let dev = l.split_whitespace().next().unwrap_or_default();
+            let _ = std::fs::create_dir(&again);
+            quietly("mount", &[dev.as_ref(), again.as_os_str()]);
+            quietly("fsfreeze", &["-u".as_ref(), again.as_os_str()]);
+            quietly("umount", &[again.as_os_str()]);
+            quietly("losetup", &["-d".as_ref(), dev.as_ref()]);
+        }
+    }
+}
+
+impl Lab {
+    /// The processes still running that the test started (fslab and its workers): all name the
+    /// directory on their command line.
+    fn processes(&self) -> Vec<i32> {
+        let root = self.root.display().to_string();
+        let Ok(entries) = std::fs::read_dir("/proc") else {
+            return Vec::new();
+        };
+        entries
+            .flatten()
+            .filter_map(|e| e.file_name().to_str()?.parse::<i32>().ok())
+            .filter(|pid| {
+                std::fs::read(format!("/proc/{pid}/cmdline"))
+                    .is_ok_and(|c| String::from_utf8_lossy(&c).split('\0').any(|a| a.contains(&root)))
+            })
+            .collect()
+    }
+}
+
+fn quietly(program: &str, args: &[&std::ffi::OsStr]) {
+    let _ = Command::new(program).args(args).output();
+}
+
+// ---------------------------------------------------------------------------------------------
+// Helpers
+
+fn need_root() {
+    assert!(
+        rustix::process::geteuid().is_root(),
+        "this test needs root: it makes loop devices and formats and mounts filesystems (run the tests as root, as CI does)"
+    );
+}
+
+/// Fails the test naming the program it lacks and the package that has it.
+fn need_tools(tools: &[&str]) {
+    for tool in tools {
+        let package = match *tool {
+            "mkfs.ext4" => "e2fsprogs",
+            "mkfs.xfs" => "xfsprogs",
+            "mkfs.btrfs" => "btrfs-progs",
+            _ => "util-linux",
+        };
+        assert!(
+            program(tool).is_some(),
+            "this test needs {tool}, which is not installed: apt-get install {package}"
+        );
+    }
+}
+
+/// Where `name` is installed: on $PATH, or in the sbin directories a non-login root lacks.
+fn program(name: &str) -> Option<PathBuf> {
+    let path = std::env::var_os("PATH").unwrap_or_default();
+    std::env::split_paths(&path)
+        .chain(["/usr/sbin", "/sbin"].map(PathBuf::from))
+        .map(|d| d.join(name))
+        .find(|p| p.is_file())
+}
+
+fn refs(args: &[String]) -> Vec<&str> {
+    args.iter().map(String::as_str).collect()
+}
+
+/// Starts `fslab ARGS` in the background.
+fn start(args: &[String]) -> std::process::Child {
+    fslab_command(None, &[], &refs(args)).spawn().expect("start fslab")
+}
+
+/// Polls `probe` until it gives a value, failing the test after `limit`.
+fn wait_for<T>(what: &str, limit: Duration, mut probe: impl FnMut() -> Option<T>) -> T {
+    let t0 = Instant::now();
+    loop {
+        if let Some(v) = probe() {
+            return v;
+        }
+        assert!(t0.elapsed() < limit, "gave up waiting for {what} after {limit:?}");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}
+
+/// Bytes in the regular files beneath `dir`.
+fn bytes_under(dir: &Path) -> u64 {
+    let Ok(entries) = std::fs::read_dir(dir) else { return 0 };
+    entries
+        .flatten()
+        .filter_map(|e| Some((e.path(), e.file_type().ok()?)))
+        .map(|(p, t)| {
+            if t.is_dir() {
+                bytes_under(&p)
+            } else if t.is_file() {
+                p.metadata().map_or(0, |m| m.len())
+            } else {
+                0
+            }
+        })
+        .sum()
+}
+
+/// Study 1 of the store: complete, planning `planned` runs.
+fn complete_study(store: &Store, planned: u64) -> StudyRow {
+    let study = store.study("1").expect("read the store").expect("study 1 in the store");
+    assert_eq!(study.status, StudyStatus::Complete);
+    assert_eq!(study.planned_runs, planned);
+    study
+}
+
+fn cell<'a>(cells: &'a [CellRow], filesystem: &str, workload: &str) -> &'a CellRow {
+    cells
+        .iter()
+        .find(|c| c.spec.filesystem == filesystem && c.spec.workload == workload)
+        .unwrap_or_else(|| panic!("no cell {filesystem} {workload}: {cells:#?}"))
+}
+
+/// The measured runs of `cell`.
+fn runs_of<'a>(runs: &'a [RunRow], cell: &CellRow) -> Vec<&'a RunRow> {
+    runs.iter().filter(|r| r.cell_id == cell.id && !r.warmup).collect()
+}
+
+fn repeats_of(runs: &[&RunRow]) -> Vec<u32> {
+    let mut repeats: Vec<u32> = runs.iter().map(|r| r.repeat).collect();
+    repeats.sort();
+    repeats
+}
+
+fn steps_of<'a>(steps: &'a [StepRow], cell: &CellRow, name: &str) -> Vec<&'a StepRow> {
+    steps
+        .iter()
+        .filter(|s| s.cell_id == cell.id && s.step.name == name)
+        .collect()
+}
+
+/// The line of `text` that contains `needle`.
+fn line_with<'a>(text: &'a str, needle: &str) -> &'a str {
+    text.lines()
+        .find(|l| l.contains(needle))
+        .unwrap_or_else(|| panic!("no line with `{needle}` in:\n{text}"))
+}

@@ -1,0 +1,40 @@
+//! What can go wrong in the lab, in terms a user can act on.
+
+use std::path::PathBuf;
+
+#[derive(Debug, thiserror::Error)]
+pub enum LabError {
+    /// The machine cannot do this (a filesystem the kernel lacks, a missing mkfs tool, an option
+    /// the kernel rejects): the cell is marked unsupported with this reason and the study goes on.
+    #[error("{what}: {reason}")]
+    Unsupported { what: String, reason: String },
+    /// fslab will not touch this device, whatever the flags.
+    #[error("refusing {device}: {reason}")]
+    Refused { device: PathBuf, reason: String },
+    /// An external tool failed; `output` is what it printed, `kernel` the last kernel log line.
+    #[error("{command} failed ({status}): {output}{}", kernel.as_deref().map(|k| format!(" [kernel: {k}]")).unwrap_or_default())]
+    Tool {
+        command: String,
+        status: String,
+        output: String,
+        kernel: Option<String>,
+    },
+    /// A program fslab needs is not installed.
+    #[error("{tool} is not installed: {remedy}")]
+    Missing { tool: String, remedy: String },
+    #[error("{context}: {source}")]
+    Io {
+        context: String,
+        #[source]
+        source: std::io::Error,
+    },
+}
+
+impl LabError {
+    pub fn io(context: impl Into<String>, source: std::io::Error) -> LabError {
+        LabError::Io {
+            context: context.into(),
+            source,
+        }
+    }
+}

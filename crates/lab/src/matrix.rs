@@ -1,0 +1,219 @@
+//! The study's matrix: every combination of filesystem, scheduler, read-ahead, workload and
+//! workload option values, less the excluded ones. Each combination is a cell; each cell is run
+//! `repeat` times.
+
+use crate::study::{Study, StudyWorkload};
+use std::time::Duration;
+
+/// One point of the matrix.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Cell {
+    /// Position in the study's order (filesystem, then scheduler, read-ahead, workload, options).
+    pub ordinal: u32,
+    /// Stable name of the cell, the same every time the study is expanded (resume finds its runs
+    /// by it): `ext4|sched=bfq|ra=0|dbench|clients=4`.
+    pub key: String,
+    /// Index into `Study::filesystems`.
+    pub filesystem: usize,
+    pub scheduler: Option<String>,
+    pub read_ahead_kb: Option<u64>,
+    /// Index into `Study::workloads`.
+    pub workload: usize,
+    /// One value per workload option, in the workload's order.
+    pub options: Vec<(String, String)>,
+    /// The options that vary across the study (the axes), for tables and labels.
+    pub axes: Vec<(String, String)>,
+}
+
+impl Cell {
+    /// How people read the cell: filesystem, workload and the values that vary
+    /// (`ext4 dbench clients=4`).
+    pub fn label(&self, study: &Study) -> String {
+        let mut l = format!(
+            "{} {}",
+            study.filesystems[self.filesystem].name, study.workloads[self.workload].name
+        );
+        for (k, v) in &self.axes {
+            l.push_str(&format!(" {k}={v}"));
+        }
+        l
+    }
+}
+
+/// Which study to expand: the full one or its quick form.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Form {
+    Full,
+    Quick,
+}
+
+/// The study's cells in order, with `--quick` applied when asked.
+pub fn expand(study: &Study, form: Form) -> Vec<Cell> {
+    let schedulers: Vec<Option<String>> = optional_axis(&study.device.scheduler);
+    let read_aheads: Vec<Option<u64>> = optional_axis(&study.device.read_ahead_kb);
+    let mut cells = Vec::new();
+    for (fi, fs) in study.filesystems.iter().enumerate() {
+        for sched in &schedulers {
+            for ra in &read_aheads {
+                for (wi, w) in study.workloads.iter().enumerate() {
+                    let options = options_of(study, w, form);
+                    for combo in product(&options) {
+                        let mut axes = Vec::new();
+                        if let Some(s) = sched.as_ref().filter(|_| schedulers.len() > 1) {
+                            axes.push(("scheduler".to_string(), s.clone()));
+                        }
+                        if let Some(r) = ra.filter(|_| read_aheads.len() > 1) {
+                            axes.push(("read_ahead_kb".to_string(), r.to_string()));
+                        }
+                        for (k, v) in &combo {
+                            if options.iter().any(|(o, vs)| o == k && vs.len() > 1) {
+                                axes.push((k.clone(), v.clone()));
+                            }
+                        }
+                        let cell = Cell {
+                            ordinal: 0,
+                            key: key(&fs.name, sched, *ra, &w.name, &combo),
+                            filesystem: fi,
+                            scheduler: sched.clone(),
+                            read_ahead_kb: *ra,
+                            workload: wi,
+                            options: combo,
+                            axes,
+                        };
+                        if !excluded(study, &cell) {
+                            cells.push(cell);
+                        }
+                    }
+                }
+            }
+        }
+    }
+    for (i, c) in cells.iter_mut().enumerate() {
+        c.ordinal = i as u32;
+    }
+    cells
+}
+
+/// The number of runs a study plans: cells × repeats (warm-up runs are not counted).
+pub fn planned_runs(study: &Study, form: Form) -> u64 {
+    expand(study, form).len() as u64 * u64::from(repeats(study, form))
+}
+
+pub fn repeats(study: &Study, form: Form) -> u32 {
+    match form {
+        Form::Full => study.repeat,
+        Form::Quick => study.quick.repeat,
+    }
+}
+
+fn optional_axis<T: Clone>(values: &[T]) -> Vec<Option<T>> {
+    if values.is_empty() {
+        vec![None]
+    } else {
+        values.iter().cloned().map(Some).collect()
+    }
+}
+
+/// The workload's options for this form: the quick form replaces the options it names and caps
+/// the run time.
+fn options_of(study: &Study, w: &StudyWorkload, form: Form) -> Vec<(String, Vec<String>)> {
+    let mut options = w.options.clone();
+    if form == Form::Quick {
+        if let Some(quick) = study.quick.options.get(&w.name) {
+            for (k, v) in quick {
+                match options.iter_mut().find(|(o, _)| o == k) {
+                    Some(o) => o.1 = v.clone(),
+                    None => options.push((k.clone(), v.clone())),
+                }
+            }
+        }
+        if let Some(time_key) = crate::invoke::time_option(w.tool) {
+            let cap = study.quick.time;
+            match options.iter_mut().find(|(o, _)| o == time_key) {
+                Some(o) => {
+                    for v in &mut o.1 {
+                        if crate::invoke::seconds(v).is_none_or(|s| s > cap) {
+                            *v = cap.as_secs().max(1).to_string();
+                        }
+                    }
+                    o.1.dedup();
+                }
+                None => options.push((time_key.to_string(), vec![cap.as_secs().max(1).to_string()])),
+            }
+        }
+    }
+    options
+}
+
+/// Every combination of one value per option, in order (the last option varies fastest).
+fn product(options: &[(String, Vec<String>)]) -> Vec<Vec<(String, String)>> {
+    let mut out = vec![Vec::new()];
+    for (k, vs) in options {
+        out = out
+            .into_iter()
+            .flat_map(|prefix| {
+                vs.iter().map(move |v| {
+                    let mut p = prefix.clone();
+                    p.push((k.clone(), v.clone()));
+                    p
+                })
+            })
+            .collect();
+    }
+    out
+}
+
+fn key(fs: &str, sched: &Option<String>, ra: Option<u64>, workload: &str, options: &[(String, String)]) -> String {
+    let mut k = fs.to_string();
+    if let Some(s) = sched {
+        k.push_str(&format!("|sched={s}"));
+    }
+    if let Some(r) = ra {
+        k.push_str(&format!("|ra={r}"));
+    }
+    k.push('|');
+    k.push_str(workload);
+    for (o, v) in options {
+        k.push_str(&format!("|{o}={v}"));
+    }
+    k
+}
+
+/// Whether an exclude rule drops this cell: every condition of the rule holds.
+fn excluded(study: &Study, cell: &Cell) -> bool {
+    let fs = &study.filesystems[cell.filesystem];
+    let value = |axis: &str| -> Option<String> {
+        match axis {
+            "filesystem" => Some(fs.name.clone()),
+            "type" => Some(fs.fs_type.clone()),
+            "scheduler" => cell.scheduler.clone(),
+            "read_ahead_kb" => cell.read_ahead_kb.map(|r| r.to_string()),
+            "workload" => Some(study.workloads[cell.workload].name.clone()),
+            other => cell.options.iter().find(|(k, _)| k == other).map(|(_, v)| v.clone()),
+        }
+    };
+    study
+        .exclude
+        .iter()
+        .any(|rule| rule.iter().all(|(k, v)| value(k).as_deref() == Some(v.as_str())))
+}
+
+/// A rough length of the whole study: each run's time (its `time` option, or a guess for
+/// size-bound tools) plus the lab's own work per fresh filesystem.
+pub fn estimate(study: &Study, form: Form) -> Duration {
+    let cells = expand(study, form);
+    let per_fs = Duration::from_secs(3);
+    let mut total = Duration::ZERO;
+    for c in &cells {
+        let w = &study.workloads[c.workload];
+        let run = crate::invoke::expected_time(w, &c.options);
+        let runs = repeats(study, form) + u32::from(study.warmup);
+        total += run * runs;
+        total += per_fs
+            * match study.fresh {
+                crate::study::Fresh::Repeat => runs,
+                _ => 1,
+            };
+    }
+    total
+}

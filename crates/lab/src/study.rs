@@ -1,0 +1,767 @@
+//! The study file: what to compare (filesystems with their mkfs and mount options, device
+//! settings, workloads with their parameters) and how (repeats, fresh filesystems, caches,
+//! timeouts). Any list in a device setting or a workload option is an axis of the matrix
+//! ([`crate::matrix`]).
+//!
+//! ```toml
+//! name = "large-file sequential write"
+//! repeat = 3
+//! timeout = "15m"
+//! fresh = "repeat"            # or "cell", or "study"
+//! drop_caches = true
+//! warmup = false
+//!
+//! [device]
+//! loop = { size = "16G" }     # or block = "/dev/sdc1" with destroy = "/dev/sdc1" and --yes
+//! scheduler = ["mq-deadline", "bfq"]
+//! read_ahead_kb = 0
+//!
+//! [[filesystem]]
+//! name = "ext4-flexbg"
+//! type = "ext4"
+//! mkfs = "-I 256 -O flex_bg -G 64"
+//! mount = "data=writeback"
+//! fsck = true
+//!
+//! [[workload]]
+//! name = "seqwrite"
+//! ffsb = "profiles/large-seqwrite.ffsb"
+//! vary = { threads = [4, 16, 64] }
+//!
+//! [[workload]]
+//! name = "dbench"
+//! dbench = { clients = [1, 4, 8, 16], time = "60s" }
+//! ```
+
+use fslab_engine::workload::{locate, PathSeg};
+use fslab_engine::{Bytes, Span};
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+/// A study as written, checked.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Study {
+    pub name: String,
+    pub description: String,
+    pub repeat: u32,
+    pub timeout: Duration,
+    pub fresh: Fresh,
+    pub drop_caches: bool,
+    pub warmup: bool,
+    pub device: Device,
+    pub filesystems: Vec<Filesystem>,
+    pub workloads: Vec<StudyWorkload>,
+    /// Combinations left out of the matrix: each rule is a set of axis = value conditions, all of
+    /// which must hold for a cell to be dropped (`filesystem`, `scheduler`, `read_ahead_kb`,
+    /// `workload` and any workload option).
+    pub exclude: Vec<BTreeMap<String, String>>,
+    pub fill: Option<crate::fill::FillSpec>,
+    pub age: Option<crate::age::AgeSpec>,
+    /// `--quick`: what the quick form changes.
+    pub quick: Quick,
+    /// The directory of the study file: relative paths in it (profiles, workload files,
+    /// loadfiles) are relative to it.
+    pub base: PathBuf,
+}
+
+/// When to make a new filesystem.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Fresh {
+    /// Before every run.
+    Repeat,
+    /// Before each cell; its repeats share the filesystem.
+    Cell,
+    /// Once per filesystem of the study; its cells and repeats share it.
+    Study,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct Device {
+    pub target: Target,
+    /// Schedulers to compare (an axis); empty: leave the device's as it is.
+    pub scheduler: Vec<String>,
+    /// Read-ahead values to compare (an axis); empty: leave it.
+    pub read_ahead_kb: Vec<u64>,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub enum Target {
+    /// A sparse image fslab creates in a temporary directory and removes.
+    Loop { size: u64 },
+    /// A block device the study names for destruction (`destroy` must repeat its path, and the
+    /// user must confirm with `--yes`).
+    Block { path: PathBuf, destroy: Option<PathBuf> },
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Filesystem {
+    pub name: String,
+    pub fs_type: String,
+    pub mkfs: String,
+    pub mount: String,
+    pub fsck: bool,
+}
+
+/// The tool that runs a workload: one of fslab's commands.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Tool {
+    /// `fslab run` with a native workload file, or its ad-hoc options.
+    Run,
+    Ffsb,
+    Dbench,
+    Sysbench,
+    Iozone,
+}
+
+impl Tool {
+    pub const ALL: [Tool; 5] = [Tool::Run, Tool::Ffsb, Tool::Dbench, Tool::Sysbench, Tool::Iozone];
+
+    pub fn key(self) -> &'static str {
+        match self {
+            Tool::Run => "run",
+            Tool::Ffsb => "ffsb",
+            Tool::Dbench => "dbench",
+            Tool::Sysbench => "sysbench",
+            Tool::Iozone => "iozone",
+        }
+    }
+}
+
+/// One `[[workload]]`: a tool, its main argument (a workload file, an FFSB profile) and its
+/// options, each a single value or a list (an axis).
+#[derive(Debug, Clone, PartialEq)]
+pub struct StudyWorkload {
+    pub name: String,
+    pub tool: Tool,
+    /// The workload file or profile, resolved against the study's directory.
+    pub main: Option<PathBuf>,
+    /// Option name → its values, in the order written; one value is not an axis.
+    pub options: Vec<(String, Vec<String>)>,
+    /// Extra arguments passed as written (IOzone's repeated `-i`).
+    pub args: Vec<String>,
+}
+
+/// What `--quick` changes: a smaller image, shorter runs, fewer repeats.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Quick {
+    pub repeat: u32,
+    /// Each workload's time is capped at this.
+    pub time: Duration,
+    pub loop_size: Option<u64>,
+    /// Per workload name: options that replace the full study's (smaller files, fewer clients).
+    pub options: BTreeMap<String, Vec<(String, Vec<String>)>>,
+    pub fill_to: Option<f64>,
+}
+
+/// A study file that cannot be used: where and why.
+#[derive(Debug, thiserror::Error)]
+pub enum StudyError {
+    #[error("{file}: {error}")]
+    Read { file: String, error: std::io::Error },
+    #[error("{file}:{line}:{column}: {message}")]
+    At {
+        file: String,
+        line: usize,
+        column: usize,
+        message: String,
+    },
+    #[error("{file}: {message}")]
+    Whole { file: String, message: String },
+}
+
+// The file as written, before checking.
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawStudy {
+    name: String,
+    #[serde(default)]
+    description: String,
+    #[serde(default = "one")]
+    repeat: u32,
+    #[serde(default)]
+    timeout: Option<Span>,
+    #[serde(default)]
+    fresh: Option<Fresh>,
+    #[serde(default = "yes")]
+    drop_caches: bool,
+    #[serde(default)]
+    warmup: bool,
+    #[serde(default)]
+    device: Option<RawDevice>,
+    #[serde(default)]
+    filesystem: Vec<RawFilesystem>,
+    #[serde(default)]
+    workload: Vec<toml::Table>,
+    #[serde(default)]
+    exclude: Vec<toml::Table>,
+    #[serde(default)]
+    fill: Option<RawFill>,
+    #[serde(default)]
+    age: Option<RawAge>,
+    #[serde(default)]
+    quick: Option<RawQuick>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawDevice {
+    #[serde(default, rename = "loop")]
+    loop_: Option<RawLoop>,
+    #[serde(default)]
+    block: Option<PathBuf>,
+    #[serde(default)]
+    destroy: Option<PathBuf>,
+    #[serde(default)]
+    scheduler: Option<OneOrMany<String>>,
+    #[serde(default)]
+    read_ahead_kb: Option<OneOrMany<u64>>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawLoop {
+    size: Bytes,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawFilesystem {
+    name: Option<String>,
+    #[serde(rename = "type")]
+    fs_type: String,
+    #[serde(default)]
+    mkfs: String,
+    #[serde(default)]
+    mount: String,
+    #[serde(default)]
+    fsck: bool,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawFill {
+    to: String,
+    #[serde(default = "synthetic")]
+    from: String,
+    #[serde(default = "one")]
+    parallel: u32,
+    #[serde(default)]
+    layout: Vec<u32>,
+    #[serde(default)]
+    seed: Option<u64>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawAge {
+    to: String,
+    #[serde(default = "churn")]
+    churn: f64,
+    #[serde(default)]
+    seed: Option<u64>,
+    #[serde(default)]
+    sizes: Option<fslab_engine::workload::SizeDist>,
+    #[serde(default)]
+    delete: Option<String>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawQuick {
+    #[serde(default = "one")]
+    repeat: u32,
+    #[serde(default)]
+    time: Option<Span>,
+    #[serde(default)]
+    loop_size: Option<Bytes>,
+    #[serde(default)]
+    fill_to: Option<String>,
+    #[serde(default)]
+    workload: BTreeMap<String, toml::Table>,
+}
+
+#[derive(Deserialize)]
+#[serde(untagged)]
+enum OneOrMany<T> {
+    One(T),
+    Many(Vec<T>),
+}
+
+impl<T> OneOrMany<T> {
+    fn into_vec(self) -> Vec<T> {
+        match self {
+            OneOrMany::One(t) => vec![t],
+            OneOrMany::Many(v) => v,
+        }
+    }
+}
+
+fn one() -> u32 {
+    1
+}
+fn yes() -> bool {
+    true
+}
+fn churn() -> f64 {
+    1.0
+}
+fn synthetic() -> String {
+    "synthetic:kernel-tree".to_string()
+}
+
+/// A checking error pointing into the file.
+struct Bad {
+    path: Vec<PathSeg>,
+    message: String,
+}
+
+fn bad(path: Vec<PathSeg>, message: impl Into<String>) -> Bad {
+    Bad {
+        path,
+        message: message.into(),
+    }
+}
+
+use PathSeg::{Index, Key, Name};
+
+/// Filesystem types the lab knows how to make (others are refused at load time, so a typo is
+/// caught before anything is formatted; the ones this machine lacks become unsupported cells).
+pub const KNOWN_TYPES: [&str; 10] = [
+    "ext2", "ext3", "ext4", "xfs", "btrfs", "tmpfs", "jfs", "reiserfs", "nilfs2", "f2fs",
+];
+
+impl Study {
+    pub fn from_file(path: &Path) -> Result<Study, StudyError> {
+        let file = path.display().to_string();
+        let text = std::fs::read_to_string(path).map_err(|error| StudyError::Read {
+            file: file.clone(),
+            error,
+        })?;
+        let base = path
+            .canonicalize()
+            .ok()
+            .and_then(|p| p.parent().map(Path::to_path_buf))
+            .unwrap_or_else(|| PathBuf::from("."));
+        Study::from_toml(&text, &file, &base)
+    }
+
+    /// Parses and checks a study; `file` names it in errors, `base` is where its relative paths
+    /// start.
+    pub fn from_toml(text: &str, file: &str, base: &Path) -> Result<Study, StudyError> {
+        let at = |path: &[PathSeg], message: String| match locate(text, path) {
+            Some((line, column)) => StudyError::At {
+                file: file.to_string(),
+                line,
+                column,
+                message,
+            },
+            None => StudyError::Whole {
+                file: file.to_string(),
+                message,
+            },
+        };
+        let raw: RawStudy = toml::from_str(text).map_err(|e| match e.span() {
+            Some(span) => {
+                let before = &text[..span.start.min(text.len())];
+                StudyError::At {
+                    file: file.to_string(),
+                    line: before.matches('\n').count() + 1,
+                    column: before.rsplit('\n').next().map_or(0, |l| l.chars().count()) + 1,
+                    message: e.message().to_string(),
+                }
+            }
+            None => StudyError::Whole {
+                file: file.to_string(),
+                message: e.message().to_string(),
+            },
+        })?;
+        check(raw, base).map_err(|b| at(&b.path, b.message))
+    }
+}
+
+fn check(raw: RawStudy, base: &Path) -> Result<Study, Bad> {
+    if raw.name.trim().is_empty() {
+        return Err(bad(vec![Key("name")], "the study needs a name"));
+    }
+    if raw.repeat == 0 {
+        return Err(bad(vec![Key("repeat")], "repeat must be at least 1"));
+    }
+    let device = match raw.device {
+        None => Device {
+            target: Target::Loop { size: 4 << 30 },
+            scheduler: Vec::new(),
+            read_ahead_kb: Vec::new(),
+        },
+        Some(d) => check_device(d)?,
+    };
+    if raw.filesystem.is_empty() {
+        return Err(bad(vec![], "the study names no [[filesystem]]"));
+    }
+    let mut filesystems: Vec<Filesystem> = Vec::new();
+    for (i, f) in raw.filesystem.into_iter().enumerate() {
+        let here = |k| vec![Key("filesystem"), Index(i), Key(k)];
+        if !KNOWN_TYPES.contains(&f.fs_type.as_str()) {
+            return Err(bad(
+                here("type"),
+                format!(
+                    "unknown filesystem type `{}` (fslab knows {})",
+                    f.fs_type,
+                    KNOWN_TYPES.join(", ")
+                ),
+            ));
+        }
+        let name = f.name.unwrap_or_else(|| f.fs_type.clone());
+        if filesystems.iter().any(|g| g.name == name) {
+            return Err(bad(
+                here("name"),
+                format!("two filesystems are named `{name}`: give each a distinct name"),
+            ));
+        }
+        if f.fs_type == "tmpfs" && !f.mkfs.is_empty() {
+            return Err(bad(
+                here("mkfs"),
+                "tmpfs has no mkfs; put its options (size=...) in `mount`",
+            ));
+        }
+        filesystems.push(Filesystem {
+            name,
+            fs_type: f.fs_type,
+            mkfs: f.mkfs,
+            mount: f.mount,
+            fsck: f.fsck,
+        });
+    }
+    if raw.workload.is_empty() {
+        return Err(bad(vec![], "the study names no [[workload]]"));
+    }
+    let mut workloads: Vec<StudyWorkload> = Vec::new();
+    for (i, w) in raw.workload.into_iter().enumerate() {
+        let wl = check_workload(w, i, base)?;
+        if workloads.iter().any(|o| o.name == wl.name) {
+            return Err(bad(
+                vec![Key("workload"), Index(i), Key("name")],
+                format!("two workloads are named `{}`", wl.name),
+            ));
+        }
+        workloads.push(wl);
+    }
+    let mut exclude = Vec::new();
+    for (i, rule) in raw.exclude.into_iter().enumerate() {
+        let mut r = BTreeMap::new();
+        for (k, v) in rule {
+            let here = vec![Key("exclude"), Index(i), Name(k.clone())];
+            let v = scalar(&v).ok_or_else(|| bad(here, format!("`{k}` in an exclude rule must be one value")))?;
+            r.insert(k, v);
+        }
+        if r.is_empty() {
+            return Err(bad(
+                vec![Key("exclude"), Index(i)],
+                "an empty exclude rule would drop every cell",
+            ));
+        }
+        exclude.push(r);
+    }
+    let fill = match raw.fill {
+        None => None,
+        Some(f) => Some(check_fill(f, base)?),
+    };
+    let age = match raw.age {
+        None => None,
+        Some(a) => {
+            let here = |k| vec![Key("age"), Key(k)];
+            let default = crate::age::AgeSpec::default();
+            if a.churn < 0.0 {
+                return Err(bad(here("churn"), "churn is a multiple of the first fill, 0 or more"));
+            }
+            Some(crate::age::AgeSpec {
+                to: percent(&a.to).map_err(|m| bad(here("to"), m))?,
+                churn: a.churn,
+                seed: a.seed.unwrap_or(default.seed),
+                sizes: a.sizes.unwrap_or(default.sizes),
+                delete: match a.delete {
+                    Some(d) => percent(&d).map_err(|m| bad(here("delete"), m))?,
+                    None => default.delete,
+                },
+            })
+        }
+    };
+    let quick = match raw.quick {
+        None => Quick {
+            repeat: 1,
+            time: Duration::from_secs(5),
+            loop_size: None,
+            options: BTreeMap::new(),
+            fill_to: None,
+        },
+        Some(q) => {
+            let mut options = BTreeMap::new();
+            for (name, table) in q.workload {
+                if !workloads.iter().any(|w| w.name == name) {
+                    return Err(bad(
+                        vec![Key("quick"), Key("workload"), Name(name.clone())],
+                        format!("[quick.workload] names `{name}`, which is not a workload of the study"),
+                    ));
+                }
+                let mut opts = Vec::new();
+                for (k, v) in table {
+                    let here = vec![Key("quick"), Key("workload"), Name(name.clone()), Name(k.clone())];
+                    opts.push((k, values(&v).map_err(|m| bad(here, m))?));
+                }
+                options.insert(name, opts);
+            }
+            Quick {
+                repeat: q.repeat.max(1),
+                time: q.time.map_or(Duration::from_secs(5), |t| t.0),
+                loop_size: q.loop_size.map(|b| b.0),
+                options,
+                fill_to: match q.fill_to {
+                    None => None,
+                    Some(t) => Some(percent(&t).map_err(|m| bad(vec![Key("quick"), Key("fill_to")], m))?),
+                },
+            }
+        }
+    };
+    Ok(Study {
+        name: raw.name,
+        description: raw.description,
+        repeat: raw.repeat,
+        timeout: raw.timeout.map_or(Duration::from_secs(15 * 60), |t| t.0),
+        fresh: raw.fresh.unwrap_or(Fresh::Repeat),
+        drop_caches: raw.drop_caches,
+        warmup: raw.warmup,
+        device,
+        filesystems,
+        workloads,
+        exclude,
+        fill,
+        age,
+        quick,
+        base: base.to_path_buf(),
+    })
+}
+
+fn check_device(d: RawDevice) -> Result<Device, Bad> {
+    let target = match (d.loop_, d.block) {
+        (Some(_), Some(_)) => {
+            return Err(bad(
+                vec![Key("device"), Key("block")],
+                "give either `loop` or `block`, not both",
+            ))
+        }
+        (Some(l), None) => {
+            if l.size.0 < 16 << 20 {
+                return Err(bad(
+                    vec![Key("device"), Key("loop"), Key("size")],
+                    "a loop image needs at least 16M (xfs and btrfs refuse smaller)",
+                ));
+            }
+            Target::Loop { size: l.size.0 }
+        }
+        (None, Some(path)) => Target::Block {
+            path,
+            destroy: d.destroy.clone(),
+        },
+        (None, None) => Target::Loop { size: 4 << 30 },
+    };
+    if d.destroy.is_some() && !matches!(target, Target::Block { .. }) {
+        return Err(bad(
+            vec![Key("device"), Key("destroy")],
+            "`destroy` names the block device the study may format; there is no `block`",
+        ));
+    }
+    let scheduler = d.scheduler.map(OneOrMany::into_vec).unwrap_or_default();
+    let read_ahead_kb = d.read_ahead_kb.map(OneOrMany::into_vec).unwrap_or_default();
+    Ok(Device {
+        target,
+        scheduler,
+        read_ahead_kb,
+    })
+}
+
+fn check_fill(f: RawFill, base: &Path) -> Result<crate::fill::FillSpec, Bad> {
+    let here = |k| vec![Key("fill"), Key(k)];
+    let to = percent(&f.to).map_err(|m| bad(here("to"), m))?;
+    let from = match f.from.split_once(':') {
+        Some(("tar", p)) => crate::fill::FillSource::Tar(base.join(p)),
+        Some(("synthetic", "kernel-tree")) => crate::fill::FillSource::SyntheticKernelTree,
+        _ => {
+            return Err(bad(
+                here("from"),
+                format!("`{}`: give \"tar:PATH\" or \"synthetic:kernel-tree\"", f.from),
+            ))
+        }
+    };
+    if f.parallel == 0 {
+        return Err(bad(here("parallel"), "parallel must be at least 1"));
+    }
+    if f.layout.contains(&0) {
+        return Err(bad(
+            here("layout"),
+            "every level of the layout needs at least one directory",
+        ));
+    }
+    Ok(crate::fill::FillSpec {
+        to,
+        from,
+        parallel: f.parallel,
+        layout: if f.layout.is_empty() { vec![1] } else { f.layout },
+        seed: f.seed.unwrap_or(1),
+    })
+}
+
+/// "40%" or 0.4 as a fraction.
+fn percent(s: &str) -> Result<f64, String> {
+    let v = match s.trim().strip_suffix('%') {
+        Some(p) => p.trim().parse::<f64>().map(|p| p / 100.0),
+        None => s.trim().parse::<f64>(),
+    }
+    .map_err(|_| format!("`{s}` is not a percentage (write e.g. \"40%\")"))?;
+    if !(0.0..=1.0).contains(&v) || v == 0.0 {
+        return Err(format!("`{s}` must be above 0% and at most 100%"));
+    }
+    Ok(v)
+}
+
+/// The keys a `[[workload]]` may have besides the tool's own options.
+const WORKLOAD_KEYS: [&str; 3] = ["name", "vary", "args"];
+
+fn check_workload(mut w: toml::Table, i: usize, base: &Path) -> Result<StudyWorkload, Bad> {
+    let here = |k: &str| vec![Key("workload"), Index(i), Name(k.to_string())];
+    let tools: Vec<Tool> = Tool::ALL.into_iter().filter(|t| w.contains_key(t.key())).collect();
+    let tool = match tools.as_slice() {
+        [t] => *t,
+        [] => {
+            if let Some(k) = w.keys().find(|k| !WORKLOAD_KEYS.contains(&k.as_str())) {
+                return Err(bad(
+                    here(k),
+                    format!(
+                        "unknown key `{k}`: a workload is one of run, ffsb, dbench, sysbench, iozone, with name, vary and args"
+                    ),
+                ));
+            }
+            return Err(bad(
+                vec![Key("workload"), Index(i)],
+                "the workload names no tool: give one of run, ffsb, dbench, sysbench, iozone",
+            ));
+        }
+        [a, b, ..] => {
+            return Err(bad(
+                here(b.key()),
+                format!(
+                    "a workload runs one tool, but this one names {} and {}",
+                    a.key(),
+                    b.key()
+                ),
+            ))
+        }
+    };
+    if let Some(k) = w
+        .keys()
+        .find(|k| !WORKLOAD_KEYS.contains(&k.as_str()) && k.as_str() != tool.key())
+    {
+        return Err(bad(
+            here(k),
+            format!("unknown key `{k}` (a workload has name, vary, args and one tool)"),
+        ));
+    }
+    let name = match w.remove("name") {
+        Some(toml::Value::String(s)) if !s.trim().is_empty() => s,
+        Some(_) => return Err(bad(here("name"), "name must be a non-empty string")),
+        None => tool.key().to_string(),
+    };
+    let mut main = None;
+    let mut options = Vec::new();
+    match w.remove(tool.key()).expect("present") {
+        toml::Value::String(s) => main = Some(base.join(s)),
+        toml::Value::Table(t) => {
+            for (k, v) in t {
+                let path = vec![Key("workload"), Index(i), Name(tool.key().to_string()), Name(k.clone())];
+                if matches!(k.as_str(), "file" | "profile") {
+                    let toml::Value::String(s) = v else {
+                        return Err(bad(path, format!("`{k}` is a path")));
+                    };
+                    main = Some(base.join(s));
+                    continue;
+                }
+                options.push((k, values(&v).map_err(|m| bad(path, m))?));
+            }
+        }
+        _ => {
+            return Err(bad(
+                here(tool.key()),
+                format!("`{}` is a file (\"profiles/x.ffsb\") or a table of options", tool.key()),
+            ))
+        }
+    }
+    match (tool, &main) {
+        (Tool::Ffsb, None) => return Err(bad(here("ffsb"), "ffsb needs a profile: ffsb = \"PROFILE\"")),
+        (Tool::Dbench | Tool::Sysbench | Tool::Iozone, Some(_)) => {
+            return Err(bad(
+                here(tool.key()),
+                format!("{} takes a table of options, not a file", tool.key()),
+            ))
+        }
+        _ => {}
+    }
+    if let Some(m) = &main {
+        if !m.is_file() {
+            return Err(bad(here(tool.key()), format!("{} does not exist", m.display())));
+        }
+    }
+    if let Some(v) = w.remove("vary") {
+        let toml::Value::Table(t) = v else {
+            return Err(bad(here("vary"), "vary is a table of option = [values]"));
+        };
+        for (k, v) in t {
+            let path = vec![Key("workload"), Index(i), Key("vary"), Name(k.clone())];
+            if options.iter().any(|(o, _)| *o == k) {
+                return Err(bad(
+                    path,
+                    format!("`{k}` is given twice (in the tool's options and in vary)"),
+                ));
+            }
+            options.push((k, values(&v).map_err(|m| bad(path, m))?));
+        }
+    }
+    let args = match w.remove("args") {
+        None => Vec::new(),
+        Some(toml::Value::String(s)) => s.split_whitespace().map(str::to_string).collect(),
+        Some(_) => return Err(bad(here("args"), "args is one string of extra arguments")),
+    };
+    Ok(StudyWorkload {
+        name,
+        tool,
+        main,
+        options,
+        args,
+    })
+}
+
+/// An option's values: one scalar, or a non-empty list of scalars (an axis).
+fn values(v: &toml::Value) -> Result<Vec<String>, String> {
+    match v {
+        toml::Value::Array(a) if a.is_empty() => Err("an empty list gives no cells".to_string()),
+        toml::Value::Array(a) => a
+            .iter()
+            .map(|x| scalar(x).ok_or_else(|| "a list holds single values (strings, numbers, booleans)".to_string()))
+            .collect(),
+        _ => scalar(v)
+            .map(|s| vec![s])
+            .ok_or_else(|| "an option is a value or a list of values".to_string()),
+    }
+}
+
+fn scalar(v: &toml::Value) -> Option<String> {
+    match v {
+        toml::Value::String(s) => Some(s.clone()),
+        toml::Value::Integer(i) => Some(i.to_string()),
+        toml::Value::Float(f) => Some(f.to_string()),
+        toml::Value::Boolean(b) => Some(b.to_string()),
+        _ => None,
+    }
+}
