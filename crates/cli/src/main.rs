@@ -1,10 +1,14 @@
 //! The `fslab` binary: commands that wire the library crates together.
 
 mod adhoc;
+mod compare;
 mod dbench;
 mod ffsb;
+mod info;
 mod iozone;
+mod report;
 mod run;
+mod study;
 mod sysbench;
 
 use clap::{Parser, Subcommand};
@@ -30,6 +34,14 @@ enum Command {
     Sysbench(sysbench::Args),
     /// IOzone's throughput and automatic modes with IOzone's options.
     Iozone(iozone::Args),
+    /// The test bed: CPU, memory, kernel, distribution, devices, tool versions, raw read speed.
+    Info(info::Args),
+    /// Whole comparison studies: run, resume, list and show them.
+    Study(study::Args),
+    /// A study's report: tables, statistics and charts (terminal, Markdown, CSV, JSON, HTML).
+    Report(report::Args),
+    /// Compare two studies, or two configurations, with Welch's t-test.
+    Compare(compare::Args),
 }
 
 /// Exit codes: 0 success, 1 a run failed, 2 bad input or usage, 3 the environment lacks something.
@@ -47,6 +59,10 @@ fn main() -> ExitCode {
         Command::Dbench(args) => dbench::main(args),
         Command::Sysbench(args) => sysbench::main(args),
         Command::Iozone(args) => iozone::main(args),
+        Command::Info(args) => info::main(args),
+        Command::Study(args) => study::main(args),
+        Command::Report(args) => report::main(args),
+        Command::Compare(args) => compare::main(args),
     };
     match result {
         Ok(code) => code,

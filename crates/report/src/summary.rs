@@ -57,11 +57,14 @@ pub fn run_summary(r: &RunResult) -> String {
         r.seed
     );
     let _ = writeln!(out);
-    let mut rows = vec![[
-        "op", "ops", "ops/s", "MiB/s", "errors", "mean", "p50", "p99", "p99.9", "max",
-    ]
-    .map(String::from)
-    .to_vec()];
+    // A label column only when some mix entry has a label (FFSB's write and write_fsync).
+    let labelled = r.ops.iter().any(|o| o.label.is_some());
+    let mut header = vec!["op"];
+    if labelled {
+        header.push("label");
+    }
+    header.extend(["ops", "ops/s", "MiB/s", "errors", "mean", "p50", "p99", "p99.9", "max"]);
+    let mut rows = vec![header.into_iter().map(String::from).collect::<Vec<_>>()];
     for o in &r.ops {
         let l = &o.latency;
         // Without latency timing (--no-latency) the histogram is empty.
@@ -76,8 +79,11 @@ pub fn run_summary(r: &RunResult) -> String {
         if o.skipped > 0 {
             errors = format!("{errors} ({} skipped)", o.skipped);
         }
-        rows.push(vec![
-            o.op.to_string(),
+        let mut row = vec![o.op.to_string()];
+        if labelled {
+            row.push(o.label.clone().unwrap_or_default());
+        }
+        row.extend([
             o.count.to_string(),
             format!("{:.1}", o.ops_per_sec),
             format!("{:.2}", o.mib_per_sec),
@@ -88,6 +94,7 @@ pub fn run_summary(r: &RunResult) -> String {
             lat(l.p99_9_us),
             lat(l.max_us),
         ]);
+        rows.push(row);
     }
     out.push_str(&table(&rows));
     let t = &r.totals;

@@ -1,0 +1,405 @@
+//! The HTML report: one self-contained file (inline CSS and SVG, nothing fetched from the
+//! network) with the test bed, the study as written, one section per workload with its tables
+//! and charts, the lab's own steps, then the failures with their reasons.
+//!
+//! A short inline script checks, once the page is laid out, that every chart has a size on
+//! screen, and says so on the console (`console.error`) when one has not; the report's test
+//! renders the page in headless Chromium and reads both the console and the DOM it leaves.
+
+use crate::chart::{self, latency, series, Svg};
+use crate::error::{ReportError, Result};
+use crate::study::{Cell, StudyData};
+use crate::table::{self, Table, TableCell};
+use fslab_store::{Store, StudyId, StudyRow};
+use std::collections::HashSet;
+use std::fmt::Write;
+use std::path::Path;
+
+/// Reads study `study` from `store` and writes its HTML report to `path`.
+pub fn write_study(store: &Store, study: StudyId, path: &Path) -> Result<()> {
+    let data = StudyData::load_key(store, &study.to_string())?;
+    let html = page(&data)?;
+    std::fs::write(path, html).map_err(|source| ReportError::Write {
+        path: path.to_path_buf(),
+        source,
+    })
+}
+
+/// The report's usual file name: `<name>-<id>.html`, the name with anything but letters,
+/// digits, `-`, `_` and `.` turned into `-`.
+pub fn file_name(study: &StudyRow) -> String {
+    let name: String = study
+        .name
+        .chars()
+        .map(|c| {
+            if c.is_alphanumeric() || "-_.".contains(c) {
+                c
+            } else {
+                '-'
+            }
+        })
+        .collect();
+    format!("{}-{}.html", name.trim_matches('-'), study.id)
+}
+
+/// The whole page.
+pub fn page(data: &StudyData) -> Result<String> {
+    let mut p = Page::default();
+    p.head(data);
+    p.testbed(data);
+    p.study_file(data);
+    for w in 0..data.workloads.len() {
+        p.workload(data, w)?;
+    }
+    p.steps(data)?;
+    p.failures(data);
+    p.tail(data);
+    Ok(p.out)
+}
+
+/// The page as it is written, with a count of its charts for their ids.
+#[derive(Default)]
+struct Page {
+    out: String,
+    charts: usize,
+}
+
+const STYLE: &str = r#"
+body { font-family: system-ui, -apple-system, "Segoe UI", Roboto, sans-serif; margin: 0; color: #222; background: #fafafa; }
+main { max-width: 1180px; margin: 0 auto; padding: 1rem 1.5rem 3rem; background: #fff; }
+h1 { margin-bottom: 0.2rem; }
+h2 { border-bottom: 2px solid #0072b2; padding-bottom: 0.2rem; margin-top: 2.5rem; }
+h3 { margin: 1.6rem 0 0.4rem; font-size: 1.05rem; }
+nav ul { display: flex; flex-wrap: wrap; gap: 0.4rem 1.2rem; list-style: none; padding: 0; }
+.overview, .legend { color: #555; }
+.legend { font-size: 0.85rem; margin: 0.3rem 0; }
+.scroll { overflow-x: auto; }
+table { border-collapse: collapse; font-size: 0.9rem; }
+th, td { border: 1px solid #ddd; padding: 0.3rem 0.6rem; vertical-align: top; }
+th { background: #f0f4f8; text-align: left; }
+table.figures td { text-align: right; white-space: nowrap; font-variant-numeric: tabular-nums; }
+table.figures td.row { text-align: left; font-weight: 600; }
+td .rel { display: block; font-size: 0.78rem; color: #666; }
+td.best { background: #e8f5e9; }
+table.figures td.missing { background: #fdecea; color: #a4161a; font-weight: 600; text-align: center; }
+td.warn::after { content: " !"; color: #c77700; font-weight: 700; }
+ul.notes { font-size: 0.85rem; color: #7a4b00; margin: 0.3rem 0 0; }
+pre { background: #f6f8fa; padding: 0.8rem; overflow-x: auto; font-size: 0.85rem; }
+.charts { display: grid; grid-template-columns: repeat(auto-fit, minmax(520px, 1fr)); gap: 1rem; margin-top: 1rem; }
+figure.chart { margin: 0; border: 1px solid #e4e4e4; padding: 0.3rem; background: #fff; }
+figure.chart svg { width: 100%; height: auto; display: block; }
+figure.chart.wide { grid-column: 1 / -1; }
+figcaption { font-size: 0.8rem; color: #555; padding: 0.2rem 0.4rem; }
+details { margin-top: 1rem; }
+summary { cursor: pointer; font-weight: 600; }
+.failures li { margin-bottom: 0.3rem; }
+footer { margin-top: 3rem; font-size: 0.8rem; color: #777; }
+"#;
+
+/// Checks every chart has a size on screen once the page is laid out; tells the console when
+/// one has not, and leaves the counts on <body> for a test to read.
+const CHART_CHECK: &str = r#"
+(function () {
+  var figures = document.querySelectorAll("figure.chart");
+  var drawn = 0;
+  figures.forEach(function (f) {
+    var svg = f.querySelector("svg");
+    var box = svg ? svg.getBoundingClientRect() : null;
+    if (box && box.width > 0 && box.height > 0 && svg.querySelector("rect, path, polyline, circle")) {
+      drawn += 1;
+      f.setAttribute("data-drawn", "yes");
+    } else {
+      console.error("fslab report: chart " + f.id + " was not drawn");
+    }
+  });
+  document.body.setAttribute("data-charts", String(figures.length));
+  document.body.setAttribute("data-charts-drawn", String(drawn));
+})();
+"#;
+
+/// Text made safe for HTML.
+pub fn escape(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    for c in s.chars() {
+        match c {
+            '&' => out.push_str("&amp;"),
+            '<' => out.push_str("&lt;"),
+            '>' => out.push_str("&gt;"),
+            '"' => out.push_str("&quot;"),
+            '\'' => out.push_str("&#39;"),
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+impl Page {
+    fn head(&mut self, data: &StudyData) {
+        let name = escape(&data.study.name);
+        let _ = write!(
+            self.out,
+            "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n\
+             <meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n\
+             <title>fslab: {name}</title>\n<style>{STYLE}</style>\n</head>\n<body>\n<main>\n\
+             <header><h1>{name}</h1><p class=\"overview\">{}</p></header>\n<nav><ul>\
+             <li><a href=\"#testbed\">Test bed</a></li><li><a href=\"#study\">The study</a></li>",
+            escape(&data.overview())
+        );
+        for (w, workload) in data.workloads.iter().enumerate() {
+            let _ = write!(self.out, "<li><a href=\"#w{w}\">{}</a></li>", escape(&workload.name));
+        }
+        self.out.push_str(
+            "<li><a href=\"#steps\">The lab's steps</a></li><li><a href=\"#failures\">Failures</a></li></ul></nav>\n",
+        );
+    }
+
+    fn testbed(&mut self, data: &StudyData) {
+        self.out
+            .push_str("<section id=\"testbed\"><h2>Test bed</h2>\n<div class=\"scroll\"><table>\n");
+        for (k, v) in data.testbed_lines() {
+            let _ = writeln!(self.out, "<tr><th>{}</th><td>{}</td></tr>", escape(&k), escape(&v));
+        }
+        self.out.push_str("</table></div></section>\n");
+    }
+
+    fn study_file(&mut self, data: &StudyData) {
+        let _ = write!(
+            self.out,
+            "<section id=\"study\"><h2>The study as written</h2>\n<p>{}</p>\n<pre>{}</pre>\n<h3>Configurations</h3>\n",
+            escape(&data.study.file),
+            escape(&data.study.text)
+        );
+        self.grid(&table::configuration_rows(data));
+        self.out.push_str("</section>\n");
+    }
+
+    /// A plain table of text, the first row its header.
+    fn grid(&mut self, rows: &[Vec<String>]) {
+        self.out.push_str("<div class=\"scroll\"><table>\n");
+        for (i, r) in rows.iter().enumerate() {
+            let tag = if i == 0 { "th" } else { "td" };
+            self.out.push_str("<tr>");
+            for c in r {
+                let _ = write!(self.out, "<{tag}>{}</{tag}>", escape(c));
+            }
+            self.out.push_str("</tr>\n");
+        }
+        self.out.push_str("</table></div>\n");
+    }
+
+    fn workload(&mut self, data: &StudyData, w: usize) -> Result<()> {
+        let _ = writeln!(
+            self.out,
+            "<section id=\"w{w}\"><h2>{}</h2>",
+            escape(&table::workload_title(data, w))
+        );
+        let tables = table::workload_tables(data, w);
+        let mut seen = HashSet::new();
+        for t in tables.iter().filter(|t| t.primary) {
+            self.table(t, &mut seen);
+        }
+        self.out.push_str("<div class=\"charts\">\n");
+        if let Some(headline) = tables.first().filter(|t| t.parts.is_empty()) {
+            self.chart(
+                "bars",
+                "95% confidence intervals as error bars",
+                chart::bars::chart(headline)?,
+            );
+            let lines = chart::lines::chart(headline, &data.workloads[w])?;
+            self.chart("lines", "95% confidence intervals as vertical bars", lines);
+        }
+        if let Some(cpu) = tables.iter().find(|t| !t.parts.is_empty()) {
+            self.chart("cpu", "mean CPU split over the measured time", chart::cpu::chart(cpu)?);
+        }
+        for r in 0..data.workloads[w].rows.len() {
+            self.row_charts(data, w, r)?;
+        }
+        self.out.push_str("</div>\n");
+        let others: Vec<&Table> = tables.iter().filter(|t| !t.primary).collect();
+        if !others.is_empty() {
+            self.out.push_str("<details><summary>Every other figure</summary>\n");
+            for t in others {
+                self.table(t, &mut seen);
+            }
+            self.out.push_str("</details>\n");
+        }
+        self.out.push_str("</section>\n");
+        Ok(())
+    }
+
+    /// The per-second series and the latency per operation of one row's cells.
+    fn row_charts(&mut self, data: &StudyData, w: usize, r: usize) -> Result<()> {
+        let cells: Vec<&Cell> = data
+            .cells
+            .iter()
+            .filter(|c| c.workload == w && c.row_index == r && c.missing().is_none())
+            .collect();
+        let workload = &data.workloads[w];
+        let what = if workload.axes.is_empty() {
+            workload.name.clone()
+        } else {
+            format!("{} {}", workload.name, workload.rows[r].label)
+        };
+        let label = |c: &Cell| data.configurations[c.configuration].label.clone();
+        let lines: Vec<series::Line> = cells
+            .iter()
+            .map(|c| series::Line {
+                label: label(c),
+                colour: c.configuration,
+                points: &c.series,
+            })
+            .collect();
+        let title = format!("{what}: second by second (first run)");
+        self.chart("series", "each second's throughput", series::chart(&title, &lines)?);
+        let bars: Vec<latency::Bars> = cells
+            .iter()
+            .map(|c| latency::Bars {
+                label: label(c),
+                colour: c.configuration,
+                ops: &c.latency,
+            })
+            .collect();
+        let title = format!("{what}: latency per operation");
+        let caption = "bar: 99th percentile; whisker: median to 99.9th percentile; pooled over the runs";
+        self.chart("latency", caption, latency::chart(&title, &bars)?);
+        Ok(())
+    }
+
+    /// A chart in its figure, when there is one; a wide one takes a whole row of the grid.
+    fn chart(&mut self, kind: &str, caption: &str, svg: Option<Svg>) {
+        let Some(svg) = svg else {
+            return;
+        };
+        self.charts += 1;
+        let wide = if svg.width > chart::WIDTH { " wide" } else { "" };
+        let _ = writeln!(
+            self.out,
+            "<figure class=\"chart{wide}\" id=\"chart{}\" data-chart=\"{kind}\">\n{}\n<figcaption>{}</figcaption></figure>",
+            self.charts,
+            svg.text,
+            escape(caption)
+        );
+    }
+
+    /// A table with its legend and the notes not `seen` yet in this section.
+    fn table(&mut self, t: &Table, seen: &mut HashSet<String>) {
+        let _ = write!(
+            self.out,
+            "<h3>{}</h3>\n<div class=\"scroll\"><table class=\"figures\"><thead><tr><th>{}</th>",
+            escape(&t.figure),
+            escape(&t.corner)
+        );
+        for c in &t.columns {
+            let _ = write!(self.out, "<th>{}</th>", escape(c));
+        }
+        self.out.push_str("</tr></thead><tbody>\n");
+        for row in &t.rows {
+            let _ = write!(self.out, "<tr><td class=\"row\">{}</td>", escape(&row.label));
+            for cell in &row.cells {
+                self.out.push_str(&cell_html(cell, &t.unit));
+            }
+            self.out.push_str("</tr>\n");
+        }
+        let _ = writeln!(
+            self.out,
+            "</tbody></table></div>\n<p class=\"legend\">{}</p>",
+            escape(&table::legend(t))
+        );
+        let notes = table::new_notes(t, seen);
+        if !notes.is_empty() {
+            self.out.push_str("<ul class=\"notes\">");
+            for n in notes {
+                let _ = write!(self.out, "<li>{}</li>", escape(n));
+            }
+            self.out.push_str("</ul>\n");
+        }
+    }
+
+    fn steps(&mut self, data: &StudyData) -> Result<()> {
+        self.out.push_str("<section id=\"steps\"><h2>The lab's steps</h2>\n");
+        let tables = table::steps_tables(data);
+        if tables.is_empty() {
+            self.out.push_str("<p>No step was recorded.</p>\n");
+        }
+        let mut seen = HashSet::new();
+        for t in &tables {
+            self.table(t, &mut seen);
+        }
+        self.out.push_str("<div class=\"charts\">\n");
+        if let Some(time) = tables.first() {
+            self.chart("bars", "mean duration of each step", chart::bars::chart(time)?);
+        }
+        if let Some(split) = tables.get(1) {
+            let caption = "each step's time, split by what the CPU was doing meanwhile";
+            self.chart("cpu", caption, chart::cpu::chart(split)?);
+        }
+        self.out.push_str("</div></section>\n");
+        Ok(())
+    }
+
+    fn failures(&mut self, data: &StudyData) {
+        self.out.push_str("<section id=\"failures\"><h2>Failures</h2>\n");
+        let failures = data.failures();
+        if failures.is_empty() {
+            self.out
+                .push_str("<p>None: every cell ran and every run ended well.</p>\n");
+        } else {
+            self.out.push_str("<ul class=\"failures\">\n");
+            for f in failures {
+                let _ = writeln!(
+                    self.out,
+                    "<li><strong>{}</strong>: {}: {}</li>",
+                    escape(&f.cell),
+                    escape(&f.what),
+                    escape(&f.reason)
+                );
+            }
+            self.out.push_str("</ul>\n");
+        }
+        self.out.push_str("</section>\n");
+    }
+
+    fn tail(&mut self, data: &StudyData) {
+        let _ = write!(
+            self.out,
+            "<footer>fslab {} report of study {} ({} charts).</footer>\n</main>\n<script>{CHART_CHECK}</script>\n</body>\n</html>\n",
+            env!("CARGO_PKG_VERSION"),
+            data.study.id,
+            self.charts
+        );
+    }
+}
+
+/// A table cell: the mean ± CI over its relative standing; a missing cell's status with its
+/// reason on hover.
+fn cell_html(cell: &TableCell, unit: &str) -> String {
+    match cell {
+        TableCell::Value {
+            summary,
+            times_the_best,
+            warnings,
+        } => {
+            let rel = table::times_the_best(*times_the_best);
+            let mut class = Vec::new();
+            if rel == "best" {
+                class.push("best");
+            }
+            if !warnings.is_empty() {
+                class.push("warn");
+            }
+            format!(
+                "<td class=\"{}\" title=\"{}\">{}<span class=\"rel\">{}</span></td>",
+                class.join(" "),
+                escape(&warnings.join("; ")),
+                escape(&table::mean_and_ci(summary)),
+                escape(&rel)
+            )
+        }
+        TableCell::Missing { status, reason } => format!(
+            "<td class=\"missing\" title=\"{}\">{}</td>",
+            escape(reason),
+            escape(status)
+        ),
+        other => format!("<td>{}</td>", escape(&table::cell_text(other, unit))),
+    }
+}

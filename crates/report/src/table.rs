@@ -1,0 +1,540 @@
+//! Tables as the seeds lay them out: rows are a workload's parameter values (threads, clients),
+//! columns are configurations, one table per figure; each value is the mean over the repeats
+//! with its 95% confidence interval and how it stands against the best of its row.
+//!
+//! A table is built once and drawn by every export (terminal, Markdown, HTML) and by the charts,
+//! so that all of them show the same numbers.
+
+use crate::stats::Summary;
+use crate::study::{Cell, CpuSplit, Row, StudyData};
+use serde::Serialize;
+
+/// One figure of one workload (or of the lab's steps) across configurations.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Table {
+    /// `dbench: Throughput`.
+    pub title: String,
+    /// The figure's name and unit: `Throughput (MB/sec)`.
+    pub figure: String,
+    pub unit: String,
+    /// Whether more is better; decides the best of each row.
+    pub higher_is_better: bool,
+    /// Header of the row labels' column: the axes (`clients`), or `workload`.
+    pub corner: String,
+    pub columns: Vec<String>,
+    pub rows: Vec<TableRow>,
+    /// Names of the parts of [`TableCell::Split`] values (`user`, `system`...).
+    pub parts: Vec<String>,
+    /// What readers must know: missing cells with their reasons, warnings.
+    pub notes: Vec<String>,
+    /// Shown in the terminal and at the top of each HTML section; the others are in Markdown and
+    /// folded in the HTML report.
+    pub primary: bool,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct TableRow {
+    /// The row's values under the corner's axes (`4`, or `4 / 16` for two axes).
+    pub label: String,
+    /// The row as notes name it: `clients=4`.
+    pub name: String,
+    pub cells: Vec<TableCell>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum TableCell {
+    /// A figure over the repeats.
+    Value {
+        summary: Summary,
+        /// How many times worse than the best of the row (1 for the best); none when the best
+        /// or this value is zero.
+        times_the_best: Option<f64>,
+        /// High variation, outliers, runs that failed.
+        warnings: Vec<String>,
+    },
+    /// Parts of a whole (the CPU split, in percent), named by [`Table::parts`].
+    Split { parts: Vec<f64> },
+    /// A cell without figures: unsupported, failed, hung, pending.
+    Missing { status: String, reason: String },
+    /// The matrix has no such cell (an excluded combination).
+    Absent,
+}
+
+impl Table {
+    /// The values of column `col`, one per row.
+    pub fn column(&self, col: usize) -> impl Iterator<Item = &TableCell> {
+        self.rows.iter().map(move |r| &r.cells[col])
+    }
+
+    /// Whether any cell holds a value or a split (a chart of it would show something).
+    pub fn has_values(&self) -> bool {
+        self.rows
+            .iter()
+            .flat_map(|r| &r.cells)
+            .any(|c| matches!(c, TableCell::Value { .. } | TableCell::Split { .. }))
+    }
+}
+
+/// The title of the section about workload `w`: its name and tool.
+pub fn workload_title(data: &StudyData, w: usize) -> String {
+    let w = &data.workloads[w];
+    format!("{} ({})", w.name, w.tool)
+}
+
+/// A figure with its unit, `Throughput (MB/sec)`, the unit left out when the name says it
+/// (`MiB/s`).
+pub fn figure_name(name: &str, unit: &str) -> String {
+    if unit.is_empty() || name.ends_with(unit) {
+        name.to_string()
+    } else {
+        format!("{name} ({unit})")
+    }
+}
+
+/// The study's configurations as rows of text, the header first: label, type, mkfs and mount
+/// options, scheduler, read-ahead.
+pub fn configuration_rows(data: &StudyData) -> Vec<Vec<String>> {
+    let header = [
+        "configuration",
+        "type",
+        "mkfs options",
+        "mount options",
+        "scheduler",
+        "read-ahead",
+    ];
+    let mut rows = vec![header.iter().map(|s| s.to_string()).collect::<Vec<_>>()];
+    let or_default = |s: &str| {
+        if s.is_empty() {
+            "(defaults)".to_string()
+        } else {
+            s.to_string()
+        }
+    };
+    for c in &data.configurations {
+        rows.push(vec![
+            c.label.clone(),
+            c.fs_type.clone(),
+            or_default(&c.mkfs_options),
+            or_default(&c.mount_options),
+            c.scheduler.clone().unwrap_or_else(|| "(as is)".into()),
+            c.read_ahead_kb
+                .map(|k| format!("{k} KiB"))
+                .unwrap_or_else(|| "(as is)".into()),
+        ]);
+    }
+    rows
+}
+
+/// How a figure's summary is read from a cell, if the cell has it.
+type SummaryOf<'a> = Box<dyn Fn(&Cell) -> Option<Summary> + 'a>;
+
+/// A figure of each cell of a workload, with its unit and direction.
+struct Figure<'a> {
+    name: String,
+    unit: String,
+    higher_is_better: bool,
+    primary: bool,
+    value: SummaryOf<'a>,
+}
+
+/// The tables of workload `w`: its headline figure first, ops/s, latency p99 and the CPU split
+/// (primary), then every other figure its runs gave.
+pub fn workload_tables(data: &StudyData, w: usize) -> Vec<Table> {
+    let cells: Vec<&Cell> = data.cells.iter().filter(|c| c.workload == w).collect();
+    let mut figures: Vec<Figure> = Vec::new();
+    for (i, m) in cells.iter().flat_map(|c| &c.metrics).enumerate() {
+        if figures.iter().any(|f| f.name == m.name) {
+            continue;
+        }
+        let name = m.name.clone();
+        figures.push(Figure {
+            name: m.name.clone(),
+            unit: m.unit.clone(),
+            higher_is_better: m.higher_is_better,
+            primary: i == 0 || m.name == "ops/s",
+            value: Box::new(move |c: &Cell| c.metric(&name).map(|m| m.summary.clone())),
+        });
+    }
+    // The headline first, then ops/s, then the rest in the order the runs give them.
+    figures.sort_by_key(|f| !f.primary);
+    if cells.iter().any(|c| c.p99_us.is_some()) {
+        let p99 = Figure {
+            name: "latency p99, all operations".into(),
+            unit: "us".into(),
+            higher_is_better: false,
+            primary: true,
+            value: Box::new(|c: &Cell| c.p99_us.clone()),
+        };
+        let at = figures.iter().take_while(|f| f.primary).count();
+        figures.insert(at, p99);
+    }
+    let mut tables: Vec<Table> = figures.iter().map(|f| figure_table(data, w, f)).collect();
+    if cells.iter().any(|c| c.cpu.is_some()) {
+        let at = tables.iter().take_while(|t| t.primary).count();
+        tables.insert(at, cpu_table(data, w));
+    }
+    tables
+}
+
+fn figure_table(data: &StudyData, w: usize, f: &Figure) -> Table {
+    let workload = &data.workloads[w];
+    let mut table = empty_table(data, w, &f.name, &f.unit, f.higher_is_better, f.primary);
+    for (r, row) in workload.rows.iter().enumerate() {
+        let cells = (0..data.configurations.len())
+            .map(|k| match data.cell(w, r, k) {
+                None => TableCell::Absent,
+                Some(cell) => match (cell.missing(), (f.value)(cell)) {
+                    (Some(m), _) => TableCell::Missing {
+                        status: m.status,
+                        reason: m.reason,
+                    },
+                    (None, None) => TableCell::Absent,
+                    (None, Some(summary)) => {
+                        let mut warnings = summary.warnings();
+                        warnings.extend(cell.troubles());
+                        TableCell::Value {
+                            summary,
+                            times_the_best: None,
+                            warnings,
+                        }
+                    }
+                },
+            })
+            .collect();
+        table.rows.push(TableRow {
+            label: values_of(row),
+            name: row.label.clone(),
+            cells,
+        });
+    }
+    rank(&mut table);
+    table.notes = notes(&table);
+    table
+}
+
+/// The CPU split of workload `w`'s cells: user, system, iowait, idle in percent.
+fn cpu_table(data: &StudyData, w: usize) -> Table {
+    let mut table = empty_table(data, w, "CPU split", "%", false, true);
+    table.parts = CpuSplit::PARTS.iter().map(|s| s.to_string()).collect();
+    for (r, row) in data.workloads[w].rows.iter().enumerate() {
+        let cells = (0..data.configurations.len())
+            .map(|k| match data.cell(w, r, k) {
+                None => TableCell::Absent,
+                Some(cell) => match (cell.missing(), cell.cpu) {
+                    (Some(m), _) => TableCell::Missing {
+                        status: m.status,
+                        reason: m.reason,
+                    },
+                    (None, Some(cpu)) => TableCell::Split {
+                        parts: cpu.parts().to_vec(),
+                    },
+                    (None, None) => TableCell::Absent,
+                },
+            })
+            .collect();
+        table.rows.push(TableRow {
+            label: values_of(row),
+            name: row.label.clone(),
+            cells,
+        });
+    }
+    table.notes = notes(&table);
+    table
+}
+
+/// A row's label under the corner: its values (`4`, `4 / 16`), or the workload's name when
+/// nothing varies.
+fn values_of(row: &Row) -> String {
+    if row.values.is_empty() {
+        row.label.clone()
+    } else {
+        row.values.join(" / ")
+    }
+}
+
+fn empty_table(data: &StudyData, w: usize, name: &str, unit: &str, higher_is_better: bool, primary: bool) -> Table {
+    let workload = &data.workloads[w];
+    let figure = figure_name(name, unit);
+    Table {
+        title: format!("{}: {figure}", workload.name),
+        figure,
+        unit: unit.to_string(),
+        higher_is_better,
+        corner: if workload.axes.is_empty() {
+            "workload".to_string()
+        } else {
+            workload.axes.join(" / ")
+        },
+        columns: data.configurations.iter().map(|c| c.label.clone()).collect(),
+        rows: Vec::new(),
+        parts: Vec::new(),
+        notes: Vec::new(),
+        primary,
+    }
+}
+
+/// The lab's own figures: the mean duration of each step (wipe, mkfs, mount, fill, umount,
+/// fsck...) per configuration, in seconds, over every cell and repeat; and, apart, the CPU
+/// split of each step's time.
+pub fn steps_tables(data: &StudyData) -> Vec<Table> {
+    let mut names: Vec<&str> = Vec::new();
+    for s in data.cells.iter().flat_map(|c| &c.steps) {
+        if !names.contains(&s.step.name.as_str()) {
+            names.push(&s.step.name);
+        }
+    }
+    if names.is_empty() {
+        return Vec::new();
+    }
+    let columns: Vec<String> = data.configurations.iter().map(|c| c.label.clone()).collect();
+    let base = Table {
+        title: "the lab's steps: duration (s)".to_string(),
+        figure: "duration (s)".to_string(),
+        unit: "s".to_string(),
+        higher_is_better: false,
+        corner: "step".to_string(),
+        columns,
+        rows: Vec::new(),
+        parts: Vec::new(),
+        notes: Vec::new(),
+        primary: true,
+    };
+    let mut time = base.clone();
+    let mut split = Table {
+        title: "the lab's steps: where the time went (CPU split, s)".to_string(),
+        figure: "time by CPU state (s)".to_string(),
+        parts: CpuSplit::PARTS.iter().map(|s| s.to_string()).collect(),
+        primary: false,
+        ..base
+    };
+    for name in names {
+        let mut durations = Vec::new();
+        let mut splits = Vec::new();
+        for k in 0..data.configurations.len() {
+            let steps: Vec<_> = data
+                .cells
+                .iter()
+                .filter(|c| c.configuration == k)
+                .flat_map(|c| &c.steps)
+                .filter(|s| s.step.name == name && s.step.ok)
+                .collect();
+            let secs: Vec<f64> = steps.iter().map(|s| s.step.duration.as_secs_f64()).collect();
+            durations.push(match Summary::of(&secs) {
+                Some(summary) => TableCell::Value {
+                    warnings: Vec::new(),
+                    summary,
+                    times_the_best: None,
+                },
+                None => TableCell::Absent,
+            });
+            let cpu: Vec<CpuSplit> = steps.iter().map(|s| CpuSplit::of(&s.step.cpu)).collect();
+            splits.push(match (CpuSplit::mean(&cpu), Summary::of(&secs)) {
+                (Some(cpu), Some(t)) => TableCell::Split {
+                    parts: cpu.parts().iter().map(|p| p / 100.0 * t.mean).collect(),
+                },
+                _ => TableCell::Absent,
+            });
+        }
+        time.rows.push(TableRow {
+            label: name.to_string(),
+            name: name.to_string(),
+            cells: durations,
+        });
+        split.rows.push(TableRow {
+            label: name.to_string(),
+            name: name.to_string(),
+            cells: splits,
+        });
+    }
+    rank(&mut time);
+    time.notes = failed_steps(data);
+    vec![time, split]
+}
+
+/// Steps that failed, with their message: they are left out of the durations.
+fn failed_steps(data: &StudyData) -> Vec<String> {
+    data.cells
+        .iter()
+        .flat_map(|c| c.steps.iter().map(move |s| (c, s)))
+        .filter(|(_, s)| !s.step.ok)
+        .map(|(c, s)| format!("{}: {} failed: {}", data.cell_label(c), s.step.name, s.step.detail))
+        .collect()
+}
+
+/// Sets each value's times-the-best against the best mean of its row.
+fn rank(table: &mut Table) {
+    let higher = table.higher_is_better;
+    for row in &mut table.rows {
+        let means = row.cells.iter().filter_map(|c| match c {
+            TableCell::Value { summary, .. } => Some(summary.mean),
+            _ => None,
+        });
+        let best = if higher {
+            means.fold(f64::NEG_INFINITY, f64::max)
+        } else {
+            means.fold(f64::INFINITY, f64::min)
+        };
+        for cell in &mut row.cells {
+            if let TableCell::Value {
+                summary,
+                times_the_best,
+                ..
+            } = cell
+            {
+                *times_the_best = times_the_best_of(summary.mean, best, higher);
+            }
+        }
+    }
+}
+
+/// How many times worse than `best` a `value` is: best ÷ value when more is better, value ÷ best
+/// when less is; as seed 003 writes it, "XFS was the worst at 2.8x the best".
+pub fn times_the_best_of(value: f64, best: f64, higher_is_better: bool) -> Option<f64> {
+    let ratio = if higher_is_better { best / value } else { value / best };
+    (ratio.is_finite() && ratio > 0.0).then_some(ratio)
+}
+
+/// The notes under a table: each missing cell with its reason, then each warning.
+fn notes(table: &Table) -> Vec<String> {
+    let mut out = Vec::new();
+    for row in &table.rows {
+        for (cell, column) in row.cells.iter().zip(&table.columns) {
+            let at = if table.corner == "workload" {
+                column.clone()
+            } else {
+                format!("{column} {}", row.name)
+            };
+            match cell {
+                TableCell::Missing { status, reason } => out.push(format!("{at}: {status}: {reason}")),
+                TableCell::Value { warnings, .. } => out.extend(warnings.iter().map(|w| format!("{at}: {w}"))),
+                _ => {}
+            }
+        }
+    }
+    out
+}
+
+/// A table as rows of text, the header first: what the terminal and Markdown lay out.
+pub fn grid(t: &Table) -> Vec<Vec<String>> {
+    let header = std::iter::once(t.corner.clone())
+        .chain(t.columns.iter().cloned())
+        .collect();
+    let rows = t.rows.iter().map(|r| {
+        std::iter::once(r.label.clone())
+            .chain(r.cells.iter().map(|c| cell_text(c, &t.unit)))
+            .collect()
+    });
+    std::iter::once(header).chain(rows).collect()
+}
+
+/// The notes of `t` not in `seen` yet, which are added to it: a section of a report prints each
+/// note once, under the first table that has it.
+pub fn new_notes<'a>(t: &'a Table, seen: &mut std::collections::HashSet<String>) -> Vec<&'a str> {
+    t.notes
+        .iter()
+        .filter(|n| seen.insert(n.to_string()))
+        .map(String::as_str)
+        .collect()
+}
+
+/// A figure with about four significant digits: 12345, 1234.5, 123.45, 12.345, 1.2345.
+pub fn number(v: f64) -> String {
+    let a = v.abs();
+    if a >= 10_000.0 || a == 0.0 {
+        format!("{v:.0}")
+    } else if a >= 1000.0 {
+        format!("{v:.1}")
+    } else if a >= 100.0 {
+        format!("{v:.2}")
+    } else if a >= 1.0 {
+        format!("{v:.3}")
+    } else {
+        format!("{v:.4}")
+    }
+}
+
+/// `277.2 ± 3.1`, or the mean alone for a single run.
+pub fn mean_and_ci(s: &Summary) -> String {
+    match s.ci_half_width() {
+        Some(h) => format!("{} ± {}", number(s.mean), number(h)),
+        None => number(s.mean),
+    }
+}
+
+/// `best`, or `2.17×` (how many times worse than the best of the row).
+pub fn times_the_best(ratio: Option<f64>) -> String {
+    match ratio {
+        Some(r) if (r - 1.0).abs() < 0.005 => "best".to_string(),
+        Some(r) => format!("{r:.2}×"),
+        None => String::new(),
+    }
+}
+
+/// A cell of a table in `unit` as one line of text: `277.2 ± 3.1 (best)`, `12/45/8/35` (a
+/// split in whole percent, or in figures of four digits in another unit), `hung`, `-`.
+pub fn cell_text(cell: &TableCell, unit: &str) -> String {
+    match cell {
+        TableCell::Value {
+            summary,
+            times_the_best: ratio,
+            warnings,
+        } => {
+            let flag = if warnings.is_empty() { "" } else { " !" };
+            match times_the_best(*ratio) {
+                r if r.is_empty() => format!("{}{flag}", mean_and_ci(summary)),
+                r => format!("{} ({r}){flag}", mean_and_ci(summary)),
+            }
+        }
+        TableCell::Split { parts } => parts
+            .iter()
+            .map(|p| if unit == "%" { format!("{p:.0}") } else { number(*p) })
+            .collect::<Vec<_>>()
+            .join("/"),
+        TableCell::Missing { status, .. } => status.clone(),
+        TableCell::Absent => "-".to_string(),
+    }
+}
+
+/// The line under a table that says how to read it.
+pub fn legend(table: &Table) -> String {
+    if !table.parts.is_empty() {
+        return format!("{} (mean of the runs)", table.parts.join("/"));
+    }
+    let direction = if table.higher_is_better {
+        "higher is better"
+    } else {
+        "lower is better"
+    };
+    let flagged = table
+        .rows
+        .iter()
+        .flat_map(|r| &r.cells)
+        .any(|c| matches!(c, TableCell::Value { warnings, .. } if !warnings.is_empty()));
+    let warned = if !flagged { "" } else { "; ! marks a warning below" };
+    format!(
+        "mean ± 95% confidence interval over the runs; (N×): times worse than the best of the row; {direction}{warned}"
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn times_the_best_reads_as_how_many_times_worse() {
+        assert_eq!(times_the_best_of(50.0, 100.0, true), Some(2.0));
+        assert_eq!(times_the_best_of(280.0, 100.0, false), Some(2.8));
+        assert_eq!(times_the_best_of(0.0, 100.0, true), None);
+        assert_eq!(times_the_best(Some(1.0)), "best");
+        assert_eq!(times_the_best(Some(2.804)), "2.80×");
+    }
+
+    #[test]
+    fn numbers_keep_about_four_significant_digits() {
+        assert_eq!(number(277.2468), "277.25");
+        assert_eq!(number(12345.6), "12346");
+        assert_eq!(number(1.23456), "1.235");
+        assert_eq!(number(0.012345), "0.0123");
+    }
+}
