@@ -150,7 +150,7 @@ echo "sysbench.sh: $(sysbench --version) against $("$FSLAB" --version); TOTAL=$T
     "THREADS=$THREADS TIME=${TIME}s ROUNDS=$ROUNDS IMG_IN_RAM=$IMG_IN_RAM ${EXTRA:+EXTRA=\"$EXTRA\"}"
 for fs in $FILESYSTEMS; do
     SB=$W/$fs/sb     # sysbench's files: $SB/test_file.N
-    FL=$W/$fs/fl     # fslab's: $FL/sysbench/test_file.N
+    FL=$W/$fs/fl     # fslab's: $FL/test_file.N
     mkdir -p "$SB" "$FL"
     for mode in $MODES; do
         # Prepared before every mode: a seqwr run leaves its files as far as it got. Both tools
