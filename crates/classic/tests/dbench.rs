@@ -4,6 +4,7 @@
 use fslab_classic::dbench::{self, report, Options};
 use fslab_engine::result::{RunResult, Status, StepResult};
 use fslab_engine::run::RunOptions;
+use fslab_engine::script::Call;
 use fslab_engine::workload::Stop;
 use fslab_engine::{Span, Workload};
 use std::path::{Path, PathBuf};
@@ -97,10 +98,13 @@ fn step<'r>(r: &'r RunResult, name: &str) -> &'r StepResult {
     })
 }
 
+/// The names in `dir`, sorted, but the marker the engine leaves in a client's directory to say
+/// that fslab made it.
 fn entries(dir: &Path) -> Vec<String> {
     let mut v: Vec<String> = std::fs::read_dir(dir)
         .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
         .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|n| n != ".fslab-script")
         .collect();
     v.sort();
     v
@@ -132,7 +136,8 @@ fn every_operation_leaves_what_dbench_leaves_in_each_client_directory() {
         assert_eq!(size(&dir.join("a.txt")), 4196);
         assert_eq!(size(&dir.join("c.txt")), 10);
         assert_eq!(size(&dir.join("sub/deep.txt")), 7);
-        assert!(base.join(dbench::BASE_STAND_IN).is_dir());
+        // The client's own directory was emptied, made (in vain) and opened: nothing else is in it.
+        assert_eq!(entries(&base), vec!["dir"], "{client}");
     }
     // One pass per client: every line once per client, no status mismatch.
     for (name, per_client) in [
@@ -192,10 +197,58 @@ fn deltree_unlinks_files_and_keeps_directories() {
     let run_dir = tempfile::tempdir().unwrap();
     let r = run(&passes(&opts, 1), run_dir.path());
     let base = run_dir.path().join("clients/client0");
-    assert!(!base.join("top.txt").exists());
+    assert_eq!(entries(&base), vec!["dir"]);
     assert_eq!(entries(&base.join("dir")), vec!["sub"]);
-    assert!(base.join(dbench::BASE_STAND_IN).is_dir());
+    assert_eq!(entries(&base.join("dir/sub")), Vec::<String>::new());
     assert_eq!(step(&r, "Deltree").count, 3, "three Deltree lines");
+    assert_eq!(step(&r, "Deltree").mismatches, 0);
+}
+
+#[test]
+fn a_directory_opened_as_a_file_is_opened_as_a_directory_and_locks_take_their_range() {
+    let load = loadfile(
+        r#"NTCreateX "\clients\client1\dir" 0x1 0x2 1 NT_STATUS_OK
+Close 1 NT_STATUS_OK
+NTCreateX "\clients\client1\dir" 0x0 0x1 2 NT_STATUS_OK
+QUERY_FILE_INFORMATION 2 1004 NT_STATUS_OK
+Close 2 NT_STATUS_OK
+NTCreateX "\clients\client1\dir\f" 0x40 0x5 3 NT_STATUS_OK
+LockX 3 2147483538 1 NT_STATUS_OK
+UnlockX 3 2147483538 1 NT_STATUS_OK
+LockX 3 0 10 NT_STATUS_OK
+UnlockX 3 0 10 NT_STATUS_OK
+Close 3 NT_STATUS_OK
+"#,
+    );
+    let run_dir = tempfile::tempdir().unwrap();
+    let r = run(&passes(&options(&load, 2), 2), run_dir.path());
+    assert_eq!(r.status, Status::Ok, "{:?}", r.first_error);
+    // dbench's open(O_RDWR) of a directory says EISDIR and is made again as a directory open:
+    // every open succeeds, as the loadfile's status says, and so do the locks.
+    for (name, count) in [
+        ("NTCreateX", 12),
+        ("Qfileinfo", 4),
+        ("LockX", 8),
+        ("UnlockX", 8),
+        ("Close", 12),
+    ] {
+        let s = step(&r, name);
+        assert_eq!((s.count, s.mismatches, s.errors), (count, 0, 0), "{name}");
+    }
+    let w = passes(&options(&load, 1), 1);
+    let s = w.groups[0].script.as_ref().unwrap();
+    assert!(
+        matches!(
+            s.steps[6].call,
+            Call::Lock {
+                offset: 2_147_483_538,
+                len: 1,
+                ..
+            }
+        ),
+        "{:?}",
+        s.steps[6].call
+    );
 }
 
 fn load_text(l: &Loadfile) -> String {
@@ -314,8 +367,7 @@ fn throughput_is_the_last_per_second_sample_of_the_execute_phase() {
     assert_eq!(w.stop.time, Some(Span(Duration::from_secs(2))));
     assert_eq!(w.stop.ramp, Span(Duration::from_secs(1)));
     assert!(w.cleanup);
-    let script = w.groups[0].script.as_ref().unwrap();
-    let mut live = report::Live::new(2, Duration::from_secs(1), dbench::lines_per_step(script));
+    let mut live = report::Live::new(2, Duration::from_secs(1));
     let run_dir = tempfile::tempdir().unwrap();
     let r = fslab_engine::run(
         &w,
@@ -393,5 +445,10 @@ fn debian_client_txt_compiles_with_its_operation_counts() {
         assert_eq!(count(name), n, "{name}");
     }
     assert!(!s.paced);
+    assert!(w.validate().is_ok());
+    // One step a line, the name look-ups inside them: 458,344 steps with or without them.
+    assert_eq!(s.steps.len(), 458_344);
+    let w = dbench::workload(&Options::default()).unwrap();
+    assert_eq!(w.groups[0].script.as_ref().unwrap().steps.len(), 458_344);
     assert!(w.validate().is_ok());
 }

@@ -96,10 +96,14 @@ pub enum Op {
     /// `LockX handle offset size`.
     LockX {
         handle: u32,
+        offset: u64,
+        size: u64,
     },
     /// `UnlockX handle offset size`.
     UnlockX {
         handle: u32,
+        offset: u64,
+        size: u64,
     },
     Flush {
         handle: u32,
@@ -233,8 +237,16 @@ pub fn parse_line(raw: &str, number: usize, file: &str) -> Result<Option<Line>, 
             offset: num(1)?,
             size: num32(2)?,
         },
-        "LockX" => Op::LockX { handle: num32(0)? },
-        "UnlockX" => Op::UnlockX { handle: num32(0)? },
+        "LockX" => Op::LockX {
+            handle: num32(0)?,
+            offset: num(1)?,
+            size: num(2)?,
+        },
+        "UnlockX" => Op::UnlockX {
+            handle: num32(0)?,
+            offset: num(1)?,
+            size: num(2)?,
+        },
         "Flush" => Op::Flush { handle: num32(0)? },
         _ => unreachable!("every name of GRAMMAR is handled"),
     };
@@ -349,6 +361,27 @@ mod tests {
                 path: "/clients/client1/x".into()
             }
         );
+    }
+
+    #[test]
+    fn reads_a_lock_s_range() {
+        assert_eq!(
+            one("LockX 10430 2147483538 1 NT_STATUS_OK").op,
+            Op::LockX {
+                handle: 10430,
+                offset: 2_147_483_538,
+                size: 1
+            }
+        );
+        assert_eq!(
+            one("UnlockX 3 0x10 20 NT_STATUS_OK").op,
+            Op::UnlockX {
+                handle: 3,
+                offset: 16,
+                size: 20
+            }
+        );
+        assert!(err("LockX 3 0 NT_STATUS_OK").contains("LockX takes handle offset size"));
     }
 
     #[test]

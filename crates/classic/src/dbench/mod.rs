@@ -8,22 +8,19 @@
 //!
 //! Paths: the loadfile's `\clients\client1\…` is the client's own directory, so a path beneath it
 //! becomes relative to the thread's base `clients/client{thread}` (dbench rewrites `client1` to
-//! `client<N>` the same way). Any other absolute path, and any `..`, is refused with its line.
+//! `client<N>` the same way), and `\clients\client1` itself is the base, `.`. Any other absolute
+//! path, and any `..`, is refused with its line, except `\clients` (see [`compile_script`]).
 //!
-//! A few loadfile lines name the client's directory itself (`Deltree "\clients\client1"`, the
-//! `NTCreateX` that opens it, `QUERY_PATH_INFORMATION` and `FIND_FIRST` on it) or its parent
-//! (`Mkdir "\clients"`). The engine's script paths cannot name the base directory itself yet, so
-//! these become the nearest calls it can make (see [`compile_script`]); everything else maps one
-//! line to one step, after dbench's name look-up where it makes one.
+//! Every line is one step, counted under dbench's name for it, and a step makes the calls dbench
+//! makes for its line: the name look-up before the operation included.
 
 pub mod loadfile;
 pub mod report;
 
-use fslab_engine::script::{Call, Expect, Script, Step};
+use fslab_engine::script::{Call, Expect, Resolve, Script, Step, BASE_DIR};
 use fslab_engine::workload::{Group, Names, Stop};
 use fslab_engine::{Span, Workload};
 use loadfile::{Line, Op, Status};
-use std::collections::{BTreeMap, HashSet};
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
@@ -54,17 +51,6 @@ pub const LABELS: [&str; 17] = [
     "UnlockX",
     "Flush",
 ];
-
-/// The label of the extra steps a `Deltree` of the client's own directory is split into (beyond
-/// its first); they are not a dbench operation and stay out of its table.
-pub const DELTREE_REST: &str = "(deltree rest)";
-
-/// The label of the name look-ups dbench makes before an operation (see [`compile_script`]); not
-/// a dbench operation, so not in its table.
-pub const RESOLVE: &str = "(resolve)";
-
-/// A directory each client opens in place of its own directory (see [`compile_script`]).
-pub const BASE_STAND_IN: &str = ".fslab-client-dir";
 
 /// Index of a label in [`LABELS`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -126,7 +112,8 @@ pub struct Options {
     pub sync_dirs: bool,
     /// `-F`: fsync after every write.
     pub fsync: bool,
-    /// `--no-resolve`: no case-insensitive look-up after a failed QUERY_PATH_INFORMATION.
+    /// `--no-resolve`: dbench's name look-ups are a stat alone, without the case-insensitive read
+    /// of the directory when the stat fails.
     pub no_resolve: bool,
     /// `--skip-cleanup`: leave the clients' directories in place after the run.
     pub skip_cleanup: bool,
@@ -243,6 +230,18 @@ enum Target {
     Rel(String),
 }
 
+impl Target {
+    /// The script path of a call that leaves the directory in place. `\clients` is outside the
+    /// client's directory, where a client must not reach; the calls dbench makes on it (a look-up
+    /// and a mkdir that fails, as it exists) are made on the client's own directory instead.
+    fn path(self) -> String {
+        match self {
+            Target::Base | Target::Parent => BASE_DIR.to_string(),
+            Target::Rel(rel) => rel,
+        }
+    }
+}
+
 /// Maps a loadfile path (already with `/`) to where it leads for each client.
 fn target(raw: &str) -> Result<Target, String> {
     let rooted = raw.starts_with('/');
@@ -282,144 +281,42 @@ fn is_wildcard(pattern: &str) -> bool {
     pattern.contains(['<', '>', '*', '?', '"'])
 }
 
-/// What the whole loadfile shows about the client's tree: which paths are directories (opened as
-/// directories, made, or holding other paths) and which names it uses at the top of the client's
-/// directory.
-struct Shape {
-    dirs: HashSet<String>,
-    /// Top-level names: `true` for a directory.
-    top: BTreeMap<String, bool>,
-}
-
-impl Shape {
-    fn new(lines: &[Line]) -> Shape {
-        let mut dirs = HashSet::new();
-        let mut names = HashSet::new();
-        for l in lines {
-            let (paths, dir): (Vec<&String>, bool) = match &l.op {
-                Op::NtCreateX { path, options, .. } => (vec![path], options & 1 != 0),
-                Op::Mkdir { path } | Op::Rmdir { path } | Op::Deltree { path } => (vec![path], true),
-                Op::Rename { from, to } => (vec![from, to], false),
-                Op::Unlink { path } | Op::QueryPath { path } => (vec![path], false),
-                Op::FindFirst { pattern, .. } => (vec![pattern], false),
-                _ => continue,
-            };
-            for p in paths {
-                let Ok(Target::Rel(rel)) = target(p) else { continue };
-                let mut end = 0;
-                while let Some(i) = rel[end..].find('/') {
-                    end += i;
-                    dirs.insert(rel[..end].to_string());
-                    end += 1;
-                }
-                let first = rel.split('/').next().unwrap_or_default();
-                if !is_wildcard(first) && !names.contains(first) {
-                    names.insert(first.to_string());
-                }
-                if dir {
-                    dirs.insert(rel);
-                }
-            }
-        }
-        let top = names
-            .into_iter()
-            .map(|n| {
-                let dir = dirs.contains(&n);
-                (n, dir)
-            })
-            .collect();
-        Shape { dirs, top }
-    }
-}
-
-/// The script as it is built: labels are added as they are first needed.
-struct Builder {
-    labels: Vec<String>,
-    steps: Vec<Step>,
-}
-
-impl Builder {
-    fn label(&mut self, name: &str) -> u16 {
-        match self.labels.iter().position(|l| l == name) {
-            Some(i) => i as u16,
-            None => {
-                self.labels.push(name.to_string());
-                (self.labels.len() - 1) as u16
-            }
-        }
-    }
-
-    /// The steps of one line: the line's time goes on the first.
-    fn line(&mut self, at: Option<f64>, steps: Vec<(u16, Expect, Call)>) {
-        for (i, (label, expect, call)) in steps.into_iter().enumerate() {
-            self.steps.push(Step {
-                label,
-                at: if i == 0 { at } else { None },
-                expect,
-                call,
-            });
-        }
-    }
-}
-
-/// Compiles the lines into the script every client replays.
+/// Compiles the lines into the script every client replays, one step a line.
 ///
-/// Name resolution: dbench 4.0 (Debian's 4.0-2.1, as strace shows) looks every name up before
+/// Name look-ups: dbench 4.0 (Debian's 4.0-2.1, as strace shows) looks the name up before
 /// NTCreateX, Unlink, Rename (both names), Rmdir, Mkdir and FIND_FIRST, as a case-insensitive
 /// server would: a stat, and when it fails a read of the parent directory for the name in any
-/// case. QUERY_PATH_INFORMATION and a FIND_FIRST without wildcard are nothing but that look-up.
-/// Unless `--no-resolve`, the look-up before an operation is a step of its own, counted under
-/// [`RESOLVE`] and left out of dbench's table.
+/// case (not with `--no-resolve`, which keeps the stat). The steps make that look-up themselves
+/// (the calls' `resolve`), so it counts in their latency as in dbench's.
+/// QUERY_PATH_INFORMATION, and FIND_FIRST without a wildcard, are nothing but that look-up.
 ///
-/// Calls on the client's own directory (or on `\clients`) are made as follows while the engine's
-/// script paths cannot name the base directory itself:
-/// - a stat or a listing of it (`QUERY_PATH_INFORMATION`, `FIND_FIRST`) and a `Mkdir` of it or of
-///   `\clients` (which exist: dbench's mkdir fails and is ignored) become a statfs of it, the one
-///   call the engine makes on the base itself; each succeeds, as those do in dbench;
-/// - opening it (`NTCreateX`) opens [`BASE_STAND_IN`] as a directory, made by the first such open
-///   (dbench: mkdir, which fails, then open);
-/// - `Deltree` of it unlinks the files of every directory and every file the loadfile names at the
-///   top of the client's directory: the first of those steps is the `Deltree`, the others are
-///   counted under [`DELTREE_REST`].
+/// The client's own directory is the script path `.`: opening it, looking it up, listing it and
+/// emptying it (`Deltree`) are made on it as dbench makes them; removing or renaming it is refused.
+/// `\clients` is treated as the client's own directory for the calls that leave it in place, and
+/// refused for the others.
 fn compile_script(opts: &Options, lines: &[Line], source: &str) -> Result<Script, Error> {
-    let shape = Shape::new(lines);
-    let mut b = Builder {
-        labels: LABELS.iter().map(|s| s.to_string()).collect(),
-        steps: Vec::with_capacity(lines.len() * 3 / 2),
+    let resolve = if opts.no_resolve {
+        Resolve::Stat
+    } else {
+        Resolve::AnyCase
     };
-    let resolve = !opts.no_resolve;
+    let mut steps = Vec::with_capacity(lines.len());
     for line in lines {
         let bad = |message: String| Error::Loadfile {
             file: source.to_string(),
             line: line.number,
             message,
         };
-        let path_of = |raw: &str| target(raw).map_err(bad);
-        let rel_of = |raw: &str, what: &str| match target(raw).map_err(bad)? {
+        let path_of = |raw: &str| target(raw).map(Target::path).map_err(bad);
+        // A path a call removes or renames: beneath the client's directory.
+        let removed = |raw: &str, what: &str| match target(raw).map_err(bad)? {
             Target::Rel(rel) => Ok(rel),
             _ => Err(bad(format!(
                 "{what} of the client's own directory (or of \\clients) is refused"
             ))),
         };
         let status = expect(&line.status);
-        let l = |label: Label| label as u16;
-        // The look-up dbench makes before an operation on `rel`.
-        let mut lookups: Vec<(u16, Expect, Call)> = Vec::new();
-        let mut lookup = |b: &mut Builder, rel: &str| {
-            if resolve {
-                let label = b.label(RESOLVE);
-                lookups.push((
-                    label,
-                    Expect::Any,
-                    Call::Stat {
-                        path: rel.to_string(),
-                        resolve: true,
-                    },
-                ));
-            }
-        };
-        let mut steps: Vec<(u16, Expect, Call)> = Vec::new();
-        match &line.op {
+        let (label, expect, call) = match &line.op {
             Op::NtCreateX {
                 path,
                 options,
@@ -431,164 +328,126 @@ fn compile_script(opts: &Options, lines: &[Line], source: &str) -> Result<Script
                     4 | 5 => (true, true),
                     _ => (false, false),
                 };
-                let call = match path_of(path)? {
-                    Target::Base | Target::Parent => Call::Open {
-                        path: BASE_STAND_IN.into(),
-                        handle: *handle,
-                        create: false,
-                        truncate: false,
-                        directory: true,
-                    },
-                    Target::Rel(rel) => {
-                        lookup(&mut b, &rel);
-                        // dbench opens a directory again as one when open(O_RDWR) says EISDIR:
-                        // a path the loadfile shows to be a directory is opened as one.
-                        let directory = options & 1 != 0 || (status == Expect::Ok && shape.dirs.contains(&rel));
-                        Call::Open {
-                            path: rel,
-                            handle: *handle,
-                            create: create && !directory,
-                            truncate: truncate && !directory,
-                            directory,
-                        }
-                    }
+                let call = Call::Open {
+                    path: path_of(path)?,
+                    handle: *handle,
+                    create,
+                    truncate,
+                    directory: options & 1 != 0,
+                    resolve,
                 };
-                steps.push((l(Label::NtCreateX), status, call));
+                (Label::NtCreateX, status, call)
             }
-            Op::Close { handle } => steps.push((l(Label::Close), status, Call::Close { handle: *handle })),
+            Op::Close { handle } => (Label::Close, status, Call::Close { handle: *handle }),
             Op::Rename { from, to } => {
-                let (from, to) = (rel_of(from, "Rename")?, rel_of(to, "Rename")?);
-                lookup(&mut b, &from);
-                lookup(&mut b, &to);
-                steps.push((l(Label::Rename), status, Call::Rename { from, to }));
+                let (from, to) = (removed(from, "Rename")?, removed(to, "Rename")?);
+                (Label::Rename, status, Call::Rename { from, to, resolve })
             }
             Op::Unlink { path } => {
-                let path = rel_of(path, "Unlink")?;
-                lookup(&mut b, &path);
-                steps.push((l(Label::Unlink), status, Call::Unlink { path }));
+                let path = removed(path, "Unlink")?;
+                (Label::Unlink, status, Call::Unlink { path, resolve })
             }
             Op::Rmdir { path } => {
-                let path = rel_of(path, "Rmdir")?;
-                lookup(&mut b, &path);
-                steps.push((l(Label::Rmdir), status, Call::Rmdir { path }));
+                let path = removed(path, "Rmdir")?;
+                (Label::Rmdir, status, Call::Rmdir { path, resolve })
             }
-            Op::Deltree { path } => match path_of(path)? {
-                // dbench ignores Deltree's status.
-                Target::Rel(path) => steps.push((l(Label::Deltree), Expect::Any, Call::DeleteFiles { path })),
+            // dbench ignores Deltree's status; it makes no look-up.
+            Op::Deltree { path } => match target(path).map_err(bad)? {
                 Target::Parent => return Err(bad("Deltree of \\clients (every client's directory) is refused".into())),
-                Target::Base => {
-                    let mut calls: Vec<Call> = shape
-                        .top
-                        .iter()
-                        .map(|(name, dir)| match dir {
-                            true => Call::DeleteFiles { path: name.clone() },
-                            false => Call::Unlink { path: name.clone() },
-                        })
-                        .collect();
-                    // Directories first, as BTreeMap order would interleave them.
-                    calls.sort_by_key(|c| !matches!(c, Call::DeleteFiles { .. }));
-                    if calls.is_empty() {
-                        calls.push(Call::Statfs);
-                    }
-                    for (i, call) in calls.into_iter().enumerate() {
-                        let label = if i == 0 {
-                            l(Label::Deltree)
-                        } else {
-                            b.label(DELTREE_REST)
-                        };
-                        steps.push((label, Expect::Any, call));
-                    }
-                }
+                t => (Label::Deltree, Expect::Any, Call::DeleteFiles { path: t.path() }),
             },
-            Op::Mkdir { path } => {
-                // dbench ignores Mkdir's status.
-                let call = match path_of(path)? {
-                    Target::Rel(path) => {
-                        lookup(&mut b, &path);
-                        Call::Mkdir { path }
-                    }
-                    Target::Base | Target::Parent => Call::Statfs,
-                };
-                steps.push((l(Label::Mkdir), Expect::Any, call));
-            }
-            Op::QueryPath { path } => {
-                let call = match path_of(path)? {
-                    Target::Rel(path) => Call::Stat { path, resolve },
-                    Target::Base | Target::Parent => Call::Statfs,
-                };
-                steps.push((l(Label::Qpathinfo), status, call));
-            }
-            Op::QueryFile { handle } => steps.push((l(Label::Qfileinfo), status, Call::Fstat { handle: *handle })),
-            Op::QueryFs => steps.push((l(Label::Qfsinfo), status, Call::Statfs)),
-            Op::SetFile { handle } => steps.push((l(Label::Sfileinfo), status, Call::SetTimes { handle: *handle })),
+            // dbench ignores Mkdir's status.
+            Op::Mkdir { path } => (
+                Label::Mkdir,
+                Expect::Any,
+                Call::Mkdir {
+                    path: path_of(path)?,
+                    resolve,
+                },
+            ),
+            Op::QueryPath { path } => (
+                Label::Qpathinfo,
+                status,
+                Call::Stat {
+                    path: path_of(path)?,
+                    resolve,
+                },
+            ),
+            Op::QueryFile { handle } => (Label::Qfileinfo, status, Call::Fstat { handle: *handle }),
+            Op::QueryFs => (Label::Qfsinfo, status, Call::Statfs),
+            Op::SetFile { handle } => (Label::Sfileinfo, status, Call::SetTimes { handle: *handle }),
+            // dbench ignores FIND_FIRST's status. With a wildcard: the look-up of the pattern in
+            // its directory, then a listing of it, up to max entries. Without: the look-up alone.
             Op::FindFirst { pattern, max } => {
-                // dbench ignores FIND_FIRST's status. With a wildcard: the look-up of the pattern,
-                // then a listing of its directory, up to max entries. Without: the look-up alone.
-                let call = if is_wildcard(pattern) {
-                    let parent = pattern.rsplit_once('/').map_or("", |(d, _)| d);
-                    match path_of(parent)? {
-                        Target::Rel(dir) => {
-                            if let Target::Rel(rel) = path_of(pattern)? {
-                                lookup(&mut b, &rel);
-                            }
-                            Call::List { path: dir, max: *max }
-                        }
-                        Target::Base | Target::Parent => Call::Statfs,
-                    }
-                } else {
-                    match path_of(pattern)? {
-                        Target::Rel(path) => Call::Stat { path, resolve },
-                        Target::Base | Target::Parent => Call::Statfs,
-                    }
+                let call = match pattern.rsplit_once('/').filter(|_| is_wildcard(pattern)) {
+                    Some((dir, name)) => Call::List {
+                        path: path_of(dir)?,
+                        max: *max,
+                        pattern: Some(name.to_string()),
+                        resolve,
+                    },
+                    None => Call::Stat {
+                        path: path_of(pattern)?,
+                        resolve,
+                    },
                 };
-                steps.push((l(Label::Find), Expect::Any, call));
+                (Label::Find, Expect::Any, call)
             }
-            Op::WriteX { handle, offset, size } => steps.push((
-                l(Label::WriteX),
+            Op::WriteX { handle, offset, size } => (
+                Label::WriteX,
                 status,
                 Call::Write {
                     handle: *handle,
                     offset: *offset,
                     len: *size,
                 },
-            )),
-            Op::ReadX { handle, offset, size } => steps.push((
-                l(Label::ReadX),
+            ),
+            Op::ReadX { handle, offset, size } => (
+                Label::ReadX,
                 status,
                 Call::Read {
                     handle: *handle,
                     offset: *offset,
                     len: *size,
                 },
-            )),
-            Op::LockX { handle } => steps.push((l(Label::LockX), status, Call::Lock { handle: *handle })),
-            Op::UnlockX { handle } => steps.push((l(Label::UnlockX), status, Call::Unlock { handle: *handle })),
-            Op::Flush { handle } => steps.push((l(Label::Flush), status, Call::Fsync { handle: *handle })),
-        }
-        lookups.extend(steps);
-        b.line(line.at, lookups);
+            ),
+            Op::LockX { handle, offset, size } => (
+                Label::LockX,
+                status,
+                Call::Lock {
+                    handle: *handle,
+                    offset: *offset,
+                    len: *size,
+                },
+            ),
+            Op::UnlockX { handle, offset, size } => (
+                Label::UnlockX,
+                status,
+                Call::Unlock {
+                    handle: *handle,
+                    offset: *offset,
+                    len: *size,
+                },
+            ),
+            Op::Flush { handle } => (Label::Flush, status, Call::Fsync { handle: *handle }),
+        };
+        steps.push(Step {
+            label: label as u16,
+            at: line.at,
+            expect,
+            call,
+        });
     }
     Ok(Script {
         source: source.to_string(),
         base: BASE.to_string(),
-        labels: b.labels,
+        labels: LABELS.iter().map(|s| s.to_string()).collect(),
         paced: lines.iter().any(|l| l.at.is_some()),
         sync_dirs: opts.sync_dirs,
         fsync_writes: opts.fsync,
         osync: opts.sync_open,
-        steps: b.steps,
+        steps,
     })
-}
-
-/// Loadfile lines per script step: each line is one step counted under a dbench label, plus the
-/// look-ups and the rest of a Deltree (dbench's `lines` counts lines, not steps).
-pub fn lines_per_step(script: &Script) -> f64 {
-    let visible = script
-        .steps
-        .iter()
-        .filter(|s| LABELS.contains(&script.labels[s.label as usize].as_str()))
-        .count();
-    visible as f64 / script.steps.len().max(1) as f64
 }
 
 #[cfg(test)]
@@ -652,16 +511,18 @@ NTCreateX "\clients\client1\d" 0x0 0x1 5 NT_STATUS_OK
             create,
             truncate,
             directory,
+            resolve: Resolve::Stat,
         };
         assert_eq!(
             steps(&s),
             vec![
-                ("NTCreateX", Expect::Ok, open("d", 1, false, false, true)),
+                ("NTCreateX", Expect::Ok, open("d", 1, true, false, true)),
                 ("NTCreateX", Expect::Ok, open("d/a", 2, true, false, false)),
                 ("NTCreateX", Expect::Ok, open("d/b", 3, true, true, false)),
                 ("NTCreateX", Expect::Fail, open("d/c", 4, false, false, false)),
-                // Options 0 on a directory: opened as one, as dbench retries after EISDIR.
-                ("NTCreateX", Expect::Ok, open("d", 5, false, false, true)),
+                // Options 0 on a directory: an open as a file, which the engine retries as a
+                // directory open when it says EISDIR, as dbench does.
+                ("NTCreateX", Expect::Ok, open("d", 5, false, false, false)),
             ]
         );
         assert_eq!(s.base, "clients/client{thread}");
@@ -669,126 +530,158 @@ NTCreateX "\clients\client1\d" 0x0 0x1 5 NT_STATUS_OK
     }
 
     #[test]
-    fn name_lookups_precede_the_operations_dbench_resolves() {
+    fn name_lookups_are_part_of_the_operations_dbench_resolves() {
         let text = r#"Unlink "\clients\client1\x" 0x20 NT_STATUS_OK
 Rename "\clients\client1\a" "\clients\client1\b" NT_STATUS_OK
 QUERY_PATH_INFORMATION "\clients\client1\q" 1004 NT_STATUS_OBJECT_NAME_NOT_FOUND
 FIND_FIRST "\clients\client1\d\*" 260 1366 2 NT_STATUS_OK
+FIND_FIRST "\clients\client1\d\e.doc" 260 1366 1 NT_STATUS_OK
+Mkdir "\clients\client1\m" NT_STATUS_OK
+Rmdir "\clients\client1\m" NT_STATUS_OK
+Deltree "\clients\client1\m" NT_STATUS_OK
 "#;
-        let s = script(text, &Options::default()).unwrap();
-        let lookup = |p: &str| {
-            (
-                RESOLVE,
-                Expect::Any,
-                Call::Stat {
-                    path: p.into(),
-                    resolve: true,
-                },
-            )
-        };
-        assert_eq!(
-            steps(&s),
+        let expected = |resolve: Resolve| {
             vec![
-                lookup("x"),
-                ("Unlink", Expect::Ok, Call::Unlink { path: "x".into() }),
-                lookup("a"),
-                lookup("b"),
+                (
+                    "Unlink",
+                    Expect::Ok,
+                    Call::Unlink {
+                        path: "x".into(),
+                        resolve,
+                    },
+                ),
                 (
                     "Rename",
                     Expect::Ok,
                     Call::Rename {
                         from: "a".into(),
-                        to: "b".into()
-                    }
+                        to: "b".into(),
+                        resolve,
+                    },
                 ),
                 (
                     "Qpathinfo",
                     Expect::Fail,
                     Call::Stat {
                         path: "q".into(),
-                        resolve: true
-                    }
+                        resolve,
+                    },
                 ),
-                lookup("d/*"),
                 (
                     "Find",
                     Expect::Any,
                     Call::List {
                         path: "d".into(),
-                        max: 1366
-                    }
+                        max: 1366,
+                        pattern: Some("*".into()),
+                        resolve,
+                    },
                 ),
+                (
+                    "Find",
+                    Expect::Any,
+                    Call::Stat {
+                        path: "d/e.doc".into(),
+                        resolve,
+                    },
+                ),
+                (
+                    "Mkdir",
+                    Expect::Any,
+                    Call::Mkdir {
+                        path: "m".into(),
+                        resolve,
+                    },
+                ),
+                (
+                    "Rmdir",
+                    Expect::Ok,
+                    Call::Rmdir {
+                        path: "m".into(),
+                        resolve,
+                    },
+                ),
+                // dbench makes no look-up before a Deltree.
+                ("Deltree", Expect::Any, Call::DeleteFiles { path: "m".into() }),
             ]
-        );
-        assert_eq!(lines_per_step(&s), 4.0 / 8.0);
-        // --no-resolve: no look-ups, and QUERY_PATH_INFORMATION is a bare stat.
+        };
+        // One step a line, with its look-up inside.
+        let s = script(text, &Options::default()).unwrap();
+        assert_eq!(steps(&s), expected(Resolve::AnyCase));
+        // --no-resolve: the look-ups are a stat alone, as dbench's are then.
         let opts = Options {
             no_resolve: true,
             ..Options::default()
         };
-        let s = script(text, &opts).unwrap();
-        assert_eq!(s.steps.len(), 4);
-        assert_eq!(lines_per_step(&s), 1.0);
-        assert_eq!(
-            s.steps[2].call,
-            Call::Stat {
-                path: "q".into(),
-                resolve: false
-            }
-        );
+        assert_eq!(steps(&script(text, &opts).unwrap()), expected(Resolve::Stat));
     }
 
     #[test]
-    fn the_client_directory_itself_gets_stand_ins() {
-        let opts = Options {
-            no_resolve: true,
-            ..Options::default()
-        };
+    fn the_client_directory_itself_is_the_base_dot() {
         let s = script(
             r#"Deltree "\clients\client1" NT_STATUS_OK
 Mkdir "\clients" NT_STATUS_OK
 NTCreateX "\clients\client1" 0x1 0x2 9 NT_STATUS_OK
 QUERY_PATH_INFORMATION "\clients\client1" 1004 NT_STATUS_OK
-NTCreateX "\clients\client1\top.txt" 0x40 0x2 1 NT_STATUS_OK
-Mkdir "\clients\client1\d" NT_STATUS_OK
-Deltree "\clients\client1\d" NT_STATUS_OK
+FIND_FIRST "\clients\client1\<.JNK" 260 1366 0 NT_STATUS_NO_SUCH_FILE
 "#,
-            &opts,
+            &Options::default(),
         )
         .unwrap();
+        let any = Resolve::AnyCase;
         assert_eq!(
             steps(&s),
             vec![
-                ("Deltree", Expect::Any, Call::DeleteFiles { path: "d".into() }),
-                (DELTREE_REST, Expect::Any, Call::Unlink { path: "top.txt".into() }),
-                ("Mkdir", Expect::Any, Call::Statfs),
+                ("Deltree", Expect::Any, Call::DeleteFiles { path: ".".into() }),
+                // \clients exists: dbench's look-up finds it and its mkdir fails; the same on the
+                // client's own directory.
                 (
-                    "NTCreateX",
-                    Expect::Ok,
-                    Call::Open {
-                        path: BASE_STAND_IN.into(),
-                        handle: 9,
-                        create: false,
-                        truncate: false,
-                        directory: true
+                    "Mkdir",
+                    Expect::Any,
+                    Call::Mkdir {
+                        path: ".".into(),
+                        resolve: any
                     }
                 ),
-                ("Qpathinfo", Expect::Ok, Call::Statfs),
                 (
                     "NTCreateX",
                     Expect::Ok,
                     Call::Open {
-                        path: "top.txt".into(),
-                        handle: 1,
+                        path: ".".into(),
+                        handle: 9,
                         create: true,
                         truncate: false,
-                        directory: false
+                        directory: true,
+                        resolve: any
                     }
                 ),
-                ("Mkdir", Expect::Any, Call::Mkdir { path: "d".into() }),
-                ("Deltree", Expect::Any, Call::DeleteFiles { path: "d".into() }),
+                (
+                    "Qpathinfo",
+                    Expect::Ok,
+                    Call::Stat {
+                        path: ".".into(),
+                        resolve: any
+                    }
+                ),
+                (
+                    "Find",
+                    Expect::Any,
+                    Call::List {
+                        path: ".".into(),
+                        max: 1366,
+                        pattern: Some("<.JNK".into()),
+                        resolve: any
+                    }
+                ),
             ]
         );
+        let w = compile(
+            &Options::default(),
+            &loadfile::parse("Deltree \"\\clients\\client1\" NT_STATUS_OK\n", "t.txt").unwrap(),
+            Path::new("t.txt"),
+        )
+        .unwrap();
+        assert!(w.validate().is_ok(), "{:?}", w.validate());
     }
 
     #[test]
@@ -818,10 +711,17 @@ Deltree "\clients\client1\d" NT_STATUS_OK
             .unwrap_err()
             .to_string();
         assert!(e.starts_with("t.txt:1:") && e.contains("absolute"), "{e}");
-        let e = script("Unlink \"\\clients\\client1\" 0x20 NT_STATUS_OK\n", &Options::default())
-            .unwrap_err()
-            .to_string();
-        assert!(e.starts_with("t.txt:1:") && e.contains("refused"), "{e}");
+        for line in [
+            r#"Unlink "\clients\client1" 0x20 NT_STATUS_OK"#,
+            r#"Rmdir "\clients" NT_STATUS_OK"#,
+            r#"Rename "\clients\client1\a" "\clients\client1" NT_STATUS_OK"#,
+            r#"Deltree "\clients" NT_STATUS_OK"#,
+        ] {
+            let e = script(&format!("Close 1 NT_STATUS_OK\n{line}\n"), &Options::default())
+                .unwrap_err()
+                .to_string();
+            assert!(e.starts_with("t.txt:2:") && e.contains("refused"), "{line}: {e}");
+        }
     }
 
     #[test]

@@ -9,7 +9,7 @@
 //!   and `Throughput`: dbench's figure, the LAST once-per-second sample of the execute phase,
 //!   with fslab's mean over the whole execute phase on the next line.
 
-use super::{Options, DELTREE_REST, LABELS, RESOLVE};
+use super::{Options, LABELS};
 use fslab_engine::result::{RunResult, Second, StepResult};
 use serde_json::{json, Value};
 use std::fmt::Write;
@@ -67,22 +67,19 @@ impl Sample {
 pub struct Live {
     nprocs: u32,
     warmup: Duration,
-    lines_per_step: f64,
-    steps: u64,
+    /// Loadfile lines run so far (a line is one script step).
+    lines: u64,
     phase: Phase,
     phase_bytes: u64,
     samples: Vec<Sample>,
 }
 
 impl Live {
-    /// `lines_per_step`: loadfile lines per script step ([`super::lines_per_step`]), to count
-    /// lines as dbench does when a line is made of several steps.
-    pub fn new(nprocs: u32, warmup: Duration, lines_per_step: f64) -> Live {
+    pub fn new(nprocs: u32, warmup: Duration) -> Live {
         Live {
             nprocs: nprocs.max(1),
             warmup,
-            lines_per_step,
-            steps: 0,
+            lines: 0,
             phase: if warmup.is_zero() {
                 Phase::Execute
             } else {
@@ -101,7 +98,7 @@ impl Live {
             self.phase = phase;
             self.phase_bytes = 0;
         }
-        self.steps += second.ops;
+        self.lines += second.ops;
         self.phase_bytes += second.bytes_read + second.bytes_written;
         let secs = match phase {
             Phase::Warmup => elapsed,
@@ -111,7 +108,7 @@ impl Live {
         self.samples.push(Sample {
             phase,
             secs,
-            lines: (self.steps as f64 * self.lines_per_step) as u64 / u64::from(self.nprocs),
+            lines: self.lines / u64::from(self.nprocs),
             mb_per_sec: if secs > 0.0 {
                 self.phase_bytes as f64 / MB / secs
             } else {
@@ -296,7 +293,6 @@ pub fn classic(result: &RunResult, live: &Live, opts: &Options) -> Value {
             })
         })
         .collect();
-    let hidden = |name: &str| result.steps.iter().find(|s| s.name == name).map_or(0, |s| s.count);
     json!({
         "tool": "dbench",
         "compatible_with": "dbench 4.00",
@@ -313,8 +309,6 @@ pub fn classic(result: &RunResult, live: &Live, opts: &Options) -> Value {
         "lines": live.samples().last().map_or(0, |s| s.lines),
         "mismatches": result.steps.iter().map(|s| s.mismatches).sum::<u64>(),
         "script_steps": result.workload.groups.iter().filter_map(|g| g.script.as_ref()).map(|s| s.steps.len()).sum::<usize>(),
-        "resolve_steps": hidden(RESOLVE),
-        "deltree_rest_steps": hidden(DELTREE_REST),
         "operations": rows,
         "seconds": seconds,
     })
@@ -333,12 +327,13 @@ mod tests {
             bytes_written: written,
             by_op: Vec::new(),
             max_latency_us: Some(lat_us),
+            latency: None,
         }
     }
 
     #[test]
     fn mb_per_sec_restarts_with_the_execute_phase() {
-        let mut live = Live::new(2, Duration::from_secs(2), 1.0);
+        let mut live = Live::new(2, Duration::from_secs(2));
         let s = live.tick(Duration::from_secs(1), &second(true, 100, 3_000_000, 1_000_000, 1500.0));
         assert_eq!((s.phase, s.lines), (Phase::Warmup, 50));
         assert!((s.mb_per_sec - 4.0).abs() < 1e-9);
@@ -356,7 +351,7 @@ mod tests {
 
     #[test]
     fn throughput_is_the_last_execute_sample_and_max_latency_its_worst_second() {
-        let mut live = Live::new(1, Duration::from_secs(1), 1.0);
+        let mut live = Live::new(1, Duration::from_secs(1));
         assert_eq!(live.throughput(), None);
         live.tick(Duration::from_secs(1), &second(true, 1, 50_000_000, 0, 90_000.0));
         live.tick(Duration::from_secs(2), &second(false, 1, 30_000_000, 0, 7_000.0));
