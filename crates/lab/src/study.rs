@@ -157,21 +157,9 @@ pub struct Quick {
     pub fill_to: Option<f64>,
 }
 
-/// A study file that cannot be used: where and why.
-#[derive(Debug, thiserror::Error)]
-pub enum StudyError {
-    #[error("{file}: {error}")]
-    Read { file: String, error: std::io::Error },
-    #[error("{file}:{line}:{column}: {message}")]
-    At {
-        file: String,
-        line: usize,
-        column: usize,
-        message: String,
-    },
-    #[error("{file}: {message}")]
-    Whole { file: String, message: String },
-}
+/// A study file that cannot be used: where and why (`file:line:column: message`), as a workload
+/// file's errors say it.
+pub type StudyError = fslab_engine::workload::LoadError;
 
 // The file as written, before checking.
 
