@@ -746,17 +746,16 @@ fn clear_leftovers(scratch: &Path) {
     if !scratch.exists() {
         return;
     }
-    let prefix = scratch.display().to_string();
-    if let Ok(mounts) = std::fs::read_to_string("/proc/self/mounts") {
-        let mut points: Vec<String> = mounts
-            .lines()
-            .filter_map(|l| l.split_whitespace().nth(1))
-            .map(|p| p.replace("\\040", " "))
-            .filter(|p| p.starts_with(&prefix))
+    if let Ok(mounts) = filesystem::mountinfo::read() {
+        let mut points: Vec<PathBuf> = mounts
+            .into_iter()
+            .map(|m| m.mount_point)
+            .filter(|p| p.starts_with(scratch))
             .collect();
-        points.sort_by_key(|p| std::cmp::Reverse(p.len()));
+        // Innermost first.
+        points.sort_by_key(|p| std::cmp::Reverse(p.components().count()));
         for p in points {
-            let _ = filesystem::umount_lazy(Path::new(&p));
+            let _ = filesystem::umount_lazy(&p);
         }
     }
     device::detach_images_under(scratch);
