@@ -85,7 +85,9 @@ impl LiveLatency {
 pub(crate) struct LatencyTally {
     last: Vec<u32>,
     last_sum: Vec<u64>,
+    /// What the threads added since the last `finish`.
     diff: Vec<u64>,
+    sum: u64,
 }
 
 impl LatencyTally {
@@ -94,25 +96,41 @@ impl LatencyTally {
             last: vec![0; threads * BUCKETS],
             last_sum: vec![0; threads],
             diff: vec![0; BUCKETS],
+            sum: 0,
         }
     }
 
     /// What the threads timed since the last call, over all threads (in the order of `new`).
+    #[cfg(test)]
     pub fn take<'a>(&mut self, threads: impl Iterator<Item = &'a LiveLatency>) -> SecondHistogram {
-        self.diff.iter_mut().for_each(|d| *d = 0);
-        let mut sum_ns = 0u64;
         for (t, live) in threads.enumerate() {
-            let last = &mut self.last[t * BUCKETS..(t + 1) * BUCKETS];
-            for ((now, before), d) in live.counts.iter().zip(last.iter_mut()).zip(&mut self.diff) {
-                let now = now.load(Relaxed);
-                *d += u64::from(now.wrapping_sub(*before));
-                *before = now;
-            }
-            let now = live.sum_ns.load(Relaxed);
-            sum_ns = sum_ns.wrapping_add(now.wrapping_sub(self.last_sum[t]));
-            self.last_sum[t] = now;
+            self.add(t, live);
         }
-        SecondHistogram::from_counts(&self.diff, sum_ns)
+        self.finish()
+    }
+
+    /// Adds what thread `t` (in the order of `new`) timed since the last look. The monitor calls
+    /// this right after reading the same thread's operation counters, so that a second's
+    /// latencies and its operation count differ only by the operations that ended between the
+    /// two reads.
+    pub fn add(&mut self, t: usize, live: &LiveLatency) {
+        let last = &mut self.last[t * BUCKETS..(t + 1) * BUCKETS];
+        for ((now, before), d) in live.counts.iter().zip(last.iter_mut()).zip(&mut self.diff) {
+            let now = now.load(Relaxed);
+            *d += u64::from(now.wrapping_sub(*before));
+            *before = now;
+        }
+        let now = live.sum_ns.load(Relaxed);
+        self.sum = self.sum.wrapping_add(now.wrapping_sub(self.last_sum[t]));
+        self.last_sum[t] = now;
+    }
+
+    /// The histogram of everything added since the last call, and a fresh start for the next.
+    pub fn finish(&mut self) -> SecondHistogram {
+        let second = SecondHistogram::from_counts(&self.diff, self.sum);
+        self.diff.iter_mut().for_each(|d| *d = 0);
+        self.sum = 0;
+        second
     }
 }
 

@@ -200,7 +200,10 @@ pub struct Second {
 /// (each figure within 1.6% of the exact one; the mean is exact).
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 pub struct SecondLatency {
-    /// Operations timed in this second.
+    /// Operations timed in this second. The monitor reads a thread's operation counters and
+    /// its latency buckets one after the other, not at one instant, so an operation that ends
+    /// between the two reads counts here in one second and in `Second::ops` in the next: the
+    /// two differ by a few at most, and their sums over the run are equal.
     pub ops: u64,
     pub mean_us: f64,
     pub p50_us: f64,

@@ -551,14 +551,15 @@ fn monitor(
     let mut sample = |now: Instant, last_tick: &mut Instant, in_ramp: bool, series: &mut Vec<Second>| {
         let mut cur = [[0u64; OpKind::ALL.len()]; 2];
         let mut max_ns = 0;
-        for l in live {
+        for (t, l) in live.iter().enumerate() {
             for (k, (ops, bytes)) in l.ops.iter().zip(&l.bytes).enumerate() {
                 cur[0][k] += ops.load(Relaxed);
                 cur[1][k] += bytes.load(Relaxed);
             }
             max_ns = max_ns.max(l.max_ns.swap(0, Relaxed));
+            tally.add(t, &l.latency);
         }
-        let latency = tally.take(live.iter().map(|l| &l.latency));
+        let latency = tally.finish();
         let mut sec = Second {
             t: (now - start).as_secs_f64(),
             ramp: in_ramp,

@@ -142,7 +142,12 @@ fn every_second_carries_the_latency_of_its_operations() {
             assert_eq!(s.ops, 0, "a second with operations has their latency: {s:?}");
             continue;
         };
-        assert_eq!(l.ops, s.ops, "every operation of the second is timed: {s:?}");
+        // An operation ending while the monitor reads a thread's counters lands in neighbouring
+        // seconds of the two figures; with 2 ms between each thread's reads, one or two each.
+        assert!(
+            l.ops.abs_diff(s.ops) <= 4,
+            "every operation of the second is timed, give or take the two threads' in flight: {s:?}"
+        );
         assert!(l.ops <= 2 * 500 + 2, "two threads pausing 2 ms after each read: {s:?}");
         assert!(
             0.0 < l.p50_us
