@@ -322,6 +322,93 @@ fn a_full_filesystem_fails_its_run_and_the_study_goes_on() {
     lab.assert_clean();
 }
 
+/// The empty and the filled filesystem side by side, each made once (`fresh = "study"`), with a
+/// warm-up run before each cell.
+const EMPTY_AND_FILLED: &str = r#"
+name = "empty and filled"
+fresh = "study"
+drop_caches = false
+
+[device]
+loop = { size = "64M" }
+
+[[filesystem]]
+type = "ext4"
+warmup = true
+
+[fill]
+to = ["empty", "20%"]
+
+[[workload]]
+name = "small"
+run = { op = "randwrite", bs = "4k", size = "2m", time = "1s" }
+vary = { threads = [1, 2] }
+"#;
+
+#[test]
+fn the_fill_level_is_an_axis_with_a_filesystem_per_level() {
+    need_root();
+    need_tools(&["mkfs.ext4"]);
+    let lab = Lab::new(EMPTY_AND_FILLED);
+    let run = lab.run_study(&[]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let store = lab.store();
+    let study = complete_study(&store, 4);
+    let (cells, runs, steps) = (
+        store.cells(study.id).unwrap(),
+        store.runs(study.id).unwrap(),
+        store.steps(study.id).unwrap(),
+    );
+    let levels: Vec<(&str, Option<f64>)> = cells.iter().map(|c| (c.spec.key.as_str(), c.spec.fill_to)).collect();
+    assert_eq!(
+        levels,
+        [
+            (
+                "ext4|fill=empty|small|bs=4k|op=randwrite|size=2m|time=1s|threads=1",
+                None
+            ),
+            (
+                "ext4|fill=empty|small|bs=4k|op=randwrite|size=2m|time=1s|threads=2",
+                None
+            ),
+            (
+                "ext4|fill=20%|small|bs=4k|op=randwrite|size=2m|time=1s|threads=1",
+                Some(0.2)
+            ),
+            (
+                "ext4|fill=20%|small|bs=4k|op=randwrite|size=2m|time=1s|threads=2",
+                Some(0.2)
+            ),
+        ]
+    );
+    let named = |name: &str| -> Vec<usize> { cells.iter().map(|c| steps_of(&steps, c, name).len()).collect() };
+    assert_eq!(
+        named("mkfs"),
+        [1, 0, 1, 0],
+        "one filesystem per level, made for its first cell"
+    );
+    assert_eq!(named("fill"), [0, 0, 1, 0], "only the filled filesystem is filled");
+    // The fill step's detail is its report: it reached the level asked.
+    let detail = &steps_of(&steps, &cells[2], "fill")[0].step.detail;
+    let after: f64 = detail
+        .split("util_after: ")
+        .nth(1)
+        .and_then(|rest| rest.split([',', ' ']).next())
+        .and_then(|v| v.parse().ok())
+        .unwrap_or_else(|| panic!("no util_after in the fill step: {detail}"));
+    assert!(
+        (0.2..0.5).contains(&after),
+        "filled to {after}, past 20% by less than a check interval: {detail}"
+    );
+    for c in &cells {
+        assert_eq!(c.status, CellStatus::Done, "{}: {:?}", c.spec.key, c.reason);
+        assert_eq!(repeats_of(&runs_of(&runs, c)), [0], "{}", c.spec.key);
+        let warmups = runs.iter().filter(|r| r.cell_id == c.id && r.warmup).count();
+        assert_eq!(warmups, 1, "{}: the filesystem asks for a warm-up run", c.spec.key);
+    }
+    lab.assert_clean();
+}
+
 /// A mount option ext4 rejects, a filesystem this machine lacks, then one that works.
 const UNSUPPORTED: &str = r#"
 name = "unsupported"

@@ -1,5 +1,5 @@
-//! The study's matrix: every combination of filesystem, scheduler, read-ahead, workload and
-//! workload option values, less the excluded ones. Each combination is a cell; each cell is run
+//! The study's matrix: every combination of filesystem, scheduler, read-ahead, fill level,
+//! workload and workload option values, less the excluded ones. Each combination is a cell; each cell is run
 //! `repeat` times.
 
 use crate::study::{Study, StudyWorkload};
@@ -17,6 +17,9 @@ pub struct Cell {
     pub filesystem: usize,
     pub scheduler: Option<String>,
     pub read_ahead_kb: Option<u64>,
+    /// The utilisation the cell's filesystem is filled to before its runs (the quick form's
+    /// `fill_to` applied); `None`: not filled.
+    pub fill_to: Option<f64>,
     /// Index into `Study::workloads`.
     pub workload: usize,
     /// One value per workload option, in the workload's order.
@@ -49,39 +52,52 @@ pub enum Form {
 
 /// The study's cells in order, with `--quick` applied when asked.
 pub fn expand(study: &Study, form: Form) -> Vec<Cell> {
-    let schedulers: Vec<Option<String>> = optional_axis(&study.device.scheduler);
     let read_aheads: Vec<Option<u64>> = optional_axis(&study.device.read_ahead_kb);
+    let fills = fill_levels(study, form);
+    // The scheduler is an axis when the study compares several on any filesystem.
+    let scheduler_axis = study
+        .filesystems
+        .iter()
+        .any(|fs| fs.scheduler.as_ref().unwrap_or(&study.device.scheduler).len() > 1);
     let mut cells = Vec::new();
     for (fi, fs) in study.filesystems.iter().enumerate() {
+        let schedulers: Vec<Option<String>> = optional_axis(fs.scheduler.as_ref().unwrap_or(&study.device.scheduler));
         for sched in &schedulers {
             for ra in &read_aheads {
-                for (wi, w) in study.workloads.iter().enumerate() {
-                    let options = options_of(study, w, form);
-                    for combo in product(&options) {
-                        let mut axes = Vec::new();
-                        if let Some(s) = sched.as_ref().filter(|_| schedulers.len() > 1) {
-                            axes.push(("scheduler".to_string(), s.clone()));
-                        }
-                        if let Some(r) = ra.filter(|_| read_aheads.len() > 1) {
-                            axes.push(("read_ahead_kb".to_string(), r.to_string()));
-                        }
-                        for (k, v) in &combo {
-                            if options.iter().any(|(o, vs)| o == k && vs.len() > 1) {
-                                axes.push((k.clone(), v.clone()));
+                for (fill_written, fill) in &fills {
+                    for (wi, w) in study.workloads.iter().enumerate() {
+                        let options = options_of(study, w, form);
+                        for combo in product(&options) {
+                            let mut axes = Vec::new();
+                            if let Some(s) = sched.as_ref().filter(|_| scheduler_axis) {
+                                axes.push(("scheduler".to_string(), s.clone()));
                             }
-                        }
-                        let cell = Cell {
-                            ordinal: 0,
-                            key: key(&fs.name, sched, *ra, &w.name, &combo),
-                            filesystem: fi,
-                            scheduler: sched.clone(),
-                            read_ahead_kb: *ra,
-                            workload: wi,
-                            options: combo,
-                            axes,
-                        };
-                        if !excluded(study, &cell) {
-                            cells.push(cell);
+                            if let Some(r) = ra.filter(|_| read_aheads.len() > 1) {
+                                axes.push(("read_ahead_kb".to_string(), r.to_string()));
+                            }
+                            if fills.len() > 1 {
+                                axes.push(("fill".to_string(), fill_label(*fill)));
+                            }
+                            for (k, v) in &combo {
+                                if options.iter().any(|(o, vs)| o == k && vs.len() > 1) {
+                                    axes.push((k.clone(), v.clone()));
+                                }
+                            }
+                            let fill_key = (fills.len() > 1).then(|| fill_label(*fill));
+                            let cell = Cell {
+                                ordinal: 0,
+                                key: key(&fs.name, sched, *ra, fill_key.as_deref(), &w.name, &combo),
+                                filesystem: fi,
+                                scheduler: sched.clone(),
+                                read_ahead_kb: *ra,
+                                fill_to: *fill,
+                                workload: wi,
+                                options: combo,
+                                axes,
+                            };
+                            if !excluded(study, &cell, fill_written) {
+                                cells.push(cell);
+                            }
                         }
                     }
                 }
@@ -103,6 +119,34 @@ pub fn repeats(study: &Study, form: Form) -> u32 {
     match form {
         Form::Full => study.repeat,
         Form::Quick => study.quick.repeat,
+    }
+}
+
+/// The fill levels of the cells, each as written (for exclude rules) and as filled: `[None]`
+/// without `[fill]`; the quick form's `fill_to` replaces every level but "empty".
+fn fill_levels(study: &Study, form: Form) -> Vec<(String, Option<f64>)> {
+    if study.fill.is_none() {
+        return vec![(fill_label(None), None)];
+    }
+    let mut levels: Vec<(String, Option<f64>)> = Vec::new();
+    for &to in &study.fill_to {
+        let written = (to > 0.0).then_some(to);
+        let level = match (written, form, study.quick.fill_to) {
+            (Some(_), Form::Quick, Some(quick)) => Some(quick),
+            _ => written,
+        };
+        if !levels.iter().any(|l| l.1 == level) {
+            levels.push((fill_label(written), level));
+        }
+    }
+    levels
+}
+
+/// How a fill level reads in labels, keys and exclude rules: `empty`, `40%`.
+pub fn fill_label(level: Option<f64>) -> String {
+    match level {
+        None => "empty".to_string(),
+        Some(f) => format!("{}%", (f * 1000.0).round() / 10.0),
     }
 }
 
@@ -163,13 +207,23 @@ fn product(options: &[(String, Vec<String>)]) -> Vec<Vec<(String, String)>> {
     out
 }
 
-fn key(fs: &str, sched: &Option<String>, ra: Option<u64>, workload: &str, options: &[(String, String)]) -> String {
+fn key(
+    fs: &str,
+    sched: &Option<String>,
+    ra: Option<u64>,
+    fill: Option<&str>,
+    workload: &str,
+    options: &[(String, String)],
+) -> String {
     let mut k = fs.to_string();
     if let Some(s) = sched {
         k.push_str(&format!("|sched={s}"));
     }
     if let Some(r) = ra {
         k.push_str(&format!("|ra={r}"));
+    }
+    if let Some(f) = fill {
+        k.push_str(&format!("|fill={f}"));
     }
     k.push('|');
     k.push_str(workload);
@@ -179,8 +233,9 @@ fn key(fs: &str, sched: &Option<String>, ra: Option<u64>, workload: &str, option
     k
 }
 
-/// Whether an exclude rule drops this cell: every condition of the rule holds.
-fn excluded(study: &Study, cell: &Cell) -> bool {
+/// Whether an exclude rule drops this cell: every condition of the rule holds. A rule names the
+/// fill level as the study writes it, in either form.
+fn excluded(study: &Study, cell: &Cell, fill_written: &str) -> bool {
     let fs = &study.filesystems[cell.filesystem];
     let value = |axis: &str| -> Option<String> {
         match axis {
@@ -188,6 +243,7 @@ fn excluded(study: &Study, cell: &Cell) -> bool {
             "type" => Some(fs.fs_type.clone()),
             "scheduler" => cell.scheduler.clone(),
             "read_ahead_kb" => cell.read_ahead_kb.map(|r| r.to_string()),
+            "fill" => Some(fill_written.to_string()),
             "workload" => Some(study.workloads[cell.workload].name.clone()),
             other => cell.options.iter().find(|(k, _)| k == other).map(|(_, v)| v.clone()),
         }
@@ -207,7 +263,7 @@ pub fn estimate(study: &Study, form: Form) -> Duration {
     for c in &cells {
         let w = &study.workloads[c.workload];
         let run = crate::invoke::expected_time(w, &c.options);
-        let runs = repeats(study, form) + u32::from(study.warmup);
+        let runs = repeats(study, form) + u32::from(study.filesystems[c.filesystem].warmup(study));
         total += run * runs;
         total += per_fs
             * match study.fresh {

@@ -148,6 +148,7 @@ pub fn cell_spec(study: &Study, cell: &Cell, form: Form) -> CellSpec {
         mount_options: fs.mount.clone(),
         scheduler: cell.scheduler.clone(),
         read_ahead_kb: cell.read_ahead_kb,
+        fill_to: cell.fill_to,
         workload: w.name.clone(),
         tool: w.tool.key().to_string(),
         params: cell.options.iter().cloned().collect(),
@@ -270,12 +271,25 @@ impl Lab<'_> {
                 self.unsupported(&mine, &e.to_string())?;
                 continue;
             }
-            // Which runs share a filesystem.
+            // Which runs share a filesystem: with `fresh = "study"`, those filled to one level.
             let batches: Vec<Vec<(&Todo, u32)>> = match study.fresh {
-                Fresh::Study => vec![mine
-                    .iter()
-                    .flat_map(|t| t.repeats.iter().map(move |r| (*t, *r)))
-                    .collect()],
+                Fresh::Study => {
+                    let mut levels: Vec<Option<f64>> = Vec::new();
+                    for t in &mine {
+                        if !levels.contains(&t.cell.fill_to) {
+                            levels.push(t.cell.fill_to);
+                        }
+                    }
+                    levels
+                        .into_iter()
+                        .map(|level| {
+                            mine.iter()
+                                .filter(|t| t.cell.fill_to == level)
+                                .flat_map(|t| t.repeats.iter().map(move |r| (*t, *r)))
+                                .collect()
+                        })
+                        .collect()
+                }
                 Fresh::Cell => mine
                     .iter()
                     .map(|t| t.repeats.iter().map(|r| (*t, *r)).collect())
@@ -293,7 +307,7 @@ impl Lab<'_> {
                 let mut queue = batch.into_iter().peekable();
                 while queue.peek().is_some() && !self.interrupted() {
                     let (first, repeat) = *queue.peek().expect("peeked");
-                    let inst = match self.make(fs, first.id, repeat)? {
+                    let inst = match self.make(fs, first.id, first.cell.fill_to, repeat)? {
                         Ok(inst) => inst,
                         Err(Unsupported(reason)) => {
                             self.unsupported(&mine, &reason)?;
@@ -322,7 +336,7 @@ impl Lab<'_> {
                                 }
                             }
                         }
-                        if study.warmup && !warmed.contains(&t.id) {
+                        if fs.warmup(study) && !warmed.contains(&t.id) {
                             warmed.push(t.id);
                             self.run_once(&mut inst, t, repeat, true)?;
                             if inst.dead {
@@ -374,8 +388,15 @@ impl Lab<'_> {
         Ok(())
     }
 
-    /// A fresh filesystem: loop image (or the named device), wipe, mkfs, mount, fill, age.
-    fn make(&mut self, fs: &Filesystem, cell: CellId, repeat: u32) -> Result<Result<Instance, Unsupported>, LabError> {
+    /// A fresh filesystem: loop image (or the named device), wipe, mkfs, mount, fill to
+    /// `fill_to`, age.
+    fn make(
+        &mut self,
+        fs: &Filesystem,
+        cell: CellId,
+        fill_to: Option<f64>,
+        repeat: u32,
+    ) -> Result<Result<Instance, Unsupported>, LabError> {
         let key = self.label(cell);
         let n = std::fs::read_dir(&self.scratch).map_or(0, |d| d.count());
         let mnt = self.scratch.join(format!("mnt{n}"));
@@ -438,11 +459,8 @@ impl Lab<'_> {
             Ok(m) => inst.effective_options = m.effective_options,
             Err(e) => return Ok(Err(Unsupported(format!("mount -o {options} failed: {e}")))),
         }
-        if let Some(spec) = &self.study.fill {
-            let mut spec = spec.clone();
-            if self.opts.form == Form::Quick {
-                spec.to = self.study.quick.fill_to.unwrap_or(spec.to);
-            }
+        if let (Some(spec), Some(to)) = (&self.study.fill, fill_to) {
+            let spec = crate::fill::FillSpec { to, ..spec.clone() };
             let root = inst.mnt.clone();
             let (rec, r) = timed("fill", || crate::fill::fill(&root, &spec), |f| format!("{f:?}"));
             self.step(cell, &key, rec, repeat)?;

@@ -1,7 +1,7 @@
 //! The study file: what to compare (filesystems with their mkfs and mount options, device
 //! settings, workloads with their parameters) and how (repeats, fresh filesystems, caches,
-//! timeouts). Any list in a device setting or a workload option is an axis of the matrix
-//! ([`crate::matrix`]).
+//! timeouts). Any list in a device setting, a filesystem's scheduler, the fill level or a
+//! workload option is an axis of the matrix ([`crate::matrix`]).
 //!
 //! ```toml
 //! name = "large-file sequential write"
@@ -22,6 +22,11 @@
 //! mkfs = "-I 256 -O flex_bg -G 64"
 //! mount = "data=writeback"
 //! fsck = true
+//! # scheduler = "none"      # this filesystem's own schedulers, replacing [device]'s
+//! # warmup = true           # this filesystem's own warm-up setting
+//!
+//! [fill]
+//! to = ["empty", "40%"]     # each level is an axis value: cells on the empty and the filled fs
 //!
 //! [[workload]]
 //! name = "seqwrite"
@@ -54,10 +59,15 @@ pub struct Study {
     pub filesystems: Vec<Filesystem>,
     pub workloads: Vec<StudyWorkload>,
     /// Combinations left out of the matrix: each rule is a set of axis = value conditions, all of
-    /// which must hold for a cell to be dropped (`filesystem`, `scheduler`, `read_ahead_kb`,
-    /// `workload` and any workload option).
+    /// which must hold for a cell to be dropped (`filesystem`, `type`, `scheduler`,
+    /// `read_ahead_kb`, `fill`, `workload` and any workload option).
     pub exclude: Vec<BTreeMap<String, String>>,
+    /// `[fill]`: how each fresh filesystem is filled. Its `to` is the highest of `fill_to`; each
+    /// cell is filled to its own level.
     pub fill: Option<crate::fill::FillSpec>,
+    /// The levels `[fill] to` names, as fractions, 0 for `"empty"`; several make an axis (seed
+    /// 004 runs dbench on the empty and on the 40% filled filesystem). Empty without `[fill]`.
+    pub fill_to: Vec<f64>,
     pub age: Option<crate::age::AgeSpec>,
     /// `--quick`: what the quick form changes.
     pub quick: Quick,
@@ -103,6 +113,18 @@ pub struct Filesystem {
     pub mkfs: String,
     pub mount: String,
     pub fsck: bool,
+    /// Schedulers for this filesystem only, replacing `[device] scheduler` (seed 001 tunes the
+    /// elevator per filesystem for its sync-mount runs).
+    pub scheduler: Option<Vec<String>>,
+    /// A warm-up run before each cell's measured runs, replacing the study's `warmup`.
+    pub warmup: Option<bool>,
+}
+
+impl Filesystem {
+    /// Whether this filesystem's cells get a warm-up run.
+    pub fn warmup(&self, study: &Study) -> bool {
+        self.warmup.unwrap_or(study.warmup)
+    }
 }
 
 /// The tool that runs a workload: one of fslab's commands.
@@ -228,12 +250,16 @@ struct RawFilesystem {
     mount: String,
     #[serde(default)]
     fsck: bool,
+    #[serde(default)]
+    scheduler: Option<OneOrMany<String>>,
+    #[serde(default)]
+    warmup: Option<bool>,
 }
 
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
 struct RawFill {
-    to: String,
+    to: OneOrMany<String>,
     #[serde(default = "synthetic")]
     from: String,
     #[serde(default = "one")]
@@ -422,6 +448,8 @@ fn check(raw: RawStudy, base: &Path) -> Result<Study, Bad> {
             mkfs: f.mkfs,
             mount: f.mount,
             fsck: f.fsck,
+            scheduler: f.scheduler.map(OneOrMany::into_vec),
+            warmup: f.warmup,
         });
     }
     if raw.workload.is_empty() {
@@ -454,9 +482,12 @@ fn check(raw: RawStudy, base: &Path) -> Result<Study, Bad> {
         }
         exclude.push(r);
     }
-    let fill = match raw.fill {
-        None => None,
-        Some(f) => Some(check_fill(f, base)?),
+    let (fill, fill_to) = match raw.fill {
+        None => (None, Vec::new()),
+        Some(f) => {
+            let (spec, levels) = check_fill(f, base)?;
+            (Some(spec), levels)
+        }
     };
     let age = match raw.age {
         None => None,
@@ -527,6 +558,7 @@ fn check(raw: RawStudy, base: &Path) -> Result<Study, Bad> {
         workloads,
         exclude,
         fill,
+        fill_to,
         age,
         quick,
         base: base.to_path_buf(),
@@ -571,9 +603,24 @@ fn check_device(d: RawDevice) -> Result<Device, Bad> {
     })
 }
 
-fn check_fill(f: RawFill, base: &Path) -> Result<crate::fill::FillSpec, Bad> {
+/// The fill as written, and its levels (0 for `"empty"`).
+fn check_fill(f: RawFill, base: &Path) -> Result<(crate::fill::FillSpec, Vec<f64>), Bad> {
     let here = |k| vec![Key("fill"), Key(k)];
-    let to = percent(&f.to).map_err(|m| bad(here("to"), m))?;
+    let mut levels: Vec<f64> = Vec::new();
+    for t in f.to.into_vec() {
+        let level = if t.trim() == "empty" {
+            0.0
+        } else {
+            percent(&t).map_err(|m| bad(here("to"), format!("{m}, or \"empty\"")))?
+        };
+        if levels.contains(&level) {
+            return Err(bad(here("to"), format!("`{t}` is named twice")));
+        }
+        levels.push(level);
+    }
+    let Some(to) = levels.iter().copied().reduce(f64::max).filter(|&t| t > 0.0) else {
+        return Err(bad(here("to"), "name at least one level to fill to, e.g. \"40%\""));
+    };
     let from = match f.from.split_once(':') {
         Some(("tar", p)) => crate::fill::FillSource::Tar(base.join(p)),
         Some(("synthetic", "kernel-tree")) => crate::fill::FillSource::SyntheticKernelTree,
@@ -593,13 +640,14 @@ fn check_fill(f: RawFill, base: &Path) -> Result<crate::fill::FillSpec, Bad> {
             "every level of the layout needs at least one directory",
         ));
     }
-    Ok(crate::fill::FillSpec {
+    let spec = crate::fill::FillSpec {
         to,
         from,
         parallel: f.parallel,
         layout: if f.layout.is_empty() { vec![1] } else { f.layout },
         seed: f.seed.unwrap_or(1),
-    })
+    };
+    Ok((spec, levels))
 }
 
 /// "40%" or 0.4 as a fraction.

@@ -125,7 +125,14 @@ pub struct Comparison {
 
 /// What pairs two cells: with a configuration named on each side, the workload and its
 /// parameters; for two whole studies, the configuration too.
-type Key = (String, Option<String>, Option<u64>, String, BTreeMap<String, String>);
+type Key = (
+    String,
+    Option<String>,
+    Option<u64>,
+    Option<String>,
+    String,
+    BTreeMap<String, String>,
+);
 
 fn key(cell: &Cell, with_configuration: bool) -> Key {
     let s = &cell.row.spec;
@@ -134,11 +141,12 @@ fn key(cell: &Cell, with_configuration: bool) -> Key {
             s.filesystem.clone(),
             s.scheduler.clone(),
             s.read_ahead_kb,
+            s.fill_to.map(|f| f.to_string()),
             s.workload.clone(),
             s.params.clone(),
         )
     } else {
-        (String::new(), None, None, s.workload.clone(), s.params.clone())
+        (String::new(), None, None, None, s.workload.clone(), s.params.clone())
     }
 }
 

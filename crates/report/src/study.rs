@@ -13,8 +13,8 @@ use std::collections::BTreeMap;
 #[derive(Debug, Clone)]
 pub struct StudyData {
     pub study: StudyRow,
-    /// The columns of the tables: filesystem configurations, with the scheduler and read-ahead
-    /// when the study varies them.
+    /// The columns of the tables: filesystem configurations, with the scheduler, read-ahead and
+    /// fill level when the study varies them.
     pub configurations: Vec<Configuration>,
     pub workloads: Vec<Workload>,
     pub cells: Vec<Cell>,
@@ -31,6 +31,8 @@ pub struct Configuration {
     pub mount_options: String,
     pub scheduler: Option<String>,
     pub read_ahead_kb: Option<u64>,
+    /// The utilisation the filesystem was filled to; `None`: not filled.
+    pub fill_to: Option<f64>,
 }
 
 /// One workload of a study and its rows.
@@ -367,7 +369,7 @@ fn take<T>(items: &mut Vec<T>, keep: impl Fn(&T) -> bool) -> Vec<T> {
 }
 
 impl Configuration {
-    /// The same filesystem, options, scheduler and read-ahead (whatever the labels).
+    /// The same filesystem, options, scheduler, read-ahead and fill (whatever the labels).
     fn same_setup(&self, other: &Configuration) -> bool {
         let relabelled = Configuration {
             label: self.label.clone(),
@@ -388,11 +390,13 @@ fn configuration_of(cell: &CellRow) -> Configuration {
         mount_options: s.mount_options.clone(),
         scheduler: s.scheduler.clone(),
         read_ahead_kb: s.read_ahead_kb,
+        fill_to: s.fill_to,
     }
 }
 
 /// The configurations of the cells, in order of first appearance, labelled by their filesystem
-/// and, when the study varies them, their scheduler and read-ahead.
+/// and, when the study varies them, their scheduler, read-ahead and fill level (`xfs 40% full`,
+/// `xfs empty`).
 fn configurations(cells: &[CellRow]) -> Vec<Configuration> {
     let mut out: Vec<Configuration> = Vec::new();
     for setup in cells.iter().map(configuration_of) {
@@ -407,6 +411,9 @@ fn configurations(cells: &[CellRow]) -> Vec<Configuration> {
     let read_ahead_varies = out
         .iter()
         .any(|c| Some(&c.read_ahead_kb) != first.as_ref().map(|f| &f.read_ahead_kb));
+    let fill_varies = out
+        .iter()
+        .any(|c| Some(&c.fill_to) != first.as_ref().map(|f| &f.fill_to));
     for c in &mut out {
         let mut label = c.filesystem.clone();
         if scheduler_varies {
@@ -416,6 +423,12 @@ fn configurations(cells: &[CellRow]) -> Vec<Configuration> {
             label = match c.read_ahead_kb {
                 Some(kb) => format!("{label} ra={kb}K"),
                 None => format!("{label} ra=default"),
+            };
+        }
+        if fill_varies {
+            label = match c.fill_to {
+                Some(f) => format!("{label} {}% full", (f * 1000.0).round() / 10.0),
+                None => format!("{label} empty"),
             };
         }
         c.label = label;

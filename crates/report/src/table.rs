@@ -93,7 +93,7 @@ pub fn figure_name(name: &str, unit: &str) -> String {
 }
 
 /// The study's configurations as rows of text, the header first: label, type, mkfs and mount
-/// options, scheduler, read-ahead.
+/// options, scheduler, read-ahead, fill level.
 pub fn configuration_rows(data: &StudyData) -> Vec<Vec<String>> {
     let header = [
         "configuration",
@@ -102,6 +102,7 @@ pub fn configuration_rows(data: &StudyData) -> Vec<Vec<String>> {
         "mount options",
         "scheduler",
         "read-ahead",
+        "filled to",
     ];
     let mut rows = vec![header.iter().map(|s| s.to_string()).collect::<Vec<_>>()];
     let or_default = |s: &str| {
@@ -121,6 +122,9 @@ pub fn configuration_rows(data: &StudyData) -> Vec<Vec<String>> {
             c.read_ahead_kb
                 .map(|k| format!("{k} KiB"))
                 .unwrap_or_else(|| "(as is)".into()),
+            c.fill_to
+                .map(|f| format!("{}%", (f * 1000.0).round() / 10.0))
+                .unwrap_or_else(|| "(empty)".into()),
         ]);
     }
     rows

@@ -35,7 +35,7 @@ pub enum StudyStatus {
 }
 
 /// One cell of a study's matrix: a filesystem configuration and a workload with its parameters.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct CellSpec {
     /// Unique within its study and stable across resume (the lab builds it).
     pub key: String,
@@ -49,6 +49,9 @@ pub struct CellSpec {
     pub mount_options: String,
     pub scheduler: Option<String>,
     pub read_ahead_kb: Option<u64>,
+    /// The utilisation the filesystem is filled to before the runs (0.4 for 40%); `None`: not
+    /// filled.
+    pub fill_to: Option<f64>,
     /// The study's workload name.
     pub workload: String,
     /// "native", "ffsb", "dbench", "sysbench", "iozone".

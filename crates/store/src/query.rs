@@ -98,7 +98,7 @@ impl Store {
     pub fn cells(&self, study: StudyId) -> Result<Vec<CellRow>> {
         let mut stmt = self.conn.prepare(
             "SELECT id, study_id, key, ordinal, filesystem, fs_type, mkfs_options, mount_options, scheduler, \
-             read_ahead_kb, workload, tool, params, planned_repeats, status, reason \
+             read_ahead_kb, workload, tool, params, planned_repeats, status, reason, fill_to \
              FROM cells WHERE study_id = ?1 ORDER BY ordinal, id",
         )?;
         let rows = stmt.query_map([study], |row| {
@@ -114,6 +114,7 @@ impl Store {
                     mount_options: row.get(7)?,
                     scheduler: row.get(8)?,
                     read_ahead_kb: row.get(9)?,
+                    fill_to: row.get(16)?,
                     workload: row.get(10)?,
                     tool: row.get(11)?,
                     params: Default::default(),

@@ -15,10 +15,16 @@ use std::time::Duration;
 pub const BUSY_TIMEOUT: Duration = Duration::from_secs(30);
 
 /// Migration `i` brings the schema from version `i` to version `i + 1`.
-pub const MIGRATIONS: &[&str] = &[V1];
+pub const MIGRATIONS: &[&str] = &[V1, V2];
 
 /// The schema version this fslab writes: the number of migrations.
 pub const SCHEMA_VERSION: u32 = MIGRATIONS.len() as u32;
+
+/// Version 2: the level a cell's filesystem is filled to, for studies that compare the empty
+/// and the filled filesystem (seed 004).
+const V2: &str = r#"
+ALTER TABLE cells ADD COLUMN fill_to REAL CHECK (fill_to IS NULL OR (fill_to > 0 AND fill_to <= 1));
+"#;
 
 /// Version 1: studies, cells, steps, runs, results, ops, histograms, series, cpu, metrics.
 const V1: &str = r#"

@@ -53,8 +53,8 @@ impl Store {
         let params = to_json(&cell.params, "cells.params")?;
         self.conn.execute(
             "INSERT INTO cells (study_id, key, ordinal, filesystem, fs_type, mkfs_options, mount_options, scheduler, \
-             read_ahead_kb, workload, tool, params, planned_repeats) \
-             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13) \
+             read_ahead_kb, workload, tool, params, planned_repeats, fill_to) \
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14) \
              ON CONFLICT (study_id, key) DO NOTHING",
             rusqlite::params![
                 study,
@@ -70,6 +70,7 @@ impl Store {
                 cell.tool,
                 params,
                 cell.planned_repeats,
+                cell.fill_to,
             ],
         )?;
         let id = self.conn.query_row(

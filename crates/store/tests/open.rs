@@ -138,3 +138,39 @@ fn a_run_survives_the_process_dying_right_after_recording_it() {
     assert_eq!(runs[0].metrics, [metric("throughput", 7.0)]);
     assert_eq!(store.result(runs[0].id).unwrap()[0].1.totals.ops, TINY_OPS);
 }
+
+#[test]
+fn a_version_1_store_is_brought_forward_and_its_cells_read_as_unfilled() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("v1.db");
+    {
+        let conn = rusqlite::Connection::open(&path).unwrap();
+        conn.execute_batch(fslab_store::schema::MIGRATIONS[0]).unwrap();
+        conn.pragma_update(None, "user_version", 1).unwrap();
+        conn.execute_batch(
+            "INSERT INTO studies (name, file, text, started_at, testbed, planned_runs) \
+             VALUES ('old', 'old.toml', '', '2026-01-01T00:00:00Z', '{}', 1); \
+             INSERT INTO cells (study_id, key, ordinal, filesystem, fs_type, mkfs_options, mount_options, \
+             workload, tool, params, planned_repeats) \
+             VALUES (1, 'ext4|dbench', 0, 'ext4', 'ext4', '', '', 'dbench', 'dbench', '{}', 1);",
+        )
+        .unwrap();
+    }
+    let store = Store::open(&path).unwrap();
+    assert_eq!(store.migrations_applied(), SCHEMA_VERSION - 1);
+    assert_eq!(pragma(&path, "user_version"), SCHEMA_VERSION.to_string());
+    let study = store.study("old").unwrap().expect("the old study is there");
+    let cells = store.cells(study.id).unwrap();
+    assert_eq!(cells.len(), 1);
+    assert_eq!(
+        (cells[0].spec.key.as_str(), cells[0].spec.fill_to),
+        ("ext4|dbench", None)
+    );
+    // The new column takes a level.
+    let mut spec = cells[0].spec.clone();
+    spec.key = "ext4|fill=40%|dbench".to_string();
+    spec.fill_to = Some(0.4);
+    let id = store.add_cell(study.id, &spec).unwrap();
+    let back = store.cells(study.id).unwrap();
+    assert_eq!(back.iter().find(|c| c.id == id).unwrap().spec.fill_to, Some(0.4));
+}

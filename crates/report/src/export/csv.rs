@@ -8,7 +8,7 @@ use crate::study::{Cell, CpuSplit, StudyData};
 use crate::table::figure_name;
 use fslab_store::RunRow;
 
-const FIXED: [&str; 15] = [
+const FIXED: [&str; 16] = [
     "study_id",
     "study",
     "configuration",
@@ -18,6 +18,7 @@ const FIXED: [&str; 15] = [
     "mount_options",
     "scheduler",
     "read_ahead_kb",
+    "fill_to",
     "workload",
     "tool",
     "cell_status",
@@ -77,6 +78,7 @@ fn record(data: &StudyData, cell: &Cell, run: Option<&RunRow>, params: &[String]
         s.mount_options.clone(),
         opt(s.scheduler.clone()),
         opt(s.read_ahead_kb.map(|k| k.to_string())),
+        opt(s.fill_to.map(|f| f.to_string())),
         s.workload.clone(),
         s.tool.clone(),
         cell.row.status.to_string(),

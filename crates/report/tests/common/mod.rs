@@ -159,6 +159,7 @@ fn spec(fs: &str, workload: &str, tool: &str, clients: &str, ordinal: u32) -> Ce
         mount_options: "noatime".to_string(),
         scheduler: None,
         read_ahead_kb: None,
+        fill_to: None,
         workload: workload.to_string(),
         tool: tool.to_string(),
         params,

@@ -106,6 +106,7 @@ pub fn cell(key: &str, ordinal: u32, filesystem: &str, threads: u32) -> CellSpec
         mount_options: "noatime".to_string(),
         scheduler: Some("mq-deadline".to_string()),
         read_ahead_kb: Some(128),
+        fill_to: Some(0.4),
         workload: "reads".to_string(),
         tool: "native".to_string(),
         params: [("threads".to_string(), threads.to_string())].into(),

@@ -1,0 +1,167 @@
+//! The matrix a study file expands to: the fill level and a filesystem's own schedulers as axes,
+//! exclude rules on them, and what the quick form changes. Nothing here needs root.
+
+use fslab_lab::matrix::{expand, fill_label, Form};
+use fslab_lab::study::Study;
+use std::path::Path;
+
+fn study(text: &str) -> Study {
+    Study::from_toml(text, "study.toml", Path::new("/nonexistent")).unwrap_or_else(|e| panic!("{e}"))
+}
+
+/// Seed 004's shape: dbench on the empty and the filled filesystem, IOzone on the filled one only.
+const EMPTY_AND_FILLED: &str = r#"
+name = "empty and filled"
+fresh = "study"
+
+[[filesystem]]
+type = "ext2"
+
+[[filesystem]]
+type = "xfs"
+
+[fill]
+to = ["empty", "40%"]
+
+[[workload]]
+name = "iozone"
+iozone = { threads = 2, size = "4m", record = "64k" }
+
+[[workload]]
+name = "dbench"
+dbench = { clients = [1, 4], time = 60 }
+
+[[exclude]]
+workload = "iozone"
+fill = "empty"
+
+[quick]
+fill_to = "10%"
+"#;
+
+#[test]
+fn the_fill_level_is_an_axis_and_exclude_rules_name_it() {
+    let s = study(EMPTY_AND_FILLED);
+    assert_eq!(s.fill_to, [0.0, 0.4]);
+    let cells = expand(&s, Form::Full);
+    let keys: Vec<&str> = cells.iter().map(|c| c.key.as_str()).collect();
+    assert_eq!(
+        keys,
+        [
+            "ext2|fill=empty|dbench|clients=1|time=60",
+            "ext2|fill=empty|dbench|clients=4|time=60",
+            "ext2|fill=40%|iozone|record=64k|size=4m|threads=2",
+            "ext2|fill=40%|dbench|clients=1|time=60",
+            "ext2|fill=40%|dbench|clients=4|time=60",
+            "xfs|fill=empty|dbench|clients=1|time=60",
+            "xfs|fill=empty|dbench|clients=4|time=60",
+            "xfs|fill=40%|iozone|record=64k|size=4m|threads=2",
+            "xfs|fill=40%|dbench|clients=1|time=60",
+            "xfs|fill=40%|dbench|clients=4|time=60",
+        ]
+    );
+    let levels: Vec<Option<f64>> = cells.iter().map(|c| c.fill_to).collect();
+    assert_eq!(&levels[..5], [None, None, Some(0.4), Some(0.4), Some(0.4)]);
+    assert_eq!(cells[3].label(&s), "ext2 dbench fill=40% clients=1");
+    assert_eq!(cells[0].label(&s), "ext2 dbench fill=empty clients=1");
+}
+
+#[test]
+fn the_quick_form_fills_to_its_own_level_and_keeps_the_rules_as_written() {
+    let s = study(EMPTY_AND_FILLED);
+    let cells = expand(&s, Form::Quick);
+    assert_eq!(
+        cells.len(),
+        10,
+        "the rule naming \"empty\" still drops IOzone on the empty fs"
+    );
+    let iozone: Vec<_> = cells.iter().filter(|c| c.key.contains("iozone")).collect();
+    assert_eq!(iozone.len(), 2);
+    assert!(iozone.iter().all(|c| c.fill_to == Some(0.1)), "{iozone:?}");
+    assert!(iozone[0].key.starts_with("ext2|fill=10%|iozone"), "{}", iozone[0].key);
+    assert_eq!(fill_label(Some(0.125)), "12.5%");
+}
+
+#[test]
+fn one_fill_level_is_no_axis_and_without_fill_nothing_is_filled() {
+    let one = study(&EMPTY_AND_FILLED.replace(r#"to = ["empty", "40%"]"#, r#"to = "40%""#));
+    let cells = expand(&one, Form::Full);
+    // The rule naming "empty" matches nothing now.
+    assert_eq!(cells.len(), 6);
+    assert!(cells.iter().all(|c| c.fill_to == Some(0.4) && !c.key.contains("fill=")));
+    assert!(cells.iter().all(|c| !c.axes.iter().any(|(k, _)| k == "fill")));
+
+    let none = study(
+        r#"
+name = "no fill"
+[[filesystem]]
+type = "ext4"
+[[workload]]
+name = "dbench"
+dbench = { clients = 1 }
+"#,
+    );
+    assert!(expand(&none, Form::Full).iter().all(|c| c.fill_to.is_none()));
+}
+
+#[test]
+fn a_fill_level_is_checked() {
+    for (to, says) in [
+        (r#"["empty"]"#, "name at least one level to fill to"),
+        (r#"["40%", "40%"]"#, "`40%` is named twice"),
+        (r#""full""#, "is not a percentage"),
+        (r#"["empty", "140%"]"#, "at most 100%"),
+    ] {
+        let text = EMPTY_AND_FILLED.replace(r#"["empty", "40%"]"#, to);
+        let e = Study::from_toml(&text, "study.toml", Path::new("/nonexistent"))
+            .expect_err(to)
+            .to_string();
+        assert!(e.starts_with("study.toml:12:"), "the line of `to`: {to}: {e}");
+        assert!(e.contains(says), "{to}: {e}");
+    }
+}
+
+/// Seed 001's sync-mount runs: each filesystem on the one scheduler that suited it best, with a
+/// warm-up run first, beside the plain filesystems on every scheduler.
+const OWN_SCHEDULERS: &str = r#"
+name = "own schedulers"
+
+[device]
+scheduler = ["none", "mq-deadline", "bfq"]
+
+[[filesystem]]
+type = "xfs"
+
+[[filesystem]]
+name = "xfs-sync"
+type = "xfs"
+mount = "sync"
+scheduler = "none"
+warmup = true
+
+[[workload]]
+name = "dbench"
+dbench = { clients = 5 }
+"#;
+
+#[test]
+fn a_filesystem_may_name_its_own_schedulers_and_warm_up() {
+    let s = study(OWN_SCHEDULERS);
+    let cells = expand(&s, Form::Full);
+    let keys: Vec<&str> = cells.iter().map(|c| c.key.as_str()).collect();
+    assert_eq!(
+        keys,
+        [
+            "xfs|sched=none|dbench|clients=5",
+            "xfs|sched=mq-deadline|dbench|clients=5",
+            "xfs|sched=bfq|dbench|clients=5",
+            "xfs-sync|sched=none|dbench|clients=5",
+        ]
+    );
+    // The scheduler varies across the study, so even the one-scheduler filesystem's cell names it.
+    assert_eq!(cells[3].label(&s), "xfs-sync dbench scheduler=none");
+    assert_eq!(
+        s.filesystems.iter().map(|f| f.warmup(&s)).collect::<Vec<_>>(),
+        [false, true]
+    );
+}
