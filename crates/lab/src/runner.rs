@@ -222,6 +222,7 @@ pub fn run_study(
         total: runs_left,
         started: Instant::now(),
         on,
+        tree: None,
     };
     let result = lab.run_all(todo);
     let outcome = lab.outcome.clone();
@@ -242,6 +243,8 @@ struct Lab<'a> {
     total: u64,
     started: Instant,
     on: &'a mut dyn FnMut(&Event),
+    /// The fill's tree, read (an archive) or generated once for every filesystem it fills.
+    tree: Option<crate::fill::Tree>,
 }
 
 /// A filesystem made for some runs.
@@ -461,8 +464,16 @@ impl Lab<'_> {
         }
         if let (Some(spec), Some(to)) = (&self.study.fill, fill_to) {
             let spec = crate::fill::FillSpec { to, ..spec.clone() };
+            if self.tree.is_none() {
+                self.tree = Some(crate::fill::Tree::load(&spec.from, spec.seed)?);
+            }
+            let tree = self.tree.as_ref().expect("loaded above");
             let root = inst.mnt.clone();
-            let (rec, r) = timed("fill", || crate::fill::fill(&root, &spec), |f| format!("{f:?}"));
+            let (rec, r) = timed(
+                "fill",
+                || crate::fill::fill_from(&root, tree, &spec),
+                |f| format!("{f:?}"),
+            );
             self.step(cell, &key, rec, repeat)?;
             r?;
         }
