@@ -68,8 +68,13 @@ pub struct Cell {
     /// Each figure over the runs that ended well, in the order the runs give them (the headline
     /// first).
     pub metrics: Vec<MetricStats>,
-    /// The mean CPU split of the runs that ended well.
+    /// The mean CPU split of the runs that ended well; a run of several results (IOzone's
+    /// sub-tests) counts each result's split by its measured time.
     pub cpu: Option<CpuSplit>,
+    /// When the runs have several results: the mean CPU split of each result over the runs that
+    /// ended well, named by its phase (IOzone's `initial writers`, `readers`...), in run order.
+    /// Each sub-test has its own figure, so it has its own split (seed 004 draws one per figure).
+    pub cpu_by_phase: Vec<(String, CpuSplit)>,
     /// The 99th percentile latency of all operations of each run that ended well, microseconds.
     pub p99_us: Option<Summary>,
     /// Latency percentiles of each operation type, pooled over the runs that ended well.
@@ -118,16 +123,37 @@ impl CpuSplit {
 
     /// The mean split of several.
     pub fn mean(splits: &[CpuSplit]) -> Option<CpuSplit> {
-        if splits.is_empty() {
+        let equal: Vec<(CpuSplit, f64)> = splits.iter().map(|s| (*s, 1.0)).collect();
+        CpuSplit::weighted(&equal)
+    }
+
+    /// The mean split of several, each counted `weight` times (its share of the time).
+    fn weighted(splits: &[(CpuSplit, f64)]) -> Option<CpuSplit> {
+        let total: f64 = splits.iter().map(|(_, w)| w).sum();
+        if splits.is_empty() || total <= 0.0 {
             return None;
         }
-        let avg = |f: fn(&CpuSplit) -> f64| stats::mean(&splits.iter().map(f).collect::<Vec<_>>());
+        let avg = |f: fn(&CpuSplit) -> f64| splits.iter().map(|(s, w)| f(s) * w).sum::<f64>() / total;
         Some(CpuSplit {
             user: avg(|c| c.user),
             system: avg(|c| c.system),
             iowait: avg(|c| c.iowait),
             idle: avg(|c| c.idle),
         })
+    }
+
+    /// The split of a whole run over its results, each weighted by its measured time (evenly
+    /// when none was timed).
+    fn of_run(results: &[(String, fslab_engine::RunResult)]) -> Option<CpuSplit> {
+        let timed = results.iter().any(|(_, r)| !r.duration.is_zero());
+        let splits: Vec<(CpuSplit, f64)> = results
+            .iter()
+            .map(|(_, r)| {
+                let weight = if timed { r.duration.as_secs_f64() } else { 1.0 };
+                (CpuSplit::of(&r.cpu), weight)
+            })
+            .collect();
+        CpuSplit::weighted(&splits)
     }
 }
 
@@ -499,17 +525,21 @@ impl Cell {
     ) -> Result<Cell> {
         let ok: Vec<&RunRow> = runs.iter().filter(|r| r.status == RunStatus::Ok).collect();
         let metrics = metric_stats(&ok);
-        let cpu = CpuSplit::mean(
-            &ok.iter()
-                .filter_map(|r| r.cpu.as_ref())
-                .map(CpuSplit::of)
-                .collect::<Vec<_>>(),
-        );
+        let mut cpus = Vec::new();
+        let mut by_phase: Vec<(String, Vec<CpuSplit>)> = Vec::new();
         let mut per_op: BTreeMap<String, Vec<(u64, u64)>> = BTreeMap::new();
         let mut p99s = Vec::new();
         let mut series = Vec::new();
         for run in &ok {
             let results = store.result(run.id)?;
+            if results.len() > 1 {
+                cpus.extend(CpuSplit::of_run(&results));
+                for (phase, r) in &results {
+                    push_to(&mut by_phase, phase, CpuSplit::of(&r.cpu));
+                }
+            } else {
+                cpus.extend(run.cpu.as_ref().map(CpuSplit::of));
+            }
             let histograms: Vec<(String, &[(u64, u64)])> = results.iter().flat_map(|(_, r)| histograms(r)).collect();
             let all = stats::merge_buckets(histograms.iter().map(|(_, h)| *h));
             if let Some(p99) = stats::bucket_quantile(&all, 0.99) {
@@ -531,7 +561,11 @@ impl Cell {
             workload,
             row_index,
             metrics,
-            cpu,
+            cpu: CpuSplit::mean(&cpus),
+            cpu_by_phase: by_phase
+                .into_iter()
+                .filter_map(|(phase, splits)| Some((phase, CpuSplit::mean(&splits)?)))
+                .collect(),
             p99_us: Summary::of(&p99s),
             latency: per_op.into_iter().filter_map(|(op, h)| op_latency(op, &h)).collect(),
             series,
@@ -598,6 +632,14 @@ impl Cell {
             ));
         }
         out
+    }
+}
+
+/// Adds `item` to the list of `key` in `lists`, which keeps the keys in order of first appearance.
+fn push_to<T>(lists: &mut Vec<(String, Vec<T>)>, key: &str, item: T) {
+    match lists.iter_mut().find(|(k, _)| k == key) {
+        Some((_, items)) => items.push(item),
+        None => lists.push((key.to_string(), vec![item])),
     }
 }
 

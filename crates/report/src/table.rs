@@ -176,9 +176,39 @@ pub fn workload_tables(data: &StudyData, w: usize) -> Vec<Table> {
     let mut tables: Vec<Table> = figures.iter().map(|f| figure_table(data, w, f)).collect();
     if cells.iter().any(|c| c.cpu.is_some()) {
         let at = tables.iter().take_while(|t| t.primary).count();
-        tables.insert(at, cpu_table(data, w));
+        tables.insert(at, cpu_table(data, w, "CPU split", true, |c| c.cpu));
     }
+    add_phase_cpu_tables(data, w, &mut tables);
     tables
+}
+
+/// For a workload whose runs have several results (IOzone's sub-tests), a CPU split table per
+/// result, `CPU split: readers`, right after the table of that result's figure (`readers`), and
+/// shown as prominently; after the others when no figure bears its name.
+fn add_phase_cpu_tables(data: &StudyData, w: usize, tables: &mut Vec<Table>) {
+    let mut phases: Vec<&str> = Vec::new();
+    for (phase, _) in data
+        .cells
+        .iter()
+        .filter(|c| c.workload == w)
+        .flat_map(|c| &c.cpu_by_phase)
+    {
+        if !phases.contains(&phase.as_str()) {
+            phases.push(phase);
+        }
+    }
+    for phase in phases {
+        let of_phase = |t: &Table| t.figure == phase || t.figure.starts_with(&format!("{phase} ("));
+        let (at, primary) = match tables.iter().position(of_phase) {
+            Some(i) => (i + 1, tables[i].primary),
+            None => (tables.len(), false),
+        };
+        let name = format!("CPU split: {phase}");
+        let table = cpu_table(data, w, &name, primary, |c| {
+            c.cpu_by_phase.iter().find(|(p, _)| p == phase).map(|(_, s)| *s)
+        });
+        tables.insert(at, table);
+    }
 }
 
 fn figure_table(data: &StudyData, w: usize, f: &Figure) -> Table {
@@ -217,15 +247,22 @@ fn figure_table(data: &StudyData, w: usize, f: &Figure) -> Table {
     table
 }
 
-/// The CPU split of workload `w`'s cells: user, system, iowait, idle in percent.
-fn cpu_table(data: &StudyData, w: usize) -> Table {
-    let mut table = empty_table(data, w, "CPU split", "%", false, true);
+/// A CPU split of workload `w`'s cells (`split` reads it from a cell): user, system, iowait,
+/// idle in percent.
+fn cpu_table(
+    data: &StudyData,
+    w: usize,
+    name: &str,
+    primary: bool,
+    split: impl Fn(&Cell) -> Option<CpuSplit>,
+) -> Table {
+    let mut table = empty_table(data, w, name, "%", false, primary);
     table.parts = CpuSplit::PARTS.iter().map(|s| s.to_string()).collect();
     for (r, row) in data.workloads[w].rows.iter().enumerate() {
         let cells = (0..data.configurations.len())
             .map(|k| match data.cell(w, r, k) {
                 None => TableCell::Absent,
-                Some(cell) => match (cell.missing(), cell.cpu) {
+                Some(cell) => match (cell.missing(), split(cell)) {
                     (Some(m), _) => TableCell::Missing {
                         status: m.status,
                         reason: m.reason,

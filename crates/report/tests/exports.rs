@@ -320,14 +320,20 @@ fn html_is_one_self_contained_file_with_a_chart_for_each_view() {
         .map(|f| f.split("data-chart=\"").nth(1).unwrap().split('"').next().unwrap())
         .collect();
     // dbench: bars, lines (1 and 4 clients), CPU, then series and latency for each row
-    // (ext4 with 4 clients hung: only xfs); seqwrite: bars, CPU, series, latency; the
-    // lab's steps: bars and CPU.
+    // (ext4 with 4 clients hung: only xfs), then bars of its other figure (max latency);
+    // seqwrite: bars, CPU, series, latency; the lab's steps: bars and CPU.
     assert_eq!(
         kinds,
         [
-            "bars", "lines", "cpu", "series", "latency", "series", "latency", "bars", "cpu", "series", "latency",
-            "bars", "cpu"
+            "bars", "lines", "cpu", "series", "latency", "series", "latency", "bars", "bars", "cpu", "series",
+            "latency", "bars", "cpu"
         ]
+    );
+    let folded = html.split("<summary>Every other figure</summary>").nth(1).unwrap();
+    let folded = folded.split("</details>").next().unwrap();
+    assert!(
+        folded.contains("data-title=\"dbench: max latency (ms)\""),
+        "the other figure's chart is beside its table"
     );
     assert_eq!(html.matches("<svg").count(), kinds.len());
     assert!(

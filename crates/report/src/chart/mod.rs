@@ -57,6 +57,8 @@ pub fn colour(i: usize) -> RGBColor {
 pub struct Svg {
     /// The `<svg>` element.
     pub text: String,
+    /// Its title, in full (the drawn one may be shortened): what the HTML names the chart by.
+    pub title: String,
     /// Its width in pixels: a chart wider than [`WIDTH`] needs a whole row of the page.
     pub width: u32,
 }
@@ -96,6 +98,7 @@ pub(crate) fn render(name: &str, size: (u32, u32), draw: impl FnOnce(&Area) -> D
     }
     Ok(Svg {
         text: svg,
+        title: name.to_string(),
         width: size.0,
     })
 }

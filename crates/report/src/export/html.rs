@@ -96,10 +96,16 @@ summary { cursor: pointer; font-weight: 600; }
 footer { margin-top: 3rem; font-size: 0.8rem; color: #777; }
 "#;
 
+const BARS_CAPTION: &str = "95% confidence intervals as error bars";
+const CPU_CAPTION: &str = "mean CPU split over the measured time";
+
 /// Checks every chart has a size on screen once the page is laid out; tells the console when
-/// one has not, and leaves the counts on <body> for a test to read.
+/// one has not, and leaves the counts on <body> for a test to read. Folded sections are opened
+/// while it measures (and closed again before anything is painted), so their charts count too.
 const CHART_CHECK: &str = r#"
 (function () {
+  var folded = Array.prototype.filter.call(document.querySelectorAll("details"), function (d) { return !d.open; });
+  folded.forEach(function (d) { d.open = true; });
   var figures = document.querySelectorAll("figure.chart");
   var drawn = 0;
   figures.forEach(function (f) {
@@ -112,6 +118,7 @@ const CHART_CHECK: &str = r#"
       console.error("fslab report: chart " + f.id + " was not drawn");
     }
   });
+  folded.forEach(function (d) { d.open = false; });
   document.body.setAttribute("data-charts", String(figures.length));
   document.body.setAttribute("data-charts-drawn", String(drawn));
 })();
@@ -200,16 +207,13 @@ impl Page {
         }
         self.out.push_str("<div class=\"charts\">\n");
         if let Some(headline) = tables.first().filter(|t| t.parts.is_empty()) {
-            self.chart(
-                "bars",
-                "95% confidence intervals as error bars",
-                chart::bars::chart(headline)?,
-            );
+            self.chart("bars", BARS_CAPTION, chart::bars::chart(headline)?);
             let lines = chart::lines::chart(headline, &data.workloads[w])?;
             self.chart("lines", "95% confidence intervals as vertical bars", lines);
         }
-        if let Some(cpu) = tables.iter().find(|t| !t.parts.is_empty()) {
-            self.chart("cpu", "mean CPU split over the measured time", chart::cpu::chart(cpu)?);
+        // The whole run's split, and a sub-test's when the runs have several (IOzone).
+        for cpu in tables.iter().filter(|t| t.primary && !t.parts.is_empty()) {
+            self.chart("cpu", CPU_CAPTION, chart::cpu::chart(cpu)?);
         }
         for r in 0..data.workloads[w].rows.len() {
             self.row_charts(data, w, r)?;
@@ -217,9 +221,18 @@ impl Page {
         self.out.push_str("</div>\n");
         let others: Vec<&Table> = tables.iter().filter(|t| !t.primary).collect();
         if !others.is_empty() {
+            // Each with its chart: a seed may draw any of them (FFSB's write MB/sec, each
+            // IOzone sub-test's figure and CPU split).
             self.out.push_str("<details><summary>Every other figure</summary>\n");
             for t in others {
                 self.table(t, &mut seen);
+                self.out.push_str("<div class=\"charts\">\n");
+                if t.parts.is_empty() {
+                    self.chart("bars", BARS_CAPTION, chart::bars::chart(t)?);
+                } else {
+                    self.chart("cpu", CPU_CAPTION, chart::cpu::chart(t)?);
+                }
+                self.out.push_str("</div>\n");
             }
             self.out.push_str("</details>\n");
         }
@@ -274,8 +287,9 @@ impl Page {
         let wide = if svg.width > chart::WIDTH { " wide" } else { "" };
         let _ = writeln!(
             self.out,
-            "<figure class=\"chart{wide}\" id=\"chart{}\" data-chart=\"{kind}\">\n{}\n<figcaption>{}</figcaption></figure>",
+            "<figure class=\"chart{wide}\" id=\"chart{}\" data-chart=\"{kind}\" data-title=\"{}\">\n{}\n<figcaption>{}</figcaption></figure>",
             self.charts,
+            escape(&svg.title),
             svg.text,
             escape(caption)
         );

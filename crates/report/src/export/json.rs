@@ -1,7 +1,7 @@
 //! The aggregated report as one JSON document: the study, its test bed and configurations, and
 //! for each workload its tables (means, confidence intervals, times the best, notes) and its
-//! cells (every run's values, the CPU split, latency per operation), then the lab's steps and
-//! the failures.
+//! cells (every run's values, the CPU split and each sub-test's, latency per operation), then
+//! the lab's steps and the failures.
 
 use crate::study::{Cell, StudyData};
 use crate::table;
@@ -65,6 +65,11 @@ fn cell(data: &StudyData, c: &Cell) -> Value {
         "runs_ok": c.ok_runs().count(),
         "metrics": c.metrics,
         "cpu_pct": c.cpu,
+        "cpu_pct_by_phase": c
+            .cpu_by_phase
+            .iter()
+            .map(|(phase, cpu)| json!({ "phase": phase, "cpu_pct": cpu }))
+            .collect::<Vec<_>>(),
         "latency_p99_us": c.p99_us,
         "latency": c.latency,
     })

@@ -145,7 +145,7 @@ pub fn study_store(dir: &Path) -> (Store, StudyId, PathBuf) {
     (store, study, path)
 }
 
-fn spec(fs: &str, workload: &str, tool: &str, clients: &str, ordinal: u32) -> CellSpec {
+pub fn spec(fs: &str, workload: &str, tool: &str, clients: &str, ordinal: u32) -> CellSpec {
     let mut params: std::collections::BTreeMap<String, String> = [("time".to_string(), "6".to_string())].into();
     if !clients.is_empty() {
         params.insert("clients".to_string(), clients.to_string());
