@@ -29,12 +29,20 @@ pub struct Args {
     /// Print the workload as fslab will run it (native TOML) and exit.
     #[arg(long)]
     explain: bool,
+    /// Check the input as a run would, print nothing and exit (a study checks each workload so
+    /// before it formats anything).
+    #[arg(long, conflicts_with = "explain")]
+    check: bool,
     /// Seed of every random choice.
     #[arg(long)]
     seed: Option<u64>,
     /// Threads of every threadgroup, replacing each one's num_threads.
     #[arg(long, value_parser = clap::value_parser!(u32).range(1..))]
     threads: Option<u32>,
+    /// Size of every file (4k, 256m, 1g), replacing each filesystem's min_filesize,
+    /// max_filesize and size_weight: scales a profile to a small machine without editing it.
+    #[arg(long, value_name = "SIZE")]
+    filesize: Option<fslab_engine::Bytes>,
     /// After the filesets are built, sync and drop the page cache, dentries and inodes (root
     /// only), so that the benchmark starts with a cold cache.
     #[arg(long)]
@@ -51,11 +59,15 @@ pub fn main(args: Args) -> Result<ExitCode, Failure> {
         dir: args.dir.clone(),
         seed: args.seed,
         threads: args.threads,
+        filesize: args.filesize.map(|b| b.0),
         drop_caches: args.drop_caches,
     };
     let plan = ffsb::compile(&profile, &opts).map_err(|e| Failure::Input(e.into()))?;
     for w in &plan.warnings {
         eprintln!("fslab: warning: {}: {w}", profile.file);
+    }
+    if args.check {
+        return Ok(ExitCode::SUCCESS);
     }
     if args.explain {
         print!("{}", ffsb::explain(&plan));

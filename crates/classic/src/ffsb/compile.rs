@@ -28,6 +28,11 @@ pub struct Options {
     pub seed: Option<u64>,
     /// Replaces every threadgroup's `num_threads` (a study's thread-count axis).
     pub threads: Option<u32>,
+    /// Replaces every filesystem's file sizes (min_filesize, max_filesize, size_weight) with one
+    /// size: a study scales a profile to a small machine without editing it. FFSB finishes the
+    /// create under way when the time is up, so a profile of 1 GiB creates at 64 threads writes
+    /// at least 64 GiB whatever its time.
+    pub filesize: Option<u64>,
     /// Drop the caches after the filesets are built, before the benchmark (root only).
     pub drop_caches: bool,
 }
@@ -92,7 +97,10 @@ pub fn compile(profile: &Profile, opts: &Options) -> Result<Plan, ProfileError> 
     let mut filesets = Vec::new();
     let mut init_util = Vec::new();
     for (i, fs) in profile.filesystems.iter().enumerate() {
-        let (set, util) = fileset(profile, i, fs, &roots[i], &mut warnings)?;
+        let (mut set, util) = fileset(profile, i, fs, &roots[i], &mut warnings)?;
+        if let Some(size) = opts.filesize {
+            set.size = SizeDist::Fixed(Bytes(size));
+        }
         filesets.push(set);
         init_util.push(util);
     }
@@ -694,6 +702,27 @@ directio=1
         assert_eq!(p.roots, vec![PathBuf::from("/tmp/x/fs0"), PathBuf::from("/tmp/x/fs1")]);
         assert!(p.make_roots);
         assert_eq!(p.workload.groups[0].fileset.0, vec!["fs0", "fs1"]);
+    }
+
+    #[test]
+    fn filesize_replaces_every_size_of_the_profile() {
+        let ranged = PROFILE.replace("min_filesize=64k", "min_filesize=32k\nsize_weight 48k 1");
+        let opts = Options {
+            filesize: Some(1 << 20),
+            ..Options::default()
+        };
+        let p = plan(&ranged, &opts).unwrap();
+        assert_eq!(p.workload.filesets[0].size, SizeDist::Fixed(Bytes(1 << 20)));
+        // The checks see the new size: a read larger than every file is refused.
+        let e = plan(
+            PROFILE,
+            &Options {
+                filesize: Some(8192),
+                ..Options::default()
+            },
+        )
+        .unwrap_err();
+        assert!(e.contains("read_size 16384 is larger than every file"), "{e}");
     }
 
     #[test]
