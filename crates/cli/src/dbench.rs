@@ -50,6 +50,10 @@ pub struct Args {
     /// Print the workload as fslab will run it (native TOML) and exit.
     #[arg(long)]
     explain: bool,
+    /// Check the input as a run would, print nothing and exit (a study checks each workload so
+    /// before it formats anything).
+    #[arg(long, conflicts_with = "explain")]
+    check: bool,
 }
 
 impl Args {
@@ -71,7 +75,7 @@ impl Args {
 
 pub fn main(args: Args) -> Result<ExitCode, Failure> {
     let opts = args.options();
-    if !args.explain && !args.dir.is_dir() {
+    if !args.explain && !args.check && !args.dir.is_dir() {
         return Err(Failure::Input(anyhow!(
             "-D {}: not a directory (dbench runs in an existing directory)",
             args.dir.display()
@@ -84,6 +88,9 @@ pub fn main(args: Args) -> Result<ExitCode, Failure> {
     workload
         .validate()
         .map_err(|e| Failure::Input(anyhow!("{}: {e}", opts.loadfile_path().display())))?;
+    if args.check {
+        return Ok(ExitCode::SUCCESS);
+    }
     if args.explain {
         print!("{}", workload.to_toml());
         return Ok(ExitCode::SUCCESS);

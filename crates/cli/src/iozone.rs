@@ -40,6 +40,9 @@ pub fn main(args: Args) -> Result<ExitCode, Failure> {
             .validate()
             .map_err(|e| Failure::Input(anyhow!("iozone: {}: {e}", step.workload.name)))?;
     }
+    if opts.check {
+        return Ok(ExitCode::SUCCESS);
+    }
     if opts.explain {
         print!("{}", plan.explain());
         return Ok(ExitCode::SUCCESS);

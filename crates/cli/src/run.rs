@@ -27,6 +27,10 @@ pub struct RunArgs {
     /// Print the workload as fslab will run it (native TOML) and exit.
     #[arg(long)]
     explain: bool,
+    /// Check the input as a run would, print nothing and exit (a study checks each workload so
+    /// before it formats anything).
+    #[arg(long, conflicts_with = "explain")]
+    check: bool,
     /// Measured time, replacing the workload's stop.time.
     #[arg(long)]
     time: Option<Span>,
@@ -73,6 +77,9 @@ pub fn main(args: RunArgs) -> Result<ExitCode, Failure> {
     workload
         .validate()
         .map_err(|e| Failure::Input(anyhow!("{}: {e}", workload.name)))?;
+    if args.check {
+        return Ok(ExitCode::SUCCESS);
+    }
     if args.explain {
         print!("{}", workload.to_toml());
         return Ok(ExitCode::SUCCESS);

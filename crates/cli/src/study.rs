@@ -331,7 +331,10 @@ fn dry_run_text(s: &Study, form: Form) -> String {
             w.name,
             [
                 c.scheduler.clone().map(|x| format!("scheduler={x}")),
-                c.read_ahead_kb.map(|r| format!("read_ahead_kb={r}"))
+                c.read_ahead_kb.map(|r| format!("read_ahead_kb={r}")),
+                s.fill
+                    .as_ref()
+                    .map(|_| format!("fill={}", matrix::fill_label(c.fill_to)))
             ]
             .into_iter()
             .flatten()

@@ -26,6 +26,10 @@ pub fn main(args: Args) -> Result<ExitCode, Failure> {
         print!("{}", sysbench::options::help());
         return Ok(ExitCode::SUCCESS);
     }
+    if inv.check {
+        // The options were checked as they were parsed.
+        return Ok(ExitCode::SUCCESS);
+    }
     if inv.explain {
         let mut w = sysbench::workload(&inv.options);
         if inv.command != Command::Run {

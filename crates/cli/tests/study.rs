@@ -9,20 +9,15 @@
 
 mod common;
 
-use common::{finish, fslab_command, fslab_within, Run};
+use common::lab::{need_root, need_tools, program, refs, Lab, STUDY_LIMIT};
+use common::{finish, fslab_command, Run};
 use fslab_engine::result::{Status, StopReason};
 use fslab_store::{CellRow, CellStatus, RunRow, RunStatus, StepRow, Store, StudyRow, StudyStatus};
 use std::os::unix::fs::{FileExt, PermissionsExt};
 use std::os::unix::process::CommandExt;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::Command;
 use std::time::{Duration, Instant};
-
-/// Longer than any study of these tests takes (the longest, over three filesystems, about 20 s).
-const STUDY_LIMIT: Duration = Duration::from_secs(120);
-
-/// How long the kernel may take to let go of a lazily unmounted filesystem and its loop device.
-const SETTLE: Duration = Duration::from_secs(10);
 
 // ---------------------------------------------------------------------------------------------
 // The tests
@@ -323,11 +318,11 @@ fn a_full_filesystem_fails_its_run_and_the_study_goes_on() {
 }
 
 /// The empty and the filled filesystem side by side, each made once (`fresh = "study"`), with a
-/// warm-up run before each cell.
+/// warm-up run before each cell (the caches dropped before it, not after).
 const EMPTY_AND_FILLED: &str = r#"
 name = "empty and filled"
 fresh = "study"
-drop_caches = false
+drop_caches = true
 
 [device]
 loop = { size = "64M" }
@@ -405,7 +400,73 @@ fn the_fill_level_is_an_axis_with_a_filesystem_per_level() {
         assert_eq!(repeats_of(&runs_of(&runs, c)), [0], "{}", c.spec.key);
         let warmups = runs.iter().filter(|r| r.cell_id == c.id && r.warmup).count();
         assert_eq!(warmups, 1, "{}: the filesystem asks for a warm-up run", c.spec.key);
+        for r in runs.iter().filter(|r| r.cell_id == c.id) {
+            let command = r.environment["command"].as_str().unwrap_or_default();
+            assert_eq!(
+                command.contains("--drop-caches"),
+                r.warmup,
+                "{}: caches dropped before the warm-up only: {command}",
+                c.spec.key
+            );
+        }
     }
+    lab.assert_clean();
+}
+
+/// A filesystem that cannot be filled (mounted read-only), then one that can.
+const UNFILLABLE: &str = r#"
+name = "unfillable"
+drop_caches = false
+repeat = 2
+
+[device]
+loop = { size = "64M" }
+
+[[filesystem]]
+name = "ext4-ro"
+type = "ext4"
+mount = "ro"
+
+[[filesystem]]
+type = "ext4"
+
+[fill]
+to = "10%"
+
+[[workload]]
+name = "small"
+run = { op = "randwrite", bs = "4k", size = "2m", time = "1s" }
+"#;
+
+#[test]
+fn a_fill_that_fails_fails_its_runs_and_the_study_goes_on() {
+    need_root();
+    need_tools(&["mkfs.ext4"]);
+    let lab = Lab::new(UNFILLABLE);
+    let run = lab.run_study(&[]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let store = lab.store();
+    let study = complete_study(&store, 4);
+    let (cells, runs) = (store.cells(study.id).unwrap(), store.runs(study.id).unwrap());
+    let ro = cell(&cells, "ext4-ro", "small");
+    assert_eq!(ro.status, CellStatus::Failed, "{ro:?}");
+    let reason = ro.reason.as_deref().unwrap_or_default();
+    assert!(
+        reason.starts_with("fill failed: ") && reason.contains("Read-only file system"),
+        "{reason}"
+    );
+    let failed = runs_of(&runs, ro);
+    assert_eq!(repeats_of(&failed), [0, 1], "each planned run is recorded, failed");
+    assert!(failed.iter().all(|r| r.status == RunStatus::Failed && r.error.as_deref() == Some(reason)));
+    let good = cell(&cells, "ext4", "small");
+    assert_eq!(good.status, CellStatus::Done, "{good:?}");
+    assert_eq!(repeats_of(&runs_of(&runs, good)), [0, 1]);
+    assert!(
+        run.stderr.contains("fill failed") || run.stdout.contains("fill failed"),
+        "the failure is said as it happens:\n{}{}",
+        run.stdout,
+        run.stderr
+    );
     lab.assert_clean();
 }
 
@@ -637,117 +698,9 @@ fn a_dry_run_prints_the_matrix_and_an_estimate_without_root() {
 }
 
 // ---------------------------------------------------------------------------------------------
-// The test's directory
-
-/// A test's own directory, holding its study file, its store and its scratch. Dropping it
-/// releases whatever a failing test left there: it thaws and lazily unmounts the mounts under it
-/// and detaches the loop devices of images under it, then removes it.
-struct Lab {
-    _dir: tempfile::TempDir,
-    /// The directory's canonical path, as /proc/self/mounts and the loop driver write it.
-    root: PathBuf,
-}
+// The test's own loop device
 
 impl Lab {
-    /// A directory with `study` as its study file.
-    fn new(study: &str) -> Lab {
-        let dir = tempfile::tempdir().expect("a temporary directory");
-        let root = dir.path().canonicalize().expect("the temporary directory's path");
-        let lab = Lab { _dir: dir, root };
-        lab.write_study(study);
-        lab
-    }
-
-    fn study_file(&self) -> PathBuf {
-        self.root.join("study.toml")
-    }
-
-    fn write_study(&self, text: &str) {
-        std::fs::write(self.study_file(), text).expect("write the study file");
-    }
-
-    fn db(&self) -> PathBuf {
-        self.root.join("x.db")
-    }
-
-    fn store(&self) -> Store {
-        assert!(self.db().exists(), "no store at {}", self.db().display());
-        Store::open(self.db()).expect("open the store")
-    }
-
-    /// `fslab study run STUDY --db DB --scratch DIR EXTRA...`.
-    fn run_args(&self, extra: &[&str]) -> Vec<String> {
-        let mut args: Vec<String> = ["study", "run"].map(String::from).to_vec();
-        args.push(self.study_file().display().to_string());
-        args.extend(["--db".to_string(), self.db().display().to_string()]);
-        args.extend(["--scratch".to_string(), self.root.display().to_string()]);
-        args.extend(extra.iter().map(|s| s.to_string()));
-        args
-    }
-
-    fn run_study(&self, extra: &[&str]) -> Run {
-        fslab_within(None, &[], &refs(&self.run_args(extra)), STUDY_LIMIT)
-    }
-
-    /// `fslab WORDS... --db DB`.
-    fn fslab(&self, words: &[&str]) -> Run {
-        let db = self.db().display().to_string();
-        fslab_within(None, &[], &[words, &["--db", &db]].concat(), STUDY_LIMIT)
-    }
-
-    /// Mount points beneath the directory, deepest first.
-    fn mounts(&self) -> Vec<PathBuf> {
-        let table = std::fs::read_to_string("/proc/self/mounts").expect("read /proc/self/mounts");
-        let mut points: Vec<PathBuf> = table
-            .lines()
-            .filter_map(|l| l.split_whitespace().nth(1))
-            .map(|p| PathBuf::from(p.replace("\\040", " ")))
-            .filter(|p| p.starts_with(&self.root))
-            .collect();
-        points.sort_by_key(|p| std::cmp::Reverse(p.as_os_str().len()));
-        points
-    }
-
-    /// Loop devices backed by a file beneath the directory (what `losetup -a` lists, from sysfs),
-    /// as "/dev/loopN (backing file)".
-    fn loops(&self) -> Vec<String> {
-        let Ok(devices) = std::fs::read_dir("/sys/block") else {
-            return Vec::new();
-        };
-        let mut found: Vec<String> = devices
-            .flatten()
-            .filter_map(|d| {
-                let backing = std::fs::read_to_string(d.path().join("loop/backing_file")).ok()?;
-                let backing = backing.trim_end();
-                let file = backing.strip_suffix(" (deleted)").unwrap_or(backing);
-                Path::new(file)
-                    .starts_with(&self.root)
-                    .then(|| format!("/dev/{} ({backing})", d.file_name().to_string_lossy()))
-            })
-            .collect();
-        found.sort();
-        found
-    }
-
-    /// Nothing mounted beneath the directory, no loop device on a file in it (after the moment
-    /// the kernel takes to let go of lazily unmounted ones), and no scratch directory of a study.
-    fn assert_clean(&self) {
-        let t0 = Instant::now();
-        while t0.elapsed() < SETTLE && !(self.mounts().is_empty() && self.loops().is_empty()) {
-            std::thread::sleep(Duration::from_millis(100));
-        }
-        assert_eq!(self.mounts(), Vec::<PathBuf>::new(), "left mounted");
-        assert_eq!(self.loops(), Vec::<String>::new(), "loop devices left attached");
-        let scratch: Vec<String> = common::entries(&self.root)
-            .into_iter()
-            .filter(|e| e.starts_with("fslab-study-"))
-            .collect();
-        assert!(
-            scratch.is_empty(),
-            "the lab's scratch directories are left: {scratch:?}"
-        );
-    }
-
     /// A loop device of the test's own, on a sparse file here, holding an ext4 filesystem the
     /// test made, with [`MARKER`] at its first byte.
     fn own_device(&self) -> String {
@@ -779,92 +732,8 @@ impl Lab {
     }
 }
 
-impl Drop for Lab {
-    fn drop(&mut self) {
-        for pid in self.processes() {
-            if let Some(pid) = rustix::process::Pid::from_raw(pid) {
-                let _ = rustix::process::kill_process(pid, rustix::process::Signal::Kill);
-            }
-        }
-        for m in self.mounts() {
-            quietly("fsfreeze", &["-u".as_ref(), m.as_os_str()]);
-            quietly("umount", &["-l".as_ref(), m.as_os_str()]);
-        }
-        // A frozen filesystem outlives its lazy unmount until it is thawed, holding its loop
-        // device (and any process blocked on it): mount it again to reach it, and thaw it.
-        let again = self.root.join("release");
-        for l in self.loops() {
-            let dev = l.split_whitespace().next().unwrap_or_default();
-            let _ = std::fs::create_dir(&again);
-            quietly("mount", &[dev.as_ref(), again.as_os_str()]);
-            quietly("fsfreeze", &["-u".as_ref(), again.as_os_str()]);
-            quietly("umount", &[again.as_os_str()]);
-            quietly("losetup", &["-d".as_ref(), dev.as_ref()]);
-        }
-    }
-}
-
-impl Lab {
-    /// The processes still running that the test started (fslab and its workers): all name the
-    /// directory on their command line.
-    fn processes(&self) -> Vec<i32> {
-        let root = self.root.display().to_string();
-        let Ok(entries) = std::fs::read_dir("/proc") else {
-            return Vec::new();
-        };
-        entries
-            .flatten()
-            .filter_map(|e| e.file_name().to_str()?.parse::<i32>().ok())
-            .filter(|pid| {
-                std::fs::read(format!("/proc/{pid}/cmdline"))
-                    .is_ok_and(|c| String::from_utf8_lossy(&c).split('\0').any(|a| a.contains(&root)))
-            })
-            .collect()
-    }
-}
-
-fn quietly(program: &str, args: &[&std::ffi::OsStr]) {
-    let _ = Command::new(program).args(args).output();
-}
-
 // ---------------------------------------------------------------------------------------------
 // Helpers
-
-fn need_root() {
-    assert!(
-        rustix::process::geteuid().is_root(),
-        "this test needs root: it makes loop devices and formats and mounts filesystems (run the tests as root, as CI does)"
-    );
-}
-
-/// Fails the test naming the program it lacks and the package that has it.
-fn need_tools(tools: &[&str]) {
-    for tool in tools {
-        let package = match *tool {
-            "mkfs.ext4" => "e2fsprogs",
-            "mkfs.xfs" => "xfsprogs",
-            "mkfs.btrfs" => "btrfs-progs",
-            _ => "util-linux",
-        };
-        assert!(
-            program(tool).is_some(),
-            "this test needs {tool}, which is not installed: apt-get install {package}"
-        );
-    }
-}
-
-/// Where `name` is installed: on $PATH, or in the sbin directories a non-login root lacks.
-fn program(name: &str) -> Option<PathBuf> {
-    let path = std::env::var_os("PATH").unwrap_or_default();
-    std::env::split_paths(&path)
-        .chain(["/usr/sbin", "/sbin"].map(PathBuf::from))
-        .map(|d| d.join(name))
-        .find(|p| p.is_file())
-}
-
-fn refs(args: &[String]) -> Vec<&str> {
-    args.iter().map(String::as_str).collect()
-}
 
 /// Starts `fslab ARGS` in the background.
 fn start(args: &[String]) -> std::process::Child {

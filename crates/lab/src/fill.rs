@@ -137,6 +137,8 @@ pub fn fill_from(root: &Path, tree: &Tree, spec: &FillSpec) -> Result<FillReport
     loop {
         // Fill until the gauge says the target is reached...
         while !gauge.check().map_err(statvfs)? {
+            // The last batch may have stopped on a reading this check did not confirm.
+            gauge.resume();
             if let Err(e) = filling.batch() {
                 return filling.ended_by(e, spec.to, start);
             }

@@ -209,12 +209,22 @@ pub fn parse_output(tool: Tool, json: &str) -> Result<Output, String> {
         (Tool::Ffsb, Some(c)) => ffsb_metrics(c),
         _ => Vec::new(),
     };
-    metrics.extend(engine_metrics(&result));
+    add_engine_metrics(&mut metrics, engine_metrics(&result));
     Ok(Output {
         results: vec![("run".to_string(), result)],
         classic,
         metrics,
     })
+}
+
+/// Adds fslab's own figures after the tool's, leaving out those the tool already names (sysbench's
+/// `throughput` is its own, over its own time): the store keeps one value per run and name.
+fn add_engine_metrics(metrics: &mut Vec<Metric>, engine: Vec<Metric>) {
+    for m in engine {
+        if metrics.iter().all(|t| t.name != m.name) {
+            metrics.push(m);
+        }
+    }
 }
 
 /// fslab's own figures, which every tool's run has.
@@ -337,6 +347,18 @@ mod tests {
 
     fn opts(o: &[(&str, &str)]) -> Vec<(String, String)> {
         o.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect()
+    }
+
+    #[test]
+    fn a_tool_s_figure_is_kept_over_fslab_s_of_the_same_name() {
+        let sysbench = sysbench_metrics(&serde_json::json!({"read_mib_per_sec": 3.0, "written_mib_per_sec": 4.0}));
+        let mut metrics = sysbench.clone();
+        let engine = vec![metric("throughput", 6.5, "MiB/s"), metric("ops/s", 100.0, "ops/s")];
+        add_engine_metrics(&mut metrics, engine);
+        let names: Vec<&str> = metrics.iter().map(|m| m.name.as_str()).collect();
+        assert_eq!(names.iter().filter(|n| **n == "throughput").count(), 1, "{names:?}");
+        assert_eq!(metrics[0].value, 7.0, "sysbench's own throughput leads");
+        assert_eq!(names.last(), Some(&"ops/s"));
     }
 
     #[test]

@@ -93,7 +93,7 @@ fn catch_interrupts() {
     }
 }
 
-/// Checks that every cell's workload is valid, by asking each tool to explain it, before
+/// Checks that every cell's workload is valid, by asking each tool to check it (`--check`), before
 /// anything is formatted: a bad profile or option is reported with the tool's own message
 /// (file and line) and the study does not start.
 pub fn preflight(study: &Study, form: Form, exe: &Path) -> Result<(), String> {
@@ -106,13 +106,13 @@ pub fn preflight(study: &Study, form: Form, exe: &Path) -> Result<(), String> {
                 continue;
             }
             let mut args: Vec<String> = phase.args.into_iter().filter(|a| a != "--json").collect();
-            // sysbench's command word comes last; --explain goes before it.
+            // sysbench's command word comes last; --check goes before it.
             let at = if w.tool == crate::study::Tool::Sysbench {
                 args.len() - 1
             } else {
                 args.len()
             };
-            args.insert(at, "--explain".to_string());
+            args.insert(at, "--check".to_string());
             if !seen.insert(args.clone()) {
                 continue;
             }
@@ -262,6 +262,22 @@ struct Instance {
 /// Why a filesystem could not be made: all the cells on it are unsupported.
 struct Unsupported(String);
 
+/// Why a filesystem could not be made ready.
+enum NotMade {
+    /// The machine cannot make it (a missing filesystem, a refused option): every cell on it is
+    /// unsupported.
+    Unsupported(Unsupported),
+    /// It was made but could not be filled or aged: the runs meant for it fail with the reason,
+    /// and the study goes on with the next filesystem.
+    Failed(String),
+}
+
+impl From<Unsupported> for NotMade {
+    fn from(u: Unsupported) -> NotMade {
+        NotMade::Unsupported(u)
+    }
+}
+
 impl Lab<'_> {
     fn run_all(&mut self, todo: Vec<Todo>) -> Result<(), LabError> {
         let study = self.study;
@@ -312,10 +328,16 @@ impl Lab<'_> {
                     let (first, repeat) = *queue.peek().expect("peeked");
                     let inst = match self.make(fs, first.id, first.cell.fill_to, repeat)? {
                         Ok(inst) => inst,
-                        Err(Unsupported(reason)) => {
+                        Err(NotMade::Unsupported(Unsupported(reason))) => {
                             self.unsupported(&mine, &reason)?;
                             gave_up = true;
                             break;
+                        }
+                        Err(NotMade::Failed(reason)) => {
+                            for (t, repeat) in queue.by_ref() {
+                                self.finish_run(t.id, &failed_run(repeat, &reason))?;
+                            }
+                            continue;
                         }
                     };
                     let mut inst = inst;
@@ -399,7 +421,7 @@ impl Lab<'_> {
         cell: CellId,
         fill_to: Option<f64>,
         repeat: u32,
-    ) -> Result<Result<Instance, Unsupported>, LabError> {
+    ) -> Result<Result<Instance, NotMade>, LabError> {
         let key = self.label(cell);
         let n = std::fs::read_dir(&self.scratch).map_or(0, |d| d.count());
         let mnt = self.scratch.join(format!("mnt{n}"));
@@ -438,7 +460,7 @@ impl Lab<'_> {
             );
             self.step(cell, &key, rec, repeat)?;
             if let Err(e) = r {
-                return Ok(Err(Unsupported(format!("mkfs failed: {e}"))));
+                return Ok(Err(Unsupported(format!("mkfs failed: {e}")).into()));
             }
         }
         let mut options = fs.mount.clone();
@@ -460,7 +482,7 @@ impl Lab<'_> {
         self.step(cell, &key, rec, repeat)?;
         match r {
             Ok(m) => inst.effective_options = m.effective_options,
-            Err(e) => return Ok(Err(Unsupported(format!("mount -o {options} failed: {e}")))),
+            Err(e) => return Ok(Err(Unsupported(format!("mount -o {options} failed: {e}")).into())),
         }
         if let (Some(spec), Some(to)) = (&self.study.fill, fill_to) {
             let spec = crate::fill::FillSpec { to, ..spec.clone() };
@@ -475,13 +497,19 @@ impl Lab<'_> {
                 |f| format!("{f:?}"),
             );
             self.step(cell, &key, rec, repeat)?;
-            r?;
+            if let Err(e) = r {
+                self.unmake(fs, inst, cell, repeat)?;
+                return Ok(Err(NotMade::Failed(format!("fill failed: {e}"))));
+            }
         }
         if let Some(spec) = &self.study.age {
             let root = inst.mnt.clone();
             let (rec, r) = timed("age", || crate::age::age(&root, spec), |a| format!("{a:?}"));
             self.step(cell, &key, rec, repeat)?;
-            r?;
+            if let Err(e) = r {
+                self.unmake(fs, inst, cell, repeat)?;
+                return Ok(Err(NotMade::Failed(format!("ageing failed: {e}"))));
+            }
         }
         Ok(Ok(inst))
     }
@@ -555,8 +583,11 @@ impl Lab<'_> {
         let study = self.study;
         let w = &study.workloads[t.cell.workload];
         let fs = &study.filesystems[t.cell.filesystem];
-        let lab_drops = study.drop_caches && invoke::lab_drops_caches(w.tool);
-        let phases = invoke::phases(w, &t.cell.options, &inst.mnt, study.drop_caches && !lab_drops);
+        // A warm-up run is there to warm the caches: they are dropped before it, and not again
+        // between it and the measured runs.
+        let drop = study.drop_caches && (warmup || !fs.warmup(study));
+        let lab_drops = drop && invoke::lab_drops_caches(w.tool);
+        let phases = invoke::phases(w, &t.cell.options, &inst.mnt, drop && !lab_drops);
         let started_at = rfc3339(SystemTime::now());
         let t0 = Instant::now();
         let mut record = RunRecord {
@@ -627,7 +658,13 @@ impl Lab<'_> {
             }
         }
         record.wall = t0.elapsed();
-        self.store.record_run(t.id, &record).map_err(store_error)?;
+        self.finish_run(t.id, &record)
+    }
+
+    /// Stores a run the moment it ends, counts it and says so.
+    fn finish_run(&mut self, cell: CellId, record: &RunRecord) -> Result<(), LabError> {
+        let (repeat, warmup) = (record.repeat, record.warmup);
+        self.store.record_run(cell, record).map_err(store_error)?;
         if !warmup {
             self.done += 1;
             self.outcome.runs += 1;
@@ -638,7 +675,7 @@ impl Lab<'_> {
             }
         }
         let left = self.time_left();
-        let cell = self.label(t.id);
+        let cell = self.label(cell);
         (self.on)(&Event::Run {
             cell,
             repeat,
@@ -754,6 +791,22 @@ enum PhaseEnd {
     Failed(String),
     Hung(String),
     Interrupted,
+}
+
+/// A run that could not happen: its filesystem could not be made ready.
+fn failed_run(repeat: u32, reason: &str) -> RunRecord {
+    RunRecord {
+        repeat,
+        warmup: false,
+        status: RunStatus::Failed,
+        error: Some(reason.to_string()),
+        started_at: rfc3339(SystemTime::now()),
+        wall: Duration::ZERO,
+        results: Vec::new(),
+        classic: None,
+        metrics: Vec::new(),
+        environment: json!({}),
+    }
 }
 
 fn store_error(e: fslab_store::StoreError) -> LabError {

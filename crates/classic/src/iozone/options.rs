@@ -67,6 +67,8 @@ pub struct Options {
     pub dir: Option<PathBuf>,
     pub json: bool,
     pub explain: bool,
+    /// `--check`: check the options and plan the runs, print nothing, exit.
+    pub check: bool,
     pub seed: Option<u64>,
     /// `--pause`: between throughput sub-tests, after the sync.
     pub pause: Duration,
@@ -108,6 +110,7 @@ impl Default for Options {
             dir: None,
             json: false,
             explain: false,
+            check: false,
             seed: None,
             pause: Duration::from_secs(2),
             notes: Vec::new(),
@@ -193,6 +196,7 @@ impl Options {
                     "dir" => o.dir = Some(PathBuf::from(value("a directory")?)),
                     "json" => o.json = true,
                     "explain" => o.explain = true,
+                    "check" => o.check = true,
                     "help" => o.help = true,
                     "seed" => {
                         let v = value("a number")?;
@@ -558,6 +562,7 @@ fslab's options:
   --dir DIR     where the files go (default: the current directory)
   --json        one JSON document on stdout: IOzone's figures and each run's full result
   --explain     print the workloads as fslab will run them (native TOML); run nothing
+  --check       check the options and plan the runs; print nothing, run nothing
   --seed N      seed of the random offsets
 ";
 

@@ -231,6 +231,8 @@ pub struct Invocation {
     pub dir: PathBuf,
     pub json: bool,
     pub explain: bool,
+    /// `--check`: check the options, print nothing, exit (a study's check before it formats).
+    pub check: bool,
 }
 
 /// Parses sysbench's command line (without the program name): `fileio` (or `--test=fileio`),
@@ -238,7 +240,7 @@ pub struct Invocation {
 pub fn parse<S: AsRef<str>>(args: &[S]) -> Result<Invocation, Error> {
     let mut options = Options::default();
     let mut dir = PathBuf::from(".");
-    let (mut json, mut explain, mut help) = (false, false, false);
+    let (mut json, mut explain, mut check, mut help) = (false, false, false, false);
     let mut test = None;
     let mut command = None;
     let mut words = args.iter().map(|a| a.as_ref());
@@ -281,6 +283,7 @@ pub fn parse<S: AsRef<str>>(args: &[S]) -> Result<Invocation, Error> {
             }
             "json" => json = switch(&flag, value)?,
             "explain" => explain = switch(&flag, value)?,
+            "check" => check = switch(&flag, value)?,
             "help" => help = switch(&flag, value)?,
             "test" => test = Some(need(&flag, value)?.to_string()),
             _ => options.set(&key, &flag, value)?,
@@ -318,6 +321,7 @@ pub fn parse<S: AsRef<str>>(args: &[S]) -> Result<Invocation, Error> {
         dir,
         json,
         explain,
+        check,
     })
 }
 
@@ -502,6 +506,7 @@ fslab options:
   --dir DIR                     directory of the test files [the current directory]
   --json                        print the result as one JSON document (sysbench's figures under `classic`)
   --explain                     print the workload as fslab will run it (native TOML) and exit
+  --check                       check the options, print nothing and exit
 "
 }
 

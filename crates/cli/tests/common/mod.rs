@@ -2,6 +2,8 @@
 
 #![allow(dead_code)]
 
+pub mod lab;
+
 use std::path::Path;
 use std::process::{Child, Command, Output, Stdio};
 use std::sync::mpsc;

@@ -91,6 +91,13 @@ impl Gauge {
         self.stop.store(true, Relaxed);
     }
 
+    /// Lets writers go on after a stop that a later reading did not confirm: XFS counts its
+    /// delayed-allocation reservations as used until they are written back, so one reading can
+    /// pass the target and the next fall below it again.
+    pub(crate) fn resume(&self) {
+        self.stop.store(false, Relaxed);
+    }
+
     /// Starts counting afresh from the filesystem's current use (after a sync or a deletion).
     pub(crate) fn rearm(&self) -> io::Result<()> {
         let (_, used) = space(&self.dir)?;
