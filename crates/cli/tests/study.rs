@@ -457,7 +457,9 @@ fn a_fill_that_fails_fails_its_runs_and_the_study_goes_on() {
     );
     let failed = runs_of(&runs, ro);
     assert_eq!(repeats_of(&failed), [0, 1], "each planned run is recorded, failed");
-    assert!(failed.iter().all(|r| r.status == RunStatus::Failed && r.error.as_deref() == Some(reason)));
+    assert!(failed
+        .iter()
+        .all(|r| r.status == RunStatus::Failed && r.error.as_deref() == Some(reason)));
     let good = cell(&cells, "ext4", "small");
     assert_eq!(good.status, CellStatus::Done, "{good:?}");
     assert_eq!(repeats_of(&runs_of(&runs, good)), [0, 1]);
