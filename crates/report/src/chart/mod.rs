@@ -47,9 +47,40 @@ const PALETTE: [RGBColor; 7] = [
     RGBColor(0x55, 0x55, 0x55),
 ];
 
-/// The colour of configuration `i`, the same in every chart of a report.
+/// The colour of configuration `i`, the same in every chart of a report. Past the palette
+/// (seed 001 compares 15 configurations) each further round takes the palette darker, then
+/// lighter, so that no two configurations of a study share a colour.
 pub fn colour(i: usize) -> RGBColor {
-    PALETTE[i % PALETTE.len()]
+    let RGBColor(r, g, b) = PALETTE[i % PALETTE.len()];
+    // Toward black (0) or white (255) by this share, per round.
+    let (target, share) = match i / PALETTE.len() {
+        0 => return RGBColor(r, g, b),
+        round if round % 2 == 1 => (0.0, 0.45 / round.div_ceil(2) as f64),
+        round => (255.0, 0.5 / (round / 2) as f64),
+    };
+    let mix = |c: u8| (f64::from(c) + (target - f64::from(c)) * share).round() as u8;
+    RGBColor(mix(r), mix(g), mix(b))
+}
+
+#[cfg(test)]
+mod palette_tests {
+    use super::*;
+
+    #[test]
+    fn three_rounds_of_configurations_have_distinct_colours() {
+        let colours: Vec<RGBColor> = (0..3 * PALETTE.len()).map(colour).collect();
+        for (i, a) in colours.iter().enumerate() {
+            for (j, b) in colours.iter().enumerate().skip(i + 1) {
+                assert_ne!(a, b, "configurations {i} and {j} share a colour");
+            }
+        }
+        assert_eq!(colour(0), PALETTE[0]);
+        assert_eq!(
+            colour(PALETTE.len()),
+            RGBColor(0x00, 0x3F, 0x62),
+            "the first colour, 45% darker"
+        );
+    }
 }
 
 /// A drawn chart.
