@@ -160,11 +160,12 @@ pub fn seconds(v: &str) -> Option<Duration> {
 }
 
 /// How long one run of `w` takes, for estimates: its time option (dbench adds its warm-up of a
-/// fifth), else a guess of 30 s.
+/// fifth), else a guess of 30 s. A time of 0 is no limit (sysbench's runs bounded by requests).
 pub fn expected_time(w: &StudyWorkload, options: &[(String, String)]) -> Duration {
     let t = time_option(w.tool)
         .and_then(|k| options.iter().find(|(o, _)| o == k))
-        .and_then(|(_, v)| seconds(v));
+        .and_then(|(_, v)| seconds(v))
+        .filter(|t| !t.is_zero());
     match (w.tool, t) {
         (Tool::Dbench, Some(t)) => t + t / 5,
         (Tool::Dbench, None) => Duration::from_secs(720),
@@ -359,6 +360,25 @@ mod tests {
         assert_eq!(names.iter().filter(|n| **n == "throughput").count(), 1, "{names:?}");
         assert_eq!(metrics[0].value, 7.0, "sysbench's own throughput leads");
         assert_eq!(names.last(), Some(&"ops/s"));
+    }
+
+    #[test]
+    fn a_run_s_expected_time_is_its_time_and_a_zero_time_is_unbounded() {
+        let sysbench = workload(Tool::Sysbench, None, &[]);
+        assert_eq!(
+            expected_time(&sysbench, &opts(&[("time", "60")])),
+            Duration::from_secs(60)
+        );
+        assert_eq!(
+            expected_time(&sysbench, &opts(&[("time", "0")])),
+            Duration::from_secs(10),
+            "time 0 is no limit: the guess, not no time"
+        );
+        let dbench = workload(Tool::Dbench, None, &[]);
+        assert_eq!(
+            expected_time(&dbench, &opts(&[("time", "60")])),
+            Duration::from_secs(72)
+        );
     }
 
     #[test]

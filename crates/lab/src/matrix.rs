@@ -255,12 +255,16 @@ fn excluded(study: &Study, cell: &Cell, fill_written: &str) -> bool {
 }
 
 /// A rough length of the whole study: each run's time (its `time` option, or a guess for
-/// size-bound tools) plus the lab's own work per fresh filesystem.
+/// size-bound tools) plus the lab's own work per fresh filesystem. Cells on filesystems this
+/// machine cannot make take no time.
 pub fn estimate(study: &Study, form: Form) -> Duration {
     let cells = expand(study, form);
     let per_fs = Duration::from_secs(3);
     let mut total = Duration::ZERO;
     for c in &cells {
+        if crate::filesystem::Support::check(&study.filesystems[c.filesystem].fs_type).is_err() {
+            continue;
+        }
         let w = &study.workloads[c.workload];
         let run = crate::invoke::expected_time(w, &c.options);
         let runs = repeats(study, form) + u32::from(study.filesystems[c.filesystem].warmup(study));
