@@ -267,13 +267,15 @@ pub fn estimate(study: &Study, form: Form) -> Duration {
         }
         let w = &study.workloads[c.workload];
         let run = crate::invoke::expected_time(w, &c.options);
-        let runs = repeats(study, form) + u32::from(study.filesystems[c.filesystem].warmup(study));
-        total += run * runs;
-        total += per_fs
-            * match study.fresh {
-                crate::study::Fresh::Repeat => runs,
-                _ => 1,
-            };
+        let repeats = repeats(study, form);
+        let fresh_filesystems = match study.fresh {
+            crate::study::Fresh::Repeat => repeats,
+            _ => 1,
+        };
+        // A warm-up run on each fresh filesystem of the cell.
+        let warmups = u32::from(study.filesystems[c.filesystem].warmup(study)) * fresh_filesystems;
+        total += run * (repeats + warmups);
+        total += per_fs * fresh_filesystems;
     }
     total
 }
