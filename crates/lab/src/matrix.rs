@@ -55,16 +55,15 @@ pub fn expand(study: &Study, form: Form) -> Vec<Cell> {
     let read_aheads: Vec<Option<u64>> = optional_axis(&study.device.read_ahead_kb);
     let fills = fill_levels(study, form);
     // The scheduler is an axis when the study compares several on any filesystem.
-    let scheduler_axis = study
-        .filesystems
-        .iter()
-        .any(|fs| fs.scheduler.as_ref().unwrap_or(&study.device.scheduler).len() > 1);
+    let scheduler_axis = study.filesystems.iter().any(|fs| fs.schedulers(study).len() > 1);
     let mut cells = Vec::new();
     for (fi, fs) in study.filesystems.iter().enumerate() {
-        let schedulers: Vec<Option<String>> = optional_axis(fs.scheduler.as_ref().unwrap_or(&study.device.scheduler));
+        let schedulers: Vec<Option<String>> = optional_axis(fs.schedulers(study));
         for sched in &schedulers {
             for ra in &read_aheads {
                 for (fill_written, fill) in &fills {
+                    // The level names the cell only when the study has several.
+                    let fill_axis = (fills.len() > 1).then(|| fill_label(*fill));
                     for (wi, w) in study.workloads.iter().enumerate() {
                         let options = options_of(study, w, form);
                         for combo in product(&options) {
@@ -75,18 +74,17 @@ pub fn expand(study: &Study, form: Form) -> Vec<Cell> {
                             if let Some(r) = ra.filter(|_| read_aheads.len() > 1) {
                                 axes.push(("read_ahead_kb".to_string(), r.to_string()));
                             }
-                            if fills.len() > 1 {
-                                axes.push(("fill".to_string(), fill_label(*fill)));
+                            if let Some(f) = &fill_axis {
+                                axes.push(("fill".to_string(), f.clone()));
                             }
                             for (k, v) in &combo {
                                 if options.iter().any(|(o, vs)| o == k && vs.len() > 1) {
                                     axes.push((k.clone(), v.clone()));
                                 }
                             }
-                            let fill_key = (fills.len() > 1).then(|| fill_label(*fill));
                             let cell = Cell {
                                 ordinal: 0,
-                                key: key(&fs.name, sched, *ra, fill_key.as_deref(), &w.name, &combo),
+                                key: key(&fs.name, sched, *ra, fill_axis.as_deref(), &w.name, &combo),
                                 filesystem: fi,
                                 scheduler: sched.clone(),
                                 read_ahead_kb: *ra,

@@ -121,6 +121,11 @@ pub struct Filesystem {
 }
 
 impl Filesystem {
+    /// The schedulers this filesystem's cells run on: its own, else the device's.
+    pub fn schedulers<'a>(&'a self, study: &'a Study) -> &'a [String] {
+        self.scheduler.as_deref().unwrap_or(&study.device.scheduler)
+    }
+
     /// Whether this filesystem's cells get a warm-up run.
     pub fn warmup(&self, study: &Study) -> bool {
         self.warmup.unwrap_or(study.warmup)

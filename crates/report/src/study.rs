@@ -453,13 +453,18 @@ fn configurations(cells: &[CellRow]) -> Vec<Configuration> {
         }
         if fill_varies {
             label = match c.fill_to {
-                Some(f) => format!("{label} {}% full", (f * 1000.0).round() / 10.0),
+                Some(f) => format!("{label} {} full", fill_percent(f)),
                 None => format!("{label} empty"),
             };
         }
         c.label = label;
     }
     out
+}
+
+/// A fill level as people write it: 0.4 → `40%`, 0.125 → `12.5%`.
+pub fn fill_percent(level: f64) -> String {
+    format!("{}%", (level * 1000.0).round() / 10.0)
 }
 
 /// The workloads of the cells in order of first appearance, each with the parameters that vary

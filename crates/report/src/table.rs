@@ -123,7 +123,7 @@ pub fn configuration_rows(data: &StudyData) -> Vec<Vec<String>> {
                 .map(|k| format!("{k} KiB"))
                 .unwrap_or_else(|| "(as is)".into()),
             c.fill_to
-                .map(|f| format!("{}%", (f * 1000.0).round() / 10.0))
+                .map(crate::study::fill_percent)
                 .unwrap_or_else(|| "(empty)".into()),
         ]);
     }
