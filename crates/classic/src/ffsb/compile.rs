@@ -10,8 +10,9 @@
 //! `<location>/fill` until the filesystem is `desired_util` full, starting from ten files written
 //! in `age_blocksize` blocks.
 
+use super::grammar::Grammar;
 use super::ops::{FfsbOp, Moves};
-use super::parse::{FsSpec, Grammar, Profile, TgSpec};
+use super::parse::{FsSpec, Profile, TgSpec};
 use super::ProfileError;
 use fslab_engine::workload::{Fileset, FinalSync, Group, Names, OpKind, OpSpec, OpenMode, SizeDist, Stop, SyncKind};
 use fslab_engine::{Bytes, Span, Workload};

@@ -1,7 +1,7 @@
 //! FFSB's operations: their names, the weight option that selects each, the engine operation
 //! each becomes, and what its throughput counts.
 
-use super::parse::Grammar;
+use super::grammar::Grammar;
 use fslab_engine::workload::OpKind;
 use serde::Serialize;
 

@@ -18,29 +18,10 @@
 //! Unlike FFSB, every unknown option and malformed value is an error naming its line, and an
 //! unknown option's message suggests the closest known one.
 
+use super::grammar::Grammar;
 use super::ops::FfsbOp;
 use super::ProfileError;
-use serde::Serialize;
 use std::collections::BTreeMap;
-use std::fmt;
-
-/// The grammar a profile is written in.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-pub enum Grammar {
-    #[serde(rename = "5.x")]
-    V5,
-    #[serde(rename = "6.0")]
-    V6,
-}
-
-impl fmt::Display for Grammar {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(match self {
-            Grammar::V5 => "5.x",
-            Grammar::V6 => "6.0",
-        })
-    }
-}
 
 /// Where an option is set.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

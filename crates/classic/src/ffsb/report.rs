@@ -8,8 +8,8 @@
 
 use super::compile::Plan;
 use super::execute::Outcome;
+use super::grammar::Grammar;
 use super::ops::{FfsbOp, Moves};
-use super::parse::Grammar;
 use fslab_engine::result::{OpResult, RunResult, SCHEMA_VERSION};
 use serde::Serialize;
 use std::fmt::Write as _;
