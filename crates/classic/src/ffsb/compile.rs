@@ -12,7 +12,7 @@
 
 use super::grammar::Grammar;
 use super::ops::{FfsbOp, Moves};
-use super::parse::{FsSpec, Profile, TgSpec};
+use super::profile::{FsSpec, Profile, TgSpec};
 use super::ProfileError;
 use fslab_engine::workload::{Fileset, FinalSync, Group, Names, OpKind, OpSpec, OpenMode, SizeDist, Stop, SyncKind};
 use fslab_engine::{Bytes, Span, Workload};

@@ -16,13 +16,15 @@ mod execute;
 mod grammar;
 mod ops;
 mod parse;
+mod profile;
 mod report;
 
 pub use compile::{compile, explain, AgingPlan, Options, Plan};
 pub use execute::{execute, preflight, AgingOutcome, ExecError, Outcome, Phase};
 pub use grammar::Grammar;
 pub use ops::{FfsbOp, Moves};
-pub use parse::{parse, BindFs, FsSpec, Lines, Profile, TgSpec};
+pub use parse::parse;
+pub use profile::{BindFs, FsSpec, Lines, Profile, TgSpec};
 pub use report::{figures, json, render, Figures, Row, Table};
 
 use std::fmt;
