@@ -1,10 +1,10 @@
 //! FFSB (the Flexible Filesystem Benchmark) on fslab's engine.
 //!
-//! [`parse`] reads a profile in FFSB 6.0's or 5.x's grammar, [`compile`] turns it into engine
-//! workloads (the benchmark, and one aging run per filesystem with `agefs`), [`execute`] runs
-//! them as FFSB would (aging, untimed fileset setup, the callout, the timed run with its final
-//! sync), and [`report`] prints what FFSB prints and puts FFSB's figures into
-//! [`RunResult::classic`](fslab_engine::RunResult).
+//! [`parse`] reads a profile in FFSB 6.0's or 5.x's grammar into a [`Profile`] and checks it,
+//! [`compile`] turns it into engine workloads (the benchmark, and one aging run per filesystem
+//! with `agefs`), [`execute`] runs them as FFSB would (aging, untimed fileset setup, the callout,
+//! the timed run with its final sync), and [`report`] prints what FFSB prints and puts FFSB's
+//! figures into [`RunResult::classic`](fslab_engine::RunResult).
 //!
 //! What FFSB does and how it counts is in ../shared/reference/classic-benchmarks.md (section 1).
 //! Deliberate differences: bytes written by `write` count `write_size` (FFSB 5.x; 6.0 counts the
@@ -18,6 +18,7 @@ mod ops;
 mod parse;
 mod profile;
 mod report;
+mod validate;
 
 pub use compile::{compile, explain, AgingPlan, Options, Plan};
 pub use execute::{execute, preflight, AgingOutcome, ExecError, Outcome, Phase};

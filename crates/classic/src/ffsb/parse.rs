@@ -17,10 +17,13 @@
 //!
 //! Unlike FFSB, every unknown option and malformed value is an error naming its line, and an
 //! unknown option's message suggests the closest known one.
+//!
+//! What is read becomes a [`Profile`] (profile.rs), which validate.rs then checks as a whole.
 
 use super::grammar::Grammar;
 use super::ops::FfsbOp;
 use super::profile::{BindFs, FsSpec, Profile, TgSpec};
+use super::validate;
 use super::ProfileError;
 use std::collections::BTreeMap;
 
@@ -712,7 +715,6 @@ pub fn parse(text: &str, file: &str) -> Result<Profile, ProfileError> {
         threadgroups: Vec::new(),
         warnings: builder.warnings,
     };
-    let at = |line: usize, m: String| ProfileError::at(file, line, m);
     for opt in &root.opts {
         match (opt.name, &opt.value) {
             ("time", Value::Int(n)) => profile.time = Some((u32_value(file, opt, *n)?, opt.line)),
@@ -754,44 +756,18 @@ pub fn parse(text: &str, file: &str) -> Result<Profile, ProfileError> {
         resolve_clones(&mut profile, &root)?;
     }
     if grammar == Grammar::V5 {
-        for (name, have, what) in [
-            ("num_filesystems", profile.filesystems.len(), "[filesystemN]"),
-            ("num_threadgroups", profile.threadgroups.len(), "[threadgroupN]"),
-        ] {
-            match root.get(name) {
-                Some(Opt {
-                    value: Value::Int(n),
-                    line,
-                    ..
-                }) if *n != have as u64 => {
-                    return Err(at(
-                        *line,
-                        format!("{name}={n} but the profile has {have} {what} section(s)"),
-                    ));
-                }
-                Some(_) => {}
-                None => {
-                    return Err(ProfileError::whole(
-                        file,
-                        format!("the 5.x grammar needs {name}=<count> before the sections"),
-                    ))
-                }
-            }
-        }
+        let declared = |name| match root.get(name) {
+            Some(Opt {
+                value: Value::Int(n),
+                line,
+                ..
+            }) => Some((*n, *line)),
+            _ => None,
+        };
+        validate::declared_counts(&profile, declared("num_filesystems"), declared("num_threadgroups"))?;
     }
-    if profile.filesystems.is_empty() {
-        return Err(ProfileError::whole(
-            file,
-            "the profile has no [filesystem] section".into(),
-        ));
-    }
-    if profile.threadgroups.is_empty() {
-        return Err(ProfileError::whole(
-            file,
-            "the profile has no [threadgroup] section".into(),
-        ));
-    }
-    resolve_bindfs(&mut profile)?;
+    validate::sections_present(&profile)?;
+    validate::resolve_bindfs(&mut profile)?;
     Ok(profile)
 }
 
@@ -933,52 +909,6 @@ fn resolve_clones(profile: &mut Profile, root: &Section) -> Result<(), ProfileEr
     Ok(())
 }
 
-/// Turns each `bindfs` into the index of the filesystem it names.
-fn resolve_bindfs(profile: &mut Profile) -> Result<(), ProfileError> {
-    let locations: Vec<Option<String>> = profile.filesystems.iter().map(|f| f.location.clone()).collect();
-    let file = profile.file.clone();
-    let mut groups: Vec<&mut TgSpec> = profile.threadgroups.iter_mut().collect();
-    for fs in profile.filesystems.iter_mut() {
-        if let Some(ager) = fs.aging.as_mut() {
-            groups.push(ager);
-        }
-    }
-    for tg in groups {
-        let Some(bind) = &tg.bindfs else { continue };
-        let line = tg.lines.of("bindfs").unwrap_or(tg.line);
-        tg.bound_to = Some(match bind {
-            BindFs::Index(n) => {
-                if *n >= locations.len() as u64 {
-                    return Err(ProfileError::at(
-                        &file,
-                        line,
-                        format!(
-                            "bindfs={n} but the filesystems are numbered 0 to {}",
-                            locations.len() - 1
-                        ),
-                    ));
-                }
-                *n as usize
-            }
-            BindFs::Location(loc) => locations
-                .iter()
-                .position(|l| l.as_deref() == Some(loc.as_str()))
-                .ok_or_else(|| {
-                    let known: Vec<&str> = locations.iter().flatten().map(String::as_str).collect();
-                    ProfileError::at(
-                        &file,
-                        line,
-                        format!(
-                            "bindfs=`{loc}` names no filesystem (their locations: {})",
-                            known.join(", ")
-                        ),
-                    )
-                })?,
-        });
-    }
-    Ok(())
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -1086,17 +1016,6 @@ mod tests {
         assert_eq!(p.threadgroups[1].read_blocksize, 512);
         assert_eq!(p.threadgroups[1].ops().collect::<Vec<_>>(), vec![(FfsbOp::Delete, 1)]);
         assert_eq!(p.threadgroups[1].bound_to, Some(1));
-    }
-
-    #[test]
-    fn five_x_counts_must_match_the_sections() {
-        let e = parse_err(
-            "num_filesystems=2\nnum_threadgroups=1\ntime=1\n[filesystem0]\nlocation=/a\n[end0]\n[threadgroup0]\nnum_threads=1\ncreate_weight=1\n[end0]\n",
-        );
-        assert!(
-            e.starts_with("p.ffsb:1: num_filesystems=2 but the profile has 1"),
-            "{e}"
-        );
     }
 
     #[test]

@@ -1,6 +1,7 @@
 //! A profile as fslab holds it once read: its global settings, each `[filesystem]` ([`FsSpec`])
 //! and each `[threadgroup]` ([`TgSpec`]), with the line every setting came from so that later
-//! errors can point at it. Reading the text into this, and checking it, is parse.rs's work.
+//! errors can point at it. Reading the text into this is parse.rs's work; checking it as a whole
+//! is validate.rs's.
 
 use super::grammar::Grammar;
 use super::ops::FfsbOp;
