@@ -37,13 +37,18 @@
 //! name = "dbench"
 //! dbench = { clients = [1, 4, 8, 16], time = "60s" }
 //! ```
+//!
+//! Here are the study's types and [`Study::from_file`]; the file as written, and how its errors
+//! are pointed at, is in text.rs.
 
-use fslab_engine::workload::{locate, PathSeg};
-use fslab_engine::{Bytes, Span};
+mod text;
+
+use fslab_engine::workload::PathSeg;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
+use text::{OneOrMany, RawDevice, RawFill, RawStudy};
 
 /// A study as written, checked.
 #[derive(Debug, Clone, PartialEq)]
@@ -188,151 +193,6 @@ pub struct Quick {
 /// file's errors say it.
 pub type StudyError = fslab_engine::workload::LoadError;
 
-// The file as written, before checking.
-
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
-struct RawStudy {
-    name: String,
-    #[serde(default)]
-    description: String,
-    #[serde(default = "one")]
-    repeat: u32,
-    #[serde(default)]
-    timeout: Option<Span>,
-    #[serde(default)]
-    fresh: Option<Fresh>,
-    #[serde(default = "yes")]
-    drop_caches: bool,
-    #[serde(default)]
-    warmup: bool,
-    #[serde(default)]
-    device: Option<RawDevice>,
-    #[serde(default)]
-    filesystem: Vec<RawFilesystem>,
-    #[serde(default)]
-    workload: Vec<toml::Table>,
-    #[serde(default)]
-    exclude: Vec<toml::Table>,
-    #[serde(default)]
-    fill: Option<RawFill>,
-    #[serde(default)]
-    age: Option<RawAge>,
-    #[serde(default)]
-    quick: Option<RawQuick>,
-}
-
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
-struct RawDevice {
-    #[serde(default, rename = "loop")]
-    loop_: Option<RawLoop>,
-    #[serde(default)]
-    block: Option<PathBuf>,
-    #[serde(default)]
-    destroy: Option<PathBuf>,
-    #[serde(default)]
-    scheduler: Option<OneOrMany<String>>,
-    #[serde(default)]
-    read_ahead_kb: Option<OneOrMany<u64>>,
-}
-
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
-struct RawLoop {
-    size: Bytes,
-}
-
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
-struct RawFilesystem {
-    name: Option<String>,
-    #[serde(rename = "type")]
-    fs_type: String,
-    #[serde(default)]
-    mkfs: String,
-    #[serde(default)]
-    mount: String,
-    #[serde(default)]
-    fsck: bool,
-    #[serde(default)]
-    scheduler: Option<OneOrMany<String>>,
-    #[serde(default)]
-    warmup: Option<bool>,
-}
-
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
-struct RawFill {
-    to: OneOrMany<String>,
-    #[serde(default = "synthetic")]
-    from: String,
-    #[serde(default = "one")]
-    parallel: u32,
-    #[serde(default)]
-    layout: Vec<u32>,
-    #[serde(default)]
-    seed: Option<u64>,
-}
-
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
-struct RawAge {
-    to: String,
-    #[serde(default = "churn")]
-    churn: f64,
-    #[serde(default)]
-    seed: Option<u64>,
-    #[serde(default)]
-    sizes: Option<fslab_engine::workload::SizeDist>,
-    #[serde(default)]
-    delete: Option<String>,
-}
-
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
-struct RawQuick {
-    #[serde(default = "one")]
-    repeat: u32,
-    #[serde(default)]
-    time: Option<Span>,
-    #[serde(default)]
-    loop_size: Option<Bytes>,
-    #[serde(default)]
-    fill_to: Option<String>,
-    #[serde(default)]
-    workload: BTreeMap<String, toml::Table>,
-}
-
-#[derive(Deserialize)]
-#[serde(untagged)]
-enum OneOrMany<T> {
-    One(T),
-    Many(Vec<T>),
-}
-
-impl<T> OneOrMany<T> {
-    fn into_vec(self) -> Vec<T> {
-        match self {
-            OneOrMany::One(t) => vec![t],
-            OneOrMany::Many(v) => v,
-        }
-    }
-}
-
-fn one() -> u32 {
-    1
-}
-fn yes() -> bool {
-    true
-}
-fn churn() -> f64 {
-    1.0
-}
-fn synthetic() -> String {
-    "synthetic:kernel-tree".to_string()
-}
-
 /// A checking error pointing into the file.
 struct Bad {
     path: Vec<PathSeg>,
@@ -372,34 +232,8 @@ impl Study {
     /// Parses and checks a study; `file` names it in errors, `base` is where its relative paths
     /// start.
     pub fn from_toml(text: &str, file: &str, base: &Path) -> Result<Study, StudyError> {
-        let at = |path: &[PathSeg], message: String| match locate(text, path) {
-            Some((line, column)) => StudyError::At {
-                file: file.to_string(),
-                line,
-                column,
-                message,
-            },
-            None => StudyError::Whole {
-                file: file.to_string(),
-                message,
-            },
-        };
-        let raw: RawStudy = toml::from_str(text).map_err(|e| match e.span() {
-            Some(span) => {
-                let before = &text[..span.start.min(text.len())];
-                StudyError::At {
-                    file: file.to_string(),
-                    line: before.matches('\n').count() + 1,
-                    column: before.rsplit('\n').next().map_or(0, |l| l.chars().count()) + 1,
-                    message: e.message().to_string(),
-                }
-            }
-            None => StudyError::Whole {
-                file: file.to_string(),
-                message: e.message().to_string(),
-            },
-        })?;
-        check(raw, base).map_err(|b| at(&b.path, b.message))
+        let raw = text::read(text, file)?;
+        check(raw, base).map_err(|b| text::at(text, file, &b.path, b.message))
     }
 }
 
