@@ -1,6 +1,6 @@
 //! The study file as written: the forms its TOML is read into before anything is checked (the
 //! `Raw*` structs, one for each table), reading them from the text, and pointing an error at its
-//! line and column.
+//! line and column. validate.rs turns the raw forms into a [`Study`](super::Study).
 
 use super::{Fresh, StudyError};
 use fslab_engine::workload::{locate, PathSeg};

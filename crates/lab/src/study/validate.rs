@@ -1,0 +1,431 @@
+//! The checks that turn the study file as written (text.rs) into a [`Study`]: values in range,
+//! names that are known and distinct, references that name something (a workload, a file), and
+//! the defaults of what is left out. An error is a [`Bad`]: the path of what it is about in the
+//! file, and what is wrong.
+
+use super::text::{OneOrMany, RawDevice, RawFill, RawStudy};
+use super::{Device, Filesystem, Fresh, Quick, Study, StudyWorkload, Target, Tool, KNOWN_TYPES};
+use fslab_engine::workload::PathSeg;
+use std::collections::BTreeMap;
+use std::path::Path;
+use std::time::Duration;
+use PathSeg::{Index, Key, Name};
+
+/// A checking error pointing into the file.
+pub(super) struct Bad {
+    pub(super) path: Vec<PathSeg>,
+    pub(super) message: String,
+}
+
+fn bad(path: Vec<PathSeg>, message: impl Into<String>) -> Bad {
+    Bad {
+        path,
+        message: message.into(),
+    }
+}
+
+/// Checks the study as written and makes it a [`Study`]: every error names the place in the file
+/// it is about.
+pub(super) fn check(raw: RawStudy, base: &Path) -> Result<Study, Bad> {
+    if raw.name.trim().is_empty() {
+        return Err(bad(vec![Key("name")], "the study needs a name"));
+    }
+    if raw.repeat == 0 {
+        return Err(bad(vec![Key("repeat")], "repeat must be at least 1"));
+    }
+    let device = match raw.device {
+        None => Device {
+            target: Target::Loop { size: 4 << 30 },
+            scheduler: Vec::new(),
+            read_ahead_kb: Vec::new(),
+        },
+        Some(d) => check_device(d)?,
+    };
+    if raw.filesystem.is_empty() {
+        return Err(bad(vec![], "the study names no [[filesystem]]"));
+    }
+    let mut filesystems: Vec<Filesystem> = Vec::new();
+    for (i, f) in raw.filesystem.into_iter().enumerate() {
+        let here = |k| vec![Key("filesystem"), Index(i), Key(k)];
+        if !KNOWN_TYPES.contains(&f.fs_type.as_str()) {
+            return Err(bad(
+                here("type"),
+                format!(
+                    "unknown filesystem type `{}` (fslab knows {})",
+                    f.fs_type,
+                    KNOWN_TYPES.join(", ")
+                ),
+            ));
+        }
+        let name = f.name.unwrap_or_else(|| f.fs_type.clone());
+        if filesystems.iter().any(|g| g.name == name) {
+            return Err(bad(
+                here("name"),
+                format!("two filesystems are named `{name}`: give each a distinct name"),
+            ));
+        }
+        if f.fs_type == "tmpfs" && !f.mkfs.is_empty() {
+            return Err(bad(
+                here("mkfs"),
+                "tmpfs has no mkfs; put its options (size=...) in `mount`",
+            ));
+        }
+        filesystems.push(Filesystem {
+            name,
+            fs_type: f.fs_type,
+            mkfs: f.mkfs,
+            mount: f.mount,
+            fsck: f.fsck,
+            scheduler: f.scheduler.map(OneOrMany::into_vec),
+            warmup: f.warmup,
+        });
+    }
+    if raw.workload.is_empty() {
+        return Err(bad(vec![], "the study names no [[workload]]"));
+    }
+    let mut workloads: Vec<StudyWorkload> = Vec::new();
+    for (i, w) in raw.workload.into_iter().enumerate() {
+        let wl = check_workload(w, i, base)?;
+        if workloads.iter().any(|o| o.name == wl.name) {
+            return Err(bad(
+                vec![Key("workload"), Index(i), Key("name")],
+                format!("two workloads are named `{}`", wl.name),
+            ));
+        }
+        workloads.push(wl);
+    }
+    let mut exclude = Vec::new();
+    for (i, rule) in raw.exclude.into_iter().enumerate() {
+        let mut r = BTreeMap::new();
+        for (k, v) in rule {
+            let here = vec![Key("exclude"), Index(i), Name(k.clone())];
+            let v = scalar(&v).ok_or_else(|| bad(here, format!("`{k}` in an exclude rule must be one value")))?;
+            r.insert(k, v);
+        }
+        if r.is_empty() {
+            return Err(bad(
+                vec![Key("exclude"), Index(i)],
+                "an empty exclude rule would drop every cell",
+            ));
+        }
+        exclude.push(r);
+    }
+    let (fill, fill_to) = match raw.fill {
+        None => (None, Vec::new()),
+        Some(f) => {
+            let (spec, levels) = check_fill(f, base)?;
+            (Some(spec), levels)
+        }
+    };
+    let age = match raw.age {
+        None => None,
+        Some(a) => {
+            let here = |k| vec![Key("age"), Key(k)];
+            let default = crate::age::AgeSpec::default();
+            if a.churn < 0.0 {
+                return Err(bad(here("churn"), "churn is a multiple of the first fill, 0 or more"));
+            }
+            Some(crate::age::AgeSpec {
+                to: percent(&a.to).map_err(|m| bad(here("to"), m))?,
+                churn: a.churn,
+                seed: a.seed.unwrap_or(default.seed),
+                sizes: a.sizes.unwrap_or(default.sizes),
+                delete: match a.delete {
+                    Some(d) => percent(&d).map_err(|m| bad(here("delete"), m))?,
+                    None => default.delete,
+                },
+            })
+        }
+    };
+    let quick = match raw.quick {
+        None => Quick {
+            repeat: 1,
+            time: Duration::from_secs(5),
+            loop_size: None,
+            options: BTreeMap::new(),
+            fill_to: None,
+        },
+        Some(q) => {
+            let mut options = BTreeMap::new();
+            for (name, table) in q.workload {
+                if !workloads.iter().any(|w| w.name == name) {
+                    return Err(bad(
+                        vec![Key("quick"), Key("workload"), Name(name.clone())],
+                        format!("[quick.workload] names `{name}`, which is not a workload of the study"),
+                    ));
+                }
+                let mut opts = Vec::new();
+                for (k, v) in table {
+                    let here = vec![Key("quick"), Key("workload"), Name(name.clone()), Name(k.clone())];
+                    opts.push((k, values(&v).map_err(|m| bad(here, m))?));
+                }
+                options.insert(name, opts);
+            }
+            Quick {
+                repeat: q.repeat.max(1),
+                time: q.time.map_or(Duration::from_secs(5), |t| t.0),
+                loop_size: q.loop_size.map(|b| b.0),
+                options,
+                fill_to: match q.fill_to {
+                    None => None,
+                    Some(t) => Some(percent(&t).map_err(|m| bad(vec![Key("quick"), Key("fill_to")], m))?),
+                },
+            }
+        }
+    };
+    Ok(Study {
+        name: raw.name,
+        description: raw.description,
+        repeat: raw.repeat,
+        timeout: raw.timeout.map_or(Duration::from_secs(15 * 60), |t| t.0),
+        fresh: raw.fresh.unwrap_or(Fresh::Repeat),
+        drop_caches: raw.drop_caches,
+        warmup: raw.warmup,
+        device,
+        filesystems,
+        workloads,
+        exclude,
+        fill,
+        fill_to,
+        age,
+        quick,
+        base: base.to_path_buf(),
+    })
+}
+
+fn check_device(d: RawDevice) -> Result<Device, Bad> {
+    let target = match (d.loop_, d.block) {
+        (Some(_), Some(_)) => {
+            return Err(bad(
+                vec![Key("device"), Key("block")],
+                "give either `loop` or `block`, not both",
+            ))
+        }
+        (Some(l), None) => {
+            if l.size.0 < 16 << 20 {
+                return Err(bad(
+                    vec![Key("device"), Key("loop"), Key("size")],
+                    "a loop image needs at least 16M (xfs and btrfs refuse smaller)",
+                ));
+            }
+            Target::Loop { size: l.size.0 }
+        }
+        (None, Some(path)) => Target::Block {
+            path,
+            destroy: d.destroy.clone(),
+        },
+        (None, None) => Target::Loop { size: 4 << 30 },
+    };
+    if d.destroy.is_some() && !matches!(target, Target::Block { .. }) {
+        return Err(bad(
+            vec![Key("device"), Key("destroy")],
+            "`destroy` names the block device the study may format; there is no `block`",
+        ));
+    }
+    let scheduler = d.scheduler.map(OneOrMany::into_vec).unwrap_or_default();
+    let read_ahead_kb = d.read_ahead_kb.map(OneOrMany::into_vec).unwrap_or_default();
+    Ok(Device {
+        target,
+        scheduler,
+        read_ahead_kb,
+    })
+}
+
+/// The fill as written, and its levels (0 for `"empty"`).
+fn check_fill(f: RawFill, base: &Path) -> Result<(crate::fill::FillSpec, Vec<f64>), Bad> {
+    let here = |k| vec![Key("fill"), Key(k)];
+    let mut levels: Vec<f64> = Vec::new();
+    for t in f.to.into_vec() {
+        let level = if t.trim() == "empty" {
+            0.0
+        } else {
+            percent(&t).map_err(|m| bad(here("to"), format!("{m}, or \"empty\"")))?
+        };
+        if levels.contains(&level) {
+            return Err(bad(here("to"), format!("`{t}` is named twice")));
+        }
+        levels.push(level);
+    }
+    let Some(to) = levels.iter().copied().reduce(f64::max).filter(|&t| t > 0.0) else {
+        return Err(bad(here("to"), "name at least one level to fill to, e.g. \"40%\""));
+    };
+    let from = match f.from.split_once(':') {
+        Some(("tar", p)) => crate::fill::FillSource::Tar(base.join(p)),
+        Some(("synthetic", "kernel-tree")) => crate::fill::FillSource::SyntheticKernelTree,
+        _ => {
+            return Err(bad(
+                here("from"),
+                format!("`{}`: give \"tar:PATH\" or \"synthetic:kernel-tree\"", f.from),
+            ))
+        }
+    };
+    if f.parallel == 0 {
+        return Err(bad(here("parallel"), "parallel must be at least 1"));
+    }
+    if f.layout.contains(&0) {
+        return Err(bad(
+            here("layout"),
+            "every level of the layout needs at least one directory",
+        ));
+    }
+    let spec = crate::fill::FillSpec {
+        to,
+        from,
+        parallel: f.parallel,
+        layout: if f.layout.is_empty() { vec![1] } else { f.layout },
+        seed: f.seed.unwrap_or(1),
+    };
+    Ok((spec, levels))
+}
+
+/// "40%" or 0.4 as a fraction.
+fn percent(s: &str) -> Result<f64, String> {
+    let v = match s.trim().strip_suffix('%') {
+        Some(p) => p.trim().parse::<f64>().map(|p| p / 100.0),
+        None => s.trim().parse::<f64>(),
+    }
+    .map_err(|_| format!("`{s}` is not a percentage (write e.g. \"40%\")"))?;
+    if !(0.0..=1.0).contains(&v) || v == 0.0 {
+        return Err(format!("`{s}` must be above 0% and at most 100%"));
+    }
+    Ok(v)
+}
+
+/// The keys a `[[workload]]` may have besides the tool's own options.
+const WORKLOAD_KEYS: [&str; 3] = ["name", "vary", "args"];
+
+fn check_workload(mut w: toml::Table, i: usize, base: &Path) -> Result<StudyWorkload, Bad> {
+    let here = |k: &str| vec![Key("workload"), Index(i), Name(k.to_string())];
+    let tools: Vec<Tool> = Tool::ALL.into_iter().filter(|t| w.contains_key(t.key())).collect();
+    let tool = match tools.as_slice() {
+        [t] => *t,
+        [] => {
+            if let Some(k) = w.keys().find(|k| !WORKLOAD_KEYS.contains(&k.as_str())) {
+                return Err(bad(
+                    here(k),
+                    format!(
+                        "unknown key `{k}`: a workload is one of run, ffsb, dbench, sysbench, iozone, with name, vary and args"
+                    ),
+                ));
+            }
+            return Err(bad(
+                vec![Key("workload"), Index(i)],
+                "the workload names no tool: give one of run, ffsb, dbench, sysbench, iozone",
+            ));
+        }
+        [a, b, ..] => {
+            return Err(bad(
+                here(b.key()),
+                format!(
+                    "a workload runs one tool, but this one names {} and {}",
+                    a.key(),
+                    b.key()
+                ),
+            ))
+        }
+    };
+    if let Some(k) = w
+        .keys()
+        .find(|k| !WORKLOAD_KEYS.contains(&k.as_str()) && k.as_str() != tool.key())
+    {
+        return Err(bad(
+            here(k),
+            format!("unknown key `{k}` (a workload has name, vary, args and one tool)"),
+        ));
+    }
+    let name = match w.remove("name") {
+        Some(toml::Value::String(s)) if !s.trim().is_empty() => s,
+        Some(_) => return Err(bad(here("name"), "name must be a non-empty string")),
+        None => tool.key().to_string(),
+    };
+    let mut main = None;
+    let mut options = Vec::new();
+    match w.remove(tool.key()).expect("present") {
+        toml::Value::String(s) => main = Some(base.join(s)),
+        toml::Value::Table(t) => {
+            for (k, v) in t {
+                let path = vec![Key("workload"), Index(i), Name(tool.key().to_string()), Name(k.clone())];
+                if matches!(k.as_str(), "file" | "profile") {
+                    let toml::Value::String(s) = v else {
+                        return Err(bad(path, format!("`{k}` is a path")));
+                    };
+                    main = Some(base.join(s));
+                    continue;
+                }
+                options.push((k, values(&v).map_err(|m| bad(path, m))?));
+            }
+        }
+        _ => {
+            return Err(bad(
+                here(tool.key()),
+                format!("`{}` is a file (\"profiles/x.ffsb\") or a table of options", tool.key()),
+            ))
+        }
+    }
+    match (tool, &main) {
+        (Tool::Ffsb, None) => return Err(bad(here("ffsb"), "ffsb needs a profile: ffsb = \"PROFILE\"")),
+        (Tool::Dbench | Tool::Sysbench | Tool::Iozone, Some(_)) => {
+            return Err(bad(
+                here(tool.key()),
+                format!("{} takes a table of options, not a file", tool.key()),
+            ))
+        }
+        _ => {}
+    }
+    if let Some(m) = &main {
+        if !m.is_file() {
+            return Err(bad(here(tool.key()), format!("{} does not exist", m.display())));
+        }
+    }
+    if let Some(v) = w.remove("vary") {
+        let toml::Value::Table(t) = v else {
+            return Err(bad(here("vary"), "vary is a table of option = [values]"));
+        };
+        for (k, v) in t {
+            let path = vec![Key("workload"), Index(i), Key("vary"), Name(k.clone())];
+            if options.iter().any(|(o, _)| *o == k) {
+                return Err(bad(
+                    path,
+                    format!("`{k}` is given twice (in the tool's options and in vary)"),
+                ));
+            }
+            options.push((k, values(&v).map_err(|m| bad(path, m))?));
+        }
+    }
+    let args = match w.remove("args") {
+        None => Vec::new(),
+        Some(toml::Value::String(s)) => s.split_whitespace().map(str::to_string).collect(),
+        Some(_) => return Err(bad(here("args"), "args is one string of extra arguments")),
+    };
+    Ok(StudyWorkload {
+        name,
+        tool,
+        main,
+        options,
+        args,
+    })
+}
+
+/// An option's values: one scalar, or a non-empty list of scalars (an axis).
+fn values(v: &toml::Value) -> Result<Vec<String>, String> {
+    match v {
+        toml::Value::Array(a) if a.is_empty() => Err("an empty list gives no cells".to_string()),
+        toml::Value::Array(a) => a
+            .iter()
+            .map(|x| scalar(x).ok_or_else(|| "a list holds single values (strings, numbers, booleans)".to_string()))
+            .collect(),
+        _ => scalar(v)
+            .map(|s| vec![s])
+            .ok_or_else(|| "an option is a value or a list of values".to_string()),
+    }
+}
+
+fn scalar(v: &toml::Value) -> Option<String> {
+    match v {
+        toml::Value::String(s) => Some(s.clone()),
+        toml::Value::Integer(i) => Some(i.to_string()),
+        toml::Value::Float(f) => Some(f.to_string()),
+        toml::Value::Boolean(b) => Some(b.to_string()),
+        _ => None,
+    }
+}
