@@ -19,6 +19,7 @@
 
 pub mod compile;
 pub mod figures;
+pub mod frontend;
 pub mod layout;
 pub mod options;
 pub mod plan;

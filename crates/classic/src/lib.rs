@@ -1,9 +1,16 @@
-//! The classic filesystem benchmarks on fslab's engine. Each module parses its original's
-//! input (an FFSB profile, a dbench loadfile, sysbench's or IOzone's options), compiles it to an
-//! engine [`Workload`](fslab_engine::Workload), and prints the figures its original prints,
-//! counted the way the original counts them (see ../shared/reference/classic-benchmarks.md).
+//! fslab's front-ends: every way of describing a workload, behind one contract ([`contract`]).
+//! Each front-end reads its input (a native workload file or fio-like flags, an FFSB profile, a
+//! dbench loadfile, sysbench's or IOzone's options), compiles it to engine
+//! [`Workload`](fslab_engine::Workload)s, runs them and returns one typed
+//! [`Outcome`](contract::Outcome): the engine's results, the tool's own figures counted the way
+//! its original counts them, and the text its original prints (see the reference on the classic
+//! benchmarks, `docs/classic-benchmarks.md`).
 
+pub mod contract;
 pub mod dbench;
 pub mod ffsb;
 pub mod iozone;
+pub mod native;
 pub mod sysbench;
+
+pub use contract::{Common, Context, Error, ErrorKind, FrontEnd, Outcome, Tool};

@@ -402,9 +402,9 @@ fn throughput_is_the_last_per_second_sample_of_the_execute_phase() {
             live.max_latency_ms()
         )
     );
-    let classic = report::classic(&r, &live, &opts);
-    assert_eq!(classic["throughput_mb_per_sec"].as_f64(), Some(last.mb_per_sec));
-    assert_eq!(classic["clients"], 2);
+    let figures = report::figures(&r, &live, &opts);
+    assert_eq!(figures.throughput_mb_per_sec, Some(last.mb_per_sec));
+    assert_eq!(figures.clients, 2);
 }
 
 /// Debian's client.txt compiles to one step per line (plus dbench's name look-ups), with the

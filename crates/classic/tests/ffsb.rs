@@ -364,10 +364,9 @@ fn time_zero_only_builds_the_fileset() {
         "{text}"
     );
     assert!(text.contains("fs setup took 0 secs\nSetup complete, exiting"), "{text}");
-    let json = ffsb::json(&plan, &outcome);
-    assert_eq!(json["schema_version"], 1);
-    assert_eq!(json["setup"][0]["files"], 12);
-    assert_eq!(json["classic"]["tool"], "ffsb");
+    let figures = ffsb::figures(&plan, &outcome);
+    assert_eq!(figures.setup[0].files, 12);
+    assert_eq!(figures.tool, "ffsb");
 }
 
 #[test]
@@ -485,9 +484,9 @@ fn threadgroups_that_share_operations_get_tables_of_their_own() {
         "{text}"
     );
     assert_prints_ffsb_figures(&text, &["readall", "write", "stat", "write_fsync"]);
-    let json = ffsb::json(&plan, &outcome);
-    assert_eq!(json["classic"]["threadgroups"].as_array().map(Vec::len), Some(2));
-    assert_eq!(json["classic"]["threadgroups"][1]["ops"][2]["op"], "write_fsync");
+    let figures = ffsb::figures(&plan, &outcome);
+    assert_eq!(figures.threadgroups.len(), 2);
+    assert_eq!(figures.threadgroups[1].ops[2].op, "write_fsync");
 }
 
 /// A tmpfs mounted for one test and unmounted when it ends.

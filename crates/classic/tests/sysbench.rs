@@ -3,20 +3,30 @@
 //! shared sequential cursor, and what run says when the files are missing or of another size. Every expected count follows sysbench 1.0.20's rules
 //! (and was checked against the real sysbench where noted).
 
-use fslab_classic::sysbench::{self, files, report, Command, Invocation};
+use fslab_classic::sysbench::{self, files, report, Command, Options};
 use fslab_engine::run::RunOptions;
 use fslab_engine::RunResult;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 fn tempdir() -> tempfile::TempDir {
     tempfile::tempdir().expect("a temporary directory")
 }
 
-/// Parses a sysbench command line (`--dir` is added), as `fslab sysbench` does.
-fn parse(dir: &Path, args: &[&str]) -> Invocation {
-    let mut all: Vec<String> = args.iter().map(|s| s.to_string()).collect();
-    all.push(format!("--dir={}", dir.display()));
-    sysbench::parse(&all).unwrap_or_else(|e| panic!("{args:?}: {e}"))
+/// A sysbench command line as `fslab sysbench --dir DIR` reads it.
+struct Inv {
+    command: Command,
+    options: Options,
+    dir: PathBuf,
+}
+
+/// Parses a sysbench command line run in `dir`.
+fn parse(dir: &Path, args: &[&str]) -> Inv {
+    let inv = sysbench::parse(args).unwrap_or_else(|e| panic!("{args:?}: {e}"));
+    Inv {
+        command: inv.command,
+        options: inv.options,
+        dir: dir.to_path_buf(),
+    }
 }
 
 fn prepare(dir: &Path, args: &[&str]) {

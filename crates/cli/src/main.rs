@@ -1,17 +1,13 @@
 //! The `fslab` binary: commands that wire the library crates together.
 
-mod adhoc;
 mod compare;
-mod dbench;
-mod ffsb;
+mod frontend;
 mod info;
-mod iozone;
 mod report;
-mod run;
 mod study;
-mod sysbench;
 
 use clap::{Parser, Subcommand};
+use fslab_classic::{dbench, ffsb, native, Tool};
 use std::process::ExitCode;
 
 /// fslab: a filesystem benchmarking laboratory.
@@ -25,15 +21,15 @@ struct Cli {
 #[derive(Debug, Subcommand)]
 enum Command {
     /// Run one workload (a native TOML file, or fio-like flags) and print what it measured.
-    Run(run::RunArgs),
+    Run(native::Args),
     /// Run an FFSB profile (5.x or 6.0 grammar) and print what FFSB prints.
-    Ffsb(ffsb::Args),
+    Ffsb(ffsb::frontend::Args),
     /// Replay a dbench loadfile with dbench's options and print what dbench prints.
-    Dbench(dbench::Args),
+    Dbench(dbench::frontend::Args),
     /// sysbench fileio: prepare, run or cleanup with sysbench's options.
-    Sysbench(sysbench::Args),
+    Sysbench(frontend::Words),
     /// IOzone's throughput and automatic modes with IOzone's options.
-    Iozone(iozone::Args),
+    Iozone(frontend::Words),
     /// The test bed: CPU, memory, kernel, distribution, devices, tool versions, raw read speed.
     Info(info::Args),
     /// Whole comparison studies: run, resume, list and show them.
@@ -54,11 +50,11 @@ pub enum Failure {
 fn main() -> ExitCode {
     let cli = Cli::parse();
     let result = match cli.command {
-        Command::Run(args) => run::main(args),
-        Command::Ffsb(args) => ffsb::main(args),
-        Command::Dbench(args) => dbench::main(args),
-        Command::Sysbench(args) => sysbench::main(args),
-        Command::Iozone(args) => iozone::main(args),
+        Command::Run(args) => frontend::main(native::frontend(args)),
+        Command::Ffsb(args) => frontend::main(ffsb::frontend::frontend(args)),
+        Command::Dbench(args) => frontend::main(dbench::frontend::frontend(args)),
+        Command::Sysbench(w) => frontend::main(Tool::Sysbench.parse(&w.words)),
+        Command::Iozone(w) => frontend::main(Tool::Iozone.parse(&w.words)),
         Command::Info(args) => info::main(args),
         Command::Study(args) => study::main(args),
         Command::Report(args) => report::main(args),

@@ -1,12 +1,15 @@
 //! `fslab study run|resume|list|show`: whole comparison studies, kept in the results store.
 
 use crate::Failure;
-use anyhow::{anyhow, Context};
+use anyhow::anyhow;
+use fslab_lab::lifecycle;
+use fslab_lab::machine::{Host, Machine};
 use fslab_lab::matrix::{self, Form};
-use fslab_lab::runner::{self, Event, Options, Outcome};
-use fslab_lab::study::{Study, Target};
+use fslab_lab::runner::{Event, Options, Summary};
+use fslab_lab::study::Study;
+use fslab_lab::LabError;
 use fslab_store::Store;
-use fslab_store::{CellStatus, NewStudy, RunStatus, StudyStatus};
+use fslab_store::{CellStatus, RunStatus};
 use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -64,6 +67,9 @@ pub fn main(args: Args) -> Result<ExitCode, Failure> {
         Some(p) => p.clone(),
         None => Store::default_path().map_err(|e| Failure::Environment(e.into()))?,
     };
+    let machine = Host {
+        exe: std::env::current_exe().map_err(|e| Failure::Environment(anyhow!("cannot find the fslab binary: {e}")))?,
+    };
     match args.command {
         Command::Run {
             study,
@@ -75,61 +81,18 @@ pub fn main(args: Args) -> Result<ExitCode, Failure> {
             let form = if quick { Form::Quick } else { Form::Full };
             let s = Study::from_file(&study).map_err(|e| Failure::Input(e.into()))?;
             if dry_run {
-                print!("{}", dry_run_text(&s, form));
+                print!("{}", dry_run_text(&s, form, &machine));
                 return Ok(ExitCode::SUCCESS);
             }
-            let exe = exe()?;
-            runner::preflight(&s, form, &exe).map_err(|e| Failure::Input(anyhow!("{}: {e}", study.display())))?;
-            need_root()?;
-            check_device(&s, yes)?;
-            let store = open(&db)?;
-            let file = study.canonicalize().unwrap_or(study.clone());
-            let text = std::fs::read_to_string(&study)
-                .with_context(|| study.display().to_string())
-                .map_err(Failure::Input)?;
-            // The test bed, with the study's device when it names one.
-            let devices: Vec<PathBuf> = match &s.device.target {
-                fslab_lab::study::Target::Block { path, .. } => vec![path.clone()],
-                fslab_lab::study::Target::Loop { .. } => Vec::new(),
-            };
-            let testbed =
-                serde_json::to_value(fslab_lab::testbed::TestBed::capture(&devices)).expect("the test bed serialises");
-            let id = store
-                .create_study(&NewStudy {
-                    name: s.name.clone(),
-                    file: file.display().to_string(),
-                    text,
-                    started_at: fslab_engine::result::rfc3339(std::time::SystemTime::now()),
-                    testbed,
-                    planned_runs: matrix::planned_runs(&s, form),
-                    form: form_name(form).to_string(),
-                })
-                .map_err(|e| Failure::Environment(e.into()))?;
-            execute(&store, &s, id, form, yes, scratch, &db)
+            let (store, id) =
+                lifecycle::start(&machine, &db, &study, &s, form, yes).map_err(|e| lab_failure(e, &study))?;
+            execute(&machine, &store, &s, id, form, yes, scratch, &db)
         }
         Command::Resume { study, yes, scratch } => {
-            need_root()?;
             let store = open(&db)?;
-            let row = match &study {
-                Some(key) => store.study(key).map_err(|e| Failure::Environment(e.into()))?,
-                None => store
-                    .list_studies()
-                    .map_err(|e| Failure::Environment(e.into()))?
-                    .into_iter()
-                    .rev()
-                    .find(|s| s.status != StudyStatus::Complete)
-                    .and_then(|s| store.study(&s.id.to_string()).ok().flatten()),
-            };
-            let Some(row) = row else {
-                return Err(Failure::Input(anyhow!(match study {
-                    Some(k) => format!("no study `{k}` in {}", db.display()),
-                    None => format!("no unfinished study in {}", db.display()),
-                })));
-            };
-            let base = Path::new(&row.file).parent().unwrap_or(Path::new("."));
-            let s = Study::from_toml(&row.text, &row.file, base).map_err(|e| Failure::Input(e.into()))?;
-            let form = if row.form == "quick" { Form::Quick } else { Form::Full };
-            execute(&store, &s, row.id, form, yes, scratch, &db)
+            let (row, s, form) =
+                lifecycle::find(&store, study.as_deref()).map_err(|e| lab_failure(e, Path::new(&db)))?;
+            execute(&machine, &store, &s, row.id, form, yes, scratch, &db)
         }
         Command::List => {
             let store = open(&db)?;
@@ -144,32 +107,14 @@ pub fn main(args: Args) -> Result<ExitCode, Failure> {
     }
 }
 
-fn form_name(form: Form) -> &'static str {
-    match form {
-        Form::Full => "full",
-        Form::Quick => "quick",
-    }
-}
-
-fn exe() -> Result<PathBuf, Failure> {
-    std::env::current_exe().map_err(|e| Failure::Environment(anyhow!("cannot find the fslab binary: {e}")))
-}
-
-fn need_root() -> Result<(), Failure> {
-    if rustix::process::geteuid().is_root() {
-        return Ok(());
-    }
-    Err(Failure::Environment(anyhow!(
-        "a study formats and mounts filesystems on loop devices, which needs root: run it with sudo"
-    )))
-}
-
 fn open(db: &Path) -> Result<Store, Failure> {
     Store::open(db).map_err(|e| Failure::Environment(anyhow!("cannot open the results store {}: {e}", db.display())))
 }
 
 /// Runs (or resumes) a study and prints where its results are.
+#[allow(clippy::too_many_arguments)]
 fn execute(
+    machine: &Host,
     store: &Store,
     s: &Study,
     id: i64,
@@ -178,31 +123,19 @@ fn execute(
     scratch: Option<PathBuf>,
     db: &Path,
 ) -> Result<ExitCode, Failure> {
-    store
-        .set_study_status(id, StudyStatus::Running.as_str())
-        .map_err(|e| Failure::Environment(e.into()))?;
     let opts = Options {
-        exe: exe()?,
         form,
-        yes,
         scratch: scratch.unwrap_or_else(std::env::temp_dir),
+        stop: lifecycle::catch_interrupts(),
     };
     let colour = std::io::stderr().is_terminal() && std::env::var_os("NO_COLOR").is_none();
     let mut on = |e: &Event| eprint!("{}", event_line(s, e, colour));
-    let outcome = runner::run_study(store, s, id, &opts, &mut on);
-    let status = match &outcome {
-        Ok(o) if !o.interrupted => StudyStatus::Complete,
-        _ => StudyStatus::Interrupted,
-    };
-    store
-        .set_study_status(id, status.as_str())
-        .map_err(|e| Failure::Environment(e.into()))?;
-    let outcome = outcome.map_err(lab_failure)?;
-    eprintln!("{}", outcome_line(&outcome));
+    let summary = lifecycle::execute(machine, store, s, id, &opts, yes, &mut on).map_err(|e| lab_failure(e, db))?;
+    eprintln!("{}", summary_line(&summary));
     println!("study {id} `{}`: results in {}", s.name, db.display());
     println!("  fslab study show {id} --db {}", db.display());
     crate::report::after_study(store, id, db);
-    if outcome.interrupted {
+    if summary.interrupted {
         println!(
             "  interrupted: fslab study resume {id} --db {} runs what is missing",
             db.display()
@@ -212,26 +145,20 @@ fn execute(
     Ok(ExitCode::SUCCESS)
 }
 
-/// Refuses a block device the study may not format before the study is recorded, so that a
-/// refused study leaves nothing in the store (the runner checks again when it resumes one).
-fn check_device(s: &Study, yes: bool) -> Result<(), Failure> {
-    match &s.device.target {
-        Target::Block { path, destroy } => {
-            fslab_lab::device::check_block_device(path, destroy.as_deref(), yes).map_err(lab_failure)
+/// Bad input (a study, a workload, a device it may not name) is the user's fault; anything else
+/// is the machine's.
+fn lab_failure(e: LabError, file: &Path) -> Failure {
+    if e.is_input() {
+        match e {
+            LabError::Workload { .. } => Failure::Input(anyhow!("{}: {e}", file.display())),
+            _ => Failure::Input(e.into()),
         }
-        Target::Loop { .. } => Ok(()),
+    } else {
+        Failure::Environment(e.into())
     }
 }
 
-/// A refusal is the study's fault (bad input); anything else is the machine's.
-fn lab_failure(e: fslab_lab::LabError) -> Failure {
-    match e {
-        fslab_lab::LabError::Refused { .. } => Failure::Input(e.into()),
-        _ => Failure::Environment(e.into()),
-    }
-}
-
-fn outcome_line(o: &Outcome) -> String {
+fn summary_line(o: &Summary) -> String {
     format!(
         "fslab: {} runs: {} ok, {} failed, {} hung; {} cells unsupported",
         o.runs, o.ok, o.failed, o.hung, o.unsupported_cells
@@ -310,38 +237,20 @@ fn human(d: Duration) -> String {
     }
 }
 
-fn dry_run_text(s: &Study, form: Form) -> String {
+fn dry_run_text(s: &Study, form: Form, machine: &dyn Machine) -> String {
     let cells = matrix::expand(s, form);
     let repeats = matrix::repeats(s, form);
     let mut out = format!(
         "study `{}` ({} form): {} cells × {repeats} repeats = {} runs, about {}\n\n",
         s.name,
-        form_name(form),
+        form.name(),
         cells.len(),
         cells.len() as u64 * u64::from(repeats),
-        human(matrix::estimate(s, form))
+        human(matrix::estimate(s, form, machine))
     );
     for c in &cells {
-        let w = &s.workloads[c.workload];
         let opts: Vec<String> = c.options.iter().map(|(k, v)| format!("{k}={v}")).collect();
-        out.push_str(&format!(
-            "{:>4}  {:<16} {:<10} {}  {}\n",
-            c.ordinal + 1,
-            s.filesystems[c.filesystem].name,
-            w.name,
-            [
-                c.scheduler.clone().map(|x| format!("scheduler={x}")),
-                c.read_ahead_kb.map(|r| format!("read_ahead_kb={r}")),
-                s.fill
-                    .as_ref()
-                    .map(|_| format!("fill={}", matrix::fill_label(c.fill_to)))
-            ]
-            .into_iter()
-            .flatten()
-            .collect::<Vec<_>>()
-            .join(" "),
-            opts.join(" ")
-        ));
+        out.push_str(&format!("{:>4}  {}  [{}]\n", c.ordinal + 1, c.label, opts.join(" ")));
     }
     out
 }
@@ -395,7 +304,7 @@ fn show_text(store: &Store, key: &str) -> anyhow::Result<String> {
         row.started_at,
         row.status.as_str()
     );
-    let labels = labels(&cells);
+    let labels: Vec<&str> = cells.iter().map(|c| c.spec.label.as_str()).collect();
     let width = labels.iter().map(|l| l.chars().count()).max().unwrap_or(4).max(4);
     out.push_str(&format!(
         "{:<width$} {:<11} {:>5}  {}\n",
@@ -406,7 +315,7 @@ fn show_text(store: &Store, key: &str) -> anyhow::Result<String> {
         let ok: Vec<_> = mine.iter().filter(|r| r.status == RunStatus::Ok).collect();
         let headline = ok
             .first()
-            .and_then(|r| r.metrics.first())
+            .and_then(|r| r.metrics.iter().find(|m| m.headline))
             .map(|m| {
                 let values: Vec<f64> = ok
                     .iter()
@@ -433,29 +342,4 @@ fn show_text(store: &Store, key: &str) -> anyhow::Result<String> {
         ));
     }
     Ok(out)
-}
-
-/// Each cell as people read it: filesystem, workload, and the settings that vary between the
-/// cells of that workload (`ext4 dbench clients=4`).
-fn labels(cells: &[fslab_store::CellRow]) -> Vec<String> {
-    cells
-        .iter()
-        .map(|c| {
-            let same: Vec<_> = cells.iter().filter(|o| o.spec.workload == c.spec.workload).collect();
-            let mut label = format!("{} {}", c.spec.filesystem, c.spec.workload);
-            let varies = |f: &dyn Fn(&fslab_store::CellRow) -> Option<String>| same.iter().any(|o| f(o) != f(c));
-            if varies(&|o| o.spec.scheduler.clone()) {
-                label.push_str(&format!(" scheduler={}", c.spec.scheduler.as_deref().unwrap_or("-")));
-            }
-            if varies(&|o| o.spec.read_ahead_kb.map(|r| r.to_string())) {
-                label.push_str(&format!(" read_ahead_kb={}", c.spec.read_ahead_kb.unwrap_or(0)));
-            }
-            for (k, v) in &c.spec.params {
-                if varies(&|o| o.spec.params.get(k).cloned()) {
-                    label.push_str(&format!(" {k}={v}"));
-                }
-            }
-            label
-        })
-        .collect()
 }

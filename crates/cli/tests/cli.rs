@@ -10,9 +10,17 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 impl Run {
-    fn json(&self) -> Value {
+    /// The outcome `--json` printed.
+    fn outcome(&self) -> Value {
         serde_json::from_str(&self.stdout)
             .unwrap_or_else(|e| panic!("stdout is not one JSON document ({e}):\n{}", self.stdout))
+    }
+
+    /// The engine's result of the outcome's one phase.
+    fn json(&self) -> Value {
+        let v = self.outcome();
+        assert_eq!(v["phases"].as_array().map(Vec::len), Some(1), "one phase in {v}");
+        v["phases"][0]["result"].clone()
     }
 }
 
@@ -80,18 +88,23 @@ fn json_prints_one_json_document_and_nothing_else() {
     std::fs::create_dir(&dir).unwrap();
     let r = fslab(&["run", s(&file), "--dir", s(&dir), "--json"]);
     assert_eq!(r.code, 0, "stderr: {}", r.stderr);
+    let o = r.outcome();
+    assert_eq!(o["schema_version"], 2, "schema_version in {o}");
+    assert_eq!(o["tool"], "run");
+    assert_eq!(o["phases"][0]["name"], "run");
+    assert_eq!(o["metrics"][0]["name"], "throughput");
+    assert_eq!(o["metrics"][0]["headline"], true);
     let v = r.json();
-    assert_eq!(v["schema_version"], 1, "schema_version in {v}");
     assert_eq!(v["status"], "ok");
     assert_eq!(v["stopped_by"], "ops");
     assert_eq!(v["totals"]["ops"], 20);
     assert_eq!(v["totals"]["bytes_read"], 20 * 8192);
     assert_eq!(v["ops"][0]["op"], "read");
     assert_eq!(v["ops"][0]["count"], 20);
-    // It is a RunResult, whole.
-    let back: fslab_engine::RunResult = serde_json::from_str(&r.stdout).expect("the JSON is a RunResult");
-    assert_eq!(back.totals.ops, 20);
-    assert_eq!(back.seed, 42);
+    // It is an Outcome, whole, with the RunResult in it.
+    let back = fslab_classic::Outcome::from_json(&r.stdout).expect("the JSON is an Outcome");
+    assert_eq!(back.phases[0].result.totals.ops, 20);
+    assert_eq!(back.phases[0].result.seed, 42);
     assert_eq!(
         r.stdout.trim_end().lines().last(),
         Some("}"),

@@ -113,19 +113,30 @@ fn json_is_one_document_with_dbench_s_figures() {
     ]);
     assert_eq!(r.code, 0, "{}", r.stderr);
     let v: Value = serde_json::from_str(&r.stdout).unwrap_or_else(|e| panic!("{e}:\n{}", r.stdout));
-    assert!(v["schema_version"].as_u64().is_some());
-    let c = &v["classic"];
-    assert_eq!(c["tool"], "dbench");
+    assert_eq!(v["schema_version"], 2);
+    assert_eq!(v["tool"], "dbench");
+    let c = &v["figures"];
     assert_eq!((c["clients"].as_u64(), c["warmup_secs"].as_u64()), (Some(3), Some(0)));
     let seconds = c["seconds"].as_array().unwrap();
     assert_eq!(seconds.len(), 1);
     assert_eq!(c["throughput_mb_per_sec"], seconds[0]["mb_per_sec"]);
+    // The headline is dbench's Throughput, in its MB/sec.
+    let headline = &v["metrics"][0];
+    assert_eq!(
+        (headline["name"].as_str(), headline["headline"].as_bool()),
+        (Some("Throughput"), Some(true))
+    );
+    assert_eq!(headline["value"], c["throughput_mb_per_sec"]);
+    assert!(
+        v["report"].as_str().unwrap().contains("Throughput "),
+        "the text dbench prints is kept"
+    );
     let ops = c["operations"].as_array().unwrap();
     let writes = ops.iter().find(|o| o["name"] == "WriteX").expect("a WriteX row");
     assert!(writes["count"].as_u64().unwrap() > 0);
     // The compiled steps are left out of the document (client.txt has 458,344 of them); their
     // number and the loadfile they came from stay.
-    let script = &v["workload"]["group"][0]["script"];
+    let script = &v["phases"][0]["result"]["workload"]["group"][0]["script"];
     assert_eq!(script["step"].as_array().map(Vec::len), Some(0), "{script}");
     assert_eq!(script["source"].as_str(), Some(load.as_str()));
     assert_eq!(c["script_steps"].as_u64(), Some(9), "one step a loadfile line");

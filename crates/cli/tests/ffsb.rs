@@ -111,7 +111,7 @@ fn a_run_prints_what_ffsb_prints() {
 }
 
 #[test]
-fn json_carries_ffsb_s_figures_in_classic() {
+fn json_carries_ffsb_s_figures_and_its_headline() {
     let dir = tempdir();
     let path = small_profile(dir.path());
     let run_dir = dir.path().join("run");
@@ -119,9 +119,11 @@ fn json_carries_ffsb_s_figures_in_classic() {
     let r = fslab(&["ffsb", s(&path), "--time", "1", "--dir", s(&run_dir), "--json"]);
     assert_eq!(r.code, 0, "{}", r.stderr);
     let v: Value = serde_json::from_str(&r.stdout).unwrap_or_else(|e| panic!("{e}:\n{}", r.stdout));
-    assert_eq!(v["schema_version"], 1);
-    assert_eq!(v["status"], "ok");
-    let c = &v["classic"];
+    assert_eq!(v["schema_version"], 2);
+    assert_eq!(v["tool"], "ffsb");
+    let result = &v["phases"][0]["result"];
+    assert_eq!(result["status"], "ok");
+    let c = &v["figures"];
     assert_eq!((c["tool"].as_str(), c["grammar"].as_str()), (Some("ffsb"), Some("5.x")));
     let ops: Vec<&str> = c["total"]["ops"]
         .as_array()
@@ -134,7 +136,9 @@ fn json_carries_ffsb_s_figures_in_classic() {
     let runtime = c["runtime_secs"].as_f64().unwrap();
     let trans = c["total"]["transactions"].as_u64().unwrap();
     assert!((tps - trans as f64 / runtime).abs() < 1e-6);
-    assert_eq!(v["duration"].as_f64(), Some(runtime));
+    assert_eq!(result["duration"].as_f64(), Some(runtime));
+    assert_eq!(v["metrics"][0]["name"], "Transactions/s");
+    assert_eq!(v["metrics"][0]["value"].as_f64(), Some(tps));
     assert!(c["cpu_utilization_pct"].as_f64().is_some());
     assert!(c["total"]["read_throughput"].as_str().unwrap().ends_with("B/sec"));
 }

@@ -86,16 +86,22 @@ fn attached_values_and_json() {
     assert_eq!(r.code, 0, "stderr: {}", r.stderr);
     let v: Value =
         serde_json::from_str(&r.stdout).unwrap_or_else(|e| panic!("not one JSON document ({e}):\n{}", r.stdout));
-    assert_eq!(v["schema_version"], 1);
+    assert_eq!(v["schema_version"], 2);
     assert_eq!(v["tool"], "iozone");
-    assert_eq!(v["unit"], "kB");
-    let subs = v["subtests"].as_array().unwrap();
-    assert_eq!(subs.len(), 4);
-    for s in subs {
+    let figures = &v["figures"];
+    assert_eq!(figures["unit"], "kB");
+    let subs = figures["subtests"].as_array().unwrap();
+    let phases = v["phases"].as_array().unwrap();
+    assert_eq!((subs.len(), phases.len()), (4, 4));
+    for (k, (s, phase)) in subs.iter().zip(phases).enumerate() {
         let f = &s["figures"];
         assert_eq!(f["min_xfer"], 128.0);
-        assert_eq!(s["result"]["classic"]["children_see"], f["children_see"]);
-        let threads = s["result"]["threads"].as_array().unwrap();
+        assert_eq!(phase["name"], s["name"]);
+        // Each sub-test's Children see is a metric by its name, the first the headline.
+        assert_eq!(v["metrics"][k]["name"], s["name"]);
+        assert_eq!(v["metrics"][k]["value"], f["children_see"]);
+        assert_eq!(v["metrics"][k]["headline"], k == 0);
+        let threads = phase["result"]["threads"].as_array().unwrap();
         assert_eq!(threads.len(), 2);
         let sum: f64 = threads
             .iter()
@@ -103,7 +109,7 @@ fn attached_values_and_json() {
             .sum();
         assert!((sum - f["children_see"].as_f64().unwrap()).abs() < 1e-6 * sum);
     }
-    assert_eq!(v["report"][0][0], "Initial write");
+    assert_eq!(figures["report"][0][0], "Initial write");
     // Without -w the files are removed; nothing was written in the current directory.
     assert!(entries(&d).is_empty(), "{:?}", entries(&d));
     assert_eq!(entries(tmp.path()), ["run"]);

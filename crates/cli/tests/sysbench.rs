@@ -103,14 +103,28 @@ fn json_is_one_document_with_sysbenchs_figures() {
         ]),
     );
     let v: Value = serde_json::from_str(&out.stdout).unwrap_or_else(|e| panic!("{e}:\n{}", out.stdout));
-    assert_eq!(v["schema_version"], 1);
-    let c = &v["classic"];
+    assert_eq!(v["schema_version"], 2);
+    assert_eq!(v["tool"], "sysbench");
+    let c = &v["figures"];
     // Three rounds of 5 writes and a burst of 4 fsyncs (one per file) make the 27 events; then
     // the 4 end fsyncs, counted in fsyncs but not in events.
     let (writes, fsyncs, events) = (c["writes"].as_u64(), c["fsyncs"].as_u64(), c["events"].as_u64());
     assert_eq!((writes, fsyncs, events), (Some(15), Some(16), Some(27)));
     assert_eq!(c["end_fsyncs"], 4);
     assert!(c["latency_ms"]["percentile_value"].is_number());
+    // sysbench's own figures are the outcome's metrics, by sysbench's names.
+    let metric = |name: &str| {
+        v["metrics"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|m| m["name"] == name)
+            .unwrap_or_else(|| panic!("no `{name}` metric in {}", v["metrics"]))
+            .clone()
+    };
+    assert_eq!(metric("writes/s")["value"], c["writes_per_sec"]);
+    assert_eq!(metric("fsyncs/s")["value"], c["fsyncs_per_sec"]);
+    assert_eq!(metric("latency p95")["higher_is_better"], false);
 }
 
 #[test]

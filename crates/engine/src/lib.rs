@@ -13,6 +13,7 @@ pub mod fileset;
 pub mod histogram;
 pub mod io;
 pub mod live_latency;
+pub mod metric;
 pub mod result;
 pub mod run;
 pub mod script;
@@ -21,6 +22,7 @@ pub mod units;
 mod worker;
 pub mod workload;
 
+pub use metric::Metric;
 pub use result::RunResult;
 pub use run::{run, Progress, RunError, RunOptions};
 pub use units::{Bytes, Span};

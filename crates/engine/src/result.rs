@@ -9,7 +9,7 @@ use serde::{Deserialize, Serialize};
 use std::time::Duration;
 
 /// Version of the JSON layout of [`RunResult`]; raised on any change a reader would notice.
-pub const SCHEMA_VERSION: u32 = 1;
+pub const SCHEMA_VERSION: u32 = 2;
 
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct RunResult {
@@ -55,10 +55,6 @@ pub struct RunResult {
     /// One entry per second of the run, ramp included (`ramp` marks those seconds).
     pub series: Vec<Second>,
     pub cpu: CpuUsage,
-    /// The figures a classic front-end (FFSB, dbench, sysbench, IOzone) computed from this run,
-    /// in its original's terms and units. The engine leaves it empty.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub classic: Option<serde_json::Value>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]

@@ -387,7 +387,6 @@ pub fn run(workload: &Workload, opts: &RunOptions, progress: &mut dyn FnMut(&Pro
         threads,
         series,
         cpu,
-        classic: None,
     })
 }
 

@@ -28,6 +28,25 @@ pub enum LabError {
         #[source]
         source: std::io::Error,
     },
+    /// A study needs root.
+    #[error("a study formats and mounts filesystems on loop devices, which needs root: run it with sudo")]
+    NotRoot,
+    /// A study file that cannot be used (`file:line:column: what is wrong`).
+    #[error(transparent)]
+    Study(#[from] crate::study::StudyError),
+    /// A cell's workload that its tool refuses, found before anything is formatted.
+    #[error("workload `{workload}` ({cell}): {error}")]
+    Workload {
+        workload: String,
+        cell: String,
+        #[source]
+        error: fslab_classic::Error,
+    },
+    /// No study of that id or name in the store.
+    #[error("{0}")]
+    NoStudy(String),
+    #[error("the results store: {0}")]
+    Store(#[from] fslab_store::StoreError),
 }
 
 impl LabError {
@@ -35,6 +54,16 @@ impl LabError {
         LabError::Io {
             context: context.into(),
             source,
+        }
+    }
+
+    /// Whether the fault is the user's input (a study, a workload, a device they may not name)
+    /// rather than the machine's.
+    pub fn is_input(&self) -> bool {
+        match self {
+            LabError::Refused { .. } | LabError::Study(_) | LabError::NoStudy(_) => true,
+            LabError::Workload { error, .. } => error.kind == fslab_classic::ErrorKind::Input,
+            _ => false,
         }
     }
 }

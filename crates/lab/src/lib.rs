@@ -8,9 +8,12 @@
 //! [`filesystem`] (support checks, mkfs, mount, umount, fsck), [`queue`] (I/O scheduler and
 //! read-ahead), [`caches`], [`testbed`], [`tool`] (running external programs), [`fill`] and
 //! [`age`] (filling and ageing a filesystem before the workloads).
-//! Study layer: [`study`] (the study file), [`matrix`] (cells), [`runner`] (each cell's life),
-//! [`invoke`] (each tool's command lines and output), [`worker`] (the worker process and its
-//! watchdog). [`step`] times any step of a cell.
+//! Study layer: [`study`] (the study file), [`matrix`] (cells, each named once), [`lifecycle`]
+//! (a study's whole life: preflight, record, statuses, resume), [`runner`] (each cell's life),
+//! [`machine`] (the seam between the runner and the system), [`worker`] (the worker process and
+//! its watchdog). [`step`] times any step of a cell. How a tool runs and what it reports is its
+//! front-end's ([`fslab_classic::contract`]): the lab asks it for its command lines and reads
+//! back its typed outcome.
 
 pub mod age;
 pub mod caches;
@@ -18,7 +21,8 @@ pub mod device;
 pub mod error;
 pub mod filesystem;
 pub mod fill;
-pub mod invoke;
+pub mod lifecycle;
+pub mod machine;
 pub mod matrix;
 pub mod queue;
 pub mod runner;

@@ -24,23 +24,16 @@ pub struct Cell {
     pub workload: usize,
     /// One value per workload option, in the workload's order.
     pub options: Vec<(String, String)>,
-    /// The options that vary across the study (the axes), for tables and labels.
+    /// The workload's options that vary across the study, with this cell's values: the row of
+    /// its workload's tables (`clients=4`).
     pub axes: Vec<(String, String)>,
-}
-
-impl Cell {
-    /// How people read the cell: filesystem, workload and the values that vary
-    /// (`ext4 dbench clients=4`).
-    pub fn label(&self, study: &Study) -> String {
-        let mut l = format!(
-            "{} {}",
-            study.filesystems[self.filesystem].name, study.workloads[self.workload].name
-        );
-        for (k, v) in &self.axes {
-            l.push_str(&format!(" {k}={v}"));
-        }
-        l
-    }
+    /// The filesystem configuration, as the tables name their columns: the filesystem, with
+    /// its scheduler, read-ahead and fill level when the study varies them
+    /// (`xfs mq-deadline 40% full`).
+    pub configuration: String,
+    /// How people read the cell, everywhere (events, the store, reports, `study show`): its
+    /// configuration, workload and row (`xfs mq-deadline 40% full dbench clients=4`).
+    pub label: String,
 }
 
 /// Which study to expand: the full one or its quick form.
@@ -48,6 +41,25 @@ impl Cell {
 pub enum Form {
     Full,
     Quick,
+}
+
+impl Form {
+    /// As the store keeps it: `full` or `quick`.
+    pub fn name(self) -> &'static str {
+        match self {
+            Form::Full => "full",
+            Form::Quick => "quick",
+        }
+    }
+
+    /// The form the store names (`quick`; anything else is the full form).
+    pub fn from_name(name: &str) -> Form {
+        if name == "quick" {
+            Form::Quick
+        } else {
+            Form::Full
+        }
+    }
 }
 
 /// The study's cells in order, with `--quick` applied when asked.
@@ -64,23 +76,34 @@ pub fn expand(study: &Study, form: Form) -> Vec<Cell> {
                 for (fill_written, fill) in &fills {
                     // The level names the cell only when the study has several.
                     let fill_axis = (fills.len() > 1).then(|| fill_label(*fill));
+                    let mut configuration = fs.name.clone();
+                    if scheduler_axis {
+                        configuration.push(' ');
+                        configuration.push_str(sched.as_deref().unwrap_or("default"));
+                    }
+                    if read_aheads.len() > 1 {
+                        match ra {
+                            Some(kb) => configuration.push_str(&format!(" ra={kb}K")),
+                            None => configuration.push_str(" ra=default"),
+                        }
+                    }
+                    if fills.len() > 1 {
+                        match fill {
+                            Some(_) => configuration.push_str(&format!(" {} full", fill_label(*fill))),
+                            None => configuration.push_str(" empty"),
+                        }
+                    }
                     for (wi, w) in study.workloads.iter().enumerate() {
                         let options = options_of(study, w, form);
                         for combo in product(&options) {
-                            let mut axes = Vec::new();
-                            if let Some(s) = sched.as_ref().filter(|_| scheduler_axis) {
-                                axes.push(("scheduler".to_string(), s.clone()));
-                            }
-                            if let Some(r) = ra.filter(|_| read_aheads.len() > 1) {
-                                axes.push(("read_ahead_kb".to_string(), r.to_string()));
-                            }
-                            if let Some(f) = &fill_axis {
-                                axes.push(("fill".to_string(), f.clone()));
-                            }
-                            for (k, v) in &combo {
-                                if options.iter().any(|(o, vs)| o == k && vs.len() > 1) {
-                                    axes.push((k.clone(), v.clone()));
-                                }
+                            let axes: Vec<(String, String)> = combo
+                                .iter()
+                                .filter(|(k, _)| options.iter().any(|(o, vs)| o == k && vs.len() > 1))
+                                .cloned()
+                                .collect();
+                            let mut label = format!("{configuration} {}", w.name);
+                            for (k, v) in &axes {
+                                label.push_str(&format!(" {k}={v}"));
                             }
                             let cell = Cell {
                                 ordinal: 0,
@@ -92,6 +115,8 @@ pub fn expand(study: &Study, form: Form) -> Vec<Cell> {
                                 workload: wi,
                                 options: combo,
                                 axes,
+                                configuration: configuration.clone(),
+                                label,
                             };
                             if !excluded(study, &cell, fill_written) {
                                 cells.push(cell);
@@ -169,12 +194,12 @@ fn options_of(study: &Study, w: &StudyWorkload, form: Form) -> Vec<(String, Vec<
                 }
             }
         }
-        if let Some(time_key) = crate::invoke::time_option(w.tool) {
+        if let Some(time_key) = w.tool.time_option() {
             let cap = study.quick.time;
             match options.iter_mut().find(|(o, _)| o == time_key) {
                 Some(o) => {
                     for v in &mut o.1 {
-                        if crate::invoke::seconds(v).is_none_or(|s| s > cap) {
+                        if fslab_classic::contract::seconds(v).is_none_or(|s| s > cap) {
                             *v = cap.as_secs().max(1).to_string();
                         }
                     }
@@ -253,18 +278,18 @@ fn excluded(study: &Study, cell: &Cell, fill_written: &str) -> bool {
 }
 
 /// A rough length of the whole study: each run's time (its `time` option, or a guess for
-/// size-bound tools) plus the lab's own work per fresh filesystem. Cells on filesystems this
-/// machine cannot make take no time.
-pub fn estimate(study: &Study, form: Form) -> Duration {
+/// size-bound tools) plus the lab's own work per fresh filesystem. Cells on filesystems
+/// `machine` cannot make take no time.
+pub fn estimate(study: &Study, form: Form, machine: &dyn crate::machine::Machine) -> Duration {
     let cells = expand(study, form);
     let per_fs = Duration::from_secs(3);
     let mut total = Duration::ZERO;
     for c in &cells {
-        if crate::filesystem::Support::check(&study.filesystems[c.filesystem].fs_type).is_err() {
+        if machine.support(&study.filesystems[c.filesystem].fs_type).is_err() {
             continue;
         }
         let w = &study.workloads[c.workload];
-        let run = crate::invoke::expected_time(w, &c.options);
+        let run = w.tool.expected_time(&c.options);
         let repeats = repeats(study, form);
         let fresh_filesystems = match study.fresh {
             crate::study::Fresh::Repeat => repeats,
@@ -272,8 +297,9 @@ pub fn estimate(study: &Study, form: Form) -> Duration {
         };
         // A warm-up run on each fresh filesystem of the cell.
         let warmups = u32::from(study.filesystems[c.filesystem].warmup(study)) * fresh_filesystems;
-        total += run * (repeats + warmups);
-        total += per_fs * fresh_filesystems;
+        total = total
+            .saturating_add(run.saturating_mul(repeats.saturating_add(warmups)))
+            .saturating_add(per_fs.saturating_mul(fresh_filesystems));
     }
     total
 }

@@ -1,24 +1,26 @@
-//! A study's life: each filesystem is made fresh as the study asks (per run, per cell or once),
-//! each cell's runs execute in worker processes, and every step and run goes to the store the
-//! moment it ends. Whatever a cell meets (a filesystem this machine lacks, a rejected option, a
-//! run that fails or hangs), the study goes on with the next one.
+//! Running a study's cells: each filesystem is made fresh as the study asks (per run, per cell or
+//! once), each cell's runs execute in worker processes, and every step and run goes to the store
+//! the moment it ends (the cell's status with it). Whatever a cell meets (a filesystem this
+//! machine lacks, a rejected option, a run that fails or hangs), the study goes on with the next.
 //!
 //! A filesystem's life: wipe → mkfs → mount (options read back) → fill / age → for each cell:
-//! scheduler and read-ahead → runs (setup, caches dropped, optional warm-up, measured run) →
-//! umount → fsck. Each step is timed with its CPU split.
+//! scheduler and read-ahead → runs (the tool's untimed setup, caches dropped, optional warm-up,
+//! measured run) → umount → fsck. Each step is timed with its CPU split. Everything the runner
+//! does to the machine goes through [`Machine`].
 
-use crate::device::{self, LoopImage};
-use crate::filesystem::{self, Support};
-use crate::invoke::{self, Metric, Phase};
+use crate::machine::{Image, Machine};
 use crate::matrix::{self, Cell, Form};
 use crate::step::{timed, StepRecord};
 use crate::study::{Filesystem, Fresh, Study, Target};
-use crate::worker::{run_phase, Ended, Watch};
-use crate::{queue, LabError};
+use crate::worker::{Ended, Watch};
+use crate::LabError;
+use fslab_classic::contract::{Call, Request, Role};
+use fslab_classic::Outcome;
 use fslab_engine::result::{rfc3339, Status};
-use fslab_store::Store;
-use fslab_store::{CellId, CellSpec, CellStatus, RunRecord, RunStatus, StudyId};
+use fslab_engine::Metric;
+use fslab_store::{CellId, CellSpec, CellStatus, RunRecord, RunStatus, Store, StudyId};
 use serde_json::json;
+use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant, SystemTime};
@@ -26,17 +28,16 @@ use std::time::{Duration, Instant, SystemTime};
 /// How to run a study.
 #[derive(Debug, Clone)]
 pub struct Options {
-    /// The fslab binary the workers run.
-    pub exe: PathBuf,
     pub form: Form,
-    /// The user confirmed that the study's `destroy` device may be formatted.
-    pub yes: bool,
     /// Where loop images and mount points go (a directory of this study is made in it and
     /// removed at the end).
     pub scratch: PathBuf,
+    /// Set when the user interrupts the study: the runner stops its worker, tears down and
+    /// returns; `fslab study resume` goes on.
+    pub stop: &'static AtomicBool,
 }
 
-/// What the runner tells its caller as it goes.
+/// What the runner tells its caller as it goes. Cells are named by their label.
 #[derive(Debug, Clone)]
 pub enum Event {
     Begin {
@@ -68,71 +69,14 @@ pub enum Event {
 
 /// How a study (or this part of it) ended.
 #[derive(Debug, Default, Clone, PartialEq, Eq)]
-pub struct Outcome {
+pub struct Summary {
     pub runs: u64,
     pub ok: u64,
     pub failed: u64,
     pub hung: u64,
     pub unsupported_cells: u64,
-    /// Ctrl-C or SIGTERM stopped it; `fslab study resume` goes on.
+    /// The user stopped it; `fslab study resume` goes on.
     pub interrupted: bool,
-}
-
-/// Set by SIGINT/SIGTERM: the runner stops its worker and tears down before it exits.
-static INTERRUPTED: AtomicBool = AtomicBool::new(false);
-
-extern "C" fn on_signal(_: libc::c_int) {
-    INTERRUPTED.store(true, Ordering::SeqCst);
-}
-
-fn catch_interrupts() {
-    // SAFETY: the handler only stores to an atomic, which is async-signal-safe.
-    unsafe {
-        libc::signal(libc::SIGINT, on_signal as *const () as libc::sighandler_t);
-        libc::signal(libc::SIGTERM, on_signal as *const () as libc::sighandler_t);
-    }
-}
-
-/// Checks that every cell's workload is valid, by asking each tool to check it (`--check`), before
-/// anything is formatted: a bad profile or option is reported with the tool's own message
-/// (file and line) and the study does not start.
-pub fn preflight(study: &Study, form: Form, exe: &Path) -> Result<(), String> {
-    let mut seen = std::collections::BTreeSet::new();
-    let dir = std::env::temp_dir();
-    for cell in matrix::expand(study, form) {
-        let w = &study.workloads[cell.workload];
-        for phase in invoke::phases(w, &cell.options, &dir, false) {
-            if !phase.measured {
-                continue;
-            }
-            let mut args: Vec<String> = phase.args.into_iter().filter(|a| a != "--json").collect();
-            // sysbench's command word comes last; --check goes before it.
-            let at = if w.tool == crate::study::Tool::Sysbench {
-                args.len() - 1
-            } else {
-                args.len()
-            };
-            args.insert(at, "--check".to_string());
-            if !seen.insert(args.clone()) {
-                continue;
-            }
-            let out = std::process::Command::new(exe)
-                .args(&args)
-                .output()
-                .map_err(|e| format!("cannot run {}: {e}", exe.display()))?;
-            if !out.status.success() {
-                return Err(format!(
-                    "workload `{}` ({}): {}",
-                    w.name,
-                    cell.key,
-                    String::from_utf8_lossy(&out.stderr)
-                        .trim()
-                        .trim_start_matches("fslab: ")
-                ));
-            }
-        }
-    }
-    Ok(())
 }
 
 /// The store's description of a cell.
@@ -153,6 +97,9 @@ pub fn cell_spec(study: &Study, cell: &Cell, form: Form) -> CellSpec {
         tool: w.tool.key().to_string(),
         params: cell.options.iter().cloned().collect(),
         planned_repeats: matrix::repeats(study, form),
+        label: cell.label.clone(),
+        configuration: cell.configuration.clone(),
+        axes: cell.axes.clone(),
     }
 }
 
@@ -166,31 +113,26 @@ struct Todo {
 /// Runs what the study still lacks in the store: everything for a new study, the missing runs
 /// after an interruption.
 pub fn run_study(
+    machine: &dyn Machine,
     store: &Store,
     study: &Study,
     id: StudyId,
     opts: &Options,
     on: &mut dyn FnMut(&Event),
-) -> Result<Outcome, LabError> {
-    if let Target::Block { path, destroy } = &study.device.target {
-        device::check_block_device(path, destroy.as_deref(), opts.yes)?;
-    }
-    catch_interrupts();
+) -> Result<Summary, LabError> {
     let cells = matrix::expand(study, opts.form);
     let repeats = matrix::repeats(study, opts.form);
-    let stored = store.cells(id).map_err(store_error)?;
+    let stored = store.cells(id)?;
     let mut todo = Vec::new();
     for cell in cells.iter() {
-        let cid = store
-            .add_cell(id, &cell_spec(study, cell, opts.form))
-            .map_err(store_error)?;
+        let cid = store.add_cell(id, &cell_spec(study, cell, opts.form))?;
         if stored
             .iter()
             .any(|c| c.id == cid && c.status == CellStatus::Unsupported)
         {
             continue;
         }
-        let done = store.runs_done(cid).map_err(store_error)?;
+        let done = store.runs_done(cid)?;
         let missing: Vec<u32> = (0..repeats).filter(|r| !done.contains(r)).collect();
         if !missing.is_empty() {
             todo.push(Todo {
@@ -204,41 +146,41 @@ pub fn run_study(
     on(&Event::Begin {
         cells: cells.len(),
         runs_left,
-        estimate: matrix::estimate(study, opts.form),
+        estimate: matrix::estimate(study, opts.form, machine),
     });
     let scratch = opts.scratch.join(format!("fslab-study-{id}"));
-    clear_leftovers(&scratch);
+    machine.clear_leftovers(&scratch);
     std::fs::create_dir_all(&scratch).map_err(|e| LabError::io(format!("cannot make {}", scratch.display()), e))?;
-    let labels = todo.iter().map(|t| (t.id, t.cell.label(study))).collect();
+    let labels = todo.iter().map(|t| (t.id, t.cell.label.clone())).collect();
     let mut lab = Lab {
+        machine,
         store,
         study,
-        id,
         labels,
         opts,
         scratch: scratch.clone(),
-        outcome: Outcome::default(),
+        summary: Summary::default(),
         done: 0,
         total: runs_left,
         started: Instant::now(),
         on,
         tree: None,
     };
-    let result = lab.run_all(todo);
-    let outcome = lab.outcome.clone();
-    clear_leftovers(&scratch);
-    result.map(|()| outcome)
+    let result = lab.run_all(&todo);
+    let summary = lab.summary.clone();
+    machine.clear_leftovers(&scratch);
+    result.map(|()| summary)
 }
 
 struct Lab<'a> {
+    machine: &'a dyn Machine,
     store: &'a Store,
     study: &'a Study,
-    id: StudyId,
     /// Each cell's label, for events.
-    labels: std::collections::HashMap<CellId, String>,
+    labels: HashMap<CellId, String>,
     opts: &'a Options,
     scratch: PathBuf,
-    outcome: Outcome,
+    summary: Summary,
     done: u64,
     total: u64,
     started: Instant,
@@ -249,7 +191,7 @@ struct Lab<'a> {
 
 /// A filesystem made for some runs.
 struct Instance {
-    image: Option<LoopImage>,
+    image: Option<Box<dyn Image>>,
     device: Option<PathBuf>,
     mnt: PathBuf,
     effective_options: String,
@@ -259,150 +201,116 @@ struct Instance {
     dead: bool,
 }
 
-/// Why a filesystem could not be made: all the cells on it are unsupported.
-struct Unsupported(String);
-
 /// Why a filesystem could not be made ready.
 enum NotMade {
     /// The machine cannot make it (a missing filesystem, a refused option): every cell on it is
     /// unsupported.
-    Unsupported(Unsupported),
+    Unsupported(String),
     /// It was made but could not be filled or aged: the runs meant for it fail with the reason,
     /// and the study goes on with the next filesystem.
     Failed(String),
 }
 
-impl From<Unsupported> for NotMade {
-    fn from(u: Unsupported) -> NotMade {
-        NotMade::Unsupported(u)
-    }
-}
-
 impl Lab<'_> {
-    fn run_all(&mut self, todo: Vec<Todo>) -> Result<(), LabError> {
+    fn run_all(&mut self, todo: &[Todo]) -> Result<(), LabError> {
         let study = self.study;
         for (fi, fs) in study.filesystems.iter().enumerate() {
             let mine: Vec<&Todo> = todo.iter().filter(|t| t.cell.filesystem == fi).collect();
             if mine.is_empty() {
                 continue;
             }
-            if let Err(e) = Support::check(&fs.fs_type) {
+            if let Err(e) = self.machine.support(&fs.fs_type) {
                 self.unsupported(&mine, &e.to_string())?;
                 continue;
             }
-            // Which runs share a filesystem: with `fresh = "study"`, those filled to one level.
-            let batches: Vec<Vec<(&Todo, u32)>> = match study.fresh {
-                Fresh::Study => {
-                    let mut levels: Vec<Option<f64>> = Vec::new();
-                    for t in &mine {
-                        if !levels.contains(&t.cell.fill_to) {
-                            levels.push(t.cell.fill_to);
-                        }
-                    }
-                    levels
-                        .into_iter()
-                        .map(|level| {
-                            mine.iter()
-                                .filter(|t| t.cell.fill_to == level)
-                                .flat_map(|t| t.repeats.iter().map(move |r| (*t, *r)))
-                                .collect()
-                        })
-                        .collect()
-                }
-                Fresh::Cell => mine
-                    .iter()
-                    .map(|t| t.repeats.iter().map(|r| (*t, *r)).collect())
-                    .collect(),
-                Fresh::Repeat => mine
-                    .iter()
-                    .flat_map(|t| t.repeats.iter().map(move |r| vec![(*t, *r)]))
-                    .collect(),
-            };
-            let mut gave_up = false;
-            for batch in batches {
-                if gave_up || self.interrupted() {
+            for batch in batches(study.fresh, &mine) {
+                if self.interrupted() {
                     break;
                 }
-                let mut queue = batch.into_iter().peekable();
-                while queue.peek().is_some() && !self.interrupted() {
-                    let (first, repeat) = *queue.peek().expect("peeked");
-                    let inst = match self.make(fs, first.id, first.cell.fill_to, repeat)? {
-                        Ok(inst) => inst,
-                        Err(NotMade::Unsupported(Unsupported(reason))) => {
-                            self.unsupported(&mine, &reason)?;
-                            gave_up = true;
-                            break;
-                        }
-                        Err(NotMade::Failed(reason)) => {
-                            for (t, repeat) in queue.by_ref() {
-                                self.finish_run(t.id, &failed_run(repeat, &reason))?;
-                            }
-                            continue;
-                        }
-                    };
-                    let mut inst = inst;
-                    let mut configured: Option<CellId> = None;
-                    let mut warmed: Vec<CellId> = Vec::new();
-                    while let Some((t, repeat)) = queue.next_if(|_| !inst.dead) {
-                        if self.interrupted() {
-                            break;
-                        }
-                        if configured != Some(t.id) {
-                            match self.configure(&inst, t)? {
-                                Some(settings) => {
-                                    inst.settings = settings;
-                                    configured = Some(t.id);
-                                }
-                                None => {
-                                    // The device cannot take this cell's settings: skip its runs.
-                                    while queue.next_if(|(u, _)| u.id == t.id).is_some() {}
-                                    configured = None;
-                                    continue;
-                                }
-                            }
-                        }
-                        if fs.warmup(study) && !warmed.contains(&t.id) {
-                            warmed.push(t.id);
-                            self.run_once(&mut inst, t, repeat, true)?;
-                            if inst.dead {
-                                break;
-                            }
-                        }
-                        self.run_once(&mut inst, t, repeat, false)?;
-                    }
-                    self.unmake(fs, inst, first.id, repeat)?;
+                if !self.run_batch(fs, &mine, batch)? {
+                    break;
                 }
             }
         }
-        self.settle(&todo)?;
         if self.interrupted() {
-            self.outcome.interrupted = true;
+            self.summary.interrupted = true;
         }
         Ok(())
     }
 
-    fn interrupted(&self) -> bool {
-        INTERRUPTED.load(Ordering::SeqCst)
+    /// Runs a batch of runs that share filesystems: a fresh one whenever the last one died (a
+    /// run hung on it). Returns false when the filesystem cannot be made here: its cells are
+    /// then all unsupported.
+    fn run_batch(&mut self, fs: &Filesystem, mine: &[&Todo], batch: Vec<(&Todo, u32)>) -> Result<bool, LabError> {
+        let mut queue = batch.into_iter().peekable();
+        while queue.peek().is_some() && !self.interrupted() {
+            let (first, repeat) = *queue.peek().expect("peeked");
+            let mut inst = match self.make(fs, first.id, first.cell.fill_to, repeat)? {
+                Ok(inst) => inst,
+                Err(NotMade::Unsupported(reason)) => {
+                    self.unsupported(mine, &reason)?;
+                    return Ok(false);
+                }
+                Err(NotMade::Failed(reason)) => {
+                    for (t, repeat) in queue.by_ref() {
+                        self.finish_run(t.id, &failed_run(repeat, &reason))?;
+                    }
+                    continue;
+                }
+            };
+            let mut configured: Option<CellId> = None;
+            let mut warmed: Vec<CellId> = Vec::new();
+            while let Some((t, repeat)) = queue.next_if(|_| !inst.dead) {
+                if self.interrupted() {
+                    break;
+                }
+                if configured != Some(t.id) {
+                    match self.configure(&inst, t)? {
+                        Some(settings) => {
+                            inst.settings = settings;
+                            configured = Some(t.id);
+                        }
+                        None => {
+                            // The device cannot take this cell's settings: skip its runs.
+                            while queue.next_if(|(u, _)| u.id == t.id).is_some() {}
+                            configured = None;
+                            continue;
+                        }
+                    }
+                }
+                if fs.warmup(self.study) && !warmed.contains(&t.id) {
+                    warmed.push(t.id);
+                    self.run_once(&mut inst, t, repeat, true)?;
+                    if inst.dead {
+                        break;
+                    }
+                }
+                self.run_once(&mut inst, t, repeat, false)?;
+            }
+            self.unmake(fs, inst, first.id, repeat)?;
+        }
+        Ok(true)
     }
 
-    fn step(&mut self, cell: CellId, key: &str, mut rec: StepRecord, repeat: u32) -> Result<(), LabError> {
+    fn interrupted(&self) -> bool {
+        self.opts.stop.load(Ordering::SeqCst)
+    }
+
+    fn step(&mut self, cell: CellId, mut rec: StepRecord, repeat: u32) -> Result<(), LabError> {
         if self.study.fresh == Fresh::Repeat || matches!(rec.name.as_str(), "scheduler" | "read_ahead") {
             rec.repeat = Some(repeat);
         }
-        self.store.record_step(cell, &rec).map_err(store_error)?;
-        (self.on)(&Event::Step {
-            cell: key.to_string(),
-            step: rec,
-        });
+        self.store.record_step(cell, &rec)?;
+        let cell = self.label(cell);
+        (self.on)(&Event::Step { cell, step: rec });
         Ok(())
     }
 
     fn unsupported(&mut self, cells: &[&Todo], reason: &str) -> Result<(), LabError> {
         for t in cells {
             self.store
-                .set_cell_status(t.id, CellStatus::Unsupported, Some(reason))
-                .map_err(store_error)?;
-            self.outcome.unsupported_cells += 1;
+                .set_cell_status(t.id, CellStatus::Unsupported, Some(reason))?;
+            self.summary.unsupported_cells += 1;
             self.total = self.total.saturating_sub(t.repeats.len() as u64);
             let cell = self.label(t.id);
             (self.on)(&Event::Unsupported {
@@ -422,7 +330,7 @@ impl Lab<'_> {
         fill_to: Option<f64>,
         repeat: u32,
     ) -> Result<Result<Instance, NotMade>, LabError> {
-        let key = self.label(cell);
+        let machine = self.machine;
         let n = std::fs::read_dir(&self.scratch).map_or(0, |d| d.count());
         let mnt = self.scratch.join(format!("mnt{n}"));
         std::fs::create_dir_all(&mnt).map_err(|e| LabError::io(format!("cannot make {}", mnt.display()), e))?;
@@ -442,7 +350,7 @@ impl Lab<'_> {
         if fs.fs_type != "tmpfs" {
             let dev = match &self.study.device.target {
                 Target::Loop { .. } => {
-                    let img = LoopImage::create(&self.scratch, size)?;
+                    let img = machine.attach_image(&self.scratch, size)?;
                     let dev = img.device().to_path_buf();
                     inst.image = Some(img);
                     dev
@@ -450,17 +358,17 @@ impl Lab<'_> {
                 Target::Block { path, .. } => path.clone(),
             };
             inst.device = Some(dev.clone());
-            let (rec, r) = timed("wipe", || device::wipe(&dev), |_| dev.display().to_string());
-            self.step(cell, &key, rec, repeat)?;
+            let (rec, r) = timed("wipe", || machine.wipe(&dev), |_| dev.display().to_string());
+            self.step(cell, rec, repeat)?;
             r?;
             let (rec, r) = timed(
                 "mkfs",
-                || filesystem::mkfs(&dev, &fs.fs_type, &fs.mkfs),
+                || machine.mkfs(&dev, &fs.fs_type, &fs.mkfs),
                 |_| format!("mkfs -t {} {}", fs.fs_type, fs.mkfs).trim().to_string(),
             );
-            self.step(cell, &key, rec, repeat)?;
+            self.step(cell, rec, repeat)?;
             if let Err(e) = r {
-                return Ok(Err(Unsupported(format!("mkfs failed: {e}")).into()));
+                return Ok(Err(NotMade::Unsupported(format!("mkfs failed: {e}"))));
             }
         }
         let mut options = fs.mount.clone();
@@ -476,13 +384,13 @@ impl Lab<'_> {
         let dev = inst.device.clone();
         let (rec, r) = timed(
             "mount",
-            || filesystem::mount(dev.as_deref(), &inst.mnt, &fs.fs_type, &options),
-            |m| m.effective_options.clone(),
+            || machine.mount(dev.as_deref(), &inst.mnt, &fs.fs_type, &options),
+            |effective| effective.clone(),
         );
-        self.step(cell, &key, rec, repeat)?;
+        self.step(cell, rec, repeat)?;
         match r {
-            Ok(m) => inst.effective_options = m.effective_options,
-            Err(e) => return Ok(Err(Unsupported(format!("mount -o {options} failed: {e}")).into())),
+            Ok(effective) => inst.effective_options = effective,
+            Err(e) => return Ok(Err(NotMade::Unsupported(format!("mount -o {options} failed: {e}")))),
         }
         if let (Some(spec), Some(to)) = (&self.study.fill, fill_to) {
             let spec = crate::fill::FillSpec { to, ..spec.clone() };
@@ -491,12 +399,8 @@ impl Lab<'_> {
             }
             let tree = self.tree.as_ref().expect("loaded above");
             let root = inst.mnt.clone();
-            let (rec, r) = timed(
-                "fill",
-                || crate::fill::fill_from(&root, tree, &spec),
-                |f| format!("{f:?}"),
-            );
-            self.step(cell, &key, rec, repeat)?;
+            let (rec, r) = timed("fill", || machine.fill(&root, tree, &spec), |f| format!("{f:?}"));
+            self.step(cell, rec, repeat)?;
             if let Err(e) = r {
                 self.unmake(fs, inst, cell, repeat)?;
                 return Ok(Err(NotMade::Failed(format!("fill failed: {e}"))));
@@ -504,8 +408,8 @@ impl Lab<'_> {
         }
         if let Some(spec) = &self.study.age {
             let root = inst.mnt.clone();
-            let (rec, r) = timed("age", || crate::age::age(&root, spec), |a| format!("{a:?}"));
-            self.step(cell, &key, rec, repeat)?;
+            let (rec, r) = timed("age", || machine.age(&root, spec), |a| format!("{a:?}"));
+            self.step(cell, rec, repeat)?;
             if let Err(e) = r {
                 self.unmake(fs, inst, cell, repeat)?;
                 return Ok(Err(NotMade::Failed(format!("ageing failed: {e}"))));
@@ -516,25 +420,25 @@ impl Lab<'_> {
 
     /// The end of a filesystem: umount and fsck; a dead one is detached lazily and left to go.
     fn unmake(&mut self, fs: &Filesystem, mut inst: Instance, cell: CellId, repeat: u32) -> Result<(), LabError> {
-        let key = self.label(cell);
+        let machine = self.machine;
         if inst.dead {
-            let _ = filesystem::umount_lazy(&inst.mnt);
+            machine.umount_lazy(&inst.mnt);
             if let Some(img) = inst.image.take() {
                 img.detach_later();
             }
             return Ok(());
         }
         let mnt = inst.mnt.clone();
-        let (rec, r) = timed("umount", || filesystem::umount(&mnt), |_| String::new());
-        self.step(cell, &key, rec, repeat)?;
+        let (rec, r) = timed("umount", || machine.umount(&mnt), |_| String::new());
+        self.step(cell, rec, repeat)?;
         if r.is_err() {
-            let _ = filesystem::umount_lazy(&mnt);
+            machine.umount_lazy(&mnt);
         } else {
             let _ = std::fs::remove_dir(&mnt);
         }
         if let (true, Some(dev)) = (fs.fsck, &inst.device) {
-            let (rec, _) = timed("fsck", || filesystem::fsck(dev, &fs.fs_type), |out| out.clone());
-            self.step(cell, &key, rec, repeat)?;
+            let (rec, _) = timed("fsck", || machine.fsck(dev, &fs.fs_type), |out| out.clone());
+            self.step(cell, rec, repeat)?;
         }
         drop(inst.image.take());
         Ok(())
@@ -543,15 +447,15 @@ impl Lab<'_> {
     /// Sets the cell's scheduler and read-ahead and reads them back; `None` when the device cannot
     /// take them (the cell is then unsupported).
     fn configure(&mut self, inst: &Instance, t: &Todo) -> Result<Option<serde_json::Value>, LabError> {
+        let machine = self.machine;
         let mut env = json!({});
         let Some(dev) = &inst.device else {
             return Ok(Some(env));
         };
-        let key = self.label(t.id);
         let repeat = t.repeats[0];
         if let Some(s) = &t.cell.scheduler {
-            let (rec, r) = timed("scheduler", || queue::set_scheduler(dev, s), |back| back.clone());
-            self.step(t.id, &key, rec, repeat)?;
+            let (rec, r) = timed("scheduler", || machine.set_scheduler(dev, s), |back| back.clone());
+            self.step(t.id, rec, repeat)?;
             match r {
                 Ok(back) => env["scheduler"] = json!(back),
                 Err(e) => {
@@ -563,10 +467,10 @@ impl Lab<'_> {
         if let Some(kb) = t.cell.read_ahead_kb {
             let (rec, r) = timed(
                 "read_ahead",
-                || queue::set_read_ahead_kb(dev, kb),
+                || machine.set_read_ahead_kb(dev, kb),
                 |back| back.to_string(),
             );
-            self.step(t.id, &key, rec, repeat)?;
+            self.step(t.id, rec, repeat)?;
             match r {
                 Ok(back) => env["read_ahead_kb"] = json!(back),
                 Err(e) => {
@@ -578,28 +482,33 @@ impl Lab<'_> {
         Ok(Some(env))
     }
 
-    /// One run of a cell: its phases in worker processes, recorded in the store as it ends.
+    /// One run of a cell: its tool's calls in worker processes, recorded in the store as it ends.
     fn run_once(&mut self, inst: &mut Instance, t: &Todo, repeat: u32, warmup: bool) -> Result<(), LabError> {
         let study = self.study;
         let w = &study.workloads[t.cell.workload];
         let fs = &study.filesystems[t.cell.filesystem];
         // A warm-up run is there to warm the caches: they are dropped before it, and not again
         // between it and the measured runs.
-        let drop = study.drop_caches && (warmup || !fs.warmup(study));
-        let lab_drops = drop && invoke::lab_drops_caches(w.tool);
-        let phases = invoke::phases(w, &t.cell.options, &inst.mnt, drop && !lab_drops);
-        let started_at = rfc3339(SystemTime::now());
+        let drop_caches = study.drop_caches && (warmup || !fs.warmup(study));
+        let calls = w.tool.calls(&Request {
+            main: w.main.as_deref(),
+            options: &t.cell.options,
+            args: &w.args,
+            dir: &inst.mnt,
+            drop_caches,
+        });
         let t0 = Instant::now();
         let mut record = RunRecord {
             repeat,
             warmup,
             status: RunStatus::Failed,
             error: None,
-            started_at,
+            started_at: rfc3339(SystemTime::now()),
             wall: Duration::ZERO,
             results: Vec::new(),
-            classic: None,
+            figures: None,
             metrics: Vec::new(),
+            report: None,
             environment: json!({
                 "filesystem": fs.name,
                 "type": fs.fs_type,
@@ -609,48 +518,39 @@ impl Lab<'_> {
                 "scheduler": t.cell.scheduler,
                 "read_ahead_kb": t.cell.read_ahead_kb,
                 "read_back": inst.settings,
-                "command": phases.iter().find(|p| p.measured).map(|p| p.args.join(" ")),
+                "command": calls.iter().find(|c| c.role == Role::Measured).map(Call::command_line),
             }),
         };
-        for phase in &phases {
-            if phase.measured && lab_drops {
-                if let Err(e) = crate::caches::drop_caches() {
-                    record.error = Some(e.to_string());
-                    break;
+        for call in &calls {
+            match self.call(w.tool, call, &inst.mnt)? {
+                CallEnd::Done(None) => {}
+                CallEnd::Done(Some(outcome)) => {
+                    record.status = match outcome.status() {
+                        Status::Failed => RunStatus::Failed,
+                        Status::Ok => RunStatus::Ok,
+                    };
+                    record.error = outcome
+                        .first_error()
+                        .map(|e| format!("{} errors; the first: {}", e.total_errors, e.message));
+                    record.metrics = outcome.metrics;
+                    record.figures = outcome.figures;
+                    record.report = Some(outcome.report).filter(|r| !r.is_empty());
+                    record.results = outcome.phases.into_iter().map(|p| (p.name, p.result)).collect();
                 }
-            }
-            match self.phase(phase, &inst.mnt)? {
-                PhaseEnd::Done(out) => {
-                    if let Some(out) = out {
-                        record.status = if out.results.iter().any(|(_, r)| r.status == Status::Failed) {
-                            RunStatus::Failed
-                        } else {
-                            RunStatus::Ok
-                        };
-                        record.error = out
-                            .results
-                            .iter()
-                            .find_map(|(_, r)| r.first_error.as_ref())
-                            .map(|e| format!("{} errors; the first: {}", e.total_errors, e.message));
-                        record.results = out.results;
-                        record.classic = out.classic;
-                        record.metrics = out.metrics;
-                    }
-                }
-                PhaseEnd::Failed(msg) => {
+                CallEnd::Failed(msg) => {
                     record.status = RunStatus::Failed;
-                    record.error = Some(format!("{}: {msg}", phase.name));
-                    if phase.measured || phase.name == "setup" {
+                    record.error = Some(format!("{}: {msg}", role_name(call.role)));
+                    if call.role != Role::Cleanup {
                         break;
                     }
                 }
-                PhaseEnd::Hung(msg) => {
+                CallEnd::Hung(msg) => {
                     record.status = RunStatus::Hung;
                     record.error = Some(msg);
                     inst.dead = true;
                     break;
                 }
-                PhaseEnd::Interrupted => {
+                CallEnd::Interrupted => {
                     // Not recorded: resume runs it again.
                     inst.dead = true;
                     return Ok(());
@@ -664,14 +564,14 @@ impl Lab<'_> {
     /// Stores a run the moment it ends, counts it and says so.
     fn finish_run(&mut self, cell: CellId, record: &RunRecord) -> Result<(), LabError> {
         let (repeat, warmup) = (record.repeat, record.warmup);
-        self.store.record_run(cell, record).map_err(store_error)?;
+        self.store.record_run(cell, record)?;
         if !warmup {
             self.done += 1;
-            self.outcome.runs += 1;
+            self.summary.runs += 1;
             match record.status {
-                RunStatus::Ok => self.outcome.ok += 1,
-                RunStatus::Failed => self.outcome.failed += 1,
-                RunStatus::Hung => self.outcome.hung += 1,
+                RunStatus::Ok => self.summary.ok += 1,
+                RunStatus::Failed => self.summary.failed += 1,
+                RunStatus::Hung => self.summary.hung += 1,
             }
         }
         let left = self.time_left();
@@ -681,7 +581,7 @@ impl Lab<'_> {
             repeat,
             warmup,
             status: record.status,
-            headline: record.metrics.first().cloned(),
+            headline: record.metrics.iter().find(|m| m.headline).cloned(),
             error: record.error.clone(),
             done: self.done,
             total: self.total,
@@ -690,38 +590,33 @@ impl Lab<'_> {
         Ok(())
     }
 
-    fn phase(&mut self, phase: &Phase, mnt: &Path) -> Result<PhaseEnd, LabError> {
+    /// One fslab command of a run in a worker process; a measured one's outcome.
+    fn call(&mut self, tool: fslab_classic::Tool, call: &Call, mnt: &Path) -> Result<CallEnd, LabError> {
+        let machine = self.machine;
         let timeout = self.study.timeout;
+        let stop = self.opts.stop;
         let watch = Watch {
             timeout,
-            stop: &|| INTERRUPTED.load(Ordering::SeqCst),
+            stop: &|| stop.load(Ordering::SeqCst),
             // A worker blocked on a frozen filesystem dies once the filesystem thaws.
-            unstick: &|| {
-                let _ = filesystem::thaw(mnt);
-            },
+            unstick: &|| machine.thaw(mnt),
         };
-        let ended = run_phase(&self.opts.exe, &phase.args, &watch)
-            .map_err(|e| LabError::io(format!("cannot start {}", self.opts.exe.display()), e))?;
-        let tool = self
-            .study
-            .workloads
-            .iter()
-            .find(|w| phase.args.contains(&w.tool.key().to_string()));
-        Ok(match ended {
-            Ended::Interrupted => PhaseEnd::Interrupted,
+        let measured = call.role == Role::Measured;
+        Ok(match machine.run_worker(&call.args, &watch)? {
+            Ended::Interrupted => CallEnd::Interrupted,
             Ended::Exited { code, stdout, stderr } => match code {
-                Some(0 | 1) if phase.measured => {
-                    let tool = tool.map_or(crate::study::Tool::Run, |w| w.tool);
-                    match invoke::parse_output(tool, &stdout) {
-                        Ok(out) => PhaseEnd::Done(Some(out)),
-                        Err(e) => PhaseEnd::Failed(format!("{e}; {stderr}")),
-                    }
-                }
-                Some(0) => PhaseEnd::Done(None),
-                Some(c) => PhaseEnd::Failed(format!("exit {c}: {stderr}")),
-                None => PhaseEnd::Failed(format!("killed by a signal: {stderr}")),
+                Some(0 | 1) if measured => match Outcome::from_json(&stdout) {
+                    Ok(o) if o.tool == tool => CallEnd::Done(Some(o)),
+                    Ok(o) => CallEnd::Failed(format!("the worker ran {} where the study names {tool}", o.tool)),
+                    // A run that failed before it measured anything says why on stderr.
+                    Err(_) if code == Some(1) && !stderr.is_empty() => CallEnd::Failed(format!("exit 1: {stderr}")),
+                    Err(e) => CallEnd::Failed(format!("{e}; {stderr}")),
+                },
+                Some(0) => CallEnd::Done(None),
+                Some(c) => CallEnd::Failed(format!("exit {c}: {stderr}")),
+                None => CallEnd::Failed(format!("killed by a signal: {stderr}")),
             },
-            Ended::Hung { killed, stderr } => PhaseEnd::Hung(if killed {
+            Ended::Hung { killed, stderr } => CallEnd::Hung(if killed {
                 format!(
                     "hung: no result after {}; the worker was killed{}",
                     fmt_duration(timeout),
@@ -740,38 +635,6 @@ impl Lab<'_> {
         })
     }
 
-    /// Each cell's status from its runs: hung if one hung, failed if one failed, done when all
-    /// its runs are in.
-    fn settle(&mut self, todo: &[Todo]) -> Result<(), LabError> {
-        let runs = self.store.runs(self.id).map_err(store_error)?;
-        let unsupported: Vec<CellId> = self
-            .store
-            .cells(self.id)
-            .map_err(store_error)?
-            .iter()
-            .filter(|c| c.status == CellStatus::Unsupported)
-            .map(|c| c.id)
-            .collect();
-        let repeats = matrix::repeats(self.study, self.opts.form) as usize;
-        for t in todo.iter().filter(|t| !unsupported.contains(&t.id)) {
-            let mine: Vec<_> = runs.iter().filter(|r| r.cell_id == t.id && !r.warmup).collect();
-            let first = |s: RunStatus| mine.iter().find(|r| r.status == s).and_then(|r| r.error.clone());
-            let (status, reason) = if mine.iter().any(|r| r.status == RunStatus::Hung) {
-                (CellStatus::Hung, first(RunStatus::Hung))
-            } else if mine.iter().any(|r| r.status == RunStatus::Failed) {
-                (CellStatus::Failed, first(RunStatus::Failed))
-            } else if mine.len() >= repeats {
-                (CellStatus::Done, None)
-            } else {
-                (CellStatus::Pending, None)
-            };
-            self.store
-                .set_cell_status(t.id, status, reason.as_deref())
-                .map_err(store_error)?;
-        }
-        Ok(())
-    }
-
     fn label(&self, cell: CellId) -> String {
         self.labels.get(&cell).cloned().unwrap_or_default()
     }
@@ -782,15 +645,57 @@ impl Lab<'_> {
             return Duration::ZERO;
         }
         let per_run = self.started.elapsed() / self.done as u32;
-        per_run * self.total.saturating_sub(self.done) as u32
+        per_run.saturating_mul(self.total.saturating_sub(self.done).min(u32::MAX as u64) as u32)
     }
 }
 
-enum PhaseEnd {
-    Done(Option<invoke::Output>),
+/// Which runs share a filesystem, in order: with `fresh = "study"`, those filled to one level;
+/// with `"cell"`, a cell's repeats; with `"repeat"`, none.
+fn batches<'t>(fresh: Fresh, mine: &[&'t Todo]) -> Vec<Vec<(&'t Todo, u32)>> {
+    match fresh {
+        Fresh::Study => {
+            let mut levels: Vec<Option<f64>> = Vec::new();
+            for t in mine {
+                if !levels.contains(&t.cell.fill_to) {
+                    levels.push(t.cell.fill_to);
+                }
+            }
+            levels
+                .into_iter()
+                .map(|level| {
+                    mine.iter()
+                        .filter(|t| t.cell.fill_to == level)
+                        .flat_map(|t| t.repeats.iter().map(move |r| (*t, *r)))
+                        .collect()
+                })
+                .collect()
+        }
+        Fresh::Cell => mine
+            .iter()
+            .map(|t| t.repeats.iter().map(|r| (*t, *r)).collect())
+            .collect(),
+        Fresh::Repeat => mine
+            .iter()
+            .flat_map(|t| t.repeats.iter().map(move |r| vec![(*t, *r)]))
+            .collect(),
+    }
+}
+
+/// How one of a run's worker processes ended.
+enum CallEnd {
+    /// It ended well; a measured call's outcome.
+    Done(Option<Outcome>),
     Failed(String),
     Hung(String),
     Interrupted,
+}
+
+fn role_name(role: Role) -> &'static str {
+    match role {
+        Role::Setup => "setup",
+        Role::Measured => "run",
+        Role::Cleanup => "cleanup",
+    }
 }
 
 /// A run that could not happen: its filesystem could not be made ready.
@@ -803,14 +708,11 @@ fn failed_run(repeat: u32, reason: &str) -> RunRecord {
         started_at: rfc3339(SystemTime::now()),
         wall: Duration::ZERO,
         results: Vec::new(),
-        classic: None,
+        figures: None,
         metrics: Vec::new(),
+        report: None,
         environment: json!({}),
     }
-}
-
-fn store_error(e: fslab_store::StoreError) -> LabError {
-    LabError::io("the results store", std::io::Error::other(e.to_string()))
 }
 
 fn fmt_duration(d: Duration) -> String {
@@ -820,26 +722,4 @@ fn fmt_duration(d: Duration) -> String {
     } else {
         format!("{}s", d.as_secs_f64())
     }
-}
-
-/// Unmounts what an earlier, killed run of this study left mounted beneath `scratch`, detaches
-/// its loop devices and removes the directory.
-fn clear_leftovers(scratch: &Path) {
-    if !scratch.exists() {
-        return;
-    }
-    if let Ok(mounts) = filesystem::mountinfo::read() {
-        let mut points: Vec<PathBuf> = mounts
-            .into_iter()
-            .map(|m| m.mount_point)
-            .filter(|p| p.starts_with(scratch))
-            .collect();
-        // Innermost first.
-        points.sort_by_key(|p| std::cmp::Reverse(p.components().count()));
-        for p in points {
-            let _ = filesystem::umount_lazy(&p);
-        }
-    }
-    device::detach_images_under(scratch);
-    let _ = std::fs::remove_dir_all(scratch);
 }

@@ -5,6 +5,11 @@ use fslab_lab::matrix::{expand, fill_label, Form};
 use fslab_lab::study::Study;
 use std::path::Path;
 
+/// A cell's filesystem name, which alone names its configuration when nothing else varies.
+fn s_name(c: &fslab_lab::matrix::Cell) -> String {
+    c.label.split(' ').next().unwrap_or_default().to_string()
+}
+
 fn study(text: &str) -> Study {
     Study::from_toml(text, "study.toml", Path::new("/nonexistent")).unwrap_or_else(|e| panic!("{e}"))
 }
@@ -62,8 +67,11 @@ fn the_fill_level_is_an_axis_and_exclude_rules_name_it() {
     );
     let levels: Vec<Option<f64>> = cells.iter().map(|c| c.fill_to).collect();
     assert_eq!(&levels[..5], [None, None, Some(0.4), Some(0.4), Some(0.4)]);
-    assert_eq!(cells[3].label(&s), "ext2 dbench fill=40% clients=1");
-    assert_eq!(cells[0].label(&s), "ext2 dbench fill=empty clients=1");
+    assert_eq!(cells[3].label, "ext2 40% full dbench clients=1");
+    assert_eq!(cells[3].configuration, "ext2 40% full");
+    assert_eq!(cells[3].axes, [("clients".to_string(), "1".to_string())]);
+    assert_eq!(cells[0].label, "ext2 empty dbench clients=1");
+    assert_eq!(cells[2].label, "ext2 40% full iozone", "nothing of IOzone's varies");
 }
 
 #[test]
@@ -89,7 +97,10 @@ fn one_fill_level_is_no_axis_and_without_fill_nothing_is_filled() {
     // The rule naming "empty" matches nothing now.
     assert_eq!(cells.len(), 6);
     assert!(cells.iter().all(|c| c.fill_to == Some(0.4) && !c.key.contains("fill=")));
-    assert!(cells.iter().all(|c| !c.axes.iter().any(|(k, _)| k == "fill")));
+    assert!(
+        cells.iter().all(|c| c.configuration == s_name(c)),
+        "one level names no configuration"
+    );
 
     let none = study(
         r#"
@@ -159,7 +170,8 @@ fn a_filesystem_may_name_its_own_schedulers_and_warm_up() {
         ]
     );
     // The scheduler varies across the study, so even the one-scheduler filesystem's cell names it.
-    assert_eq!(cells[3].label(&s), "xfs-sync dbench scheduler=none");
+    assert_eq!(cells[3].label, "xfs-sync none dbench");
+    assert_eq!(cells[1].configuration, "xfs mq-deadline");
     assert_eq!(
         s.filesystems.iter().map(|f| f.warmup(&s)).collect::<Vec<_>>(),
         [false, true]

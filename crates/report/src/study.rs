@@ -299,15 +299,9 @@ impl StudyData {
         )
     }
 
-    /// The cell as a reader names it: `ext4 dbench clients=4`.
+    /// The cell as a reader names it: `ext4 dbench clients=4` (the lab's label, stored with it).
     pub fn cell_label(&self, cell: &Cell) -> String {
-        let w = &self.workloads[cell.workload];
-        let mut label = format!("{} {}", self.configurations[cell.configuration].label, w.name);
-        if !w.axes.is_empty() {
-            label.push(' ');
-            label.push_str(&w.rows[cell.row_index].label);
-        }
-        label
+        cell.row.spec.label.clone()
     }
 }
 
@@ -369,10 +363,9 @@ fn json_item(item: &serde_json::Value) -> String {
 
 /// Where a cell stands: its configuration, its workload and its row in that workload.
 fn place(configurations: &[Configuration], workloads: &[Workload], cell: &CellRow) -> (usize, usize, usize) {
-    let setup = configuration_of(cell);
     let configuration = configurations
         .iter()
-        .position(|c| c.same_setup(&setup))
+        .position(|c| c.label == cell.spec.configuration)
         .expect("every cell's configuration is listed");
     let workload = workloads
         .iter()
@@ -394,70 +387,25 @@ fn take<T>(items: &mut Vec<T>, keep: impl Fn(&T) -> bool) -> Vec<T> {
     mine
 }
 
-impl Configuration {
-    /// The same filesystem, options, scheduler, read-ahead and fill (whatever the labels).
-    fn same_setup(&self, other: &Configuration) -> bool {
-        let relabelled = Configuration {
-            label: self.label.clone(),
-            ..other.clone()
-        };
-        *self == relabelled
-    }
-}
-
-/// A cell's configuration, not yet labelled.
-fn configuration_of(cell: &CellRow) -> Configuration {
-    let s = &cell.spec;
-    Configuration {
-        label: String::new(),
-        filesystem: s.filesystem.clone(),
-        fs_type: s.fs_type.clone(),
-        mkfs_options: s.mkfs_options.clone(),
-        mount_options: s.mount_options.clone(),
-        scheduler: s.scheduler.clone(),
-        read_ahead_kb: s.read_ahead_kb,
-        fill_to: s.fill_to,
-    }
-}
-
-/// The configurations of the cells, in order of first appearance, labelled by their filesystem
-/// and, when the study varies them, their scheduler, read-ahead and fill level (`xfs 40% full`,
-/// `xfs empty`).
+/// The configurations of the cells, in order of first appearance, as the lab named them
+/// (`xfs`, `xfs 40% full`, `xfs mq-deadline`).
 fn configurations(cells: &[CellRow]) -> Vec<Configuration> {
     let mut out: Vec<Configuration> = Vec::new();
-    for setup in cells.iter().map(configuration_of) {
-        if !out.iter().any(|c| c.same_setup(&setup)) {
-            out.push(setup);
+    for c in cells {
+        if out.iter().any(|o| o.label == c.spec.configuration) {
+            continue;
         }
-    }
-    let first = out.first().cloned();
-    let scheduler_varies = out
-        .iter()
-        .any(|c| Some(&c.scheduler) != first.as_ref().map(|f| &f.scheduler));
-    let read_ahead_varies = out
-        .iter()
-        .any(|c| Some(&c.read_ahead_kb) != first.as_ref().map(|f| &f.read_ahead_kb));
-    let fill_varies = out
-        .iter()
-        .any(|c| Some(&c.fill_to) != first.as_ref().map(|f| &f.fill_to));
-    for c in &mut out {
-        let mut label = c.filesystem.clone();
-        if scheduler_varies {
-            label = format!("{label} {}", c.scheduler.as_deref().unwrap_or("default"));
-        }
-        if read_ahead_varies {
-            label = match c.read_ahead_kb {
-                Some(kb) => format!("{label} ra={kb}K"),
-                None => format!("{label} ra=default"),
-            };
-        }
-        if fill_varies {
-            label = match c.fill_to {
-                Some(f) => format!("{label} {} full", fill_percent(f)),
-                None => format!("{label} empty"),
-            };
-        }
-        c.label = label;
+        let s = &c.spec;
+        out.push(Configuration {
+            label: s.configuration.clone(),
+            filesystem: s.filesystem.clone(),
+            fs_type: s.fs_type.clone(),
+            mkfs_options: s.mkfs_options.clone(),
+            mount_options: s.mount_options.clone(),
+            scheduler: s.scheduler.clone(),
+            read_ahead_kb: s.read_ahead_kb,
+            fill_to: s.fill_to,
+        });
     }
     out
 }
@@ -467,44 +415,40 @@ pub fn fill_percent(level: f64) -> String {
     format!("{}%", (level * 1000.0).round() / 10.0)
 }
 
-/// The workloads of the cells in order of first appearance, each with the parameters that vary
-/// between its cells and its rows.
+/// The workloads of the cells in order of first appearance, each with the options that vary
+/// across the study (as the lab named them for each cell) and its rows.
 fn workloads(cells: &[CellRow]) -> Vec<Workload> {
     let mut out: Vec<Workload> = Vec::new();
     for c in cells {
-        if out.iter().all(|w| w.name != c.spec.workload) {
-            out.push(Workload {
-                name: c.spec.workload.clone(),
-                tool: c.spec.tool.clone(),
-                axes: Vec::new(),
-                rows: Vec::new(),
-            });
-        }
-    }
-    for w in &mut out {
-        let mine: Vec<&CellRow> = cells.iter().filter(|c| c.spec.workload == w.name).collect();
-        let names: std::collections::BTreeSet<&String> = mine.iter().flat_map(|c| c.spec.params.keys()).collect();
-        w.axes = names
-            .into_iter()
-            .filter(|k| {
-                mine.iter()
-                    .any(|c| c.spec.params.get(*k) != mine[0].spec.params.get(*k))
-            })
-            .cloned()
-            .collect();
-        for c in &mine {
-            let label = row_label(w, c);
-            if w.rows.iter().all(|r| r.label != label) {
-                let values = w.axes.iter().map(|a| param(c, a)).collect();
-                w.rows.push(Row { label, values });
+        let w = match out.iter_mut().find(|w| w.name == c.spec.workload) {
+            Some(w) => w,
+            None => {
+                out.push(Workload {
+                    name: c.spec.workload.clone(),
+                    tool: c.spec.tool.clone(),
+                    axes: c.spec.axes.iter().map(|(k, _)| k.clone()).collect(),
+                    rows: Vec::new(),
+                });
+                out.last_mut().expect("pushed")
             }
+        };
+        let label = row_label(w, c);
+        if w.rows.iter().all(|r| r.label != label) {
+            let values = w.axes.iter().map(|a| param(c, a)).collect();
+            w.rows.push(Row { label, values });
         }
     }
     out
 }
 
+/// A cell's value of the axis `name`.
 fn param(cell: &CellRow, name: &str) -> String {
-    cell.spec.params.get(name).cloned().unwrap_or_else(|| "-".to_string())
+    cell.spec
+        .axes
+        .iter()
+        .find(|(k, _)| k == name)
+        .map(|(_, v)| v.clone())
+        .unwrap_or_else(|| "-".to_string())
 }
 
 fn row_label(w: &Workload, cell: &CellRow) -> String {
@@ -657,7 +601,8 @@ fn histograms(r: &fslab_engine::RunResult) -> Vec<(String, &[(u64, u64)])> {
     ops.chain(steps).filter(|(_, h)| !h.is_empty()).collect()
 }
 
-/// Each figure over `runs`, in the order of first appearance.
+/// Each figure over `runs`: the headline first, then the others in the order of first
+/// appearance.
 fn metric_stats(runs: &[&RunRow]) -> Vec<MetricStats> {
     let mut order: Vec<&Metric> = Vec::new();
     for m in runs.iter().flat_map(|r| &r.metrics) {
@@ -665,6 +610,7 @@ fn metric_stats(runs: &[&RunRow]) -> Vec<MetricStats> {
             order.push(m);
         }
     }
+    order.sort_by_key(|m| !m.headline);
     order
         .into_iter()
         .filter_map(|m| {

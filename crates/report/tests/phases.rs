@@ -75,7 +75,8 @@ fn study(dir: &std::path::Path) -> StudyData {
                 .iter()
                 .map(|(phase, cpu, secs)| (phase.to_string(), result(&template, *cpu, *secs)))
                 .collect(),
-            classic: None,
+            figures: None,
+            report: None,
             metrics: vec![
                 metric("initial writers", 1000.0, "kB/sec", true),
                 metric("readers", 3000.0, "kB/sec", true),

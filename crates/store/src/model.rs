@@ -54,11 +54,19 @@ pub struct CellSpec {
     pub fill_to: Option<f64>,
     /// The study's workload name.
     pub workload: String,
-    /// "native", "ffsb", "dbench", "sysbench", "iozone".
+    /// "run", "ffsb", "dbench", "sysbench", "iozone".
     pub tool: String,
-    /// The matrix axes' values: threads=16, clients=4...
+    /// Every option's value for this cell: threads=16, clients=4...
     pub params: BTreeMap<String, String>,
     pub planned_repeats: u32,
+    /// How people read the cell: `xfs mq-deadline dbench clients=4` (made by the lab, once).
+    pub label: String,
+    /// The filesystem configuration the cell runs on, as tables name their columns: `xfs`, or
+    /// `xfs mq-deadline 40% full` when the study varies those.
+    pub configuration: String,
+    /// The workload's options that vary across the study, with this cell's values, in order:
+    /// the row of the workload's tables (`clients=4`).
+    pub axes: Vec<(String, String)>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -90,14 +98,7 @@ pub struct StepRecord {
     pub detail: String,
 }
 
-/// A headline figure of a run, the one a report compares.
-#[derive(Debug, Clone, PartialEq)]
-pub struct Metric {
-    pub name: String,
-    pub value: f64,
-    pub unit: String,
-    pub higher_is_better: bool,
-}
+pub use fslab_engine::Metric;
 
 /// One run of a cell, as the lab records it the moment the run ends.
 #[derive(Debug, Clone)]
@@ -112,10 +113,12 @@ pub struct RunRecord {
     pub wall: Duration,
     /// Each engine run of this run, named by phase ("run", or IOzone's "write", "read"...).
     pub results: Vec<(String, fslab_engine::RunResult)>,
-    /// The classic front-end's own document (its --json `classic` figures, or IOzone's document).
-    pub classic: Option<serde_json::Value>,
-    /// The headline figures the report compares (dbench MB/sec, sysbench MiB/s...).
+    /// The tool's own figures, as its front-end reported them (dbench's operation table...).
+    pub figures: Option<serde_json::Value>,
+    /// The figures the report compares (dbench MB/sec, sysbench MiB/s...), the headline marked.
     pub metrics: Vec<Metric>,
+    /// The text the original tool prints for this run.
+    pub report: Option<String>,
     /// Effective mount options read back, scheduler read back... (what the cell really ran on).
     pub environment: serde_json::Value,
 }
@@ -189,7 +192,8 @@ pub struct RunRow {
     /// The CPU split of the "run" phase, or of the first phase when none is named so; none when
     /// the run has no result (it hung).
     pub cpu: Option<CpuUsage>,
-    pub classic: Option<serde_json::Value>,
+    /// The tool's own figures.
+    pub figures: Option<serde_json::Value>,
     pub environment: serde_json::Value,
 }
 

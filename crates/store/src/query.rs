@@ -98,7 +98,8 @@ impl Store {
     pub fn cells(&self, study: StudyId) -> Result<Vec<CellRow>> {
         let mut stmt = self.conn.prepare(
             "SELECT id, study_id, key, ordinal, filesystem, fs_type, mkfs_options, mount_options, scheduler, \
-             read_ahead_kb, workload, tool, params, planned_repeats, status, reason, fill_to \
+             read_ahead_kb, workload, tool, params, planned_repeats, status, reason, fill_to, label, \
+             configuration, axes \
              FROM cells WHERE study_id = ?1 ORDER BY ordinal, id",
         )?;
         let rows = stmt.query_map([study], |row| {
@@ -119,15 +120,24 @@ impl Store {
                     tool: row.get(11)?,
                     params: Default::default(),
                     planned_repeats: row.get(13)?,
+                    label: row.get(17)?,
+                    configuration: row.get(18)?,
+                    axes: Vec::new(),
                 },
                 status: CellStatus::Pending,
                 reason: row.get(15)?,
             };
-            Ok((cell, row.get::<_, String>(12)?, row.get::<_, String>(14)?))
+            Ok((
+                cell,
+                row.get::<_, String>(12)?,
+                row.get::<_, String>(14)?,
+                row.get::<_, String>(19)?,
+            ))
         })?;
         rows.map(|row| {
-            let (mut cell, params, status_text) = row?;
+            let (mut cell, params, status_text, axes) = row?;
             cell.spec.params = from_json(&params, "cells.params")?;
+            cell.spec.axes = from_json(&axes, "cells.axes")?;
             cell.status = status(&status_text, CellStatus::from_text, "cells", "status")?;
             Ok(cell)
         })
@@ -151,7 +161,7 @@ impl Store {
     pub fn runs(&self, study: StudyId) -> Result<Vec<RunRow>> {
         let mut metrics = self.metrics_of_study(study)?;
         let sql = format!(
-            "SELECT r.id, r.cell_id, r.repeat, r.warmup, r.status, r.error, r.started_at, r.wall_s, r.classic, \
+            "SELECT r.id, r.cell_id, r.repeat, r.warmup, r.status, r.error, r.started_at, r.wall_s, r.figures, \
                 r.environment, cpu.result_id, {cpu} \
              FROM runs r JOIN cells c ON c.id = r.cell_id \
              LEFT JOIN cpu ON cpu.result_id = \
@@ -173,7 +183,7 @@ impl Store {
                 error: row.get(5)?,
                 started_at: row.get(6)?,
                 wall_s: row.get(7)?,
-                classic: row.get(8)?,
+                figures: row.get(8)?,
                 environment: row.get(9)?,
                 cpu,
             };
@@ -190,7 +200,7 @@ impl Store {
     /// The metrics of every run of a study, by run.
     fn metrics_of_study(&self, study: StudyId) -> Result<HashMap<RunId, Vec<Metric>>> {
         let mut stmt = self.conn.prepare(
-            "SELECT m.run_id, m.name, m.value, m.unit, m.higher_is_better \
+            "SELECT m.run_id, m.name, m.value, m.unit, m.higher_is_better, m.headline \
              FROM metrics m JOIN runs r ON r.id = m.run_id JOIN cells c ON c.id = r.cell_id \
              WHERE c.study_id = ?1 ORDER BY m.run_id, m.rowid",
         )?;
@@ -201,6 +211,7 @@ impl Store {
                 value: real(row, 2)?,
                 unit: row.get(3)?,
                 higher_is_better: row.get(4)?,
+                headline: row.get(5)?,
             };
             Ok((row.get::<_, RunId>(0)?, metric))
         })?;
@@ -301,7 +312,7 @@ struct RawRun {
     error: Option<String>,
     started_at: String,
     wall_s: f64,
-    classic: Option<String>,
+    figures: Option<String>,
     environment: String,
     cpu: Option<fslab_engine::cpu::CpuUsage>,
 }
@@ -319,7 +330,7 @@ impl RawRun {
             wall: duration(self.wall_s, "runs", "wall_s")?,
             metrics,
             cpu: self.cpu,
-            classic: self.classic.map(|c| from_json(&c, "runs.classic")).transpose()?,
+            figures: self.figures.map(|c| from_json(&c, "runs.figures")).transpose()?,
             environment: from_json(&self.environment, "runs.environment")?,
         })
     }

@@ -15,10 +15,32 @@ use std::time::Duration;
 pub const BUSY_TIMEOUT: Duration = Duration::from_secs(30);
 
 /// Migration `i` brings the schema from version `i` to version `i + 1`.
-pub const MIGRATIONS: &[&str] = &[V1, V2];
+pub const MIGRATIONS: &[&str] = &[V1, V2, V3];
 
 /// The schema version this fslab writes: the number of migrations.
 pub const SCHEMA_VERSION: u32 = MIGRATIONS.len() as u32;
+
+/// Version 3: a cell's names, made once by the lab and used by every reader (its label, its
+/// configuration, the workload options that vary); which metric a run leads with; the tool's own
+/// figures under their name, `figures` (was `classic`); the text the original tool printed.
+/// Cells of older studies get names made of their columns: every option names their row.
+const V3: &str = r#"
+ALTER TABLE cells ADD COLUMN configuration TEXT NOT NULL DEFAULT '';
+ALTER TABLE cells ADD COLUMN axes TEXT NOT NULL DEFAULT '[]' CHECK (json_valid(axes));
+ALTER TABLE cells ADD COLUMN label TEXT NOT NULL DEFAULT '';
+UPDATE cells SET
+    configuration = filesystem
+        || coalesce(' ' || scheduler, '')
+        || coalesce(' ra=' || read_ahead_kb || 'K', '')
+        || coalesce(' ' || (round(fill_to * 1000) / 10) || '% full', ''),
+    axes = (SELECT json_group_array(json_array(key, value)) FROM json_each(cells.params));
+UPDATE cells SET label = configuration || ' ' || workload
+    || coalesce((SELECT ' ' || group_concat(key || '=' || value, ' ') FROM json_each(cells.params)), '');
+ALTER TABLE metrics ADD COLUMN headline INTEGER NOT NULL DEFAULT 0 CHECK (headline IN (0, 1));
+UPDATE metrics SET headline = 1 WHERE rowid IN (SELECT min(rowid) FROM metrics GROUP BY run_id);
+ALTER TABLE runs RENAME COLUMN classic TO figures;
+ALTER TABLE runs ADD COLUMN report TEXT;
+"#;
 
 /// Version 2: the level a cell's filesystem is filled to, for studies that compare the empty
 /// and the filled filesystem (seed 004).

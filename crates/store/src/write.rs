@@ -3,7 +3,9 @@
 
 use crate::columns::{cpu_values, to_json, CPU_COLUMNS};
 use crate::error::{Result, StoreError};
-use crate::model::{CellId, CellSpec, CellStatus, NewStudy, RunId, RunRecord, StepRecord, StudyId, StudyStatus};
+use crate::model::{
+    CellId, CellSpec, CellStatus, NewStudy, RunId, RunRecord, RunStatus, StepRecord, StudyId, StudyStatus,
+};
 use crate::store::Store;
 use fslab_engine::result::{rfc3339, OpResult, Second};
 use fslab_engine::RunResult;
@@ -51,10 +53,11 @@ impl Store {
     pub fn add_cell(&self, study: StudyId, cell: &CellSpec) -> Result<CellId> {
         require_study(&self.conn, study)?;
         let params = to_json(&cell.params, "cells.params")?;
+        let axes = to_json(&cell.axes, "cells.axes")?;
         self.conn.execute(
             "INSERT INTO cells (study_id, key, ordinal, filesystem, fs_type, mkfs_options, mount_options, scheduler, \
-             read_ahead_kb, workload, tool, params, planned_repeats, fill_to) \
-             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14) \
+             read_ahead_kb, workload, tool, params, planned_repeats, fill_to, label, configuration, axes) \
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17) \
              ON CONFLICT (study_id, key) DO NOTHING",
             rusqlite::params![
                 study,
@@ -71,6 +74,9 @@ impl Store {
                 params,
                 cell.planned_repeats,
                 cell.fill_to,
+                cell.label,
+                cell.configuration,
+                axes,
             ],
         )?;
         let id = self.conn.query_row(
@@ -81,7 +87,9 @@ impl Store {
         Ok(id)
     }
 
-    /// Sets a cell's status, with the reason when it is unsupported, failed or hung.
+    /// Sets a cell's status, with the reason when it is unsupported, failed or hung. A cell
+    /// with runs gets its status from them as each is recorded ([`Store::record_run`]); this is
+    /// for what no run says: a cell this machine cannot run.
     pub fn set_cell_status(&self, cell: CellId, status: CellStatus, reason: Option<&str>) -> Result<()> {
         let changed = self.conn.execute(
             "UPDATE cells SET status = ?2, reason = ?3 WHERE id = ?1",
@@ -105,9 +113,10 @@ impl Store {
         insert(&self.conn, "steps", &columns, &values)
     }
 
-    /// Records a run of a cell with everything it measured, in one transaction: if any part
-    /// cannot be written, nothing of the run is. A cell's measured run of a given repeat is
-    /// recorded once; a second one is refused with [`StoreError::RunExists`].
+    /// Records a run of a cell with everything it measured, and the cell's status that follows
+    /// from its runs, in one transaction: if any part cannot be written, nothing of the run is.
+    /// A cell's measured run of a given repeat is recorded once; a second one is refused with
+    /// [`StoreError::RunExists`].
     pub fn record_run(&self, cell: CellId, run: &RunRecord) -> Result<RunId> {
         let tx = Transaction::new_unchecked(&self.conn, TransactionBehavior::Immediate)?;
         require_cell(&tx, cell)?;
@@ -117,12 +126,12 @@ impl Store {
                 repeat: run.repeat,
             });
         }
-        let classic = run.classic.as_ref().map(|c| to_json(c, "runs.classic")).transpose()?;
+        let figures = run.figures.as_ref().map(|c| to_json(c, "runs.figures")).transpose()?;
         let environment = to_json(&run.environment, "runs.environment")?;
         let run_id = insert(
             &tx,
             "runs",
-            "cell_id, repeat, warmup, status, error, started_at, wall_s, classic, environment, recorded_at",
+            "cell_id, repeat, warmup, status, error, started_at, wall_s, figures, report, environment, recorded_at",
             &[
                 &cell,
                 &run.repeat,
@@ -131,7 +140,8 @@ impl Store {
                 &run.error,
                 &run.started_at,
                 &run.wall.as_secs_f64(),
-                &classic,
+                &figures,
+                &run.report,
                 &environment,
                 &now(),
             ],
@@ -143,10 +153,11 @@ impl Store {
             insert(
                 &tx,
                 "metrics",
-                "run_id, name, value, unit, higher_is_better",
-                &[&run_id, &m.name, &m.value, &m.unit, &m.higher_is_better],
+                "run_id, name, value, unit, higher_is_better, headline",
+                &[&run_id, &m.name, &m.value, &m.unit, &m.higher_is_better, &m.headline],
             )?;
         }
+        settle_cell(&tx, cell)?;
         tx.commit()?;
         Ok(run_id)
     }
@@ -290,6 +301,41 @@ fn insert(conn: &Connection, table: &str, columns: &str, values: &[&dyn ToSql]) 
     let sql = format!("INSERT INTO {table} ({columns}) VALUES ({marks})");
     conn.prepare_cached(&sql)?.execute(values)?;
     Ok(conn.last_insert_rowid())
+}
+
+/// Sets a cell's status from its runs: hung when a run (a warm-up too) hung, failed when one
+/// failed, with that run's error as the reason; done when its planned measured runs are all in;
+/// pending otherwise. An unsupported cell stays so.
+fn settle_cell(conn: &Connection, cell: CellId) -> Result<()> {
+    let worst = |status: RunStatus| -> Result<Option<Option<String>>> {
+        Ok(conn
+            .query_row(
+                "SELECT error FROM runs WHERE cell_id = ?1 AND status = ?2 ORDER BY warmup, repeat, id LIMIT 1",
+                (cell, status.as_str()),
+                |row| row.get(0),
+            )
+            .optional()?)
+    };
+    let (measured, planned): (u32, u32) = conn.query_row(
+        "SELECT (SELECT count(*) FROM runs WHERE cell_id = ?1 AND warmup = 0), planned_repeats \
+         FROM cells WHERE id = ?1",
+        [cell],
+        |row| Ok((row.get(0)?, row.get(1)?)),
+    )?;
+    let (status, reason) = if let Some(reason) = worst(RunStatus::Hung)? {
+        (CellStatus::Hung, reason)
+    } else if let Some(reason) = worst(RunStatus::Failed)? {
+        (CellStatus::Failed, reason)
+    } else if measured >= planned {
+        (CellStatus::Done, None)
+    } else {
+        (CellStatus::Pending, None)
+    };
+    conn.execute(
+        "UPDATE cells SET status = ?2, reason = ?3 WHERE id = ?1 AND status <> 'unsupported'",
+        (cell, status.as_str(), reason),
+    )?;
+    Ok(())
 }
 
 fn require_study(conn: &Connection, study: StudyId) -> Result<()> {

@@ -61,7 +61,10 @@ fn reopening_keeps_everything_and_applies_no_migration() {
     assert_eq!(row_counts(&path), before);
     assert_eq!(store.study("kept").unwrap().map(|s| s.id), Some(study));
     assert_eq!(store.runs_done(cell_id).unwrap(), [1]);
-    assert_eq!(store.runs(study).unwrap()[0].metrics, [metric("throughput", 42.0)]);
+    assert_eq!(
+        store.runs(study).unwrap()[0].metrics,
+        [metric("throughput", 42.0).headline()]
+    );
     assert_eq!(store.steps(study).unwrap()[0].step, step("mkfs", None, 300));
 }
 
@@ -135,7 +138,7 @@ fn a_run_survives_the_process_dying_right_after_recording_it() {
         .expect("the study written before the crash");
     let runs = store.runs(study.id).unwrap();
     assert_eq!(runs.len(), 1);
-    assert_eq!(runs[0].metrics, [metric("throughput", 7.0)]);
+    assert_eq!(runs[0].metrics, [metric("throughput", 7.0).headline()]);
     assert_eq!(store.result(runs[0].id).unwrap()[0].1.totals.ops, TINY_OPS);
 }
 

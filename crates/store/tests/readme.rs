@@ -153,4 +153,12 @@ fn the_readme_example_queries_run_and_give_the_stored_figures() {
     // 5: each thread of the newest run, from the JSON.
     let threads: u64 = results[4].iter().map(|r| r[2].parse::<u64>().unwrap()).sum();
     assert_eq!((results[4].len(), threads), (result.threads.len(), TINY_OPS));
+    // 6: each cell's headline by its label.
+    assert_eq!(
+        results[5],
+        [
+            strings(&["ext4 mq-deadline reads threads=2", "throughput", "MiB/s", "2", "105"]),
+            strings(&["ext4 mq-deadline reads threads=16", "throughput", "MiB/s", "1", "300"]),
+        ]
+    );
 }

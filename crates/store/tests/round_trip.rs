@@ -74,10 +74,10 @@ fn a_study_with_cells_steps_and_runs_comes_back_as_it_went_in() {
     );
     let measured = &runs[1];
     assert_eq!(measured.id, first);
-    assert_eq!(measured.metrics, [metric("throughput", 100.0)]);
+    assert_eq!(measured.metrics, [metric("throughput", 100.0).headline()]);
     assert_eq!(measured.cpu.as_ref(), Some(&result.cpu));
     assert_eq!(measured.wall, Duration::from_millis(1501));
-    assert_eq!(measured.classic, ok_run(1, &result, 100.0).classic);
+    assert_eq!(measured.figures, ok_run(1, &result, 100.0).figures);
     assert_eq!(measured.environment, ok_run(1, &result, 100.0).environment);
     assert_eq!(
         (runs[3].cpu.as_ref(), runs[3].metrics.len()),
@@ -201,7 +201,58 @@ fn list_studies_counts_runs_and_troubled_cells() {
         (4, 3, 1, 6),
         "warm-ups are not counted"
     );
-    assert_eq!((s.unsupported_cells, s.failed_cells, s.hung_cells), (1, 1, 1));
+    assert_eq!(
+        (s.unsupported_cells, s.failed_cells, s.hung_cells),
+        (1, 2, 1),
+        "c0 failed by its failed run, c3 marked failed"
+    );
+}
+
+#[test]
+fn a_cell_s_status_follows_from_its_runs_as_each_is_recorded() {
+    let dir = tempfile::tempdir().unwrap();
+    let (store, _) = store_in(dir.path());
+    let result = real_result();
+    let study = store.create_study(&new_study("statuses", 6)).unwrap();
+    let status = |cell| {
+        let row = store.cells(study).unwrap().into_iter().find(|c| c.id == cell).unwrap();
+        (row.status, row.reason)
+    };
+    // Two repeats planned: pending after one, done after both.
+    let done = store.add_cell(study, &cell("done", 0, "ext4", 1)).unwrap();
+    store.record_run(done, &ok_run(0, &result, 5.0)).unwrap();
+    assert_eq!(status(done), (CellStatus::Pending, None));
+    store.record_run(done, &ok_run(1, &result, 5.0)).unwrap();
+    assert_eq!(status(done), (CellStatus::Done, None));
+    // A failed run makes the cell failed with its error, whatever comes after it.
+    let failed = store.add_cell(study, &cell("failed", 1, "ext4", 1)).unwrap();
+    let mut bad = ok_run(0, &result, 0.0);
+    bad.status = RunStatus::Failed;
+    bad.error = Some("ENOSPC".into());
+    store.record_run(failed, &bad).unwrap();
+    store.record_run(failed, &ok_run(1, &result, 5.0)).unwrap();
+    assert_eq!(status(failed), (CellStatus::Failed, Some("ENOSPC".to_string())));
+    // A hung warm-up hangs the cell, with its reason.
+    let hung = store.add_cell(study, &cell("hung", 2, "ext4", 1)).unwrap();
+    let mut warmup = hung_run(0);
+    warmup.warmup = true;
+    store.record_run(hung, &warmup).unwrap();
+    assert_eq!(
+        status(hung),
+        (CellStatus::Hung, Some("no progress for 15m; killed".to_string()))
+    );
+    // An unsupported cell stays so.
+    let unsupported = store.add_cell(study, &cell("unsupported", 3, "jfs", 1)).unwrap();
+    store
+        .set_cell_status(unsupported, CellStatus::Unsupported, Some("no jfs"))
+        .unwrap();
+    let mut warmup = ok_run(0, &result, 1.0);
+    warmup.warmup = true;
+    store.record_run(unsupported, &warmup).unwrap();
+    assert_eq!(
+        status(unsupported),
+        (CellStatus::Unsupported, Some("no jfs".to_string()))
+    );
 }
 
 #[test]

@@ -14,6 +14,7 @@
 //! Every line is one step, counted under dbench's name for it, and a step makes the calls dbench
 //! makes for its line: the name look-up before the operation included.
 
+pub mod frontend;
 pub mod loadfile;
 pub mod report;
 

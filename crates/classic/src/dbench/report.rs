@@ -11,14 +11,15 @@
 
 use super::{Options, LABELS};
 use fslab_engine::result::{RunResult, Second, StepResult};
-use serde_json::{json, Value};
+use serde::Serialize;
 use std::fmt::Write;
 use std::time::Duration;
 
 /// dbench's MB.
 const MB: f64 = 1e6;
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
 pub enum Phase {
     Warmup,
     Execute,
@@ -34,7 +35,7 @@ impl Phase {
 }
 
 /// One once-per-second line.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Sample {
     pub phase: Phase,
     /// Seconds since the start of the phase.
@@ -154,7 +155,7 @@ pub fn header(opts: &Options) -> String {
 }
 
 /// One row of dbench's operation table.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct OpRow {
     pub name: String,
     pub count: u64,
@@ -265,53 +266,56 @@ pub fn summary(result: &RunResult, live: &Live, nprocs: u32) -> String {
     out
 }
 
-/// dbench's figures, in its terms and units (MB = 10^6 bytes, ms), for `RunResult.classic`.
-pub fn classic(result: &RunResult, live: &Live, opts: &Options) -> Value {
-    let rows: Vec<Value> = op_rows(result)
-        .iter()
-        .map(|r| {
-            json!({
-                "name": r.name,
-                "count": r.count,
-                "avg_lat_ms": r.avg_lat_ms,
-                "max_lat_ms": r.max_lat_ms,
-                "mismatches": r.mismatches,
-                "errors": r.errors,
-            })
-        })
-        .collect();
-    let seconds: Vec<Value> = live
-        .samples()
-        .iter()
-        .map(|s| {
-            json!({
-                "phase": s.phase.name(),
-                "sec": s.secs,
-                "lines": s.lines,
-                "mb_per_sec": s.mb_per_sec,
-                "latency_ms": s.latency_ms,
-            })
-        })
-        .collect();
-    json!({
-        "tool": "dbench",
-        "compatible_with": "dbench 4.00",
-        "loadfile": opts.loadfile_path().display().to_string(),
-        "clients": opts.nprocs,
-        "procs": opts.nprocs,
-        "warmup_secs": opts.warmup_secs(),
-        "time_secs": opts.time,
-        "throughput_mb_per_sec": live.throughput(),
-        "throughput_is": "dbench's Throughput: the last once-per-second sample of the execute phase (MB = 10^6 bytes)",
-        "mean_mb_per_sec": mean_mb_per_sec(result),
-        "mean_is": "fslab's figure: ReadX + WriteX bytes over the whole execute phase ÷ its duration",
-        "max_latency_ms": live.max_latency_ms(),
-        "lines": live.samples().last().map_or(0, |s| s.lines),
-        "mismatches": result.steps.iter().map(|s| s.mismatches).sum::<u64>(),
-        "script_steps": result.workload.groups.iter().filter_map(|g| g.script.as_ref()).map(|s| s.steps.len()).sum::<usize>(),
-        "operations": rows,
-        "seconds": seconds,
-    })
+/// dbench's figures of one run, in its terms and units (MB = 10^6 bytes, ms).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Figures {
+    pub compatible_with: &'static str,
+    pub loadfile: String,
+    pub clients: u32,
+    pub procs: u32,
+    pub warmup_secs: u64,
+    pub time_secs: u64,
+    /// dbench's Throughput: the last once-per-second sample of the execute phase; none when the
+    /// execute phase had no sample.
+    pub throughput_mb_per_sec: Option<f64>,
+    /// fslab's figure: ReadX + WriteX bytes over the whole execute phase ÷ its duration.
+    pub mean_mb_per_sec: f64,
+    /// The worst one-second latency of the execute phase.
+    pub max_latency_ms: f64,
+    /// Loadfile lines run ÷ clients, at the last sample.
+    pub lines: u64,
+    /// Steps whose outcome differed from the loadfile's status.
+    pub mismatches: u64,
+    /// Steps of the compiled script (one per loadfile line).
+    pub script_steps: usize,
+    pub operations: Vec<OpRow>,
+    pub seconds: Vec<Sample>,
+}
+
+/// dbench's figures from the run and its once-a-second samples.
+pub fn figures(result: &RunResult, live: &Live, opts: &Options) -> Figures {
+    Figures {
+        compatible_with: "dbench 4.00",
+        loadfile: opts.loadfile_path().display().to_string(),
+        clients: opts.nprocs,
+        procs: opts.nprocs,
+        warmup_secs: opts.warmup_secs(),
+        time_secs: opts.time,
+        throughput_mb_per_sec: live.throughput(),
+        mean_mb_per_sec: mean_mb_per_sec(result),
+        max_latency_ms: live.max_latency_ms(),
+        lines: live.samples().last().map_or(0, |s| s.lines),
+        mismatches: result.steps.iter().map(|s| s.mismatches).sum(),
+        script_steps: result
+            .workload
+            .groups
+            .iter()
+            .filter_map(|g| g.script.as_ref())
+            .map(|s| s.steps.len())
+            .sum(),
+        operations: op_rows(result),
+        seconds: live.samples().to_vec(),
+    }
 }
 
 #[cfg(test)]

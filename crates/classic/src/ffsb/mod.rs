@@ -13,6 +13,7 @@
 
 mod compile;
 mod execute;
+pub mod frontend;
 mod grammar;
 mod ops;
 mod parse;
@@ -26,7 +27,7 @@ pub use grammar::Grammar;
 pub use ops::{FfsbOp, Moves};
 pub use parse::parse;
 pub use profile::{BindFs, FsSpec, Lines, Profile, TgSpec};
-pub use report::{figures, json, render, Figures, Row, Table};
+pub use report::{figures, render, Figures, Row, Table};
 
 use std::fmt;
 use std::path::Path;

@@ -10,7 +10,7 @@ use super::compile::Plan;
 use super::execute::Outcome;
 use super::grammar::Grammar;
 use super::ops::{FfsbOp, Moves};
-use fslab_engine::result::{OpResult, RunResult, SCHEMA_VERSION};
+use fslab_engine::result::{OpResult, RunResult};
 use serde::Serialize;
 use std::fmt::Write as _;
 
@@ -74,6 +74,8 @@ pub struct Figures {
     /// "fs setup took": aging and fileset setup, in seconds.
     pub fs_setup_secs: f64,
     pub aging: Vec<AgingSummary>,
+    /// The filesets set up before the benchmark (with time = 0, or to run a callout between).
+    pub setup: Vec<fslab_engine::fileset::SetupReport>,
     /// "Benchmark took": from the start to the end of the final sync.
     pub runtime_secs: Option<f64>,
     /// One table per threadgroup when there are several (`ThreadGroup <n>`), as FFSB prints
@@ -108,6 +110,7 @@ pub fn figures(plan: &Plan, outcome: &Outcome) -> Figures {
         benchmark_time: plan.time,
         fs_setup_secs: outcome.setup_secs,
         aging,
+        setup: outcome.setup.clone(),
         runtime_secs: None,
         threadgroups: Vec::new(),
         total: None,
@@ -214,26 +217,6 @@ fn table(title: &str, ops: &[FfsbOp], results: &[OpResult], runtime: f64) -> Tab
     t.read_throughput = (t.read_bytes > 0).then(|| format!("{}/sec", printsize(t.read_throughput_bytes_per_sec)));
     t.write_throughput = (t.write_bytes > 0).then(|| format!("{}/sec", printsize(t.write_throughput_bytes_per_sec)));
     t
-}
-
-/// The `--json` document: the run's RunResult with FFSB's figures in `classic`; with time=0,
-/// the setup with the figures.
-pub fn json(plan: &Plan, outcome: &Outcome) -> serde_json::Value {
-    let figures = serde_json::to_value(figures(plan, outcome)).expect("figures serialise");
-    match &outcome.result {
-        Some(result) => {
-            let mut result = result.clone();
-            result.classic = Some(figures);
-            serde_json::to_value(&result).expect("a result serialises")
-        }
-        None => serde_json::json!({
-            "schema_version": SCHEMA_VERSION,
-            "fslab_version": env!("CARGO_PKG_VERSION"),
-            "workload": outcome.workload,
-            "setup": outcome.setup,
-            "classic": figures,
-        }),
-    }
 }
 
 /// What FFSB prints, then fslab's latency percentiles, CPU split and setup.

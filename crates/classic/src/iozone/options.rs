@@ -2,11 +2,11 @@
 //! (`-s2000m` and `-s 2000m`, `-i0`, `-t16`), flags that may be grouped (`-eCRw`), and the few
 //! `-+x` options. Sizes are in kB (1024 bytes) unless they carry a `k`, `m` or `g` suffix.
 //!
-//! fslab's own options are long ones: `--dir DIR`, `--json`, `--explain`, `--seed N` and the
-//! hidden `--pause SPAN` (the pause between throughput sub-tests, 2 s as in IOzone).
+//! fslab's own options are long ones: `--seed N` and the hidden `--pause SPAN` (the pause
+//! between throughput sub-tests, 2 s as in IOzone); `--dir DIR`, `--json` and the other flags
+//! every front-end takes are [`Common`](crate::contract::Common)'s, taken out before.
 
 use fslab_engine::Span;
-use std::path::PathBuf;
 use std::time::Duration;
 
 const KB: u64 = 1024;
@@ -63,12 +63,6 @@ pub struct Options {
     pub file: Option<String>,
     /// `-h`: print the usage.
     pub help: bool,
-    /// `--dir`: where the files go (default: the current directory, as IOzone).
-    pub dir: Option<PathBuf>,
-    pub json: bool,
-    pub explain: bool,
-    /// `--check`: check the options and plan the runs, print nothing, exit.
-    pub check: bool,
     pub seed: Option<u64>,
     /// `--pause`: between throughput sub-tests, after the sync.
     pub pause: Duration,
@@ -107,10 +101,6 @@ impl Default for Options {
             files: Vec::new(),
             file: None,
             help: false,
-            dir: None,
-            json: false,
-            explain: false,
-            check: false,
             seed: None,
             pause: Duration::from_secs(2),
             notes: Vec::new(),
@@ -193,10 +183,6 @@ impl Options {
                     Ok(v.clone())
                 };
                 match name {
-                    "dir" => o.dir = Some(PathBuf::from(value("a directory")?)),
-                    "json" => o.json = true,
-                    "explain" => o.explain = true,
-                    "check" => o.check = true,
                     "help" => o.help = true,
                     "seed" => {
                         let v = value("a number")?;
@@ -535,7 +521,7 @@ fn kb_size(option: char, v: &str) -> Result<u64, UsageError> {
 
 /// The usage text of `fslab iozone -h`.
 pub const USAGE: &str = "\
-Usage: fslab iozone [IOzone options] [--dir DIR] [--json] [--explain] [--seed N]
+Usage: fslab iozone [IOzone options] [--dir DIR] [--json] [--explain] [--check] [--seed N]
 
 IOzone 3.487's throughput and automatic modes on fslab's engine. Sizes are in kB
 (1024 bytes) unless suffixed with k, m or g.
@@ -563,6 +549,7 @@ fslab's options:
   --json        one JSON document on stdout: IOzone's figures and each run's full result
   --explain     print the workloads as fslab will run them (native TOML); run nothing
   --check       check the options and plan the runs; print nothing, run nothing
+  --drop-caches drop the page cache before the first sub-test (root only)
   --seed N      seed of the random offsets
 ";
 
@@ -648,9 +635,7 @@ mod tests {
 
     #[test]
     fn fslab_options_and_notes() {
-        let o = parse("-t 1 -e --dir /tmp/x --json --pause 0 --seed 7").unwrap();
-        assert_eq!(o.dir, Some(PathBuf::from("/tmp/x")));
-        assert!(o.json);
+        let o = parse("-t 1 -e --pause 0 --seed 7").unwrap();
         assert_eq!(o.pause, Duration::ZERO);
         assert_eq!(o.seed, Some(7));
         assert_eq!(o.notes, vec!["Include fsync in write timing"]);

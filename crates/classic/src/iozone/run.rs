@@ -15,7 +15,7 @@ use super::plan::{Mode, Plan};
 use super::print;
 use super::subtest::Test;
 use fslab_engine::confine::RunDir;
-use fslab_engine::result::{Status, SCHEMA_VERSION};
+use fslab_engine::result::Status;
 use fslab_engine::workload::Fileset;
 use fslab_engine::{RunError, RunOptions, RunResult};
 use serde::Serialize;
@@ -47,10 +47,14 @@ pub struct SubTest {
     /// Automatic mode's figure (kB/s, or ops/s with -O).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub throughput: Option<f64>,
+    /// Automatic mode: the time the operations took, summed (the figure's denominator).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub busy_secs: Option<f64>,
     /// Bytes the runner wrote, untimed, to finish files the stonewall left short.
     #[serde(skip_serializing_if = "is_zero")]
     pub finished_uncounted: u64,
-    /// The engine's full result, with the figures in `classic`.
+    /// The engine's full result (in the outcome's phases, not in IOzone's figures).
+    #[serde(skip)]
     pub result: RunResult,
 }
 
@@ -58,10 +62,9 @@ fn is_zero(n: &u64) -> bool {
     *n == 0
 }
 
-/// Everything a plan measured: what `--json` prints.
+/// Everything a plan measured, in IOzone's terms: the outcome's figures.
 #[derive(Debug, Clone, Serialize)]
 pub struct Report {
-    pub schema_version: u32,
     pub tool: &'static str,
     /// The IOzone version whose behaviour this models.
     pub models: &'static str,
@@ -80,9 +83,10 @@ pub struct Report {
     pub failed: bool,
 }
 
-/// Runs `plan` beneath `run_dir`, handing IOzone's text to `out` as it becomes known.
-pub fn run(plan: &Plan, run_dir: &Path, out: &mut dyn FnMut(&str)) -> Result<Report, RunFailure> {
-    let result = run_steps(plan, run_dir, out);
+/// Runs `plan` beneath `run_dir`, handing IOzone's text to `out` as it becomes known;
+/// `drop_caches`: the first sub-test starts with a cold cache.
+pub fn run(plan: &Plan, run_dir: &Path, drop_caches: bool, out: &mut dyn FnMut(&str)) -> Result<Report, RunFailure> {
+    let result = run_steps(plan, run_dir, drop_caches, out);
     if !plan.opts.keep {
         // The last run removes the files (`cleanup`); after a failure, remove them here.
         if let Ok(dir) = RunDir::open(run_dir) {
@@ -94,11 +98,10 @@ pub fn run(plan: &Plan, run_dir: &Path, out: &mut dyn FnMut(&str)) -> Result<Rep
     result
 }
 
-fn run_steps(plan: &Plan, run_dir: &Path, out: &mut dyn FnMut(&str)) -> Result<Report, RunFailure> {
+fn run_steps(plan: &Plan, run_dir: &Path, drop_caches: bool, out: &mut dyn FnMut(&str)) -> Result<Report, RunFailure> {
     let opts = &plan.opts;
     let throughput = matches!(plan.mode, Mode::Throughput { .. });
     let mut report = Report {
-        schema_version: SCHEMA_VERSION,
         tool: "iozone",
         models: "IOzone 3.487",
         mode: match plan.mode {
@@ -120,8 +123,9 @@ fn run_steps(plan: &Plan, run_dir: &Path, out: &mut dyn FnMut(&str)) -> Result<R
     if !throughput {
         out(&format!("\n{}", print::auto_header(&plan.tests)));
     }
-    let run_opts = RunOptions {
+    let mut run_opts = RunOptions {
         dir: run_dir.to_path_buf(),
+        drop_caches,
         ..RunOptions::default()
     };
     let mut row: Vec<Option<f64>> = Vec::new();
@@ -130,7 +134,8 @@ fn run_steps(plan: &Plan, run_dir: &Path, out: &mut dyn FnMut(&str)) -> Result<R
             std::thread::sleep(opts.pause);
         }
         let unit_bytes = if opts.ops_mode { step.record } else { KB };
-        let mut result = fslab_engine::run(&step.workload, &run_opts, &mut |_| {})?;
+        let result = fslab_engine::run(&step.workload, &run_opts, &mut |_| {})?;
+        run_opts.drop_caches = false;
         let failed = result.status == Status::Failed;
         let mut sub = SubTest {
             test: step.test,
@@ -139,27 +144,23 @@ fn run_steps(plan: &Plan, run_dir: &Path, out: &mut dyn FnMut(&str)) -> Result<R
             record_kb: step.record / KB,
             figures: None,
             throughput: None,
+            busy_secs: None,
             finished_uncounted: 0,
-            result: result.clone(),
+            result,
         };
         if throughput {
-            let f = figures::throughput(step.test, &result, &plan.layout, unit_bytes, opts.ops_mode);
+            let f = figures::throughput(step.test, &sub.result, &plan.layout, unit_bytes, opts.ops_mode);
             out(&print::throughput_block(&f, opts.per_child));
             report.report.push((step.test.report_name(), f.children_see));
             if step.test.from_empty(throughput) && !failed && !step.workload.cleanup {
                 let size = step.workload.filesets[0].size.max();
                 sub.finished_uncounted = finish_files(run_dir, &plan.layout, size, step.record)?;
             }
-            result.classic = Some(serde_json::to_value(&f).expect("figures serialise"));
             sub.figures = Some(f);
         } else {
-            let v = figures::single(&result, unit_bytes);
-            result.classic = Some(serde_json::json!({
-                "throughput": v,
-                "unit": report.unit,
-                "busy_secs": figures::busy_secs(&result),
-            }));
+            let v = figures::single(&sub.result, unit_bytes);
             sub.throughput = Some(v);
+            sub.busy_secs = Some(figures::busy_secs(&sub.result));
             row.push(Some(v));
             let last_of_row = plan
                 .steps
@@ -176,7 +177,6 @@ fn run_steps(plan: &Plan, run_dir: &Path, out: &mut dyn FnMut(&str)) -> Result<R
                 row.clear();
             }
         }
-        sub.result = result;
         report.subtests.push(sub);
         if failed {
             report.failed = true;

@@ -20,6 +20,7 @@
 pub mod compile;
 pub mod files;
 mod format;
+pub mod frontend;
 pub mod options;
 pub mod report;
 

@@ -1,11 +1,11 @@
 //! sysbench's command line: `[options]... fileio prepare|run|cleanup`, options written
 //! `--name=value` (a boolean also bare: `--file-fsync-all`), with sysbench 1.0.20's names and
 //! defaults, the deprecated spellings of the 0.4 era (`--test=fileio`, `--num-threads`,
-//! `--max-time`, `--max-requests`), and fslab's own `--dir DIR`, `--json` and `--explain`.
+//! `--max-time`, `--max-requests`). fslab's own flags (`--dir DIR`, `--json`...) are
+//! [`Common`](crate::contract::Common)'s.
 
 use super::Error;
 use fslab_engine::workload::SyncKind;
-use std::path::PathBuf;
 
 /// What to do with the files.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -222,29 +222,22 @@ impl Options {
     }
 }
 
-/// A whole command line: the command, the options, and fslab's own flags.
+/// A whole command line: the command and sysbench's options (fslab's own flags, `--dir`,
+/// `--json`..., are [`Common`](crate::contract::Common)'s and taken out before).
 #[derive(Debug, Clone, PartialEq)]
 pub struct Invocation {
     pub command: Command,
     pub options: Options,
-    /// Where the files go: the current directory unless `--dir` names one.
-    pub dir: PathBuf,
-    pub json: bool,
-    pub explain: bool,
-    /// `--check`: check the options, print nothing, exit (a study's check before it formats).
-    pub check: bool,
 }
 
 /// Parses sysbench's command line (without the program name): `fileio` (or `--test=fileio`),
 /// options in any order, and the command. Every error names the option or word at fault.
 pub fn parse<S: AsRef<str>>(args: &[S]) -> Result<Invocation, Error> {
     let mut options = Options::default();
-    let mut dir = PathBuf::from(".");
-    let (mut json, mut explain, mut check, mut help) = (false, false, false, false);
+    let mut help = false;
     let mut test = None;
     let mut command = None;
-    let mut words = args.iter().map(|a| a.as_ref());
-    while let Some(arg) = words.next() {
+    for arg in args.iter().map(|a| a.as_ref()) {
         let Some(opt) = arg.strip_prefix("--") else {
             match arg {
                 "prepare" | "run" | "cleanup" | "help" if command.is_none() => {
@@ -271,19 +264,6 @@ pub fn parse<S: AsRef<str>>(args: &[S]) -> Result<Invocation, Error> {
         let key = name.replace('_', "-");
         let flag = format!("--{name}");
         match key.as_str() {
-            "dir" => {
-                let v = match value {
-                    Some(v) => v,
-                    None => words.next().ok_or_else(|| Error::Option {
-                        option: flag.clone(),
-                        message: "needs a directory".into(),
-                    })?,
-                };
-                dir = PathBuf::from(v);
-            }
-            "json" => json = switch(&flag, value)?,
-            "explain" => explain = switch(&flag, value)?,
-            "check" => check = switch(&flag, value)?,
             "help" => help = switch(&flag, value)?,
             "test" => test = Some(need(&flag, value)?.to_string()),
             _ => options.set(&key, &flag, value)?,
@@ -315,14 +295,7 @@ pub fn parse<S: AsRef<str>>(args: &[S]) -> Result<Invocation, Error> {
     if command != Command::Help {
         options.check(command)?;
     }
-    Ok(Invocation {
-        command,
-        options,
-        dir,
-        json,
-        explain,
-        check,
-    })
+    Ok(Invocation { command, options })
 }
 
 impl Options {
@@ -504,9 +477,10 @@ General options:
 
 fslab options:
   --dir DIR                     directory of the test files [the current directory]
-  --json                        print the result as one JSON document (sysbench's figures under `classic`)
+  --json                        print the outcome as one JSON document (sysbench's figures, the engine's result)
   --explain                     print the workload as fslab will run it (native TOML) and exit
   --check                       check the options, print nothing and exit
+  --drop-caches                 (run) drop the page cache before the measured run (root only)
 "
 }
 
@@ -527,7 +501,6 @@ mod tests {
         let inv = ok(&["fileio", "prepare"]);
         let o = &inv.options;
         assert_eq!(inv.command, Command::Prepare);
-        assert_eq!(inv.dir, PathBuf::from("."));
         assert_eq!(
             (o.file_num, o.block_size, o.total_size, o.fsync_freq),
             (128, 16384, 2 << 30, 100)
@@ -555,8 +528,6 @@ mod tests {
             "--threads=3",
             "run",
             "--time=2",
-            "--dir",
-            "/tmp/x",
         ]);
         let o = &inv.options;
         assert_eq!(inv.command, Command::Run);
@@ -572,7 +543,6 @@ mod tests {
             }
         );
         assert_eq!((o.rw_ratio, o.threads, o.time), (2.5, 3, 2));
-        assert_eq!(inv.dir, PathBuf::from("/tmp/x"));
     }
 
     #[test]

@@ -136,31 +136,8 @@ impl Filesystem {
     }
 }
 
-/// The tool that runs a workload: one of fslab's commands.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Tool {
-    /// `fslab run` with a native workload file, or its ad-hoc options.
-    Run,
-    Ffsb,
-    Dbench,
-    Sysbench,
-    Iozone,
-}
-
-impl Tool {
-    pub const ALL: [Tool; 5] = [Tool::Run, Tool::Ffsb, Tool::Dbench, Tool::Sysbench, Tool::Iozone];
-
-    pub fn key(self) -> &'static str {
-        match self {
-            Tool::Run => "run",
-            Tool::Ffsb => "ffsb",
-            Tool::Dbench => "dbench",
-            Tool::Sysbench => "sysbench",
-            Tool::Iozone => "iozone",
-        }
-    }
-}
+/// The tool that runs a workload: one of fslab's front-ends, named by its key in the study file.
+pub use fslab_classic::Tool;
 
 /// One `[[workload]]`: a tool, its main argument (a workload file, an FFSB profile) and its
 /// options, each a single value or a list (an axis).

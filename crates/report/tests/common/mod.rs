@@ -150,6 +150,12 @@ pub fn spec(fs: &str, workload: &str, tool: &str, clients: &str, ordinal: u32) -
     if !clients.is_empty() {
         params.insert("clients".to_string(), clients.to_string());
     }
+    let axes: Vec<(String, String)> = if clients.is_empty() {
+        Vec::new()
+    } else {
+        vec![("clients".to_string(), clients.to_string())]
+    };
+    let row: Vec<String> = axes.iter().map(|(k, v)| format!(" {k}={v}")).collect();
     CellSpec {
         key: format!("{fs}|{workload}|{clients}"),
         ordinal,
@@ -164,6 +170,9 @@ pub fn spec(fs: &str, workload: &str, tool: &str, clients: &str, ordinal: u32) -
         tool: tool.to_string(),
         params,
         planned_repeats: 3,
+        label: format!("{fs} {workload}{}", row.concat()),
+        configuration: fs.to_string(),
+        axes,
     }
 }
 
@@ -222,6 +231,7 @@ pub fn metric(name: &str, value: f64, unit: &str, higher_is_better: bool) -> Met
         value,
         unit: unit.to_string(),
         higher_is_better,
+        headline: false,
     }
 }
 
@@ -230,13 +240,13 @@ pub fn metric(name: &str, value: f64, unit: &str, higher_is_better: bool) -> Met
 fn metrics(workload: &str, value: f64) -> Vec<Metric> {
     if workload == "dbench" {
         vec![
-            metric("Throughput", value, "MB/sec", true),
+            metric("Throughput", value, "MB/sec", true).headline(),
             metric("max latency", 1000.0 / value, "ms", false),
             metric("ops/s", value * 10.0, "ops/s", true),
         ]
     } else {
         vec![
-            metric("MiB/s", value, "MiB/s", true),
+            metric("MiB/s", value, "MiB/s", true).headline(),
             metric("ops/s", value * 10.0, "ops/s", true),
         ]
     }
@@ -251,7 +261,8 @@ fn ok_run(repeat: u32, workload: &str, value: f64, result: &RunResult) -> RunRec
         started_at: "2026-03-01T10:00:00Z".to_string(),
         wall: Duration::from_secs(8),
         results: vec![("run".to_string(), result.clone())],
-        classic: None,
+        figures: None,
+        report: None,
         metrics: metrics(workload, value),
         environment: serde_json::json!({}),
     }
@@ -266,7 +277,8 @@ fn hung_run(repeat: u32) -> RunRecord {
         started_at: "2026-03-01T11:00:00Z".to_string(),
         wall: Duration::from_secs(120),
         results: Vec::new(),
-        classic: None,
+        figures: None,
+        report: None,
         metrics: Vec::new(),
         environment: serde_json::json!({}),
     }

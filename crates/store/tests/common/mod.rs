@@ -108,9 +108,12 @@ pub fn cell(key: &str, ordinal: u32, filesystem: &str, threads: u32) -> CellSpec
         read_ahead_kb: Some(128),
         fill_to: Some(0.4),
         workload: "reads".to_string(),
-        tool: "native".to_string(),
+        tool: "run".to_string(),
         params: [("threads".to_string(), threads.to_string())].into(),
         planned_repeats: 2,
+        label: format!("{filesystem} mq-deadline reads threads={threads}"),
+        configuration: format!("{filesystem} mq-deadline"),
+        axes: vec![("threads".to_string(), threads.to_string())],
     }
 }
 
@@ -133,12 +136,7 @@ pub fn step(name: &str, repeat: Option<u32>, millis: u64) -> StepRecord {
 }
 
 pub fn metric(name: &str, value: f64) -> Metric {
-    Metric {
-        name: name.to_string(),
-        value,
-        unit: "MiB/s".to_string(),
-        higher_is_better: true,
-    }
+    Metric::new(name, value, "MiB/s")
 }
 
 /// A measured, successful run of `repeat` with `result` as its "run" phase and one metric.
@@ -151,8 +149,9 @@ pub fn ok_run(repeat: u32, result: &RunResult, mib_per_sec: f64) -> RunRecord {
         started_at: format!("2026-03-01T10:0{repeat}:00Z"),
         wall: Duration::from_millis(1500 + u64::from(repeat)),
         results: vec![("run".to_string(), result.clone())],
-        classic: Some(serde_json::json!({ "throughput_mb_per_sec": mib_per_sec })),
-        metrics: vec![metric("throughput", mib_per_sec)],
+        figures: Some(serde_json::json!({ "throughput_mb_per_sec": mib_per_sec })),
+        metrics: vec![metric("throughput", mib_per_sec).headline()],
+        report: Some(format!("Throughput {mib_per_sec} MB/sec\n")),
         environment: serde_json::json!({ "mount": "rw,noatime", "scheduler": "mq-deadline" }),
     }
 }
@@ -167,8 +166,9 @@ pub fn hung_run(repeat: u32) -> RunRecord {
         started_at: "2026-03-01T11:00:00Z".to_string(),
         wall: Duration::from_secs(900),
         results: Vec::new(),
-        classic: None,
+        figures: None,
         metrics: Vec::new(),
+        report: None,
         environment: serde_json::json!({}),
     }
 }

@@ -1,0 +1,256 @@
+//! `fslab run`: fslab's own workloads on the front-end contract, from a native TOML file or from
+//! fio-like flags (`--op randread --bs 4k --size 1g --threads 4`), which compile here to a
+//! Workload of one fileset and one group.
+
+use crate::contract::{
+    self, option_words, Call, Common, Context, Error, FrontEnd, Outcome, Phase, Plan, Request, Style, Tool,
+};
+use fslab_engine::workload::{EngineKind, Fileset, Group, OpKind, OpSpec, Scope, SizeDist, Stop};
+use fslab_engine::{Bytes, RunOptions, Span, Workload};
+use std::path::PathBuf;
+
+/// `fslab run`'s options.
+#[derive(Debug, clap::Parser)]
+#[command(name = "fslab run")]
+pub struct Args {
+    /// A native workload file (TOML). Leave it out and use --op for an ad-hoc run.
+    workload: Option<PathBuf>,
+    /// Measured time, replacing the workload's stop.time.
+    #[arg(long)]
+    time: Option<Span>,
+    /// Warm-up left out of the statistics, replacing the workload's stop.ramp.
+    #[arg(long)]
+    ramp: Option<Span>,
+    /// Seed of every random choice, replacing the workload's.
+    #[arg(long)]
+    seed: Option<u64>,
+    /// Count errors and go on instead of stopping at the first.
+    #[arg(long)]
+    continue_on_error: bool,
+    /// Do not time operations (no latency figures): only for measuring what timing costs.
+    #[arg(long)]
+    no_latency: bool,
+    #[command(flatten)]
+    adhoc: AdHoc,
+    #[command(flatten)]
+    pub common: Common,
+}
+
+/// fio's `rw` patterns.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum Pattern {
+    Read,
+    Write,
+    Randread,
+    Randwrite,
+    Randrw,
+}
+
+/// The fio-like flags of an ad-hoc run.
+#[derive(Debug, Clone, clap::Args)]
+pub struct AdHoc {
+    /// Access pattern, as fio's rw= (instead of a workload file).
+    #[arg(long, value_enum)]
+    pub op: Option<Pattern>,
+    /// Block size of each read()/write().
+    #[arg(long, default_value = "4k")]
+    pub bs: Bytes,
+    /// Size of each file.
+    #[arg(long, default_value = "1g")]
+    pub size: Bytes,
+    /// Number of files the threads share.
+    #[arg(long, default_value_t = 1)]
+    pub nrfiles: u64,
+    /// Worker threads (fio's numjobs).
+    #[arg(long, default_value_t = 1)]
+    pub threads: u32,
+    /// I/O backend.
+    #[arg(long, value_enum, default_value = "sync")]
+    pub engine: Engine,
+    /// Transfers in flight per thread (io_uring).
+    #[arg(long, default_value_t = 1)]
+    pub iodepth: u32,
+    /// O_DIRECT.
+    #[arg(long)]
+    pub direct: bool,
+    /// Percentage of reads for randrw.
+    #[arg(long, default_value_t = 50, value_parser = clap::value_parser!(u32).range(0..=100))]
+    pub rwmixread: u32,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum Engine {
+    Sync,
+    #[value(name = "io_uring")]
+    IoUring,
+    Mmap,
+}
+
+/// A native workload, read or compiled from the flags, with the run's settings.
+pub struct Native {
+    workload: Workload,
+    continue_on_error: bool,
+    no_latency: bool,
+}
+
+/// Reads `fslab run`'s command line.
+pub fn parse(args: &[String]) -> Result<(Box<dyn FrontEnd>, Common), Error> {
+    frontend(contract::parse_clap(Tool::Run, args)?)
+}
+
+/// The workload these arguments name or describe, with their overrides.
+pub fn frontend(args: Args) -> Result<(Box<dyn FrontEnd>, Common), Error> {
+    let mut workload = match (&args.workload, args.adhoc.op) {
+        (Some(path), None) => Workload::from_file(path).map_err(Error::input)?,
+        (None, Some(op)) => args.adhoc.workload(op, args.time),
+        (Some(_), Some(_)) => return Err(Error::input("give a workload file or --op, not both")),
+        (None, None) => {
+            return Err(Error::input(
+                "give a workload file, or --op for an ad-hoc run (see fslab run --help)",
+            ))
+        }
+    };
+    if let Some(t) = args.time {
+        workload.stop.time = Some(t);
+    }
+    if let Some(r) = args.ramp {
+        workload.stop.ramp = r;
+    }
+    if args.seed.is_some() {
+        workload.seed = args.seed;
+    }
+    let native = Native {
+        workload,
+        continue_on_error: args.continue_on_error,
+        no_latency: args.no_latency,
+    };
+    Ok((Box::new(native), args.common))
+}
+
+/// A study's native workload: the file (or the flags alone), then its options as `--key value`.
+pub fn calls(r: &Request) -> Vec<Call> {
+    let mut args = vec!["run".to_string()];
+    args.extend(r.main.map(|m| m.display().to_string()));
+    args.extend(r.measured());
+    for (k, v) in r.options {
+        args.extend(option_words(k, v, Style::Long));
+    }
+    args.extend(r.args.iter().cloned());
+    vec![Call::measured(args)]
+}
+
+impl FrontEnd for Native {
+    fn tool(&self) -> Tool {
+        Tool::Run
+    }
+
+    fn plan(&self) -> Plan<'_> {
+        Plan {
+            tool: Tool::Run,
+            phases: vec![Phase::Run {
+                name: "run".into(),
+                workload: &self.workload,
+            }],
+        }
+    }
+
+    fn explain(&self) -> String {
+        self.workload.to_toml()
+    }
+
+    fn execute(&mut self, ctx: &mut Context) -> Result<Outcome, Error> {
+        // Without --dir: a temporary directory, removed with everything in it when the run ends.
+        let temp;
+        let dir = match &ctx.dir {
+            Some(d) => d.clone(),
+            None => {
+                temp = tempfile::Builder::new()
+                    .prefix("fslab-run-")
+                    .tempdir()
+                    .map_err(|e| Error::environment(format!("cannot make a temporary directory: {e}")))?;
+                temp.path().to_path_buf()
+            }
+        };
+        let opts = RunOptions {
+            dir,
+            continue_on_error: self.continue_on_error,
+            no_latency: self.no_latency,
+            drop_caches: ctx.drop_caches,
+        };
+        let result = fslab_engine::run(&self.workload, &opts, &mut |p| ctx.progress("run", p))?;
+        // A workload that moves no data (metadata: creates, stats, deletes) leads with ops/s.
+        let mut metrics = result.metrics();
+        if result.totals.bytes_read + result.totals.bytes_written == 0 {
+            metrics.swap(0, 1);
+        }
+        let mut outcome = Outcome::new(Tool::Run);
+        outcome.push("run", result);
+        outcome.set_metrics(metrics);
+        Ok(outcome)
+    }
+}
+
+impl AdHoc {
+    /// The workload these flags describe. Without a time limit, each thread moves `size` bytes
+    /// (random patterns) or runs through its file once (sequential ones), as fio does.
+    pub fn workload(&self, op: Pattern, time: Option<Span>) -> Workload {
+        let bs = self.bs;
+        let one = |kind: OpKind, weight: u32| {
+            let mut o = OpSpec::new(kind);
+            o.weight = weight;
+            o.bs = Some(bs);
+            if kind.is_stream() {
+                o.scope = Some(Scope::Own);
+                o.wrap = time.map(|_| true);
+            } else {
+                o.size = Some(bs);
+            }
+            o
+        };
+        let ops = match op {
+            Pattern::Read => vec![one(OpKind::SeqRead, 1)],
+            Pattern::Write => vec![one(OpKind::SeqWrite, 1)],
+            Pattern::Randread => vec![one(OpKind::Read, 1)],
+            Pattern::Randwrite => vec![one(OpKind::Write, 1)],
+            Pattern::Randrw => [
+                one(OpKind::Read, self.rwmixread),
+                one(OpKind::Write, 100 - self.rwmixread),
+            ]
+            .into_iter()
+            .filter(|o| o.weight > 0)
+            .collect(),
+        };
+        let random = matches!(op, Pattern::Randread | Pattern::Randwrite | Pattern::Randrw);
+        let engine = match self.engine {
+            Engine::Sync => EngineKind::Sync,
+            Engine::IoUring => EngineKind::IoUring,
+            Engine::Mmap => EngineKind::Mmap,
+        };
+        let name = format!("{op:?}").to_lowercase();
+        Workload {
+            description: format!("ad-hoc: {name}, bs {bs}, {} file(s) of {}", self.nrfiles, self.size),
+            stop: Stop {
+                time,
+                bytes: (time.is_none() && random).then(|| Bytes(self.size.0 * self.threads as u64)),
+                ..Stop::default()
+            },
+            filesets: vec![Fileset {
+                files: self.nrfiles,
+                dirs: 0,
+                size: SizeDist::Fixed(self.size),
+                prealloc: op != Pattern::Write,
+                reuse: true,
+                ..Fileset::new("adhoc")
+            }],
+            groups: vec![Group {
+                threads: self.threads,
+                engine,
+                iodepth: self.iodepth,
+                direct: self.direct,
+                ops,
+                ..Group::new(&name, "adhoc")
+            }],
+            ..Workload::new(&name)
+        }
+    }
+}

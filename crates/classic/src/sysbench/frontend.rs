@@ -1,0 +1,183 @@
+//! `fslab sysbench [options]... fileio prepare|run|cleanup|help`: sysbench on the front-end
+//! contract. Its options (`--file-test-mode=rndrw`) cannot be declared to clap, so the words go
+//! to [`options::parse`](super::options::parse) once the common flags are taken out.
+
+use super::{files, report, Command, Error as SysbenchError, Invocation, FILESET};
+use crate::contract::{
+    option_words, Call, Common, Context, Error, FrontEnd, Outcome, Phase, Plan, Request, Role, Style, Tool,
+};
+use fslab_engine::{Metric, RunOptions, Workload};
+use std::path::PathBuf;
+
+/// One sysbench command with its options checked.
+pub struct Sysbench {
+    inv: Invocation,
+    /// The workload `run` runs (`prepare` builds its fileset, `cleanup` removes it).
+    workload: Workload,
+    dir: PathBuf,
+}
+
+/// Reads `fslab sysbench`'s command line.
+pub fn parse(args: &[String]) -> Result<(Box<dyn FrontEnd>, Common), Error> {
+    let (common, rest) = Common::take(args)?;
+    let inv = super::parse(&rest).map_err(failure)?;
+    let workload = super::workload(&inv.options);
+    let dir = common.dir.clone().unwrap_or_else(|| PathBuf::from("."));
+    Ok((Box::new(Sysbench { inv, workload, dir }), common))
+}
+
+/// A study's sysbench workload: its options as `--key=value`, run as sysbench is, prepare, then
+/// the measured run, then cleanup.
+pub fn calls(r: &Request) -> Vec<Call> {
+    let mut base = vec!["sysbench".to_string(), "fileio".to_string()];
+    for (k, v) in r.options_in_seconds() {
+        base.extend(option_words(&k, &v, Style::Equals));
+    }
+    base.extend(r.args.iter().cloned());
+    let with = |flags: Vec<String>, command: &str| {
+        let mut a = base.clone();
+        a.extend(flags);
+        a.push(command.to_string());
+        a
+    };
+    let dir = vec!["--dir".to_string(), r.dir.display().to_string()];
+    vec![
+        Call {
+            role: Role::Setup,
+            args: with(dir.clone(), "prepare"),
+        },
+        Call::measured(with(r.measured(), "run")),
+        Call {
+            role: Role::Cleanup,
+            args: with(dir, "cleanup"),
+        },
+    ]
+}
+
+/// Bad input exits 2; a filesystem that failed exits 1.
+fn failure(e: SysbenchError) -> Error {
+    if e.is_input() {
+        Error::input(e)
+    } else {
+        Error::run(e)
+    }
+}
+
+impl FrontEnd for Sysbench {
+    fn tool(&self) -> Tool {
+        Tool::Sysbench
+    }
+
+    fn plan(&self) -> Plan<'_> {
+        let o = &self.inv.options;
+        let files = format!(
+            "{} files of {} in {}",
+            o.file_num,
+            fslab_engine::Bytes(o.file_size()),
+            self.dir.display()
+        );
+        let phase = match self.inv.command {
+            Command::Prepare => Phase::Setup {
+                name: "prepare".into(),
+                what: format!("writes {files}"),
+            },
+            Command::Cleanup => Phase::Setup {
+                name: "cleanup".into(),
+                what: format!("removes {files}"),
+            },
+            Command::Help => Phase::Setup {
+                name: "help".into(),
+                what: "prints sysbench fileio's options".into(),
+            },
+            Command::Run => Phase::Run {
+                name: "run".into(),
+                workload: &self.workload,
+            },
+        };
+        Plan {
+            tool: Tool::Sysbench,
+            phases: vec![phase],
+        }
+    }
+
+    fn explain(&self) -> String {
+        let mut w = self.workload.clone();
+        if self.inv.command != Command::Run {
+            w.description = format!("{} builds (prepare) or removes (cleanup) this fileset", w.description);
+        }
+        w.to_toml()
+    }
+
+    fn notes(&self) -> Vec<String> {
+        match self.inv.command {
+            Command::Run => super::compile::notes(&self.inv.options),
+            _ => Vec::new(),
+        }
+    }
+
+    fn execute(&mut self, ctx: &mut Context) -> Result<Outcome, Error> {
+        let mut outcome = Outcome::new(Tool::Sysbench);
+        if self.inv.command == Command::Help {
+            ctx.print(super::options::help());
+            outcome.report = ctx.take_text();
+            return Ok(outcome);
+        }
+        if !self.dir.is_dir() {
+            return Err(Error::input(format!(
+                "--dir {}: not a directory (the test files go into an existing directory)",
+                self.dir.display()
+            )));
+        }
+        let o = &self.inv.options;
+        match self.inv.command {
+            Command::Prepare => {
+                ctx.print(&report::prepare_header(o));
+                let setup = files::prepare(&self.dir, o).map_err(failure)?;
+                ctx.print(&report::prepare_footer(o, &setup));
+                outcome.figures = Some(report::prepare_figures(o, &setup));
+            }
+            Command::Cleanup => {
+                files::cleanup(&self.dir, o).map_err(failure)?;
+                ctx.print(&report::cleanup_text());
+                outcome.figures = Some(serde_json::json!({ "command": "cleanup", "removed": FILESET }));
+            }
+            Command::Run => {
+                files::check(&self.dir, o).map_err(failure)?;
+                ctx.print(&report::run_header(o));
+                let mut intervals = report::Intervals::new(o);
+                let run_opts = RunOptions {
+                    dir: self.dir.clone(),
+                    drop_caches: ctx.drop_caches,
+                    ..RunOptions::default()
+                };
+                let result = fslab_engine::run(&self.workload, &run_opts, &mut |p| {
+                    if let Some(line) = intervals.tick(p) {
+                        ctx.print(&format!("{line}\n"));
+                    }
+                    ctx.progress("run", p);
+                })?;
+                if result.setup.first().is_some_and(|s| !s.reused) && self.workload.filesets[0].reuse {
+                    ctx.note("the prepared files did not match these options and were written again");
+                }
+                let f = report::figures(&result, o);
+                ctx.print(&report::summary(&f));
+                let mut metrics = vec![
+                    Metric::new("throughput", f.read_mib_per_sec + f.written_mib_per_sec, "MiB/s"),
+                    Metric::new("reads/s", f.reads_per_sec, "/s"),
+                    Metric::new("writes/s", f.writes_per_sec, "/s"),
+                    Metric::new("fsyncs/s", f.fsyncs_per_sec, "/s"),
+                ];
+                if let Some(p) = f.latency_ms.percentile_value {
+                    let name = format!("latency p{}", f.latency_ms.percentile);
+                    metrics.push(Metric::new(&name, p, "ms").lower_is_better());
+                }
+                outcome.push("run", result);
+                outcome.set_metrics(metrics);
+                outcome.figures = Some(serde_json::to_value(&f).expect("figures serialise"));
+            }
+            Command::Help => unreachable!("answered above"),
+        }
+        outcome.report = ctx.take_text();
+        Ok(outcome)
+    }
+}
