@@ -3,8 +3,7 @@
 //! dbench loadfile, sysbench's or IOzone's options), compiles it to engine
 //! [`Workload`](fslab_engine::Workload)s, runs them and returns one typed
 //! [`Outcome`](contract::Outcome): the engine's results, the tool's own figures counted the way
-//! its original counts them, and the text its original prints (see the reference on the classic
-//! benchmarks, `docs/classic-benchmarks.md`).
+//! its original counts them, and the text its original prints.
 
 pub mod contract;
 pub mod dbench;

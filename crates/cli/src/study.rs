@@ -248,9 +248,15 @@ fn dry_run_text(s: &Study, form: Form, machine: &dyn Machine) -> String {
         cells.len() as u64 * u64::from(repeats),
         human(matrix::estimate(s, form, machine))
     );
+    let width = cells.iter().map(|c| c.label.chars().count()).max().unwrap_or(0);
     for c in &cells {
         let opts: Vec<String> = c.options.iter().map(|(k, v)| format!("{k}={v}")).collect();
-        out.push_str(&format!("{:>4}  {}  [{}]\n", c.ordinal + 1, c.label, opts.join(" ")));
+        out.push_str(&format!(
+            "{:>4}  {:<width$}  {}\n",
+            c.ordinal + 1,
+            c.label,
+            opts.join(" ")
+        ));
     }
     out
 }
