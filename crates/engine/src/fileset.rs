@@ -57,7 +57,7 @@ pub struct SetupReport {
     pub bytes: u64,
     /// The files already there matched and were kept.
     pub reused: bool,
-    #[serde(with = "crate::result::secs")]
+    #[serde(with = "crate::units::secs")]
     pub duration: Duration,
 }
 

@@ -8,6 +8,9 @@ use crate::workload::{OpKind, Workload};
 use serde::{Deserialize, Serialize};
 use std::time::Duration;
 
+/// The JSON form of durations, also at this path for the crates that name it here.
+pub use crate::units::{opt_secs, secs};
+
 /// Version of the JSON layout of [`RunResult`]; raised on any change a reader would notice.
 pub const SCHEMA_VERSION: u32 = 1;
 
@@ -214,39 +217,6 @@ pub struct SecondLatency {
 }
 
 pub(crate) const MIB: f64 = 1024.0 * 1024.0;
-
-/// Durations as seconds with a fraction, in JSON.
-pub mod secs {
-    use serde::{Deserialize, Deserializer, Serializer};
-    use std::time::Duration;
-
-    pub fn serialize<S: Serializer>(d: &Duration, s: S) -> Result<S::Ok, S::Error> {
-        s.serialize_f64(d.as_secs_f64())
-    }
-
-    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Duration, D::Error> {
-        let v = f64::deserialize(d)?;
-        Duration::try_from_secs_f64(v).map_err(serde::de::Error::custom)
-    }
-}
-
-pub mod opt_secs {
-    use serde::{Deserialize, Deserializer, Serializer};
-    use std::time::Duration;
-
-    pub fn serialize<S: Serializer>(d: &Option<Duration>, s: S) -> Result<S::Ok, S::Error> {
-        match d {
-            Some(d) => s.serialize_some(&d.as_secs_f64()),
-            None => s.serialize_none(),
-        }
-    }
-
-    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Option<Duration>, D::Error> {
-        Option::<f64>::deserialize(d)?
-            .map(|v| Duration::try_from_secs_f64(v).map_err(serde::de::Error::custom))
-            .transpose()
-    }
-}
 
 /// `t` (seconds since the Unix epoch) as RFC 3339 UTC, e.g. `2026-11-22T04:28:24Z`.
 pub fn rfc3339(t: std::time::SystemTime) -> String {
