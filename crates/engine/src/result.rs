@@ -8,7 +8,8 @@ use crate::workload::{OpKind, Workload};
 use serde::{Deserialize, Serialize};
 use std::time::Duration;
 
-/// The JSON form of durations, also at this path for the crates that name it here.
+// Defined where they belong, lower down; re-exported here, where the other crates name them.
+pub use crate::live_latency::SecondLatency;
 pub use crate::units::{opt_secs, secs};
 
 /// Version of the JSON layout of [`RunResult`]; raised on any change a reader would notice.
@@ -197,23 +198,6 @@ pub struct Second {
     /// holds the second's buckets.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub latency: Option<SecondLatency>,
-}
-
-/// The latency of one second's timed operations, in microseconds, from log-linear buckets
-/// (each figure within 1.6% of the exact one; the mean is exact).
-#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
-pub struct SecondLatency {
-    /// Operations timed in this second. The monitor reads a thread's operation counters and
-    /// its latency buckets one after the other, not at one instant, so an operation that ends
-    /// between the two reads counts here in one second and in `Second::ops` in the next: the
-    /// two differ by a few at most, and their sums over the run are equal.
-    pub ops: u64,
-    pub mean_us: f64,
-    pub p50_us: f64,
-    pub p90_us: f64,
-    pub p95_us: f64,
-    pub p99_us: f64,
-    pub max_us: f64,
 }
 
 pub(crate) const MIB: f64 = 1024.0 * 1024.0;
