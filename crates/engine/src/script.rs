@@ -217,7 +217,7 @@ impl Script {
                 self.base
             ));
         }
-        crate::workload::check_relative(&self.base.replace("{thread}", "0"))?;
+        confine::check_relative(&self.base.replace("{thread}", "0"))?;
         if self.steps.is_empty() {
             return Err("the script has no steps".into());
         }
@@ -286,7 +286,7 @@ impl Call {
                     );
                 }
             } else {
-                crate::workload::check_relative(p)?;
+                confine::check_relative(p)?;
             }
         }
         if let Call::List { pattern, resolve, .. } = self {

@@ -5,6 +5,7 @@
 //! A workload has filesets (the files it works on), thread groups (who works, with which mix of
 //! operations, through which I/O backend) and stop conditions.
 
+use crate::confine;
 use crate::units::{Bytes, Span};
 use serde::{Deserialize, Serialize};
 use std::fmt;
@@ -828,7 +829,7 @@ impl Workload {
                     message,
                 })?;
             } else {
-                check_relative(fs.dir_name()).map_err(|m| Invalid {
+                confine::check_relative(fs.dir_name()).map_err(|m| Invalid {
                     path: here(field),
                     message: m,
                 })?;
@@ -1189,23 +1190,6 @@ fn check_names(w: &Workload, i: usize) -> Result<(), (&'static str, String)> {
         if fs.names[..k].contains(name) {
             return Err(("names", format!("`{name}` is named twice")));
         }
-    }
-    Ok(())
-}
-
-/// Refuses absolute paths and `..`: every path stays beneath the run directory.
-pub fn check_relative(p: &str) -> Result<(), String> {
-    let path = Path::new(p);
-    if p.is_empty() {
-        return Err("a path is empty".into());
-    }
-    if path.is_absolute() {
-        return Err(format!(
-            "`{p}` is an absolute path; paths must stay beneath the run directory"
-        ));
-    }
-    if path.components().any(|c| !matches!(c, std::path::Component::Normal(_))) {
-        return Err(format!("`{p}` leaves the run directory (`..` or `.` is not allowed)"));
     }
     Ok(())
 }
