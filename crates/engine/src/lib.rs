@@ -13,6 +13,7 @@ pub mod fileset;
 pub mod histogram;
 pub mod io;
 pub mod live_latency;
+mod marker;
 pub mod result;
 pub mod run;
 pub mod script;

@@ -6,6 +6,7 @@ use crate::cpu::{CpuSnapshot, CpuUsage};
 use crate::fileset::{self, FileTable, SetupError};
 use crate::histogram::OpStats;
 use crate::live_latency::{LatencyTally, SecondHistogram};
+use crate::marker;
 use crate::result::{
     self, FirstError, GroupResult, OpResult, RunResult, Second, Status, StepResult, StopReason, ThreadResult, Totals,
     MIB,
@@ -59,9 +60,6 @@ pub enum RunError {
     #[error("cannot drop the caches (/proc/sys/vm/drop_caches needs root): {0}")]
     DropCaches(std::io::Error),
 }
-
-/// Marks a script thread's base directory as made by fslab, so that a later run may clear it.
-pub(crate) const SCRIPT_MARKER: &str = ".fslab-script";
 
 /// Runs `workload` in `opts.dir`; `progress` is called from this thread once a second.
 pub fn run(workload: &Workload, opts: &RunOptions, progress: &mut dyn FnMut(&Progress)) -> Result<RunResult, RunError> {
@@ -453,7 +451,7 @@ fn script_base(run: &RunDir, rel: &str) -> Result<OwnedFd, RunError> {
         error: e,
     };
     if let Ok(existing) = crate::confine::open_beneath(parent.as_fd(), name) {
-        let marked = rustix::fs::statat(&existing, SCRIPT_MARKER, rustix::fs::AtFlags::SYMLINK_NOFOLLOW).is_ok();
+        let marked = rustix::fs::statat(&existing, marker::SCRIPT, rustix::fs::AtFlags::SYMLINK_NOFOLLOW).is_ok();
         let empty = rustix::fs::Dir::read_from(&existing)
             .map(|d| d.filter_map(Result::ok).count() <= 2)
             .unwrap_or(false);
@@ -470,7 +468,7 @@ fn script_base(run: &RunDir, rel: &str) -> Result<OwnedFd, RunError> {
     let base = run.open_dir(rel, true)?;
     crate::confine::open_file(
         base.as_fd(),
-        SCRIPT_MARKER,
+        marker::SCRIPT,
         rustix::fs::OFlags::WRONLY | rustix::fs::OFlags::CREATE,
         0o644,
     )

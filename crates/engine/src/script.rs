@@ -10,6 +10,7 @@
 //! removing or renaming it is refused.
 
 use crate::confine;
+use crate::marker;
 use crate::workload::OpKind;
 use rustix::fs::{AtFlags, Mode, OFlags, Timestamps};
 use serde::{Deserialize, Serialize};
@@ -483,7 +484,7 @@ impl<'s> Replayer<'s> {
                 let (dir, name) = self.tree.parent(path)?;
                 let fd = confine::open_beneath(dir, name)?;
                 // The base keeps the marker that says fslab made it.
-                let keep = (path == BASE_DIR).then_some(crate::run::SCRIPT_MARKER);
+                let keep = (path == BASE_DIR).then_some(marker::SCRIPT);
                 delete_files(&fd, keep)?;
                 Ok(none)
             }

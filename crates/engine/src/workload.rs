@@ -6,6 +6,7 @@
 //! operations, through which I/O backend) and stop conditions.
 
 use crate::confine;
+use crate::marker;
 use crate::units::{Bytes, Span};
 use serde::{Deserialize, Serialize};
 use std::fmt;
@@ -1177,13 +1178,13 @@ fn check_names(w: &Workload, i: usize) -> Result<(), (&'static str, String)> {
             && name.len() <= 255
             && !name.contains('/')
             && !name.chars().any(char::is_control)
-            && !matches!(name.as_str(), "." | ".." | crate::fileset::MARKER);
+            && !matches!(name.as_str(), "." | ".." | marker::FILESET);
         if !plain {
             return Err((
                 "names",
                 format!(
                     "{name:?} cannot name a file: give a plain file name (no `/`, not `.`, `..` or `{}`)",
-                    crate::fileset::MARKER
+                    marker::FILESET
                 ),
             ));
         }
