@@ -27,7 +27,11 @@ use std::io;
 use std::os::fd::{AsFd, BorrowedFd, OwnedFd};
 use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
 use std::sync::Mutex;
-use std::time::{Duration, Instant};
+use std::time::Instant;
+
+/// What setting a fileset up did: part of the run's result, also at this path for the crates
+/// that name it here.
+pub use crate::result::SetupReport;
 
 #[derive(Debug, thiserror::Error)]
 pub enum SetupError {
@@ -45,18 +49,6 @@ pub enum SetupError {
         path: String,
         entry: String,
     },
-}
-
-/// What setting a fileset up did, reported apart from the measured run.
-#[derive(Debug, Clone, Default, PartialEq, serde::Serialize, serde::Deserialize)]
-pub struct SetupReport {
-    pub fileset: String,
-    pub files: u64,
-    pub bytes: u64,
-    /// The files already there matched and were kept.
-    pub reused: bool,
-    #[serde(with = "crate::units::secs")]
-    pub duration: Duration,
 }
 
 /// Room for a file name: a prefix of up to 40 bytes, 20 digits and a NUL.

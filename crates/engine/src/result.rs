@@ -1,7 +1,6 @@
 //! RunResult: everything one run measured, as `--json` prints it and the store keeps it.
 
 use crate::cpu::CpuUsage;
-use crate::fileset::SetupReport;
 use crate::histogram::Latency;
 use crate::sysinfo::SystemInfo;
 use crate::workload::{OpKind, Workload};
@@ -176,6 +175,18 @@ pub struct ThreadResult {
     pub secs: f64,
     /// It ran out of work by itself (its streams ended or its quota was met).
     pub finished: bool,
+}
+
+/// What setting a fileset up did, reported apart from the measured run.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct SetupReport {
+    pub fileset: String,
+    pub files: u64,
+    pub bytes: u64,
+    /// The files already there matched and were kept.
+    pub reused: bool,
+    #[serde(with = "secs")]
+    pub duration: Duration,
 }
 
 /// One second of the run.
