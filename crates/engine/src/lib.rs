@@ -17,6 +17,7 @@ mod marker;
 pub mod result;
 pub mod run;
 pub mod script;
+mod space;
 pub mod sysinfo;
 pub mod units;
 mod worker;

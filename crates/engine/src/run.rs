@@ -20,6 +20,9 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering::Relaxed};
 use std::sync::{mpsc, Barrier};
 use std::time::{Duration, Instant, SystemTime};
 
+/// How full a filesystem is, also at this path for the crates that name it here.
+pub use crate::space::{fs_space, utilisation};
+
 #[derive(Debug, Clone, Default)]
 pub struct RunOptions {
     /// The run directory: every path the workload touches is beneath it.
@@ -657,19 +660,6 @@ fn monitor(
         cpu_start,
         stopped,
     }
-}
-
-/// Size and bytes used of the filesystem holding `path`, from statvfs.
-pub fn fs_space(path: &std::path::Path) -> std::io::Result<(u64, u64)> {
-    let st = rustix::fs::statvfs(path)?;
-    let block = st.f_frsize.max(1);
-    Ok((st.f_blocks * block, (st.f_blocks - st.f_bfree.min(st.f_blocks)) * block))
-}
-
-/// How full the filesystem holding `fd` is, from 0 to 1.
-pub fn utilisation(fd: std::os::fd::BorrowedFd<'_>) -> Option<f64> {
-    let st = rustix::fs::fstatvfs(fd).ok()?;
-    (st.f_blocks > 0).then(|| (st.f_blocks - st.f_bfree) as f64 / st.f_blocks as f64)
 }
 
 /// Filesets of many files with threads that keep them open need more descriptors than the

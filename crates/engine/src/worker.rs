@@ -8,6 +8,7 @@ use crate::histogram::OpStats;
 use crate::io::{self, Backend, Dir, IoBuffers, Moved, OpenFile, UringBackend, Xfer};
 use crate::live_latency::LiveLatency;
 use crate::script::{Call, Expect, Replayer};
+use crate::space;
 use crate::workload::{EngineKind, Group, OSync, OpKind, OpSpec, OpenMode, Pick, Scope, SyncKind};
 use rand::rngs::SmallRng;
 use rand::{Rng, SeedableRng};
@@ -343,8 +344,7 @@ impl<'a> Worker<'a> {
                 break;
             }
             if let Some(target) = self.shared.util {
-                if self.ops_done.is_multiple_of(4)
-                    && crate::run::utilisation(self.table.root()).is_some_and(|u| u >= target)
+                if self.ops_done.is_multiple_of(4) && space::utilisation(self.table.root()).is_some_and(|u| u >= target)
                 {
                     self.shared.util_reached.store(true, Relaxed);
                     self.shared.stop.store(true, Relaxed);
