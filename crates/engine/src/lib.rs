@@ -14,6 +14,7 @@ pub mod histogram;
 pub mod io;
 pub mod live_latency;
 mod marker;
+mod op;
 pub mod result;
 pub mod run;
 pub mod script;

@@ -11,7 +11,7 @@
 
 use crate::confine;
 use crate::marker;
-use crate::workload::OpKind;
+use crate::op::OpKind;
 use rustix::fs::{AtFlags, Mode, OFlags, Timestamps};
 use serde::{Deserialize, Serialize};
 use std::collections::HashMap;

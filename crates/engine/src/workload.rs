@@ -12,6 +12,8 @@ use serde::{Deserialize, Serialize};
 use std::fmt;
 use std::path::Path;
 
+pub use crate::op::OpKind;
+
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Workload {
@@ -523,152 +525,6 @@ impl OpSpec {
     }
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
-pub enum OpKind {
-    #[serde(rename = "read")]
-    Read,
-    #[serde(rename = "readall")]
-    ReadAll,
-    #[serde(rename = "write")]
-    Write,
-    #[serde(rename = "writeall")]
-    WriteAll,
-    #[serde(rename = "append")]
-    Append,
-    #[serde(rename = "create")]
-    Create,
-    #[serde(rename = "delete")]
-    Delete,
-    #[serde(rename = "stat")]
-    Stat,
-    #[serde(rename = "open_close")]
-    OpenClose,
-    #[serde(rename = "mkdir")]
-    Mkdir,
-    #[serde(rename = "rmdir")]
-    Rmdir,
-    #[serde(rename = "rename")]
-    Rename,
-    #[serde(rename = "readdir")]
-    Readdir,
-    #[serde(rename = "truncate")]
-    Truncate,
-    #[serde(rename = "seqread")]
-    SeqRead,
-    #[serde(rename = "seqwrite")]
-    SeqWrite,
-    #[serde(rename = "rewrite")]
-    Rewrite,
-    #[serde(rename = "fsync")]
-    Fsync,
-    #[serde(rename = "metaop")]
-    MetaOp,
-}
-
-impl OpKind {
-    pub const ALL: [OpKind; 19] = [
-        OpKind::Read,
-        OpKind::ReadAll,
-        OpKind::Write,
-        OpKind::WriteAll,
-        OpKind::Append,
-        OpKind::Create,
-        OpKind::Delete,
-        OpKind::Stat,
-        OpKind::OpenClose,
-        OpKind::Mkdir,
-        OpKind::Rmdir,
-        OpKind::Rename,
-        OpKind::Readdir,
-        OpKind::Truncate,
-        OpKind::SeqRead,
-        OpKind::SeqWrite,
-        OpKind::Rewrite,
-        OpKind::Fsync,
-        OpKind::MetaOp,
-    ];
-
-    pub fn name(self) -> &'static str {
-        match self {
-            OpKind::Read => "read",
-            OpKind::ReadAll => "readall",
-            OpKind::Write => "write",
-            OpKind::WriteAll => "writeall",
-            OpKind::Append => "append",
-            OpKind::Create => "create",
-            OpKind::Delete => "delete",
-            OpKind::Stat => "stat",
-            OpKind::OpenClose => "open_close",
-            OpKind::Mkdir => "mkdir",
-            OpKind::Rmdir => "rmdir",
-            OpKind::Rename => "rename",
-            OpKind::Readdir => "readdir",
-            OpKind::Truncate => "truncate",
-            OpKind::SeqRead => "seqread",
-            OpKind::SeqWrite => "seqwrite",
-            OpKind::Rewrite => "rewrite",
-            OpKind::Fsync => "fsync",
-            OpKind::MetaOp => "metaop",
-        }
-    }
-
-    pub fn index(self) -> usize {
-        self as usize
-    }
-
-    pub fn is_stream(self) -> bool {
-        matches!(self, OpKind::SeqRead | OpKind::SeqWrite | OpKind::Rewrite)
-    }
-
-    /// Operations that add files to, or take files from, a fileset.
-    pub fn changes_membership(self) -> bool {
-        matches!(self, OpKind::Create | OpKind::Delete | OpKind::Rename)
-    }
-
-    fn takes_size(self) -> bool {
-        matches!(self, OpKind::Read | OpKind::Write | OpKind::Append | OpKind::Truncate)
-    }
-
-    fn takes_bs(self) -> bool {
-        matches!(
-            self,
-            OpKind::Read
-                | OpKind::ReadAll
-                | OpKind::Write
-                | OpKind::WriteAll
-                | OpKind::Append
-                | OpKind::Create
-                | OpKind::SeqRead
-                | OpKind::SeqWrite
-                | OpKind::Rewrite
-        )
-    }
-
-    fn takes_pattern(self) -> bool {
-        matches!(self, OpKind::Read | OpKind::Write)
-    }
-
-    fn takes_sync(self) -> bool {
-        matches!(
-            self,
-            OpKind::Create | OpKind::Write | OpKind::WriteAll | OpKind::Append | OpKind::SeqWrite | OpKind::Rewrite
-        )
-    }
-
-    pub fn writes(self) -> bool {
-        matches!(
-            self,
-            OpKind::Write | OpKind::WriteAll | OpKind::Append | OpKind::Create | OpKind::SeqWrite | OpKind::Rewrite
-        )
-    }
-}
-
-impl fmt::Display for OpKind {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.name())
-    }
-}
-
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum SyncKind {
@@ -1005,13 +861,13 @@ fn check_op(op: &OpSpec, fs: &Fileset, g: &Group) -> Result<(), (&'static str, S
         check_label(label).map_err(|m| ("label", m))?;
     }
     let not_for = |field: &'static str| Err((field, format!("`{field}` does not apply to {k}")));
-    if op.size.is_some() && !k.takes_size() {
+    if op.size.is_some() && !takes_size(k) {
         return not_for("size");
     }
-    if op.bs.is_some() && !k.takes_bs() {
+    if op.bs.is_some() && !takes_bs(k) {
         return not_for("bs");
     }
-    if !k.takes_pattern() {
+    if !takes_pattern(k) {
         for (field, set) in [
             ("seeks", op.seeks.is_some()),
             ("skip", op.skip.is_some()),
@@ -1022,7 +878,7 @@ fn check_op(op: &OpSpec, fs: &Fileset, g: &Group) -> Result<(), (&'static str, S
             }
         }
     }
-    if op.sync.is_some() && !k.takes_sync() {
+    if op.sync.is_some() && !takes_sync(k) {
         return not_for("sync");
     }
     if !k.is_stream() {
@@ -1077,7 +933,7 @@ fn check_op(op: &OpSpec, fs: &Fileset, g: &Group) -> Result<(), (&'static str, S
             return Err(("align", "align must be above 0".into()));
         }
     }
-    if g.direct && k.takes_bs() {
+    if g.direct && takes_bs(k) {
         if !bs.is_multiple_of(512) {
             return Err((
                 "bs",
@@ -1103,6 +959,40 @@ fn check_op(op: &OpSpec, fs: &Fileset, g: &Group) -> Result<(), (&'static str, S
         ));
     }
     Ok(())
+}
+
+/// The operations a `size` applies to.
+fn takes_size(kind: OpKind) -> bool {
+    matches!(kind, OpKind::Read | OpKind::Write | OpKind::Append | OpKind::Truncate)
+}
+
+/// The operations a `bs` applies to.
+fn takes_bs(kind: OpKind) -> bool {
+    matches!(
+        kind,
+        OpKind::Read
+            | OpKind::ReadAll
+            | OpKind::Write
+            | OpKind::WriteAll
+            | OpKind::Append
+            | OpKind::Create
+            | OpKind::SeqRead
+            | OpKind::SeqWrite
+            | OpKind::Rewrite
+    )
+}
+
+/// The operations `seeks`, `skip` and `align` apply to.
+fn takes_pattern(kind: OpKind) -> bool {
+    matches!(kind, OpKind::Read | OpKind::Write)
+}
+
+/// The operations a `sync` before close applies to.
+fn takes_sync(kind: OpKind) -> bool {
+    matches!(
+        kind,
+        OpKind::Create | OpKind::Write | OpKind::WriteAll | OpKind::Append | OpKind::SeqWrite | OpKind::Rewrite
+    )
 }
 
 /// Labels name rows of tables and keys of JSON: one line of printable text, not too long.
