@@ -1,0 +1,327 @@
+//! One worker thread: runs its group's operations against the group's filesets until the run
+//! stops, recording what each did into its own statistics.
+//!
+//! A thread runs one of three loops: [`mix`] picks operations from the group's weighted mix one at
+//! a time, [`replay`] replays the group's script, and [`pipelined`] keeps many single-block
+//! operations in flight on io_uring. The operations themselves are in [`ops`], [`stream`] and
+//! [`fsync`].
+
+mod fd_cache;
+mod fsync;
+mod mix;
+mod ops;
+mod pipelined;
+mod replay;
+mod stream;
+
+use crate::clock;
+use crate::fileset::FileTable;
+use crate::histogram::OpStats;
+use crate::io::{self, Backend, IoBuffers, Xfer};
+use crate::live_latency::LiveLatency;
+use crate::workload::{EngineKind, Group, OSync, OpKind};
+use fd_cache::FdCache;
+use ops::Outcome;
+use rand::rngs::SmallRng;
+use rand::SeedableRng;
+use rustix::fs::OFlags;
+use std::io as stdio;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering::Relaxed};
+use std::sync::Barrier;
+use std::time::Instant;
+use stream::Stream;
+
+/// State every thread of a run shares.
+pub(crate) struct Shared {
+    pub stop: AtomicBool,
+    /// Set when the ramp is over: threads then reset their statistics and start counting.
+    pub measuring: AtomicBool,
+    pub stonewall: bool,
+    pub continue_on_error: bool,
+    /// Time every operation into the histograms (off only to measure what timing costs).
+    pub latency: bool,
+    /// stop.util: the fraction at which the filesystem of the first fileset is full enough.
+    /// Workers check it themselves every few operations, since a fast writer overshoots any
+    /// check the monitor makes ten times a second.
+    pub util: Option<f64>,
+    /// A worker saw the filesystem reach `util`.
+    pub util_reached: AtomicBool,
+    pub barrier: Barrier,
+}
+
+/// Counters the monitor thread reads once a second: operations and bytes per operation type,
+/// and the latency buckets of the timed ones. Only the owning thread writes them (plain
+/// stores), so they cost no locked instruction.
+#[repr(align(128))]
+pub(crate) struct LiveCounters {
+    pub ops: [AtomicU64; OpKind::ALL.len()],
+    pub bytes: [AtomicU64; OpKind::ALL.len()],
+    /// The longest script step since the monitor last looked (dbench's per-second latency).
+    pub max_ns: AtomicU64,
+    pub latency: LiveLatency,
+}
+
+impl LiveCounters {
+    pub fn new() -> LiveCounters {
+        LiveCounters {
+            ops: Default::default(),
+            bytes: Default::default(),
+            max_ns: AtomicU64::new(0),
+            latency: LiveLatency::new(),
+        }
+    }
+
+    #[inline]
+    fn add(&self, kind: OpKind, bytes: u64) {
+        let i = kind.index();
+        self.ops[i].store(self.ops[i].load(Relaxed) + 1, Relaxed);
+        if bytes > 0 {
+            self.bytes[i].store(self.bytes[i].load(Relaxed) + bytes, Relaxed);
+        }
+    }
+}
+
+/// What one thread is asked to do.
+pub(crate) struct ThreadPlan {
+    pub thread_in_group: u32,
+    pub seed: u64,
+    pub ops_quota: Option<u64>,
+    pub bytes_quota: Option<u64>,
+}
+
+/// What one thread did, handed back when it ends.
+pub(crate) struct ThreadOutcome {
+    /// Statistics per entry of the group's mix, counted since the ramp ended.
+    pub stats: Vec<OpStats>,
+    /// fsyncs of sysbench's periodic bursts and of the end of the run.
+    pub fsyncs: OpStats,
+    /// Statistics per label of the group's script.
+    pub steps: Vec<OpStats>,
+    pub first_error: Option<(OpKind, String, Option<i32>)>,
+    pub ended: Instant,
+    /// The thread ran out of work on its own (streams ended or its quota was met).
+    pub finished: bool,
+}
+
+/// Which statistics an operation is recorded into.
+#[derive(Clone, Copy)]
+enum Slot {
+    Mix(usize),
+    Fsync,
+    Step(usize),
+}
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Flow {
+    Go,
+    Stop,
+}
+
+pub(crate) struct Worker<'a> {
+    group: &'a Group,
+    /// The fileset of the current operation: one of `tables`, picked per operation.
+    table: &'a FileTable,
+    tables: Vec<&'a FileTable>,
+    cur: usize,
+    shared: &'a Shared,
+    live: &'a LiveCounters,
+    /// One shared cursor per entry of the mix (used by shared streams).
+    cursors: &'a [AtomicU64],
+    plan: ThreadPlan,
+    rng: SmallRng,
+    backend: Box<dyn Backend>,
+    bufs: IoBuffers,
+    xfers: Vec<Xfer>,
+    cache: FdCache,
+    stats: Vec<OpStats>,
+    fsyncs: OpStats,
+    steps: Vec<OpStats>,
+    /// Operations done per entry of the mix, for `pick = "ratio"`.
+    done: Vec<u64>,
+    /// Operations and bytes since the ramp ended, against the quotas.
+    ops_done: u64,
+    bytes_done: u64,
+    /// Read and write requests, and whether a write dirtied the files since the last fsync
+    /// burst (sysbench's fsync_every).
+    requests: u64,
+    dirty: bool,
+    /// This thread's base directory, for script groups.
+    base: Option<std::os::fd::OwnedFd>,
+    weights: Vec<u32>,
+    total_weight: u64,
+    streams: Vec<Option<Stream>>,
+    base_flags: OFlags,
+    keep_flags: OFlags,
+    first_error: Option<(OpKind, String, Option<i32>)>,
+}
+
+impl<'a> Worker<'a> {
+    pub fn new(
+        group: &'a Group,
+        tables: Vec<&'a FileTable>,
+        base: Option<std::os::fd::OwnedFd>,
+        shared: &'a Shared,
+        live: &'a LiveCounters,
+        cursors: &'a [AtomicU64],
+        plan: ThreadPlan,
+    ) -> stdio::Result<Worker<'a>> {
+        let backend = io::backend(group.engine, group.iodepth)?;
+        let max_bs = group.ops.iter().map(|o| o.block_size()).max().unwrap_or(4096) as usize;
+        let slots = if group.engine == EngineKind::IoUring {
+            group.iodepth as usize
+        } else {
+            1
+        };
+        let bufs = IoBuffers::new(max_bs, slots, plan.seed);
+        let mut base_flags = OFlags::CLOEXEC | OFlags::NOFOLLOW;
+        if group.direct {
+            base_flags |= OFlags::DIRECT;
+        }
+        base_flags |= match group.osync {
+            OSync::None => OFlags::empty(),
+            OSync::Sync => OFlags::SYNC,
+            OSync::Dsync => OFlags::DSYNC,
+        };
+        let writes = group.ops.iter().any(|o| o.op.writes() || o.op == OpKind::Truncate);
+        let keep_flags = base_flags | if writes { OFlags::RDWR } else { OFlags::RDONLY };
+        let steps = group.script.as_ref().map_or(0, |s| s.labels.len());
+        Ok(Worker {
+            group,
+            table: tables[0],
+            tables,
+            cur: 0,
+            shared,
+            live,
+            cursors,
+            rng: SmallRng::seed_from_u64(plan.seed),
+            plan,
+            backend,
+            bufs,
+            xfers: Vec::with_capacity(256),
+            cache: FdCache::new(),
+            stats: group.ops.iter().map(|_| OpStats::default()).collect(),
+            fsyncs: OpStats::default(),
+            steps: (0..steps).map(|_| OpStats::default()).collect(),
+            done: vec![0; group.ops.len()],
+            ops_done: 0,
+            bytes_done: 0,
+            requests: 0,
+            dirty: false,
+            base,
+            weights: group.ops.iter().map(|o| o.weight).collect(),
+            total_weight: group.ops.iter().map(|o| o.weight as u64).sum(),
+            streams: group.ops.iter().map(|_| None).collect(),
+            base_flags,
+            keep_flags,
+            first_error: None,
+        })
+    }
+
+    /// Runs until the run stops or this thread runs out of work.
+    pub fn run(mut self) -> ThreadOutcome {
+        let prepared = self.prepare_streams();
+        self.shared.barrier.wait();
+        if let Err(e) = prepared {
+            self.first_error = Some((OpKind::SeqWrite, e.to_string(), errno_of(&e)));
+            self.shared.stop.store(true, Relaxed);
+            return self.finish(false);
+        }
+        if self.group.script.is_some() {
+            return self.run_script();
+        }
+        if self.pipelined() {
+            return self.run_pipelined();
+        }
+        self.run_mix()
+    }
+
+    /// Clears what was counted during the ramp.
+    fn reset(&mut self) {
+        self.stats.iter_mut().for_each(OpStats::reset);
+        self.steps.iter_mut().for_each(OpStats::reset);
+        self.fsyncs.reset();
+        (self.ops_done, self.bytes_done) = (0, 0);
+    }
+
+    /// Records what an operation did; says whether the thread must stop, and the bytes moved.
+    fn account(&mut self, slot: Slot, kind: OpKind, t0: Option<u64>, result: stdio::Result<Outcome>) -> (Flow, u64) {
+        let stats = match slot {
+            Slot::Mix(i) => &mut self.stats[i],
+            Slot::Fsync => &mut self.fsyncs,
+            Slot::Step(l) => &mut self.steps[l],
+        };
+        self.ops_done += 1;
+        match result {
+            Ok(Outcome::Done { bytes, transactions }) => {
+                match t0 {
+                    Some(t0) => {
+                        let ns = clock::since_ns(t0);
+                        stats.record(ns, bytes, transactions);
+                        self.live.latency.record(ns);
+                    }
+                    None => stats.count_only(bytes, transactions),
+                }
+                self.live.add(kind, bytes);
+                self.bytes_done += bytes;
+                (Flow::Go, bytes)
+            }
+            Ok(Outcome::Skipped) | Ok(Outcome::StreamEnded) => {
+                stats.skipped += 1;
+                (Flow::Go, 0)
+            }
+            Err(e) => {
+                stats.errors += 1;
+                if self.first_error.is_none() {
+                    self.first_error = Some((kind, e.to_string(), errno_of(&e)));
+                }
+                if self.shared.continue_on_error {
+                    (Flow::Go, 0)
+                } else {
+                    self.shared.stop.store(true, Relaxed);
+                    (Flow::Stop, 0)
+                }
+            }
+        }
+    }
+
+    /// This thread has done its share of the run's operations or bytes.
+    fn quota_met(&self) -> bool {
+        self.plan.ops_quota.is_some_and(|q| self.ops_done >= q)
+            || self.plan.bytes_quota.is_some_and(|q| self.bytes_done >= q)
+    }
+
+    fn finish(self, finished: bool) -> ThreadOutcome {
+        if finished && self.shared.stonewall {
+            self.shared.stop.store(true, Relaxed);
+        }
+        ThreadOutcome {
+            stats: self.stats,
+            fsyncs: self.fsyncs,
+            steps: self.steps,
+            first_error: self.first_error,
+            ended: Instant::now(),
+            finished,
+        }
+    }
+}
+
+/// An error with the operation and file it happened to, keeping the OS error number.
+#[derive(Debug)]
+struct Annotated {
+    errno: Option<i32>,
+    message: String,
+}
+
+impl std::fmt::Display for Annotated {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.message)
+    }
+}
+
+impl std::error::Error for Annotated {}
+
+/// The OS error number of `e`, also through an [`Annotated`] wrapper.
+fn errno_of(e: &stdio::Error) -> Option<i32> {
+    e.raw_os_error()
+        .or_else(|| e.get_ref()?.downcast_ref::<Annotated>()?.errno)
+}
