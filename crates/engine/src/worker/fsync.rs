@@ -2,11 +2,11 @@
 //! fsyncs, and IOzone's fsync of a stream the run stopped before its end.
 
 use super::ops::Outcome;
-use super::{Flow, Slot, Worker};
+use super::tally::Slot;
+use super::{Flow, Worker};
 use crate::clock;
 use crate::io::Dir;
 use crate::workload::{OpKind, OpSpec, Scope, SyncKind};
-use std::sync::atomic::Ordering::Relaxed;
 
 impl<'a> Worker<'a> {
     /// A thread's own writing stream with `sync` that the run stopped before the end of its file
@@ -23,7 +23,7 @@ impl<'a> Worker<'a> {
             };
             let (file, block) = self.streams[i]
                 .as_ref()
-                .map_or((self.plan.thread_in_group as u64 % files, 0), |s| (s.file, s.block));
+                .map_or((self.thread_in_group as u64 % files, 0), |s| (s.file, s.block));
             let end = if spec.op == OpKind::SeqWrite {
                 self.table.spec.size.max()
             } else {
@@ -48,10 +48,9 @@ impl<'a> Worker<'a> {
             .and_then(|r| r)
             .map(|()| Outcome::META)
             .map_err(|e| self.annotate(id, "fsync", e));
-        let before = self.ops_done;
         let (flow, _) = self.account(Slot::Fsync, OpKind::Fsync, t0, r);
         if !counted {
-            self.ops_done = before;
+            self.guard.uncount_op();
         }
         flow
     }
@@ -67,7 +66,7 @@ impl<'a> Worker<'a> {
             _ => false,
         };
         if files > 0 && self.group.ops.iter().all(own) {
-            let id = self.plan.thread_in_group as u64 % files;
+            let id = self.thread_in_group as u64 % files;
             id..id + 1
         } else {
             0..files
@@ -106,7 +105,7 @@ impl<'a> Worker<'a> {
     pub(super) fn fsync_all(&mut self, burst: bool) -> Flow {
         let kind = self.group.fsync_kind;
         for id in self.sync_ids() {
-            if burst && (self.shared.stop.load(Relaxed) || self.quota_met()) {
+            if burst && (self.guard.stopping() || self.guard.quota_met()) {
                 break;
             }
             if self.sync_file(id, kind, burst, burst) == Flow::Stop {

@@ -2,7 +2,8 @@
 //! group's delay and rate limit between them.
 
 use super::ops::Outcome;
-use super::{Flow, Slot, ThreadOutcome, Worker};
+use super::tally::Slot;
+use super::{Flow, ThreadOutcome, Worker};
 use crate::clock;
 use crate::space;
 use crate::workload::Pick;
@@ -14,16 +15,11 @@ impl<'a> Worker<'a> {
     /// The weighted mix: one operation at a time, chosen by weight (or by ratio), until the run
     /// stops, the thread meets its quota or its streams end.
     pub(super) fn run_mix(mut self) -> ThreadOutcome {
-        let mut measuring = self.shared.measuring.load(Relaxed);
         let rate = self.rate_interval();
         let mut next_due = Instant::now();
         let mut finished = false;
         let mut failed = false;
-        while !self.shared.stop.load(Relaxed) {
-            if !measuring && self.shared.measuring.load(Relaxed) {
-                measuring = true;
-                self.reset();
-            }
+        while self.guard.before_op(&mut self.tally) {
             let Some(i) = self.choose() else {
                 finished = true;
                 break;
@@ -51,14 +47,15 @@ impl<'a> Worker<'a> {
                 break;
             }
             if let Some(target) = self.shared.util {
-                if self.ops_done.is_multiple_of(4) && space::utilisation(self.table.root()).is_some_and(|u| u >= target)
+                if self.guard.ops().is_multiple_of(4)
+                    && space::utilisation(self.table.root()).is_some_and(|u| u >= target)
                 {
                     self.shared.util_reached.store(true, Relaxed);
-                    self.shared.stop.store(true, Relaxed);
+                    self.guard.stop_all();
                     break;
                 }
             }
-            if self.quota_met() {
+            if self.guard.quota_met() {
                 finished = true;
                 break;
             }

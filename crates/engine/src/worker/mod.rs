@@ -8,20 +8,22 @@
 
 mod fd_cache;
 mod fsync;
+mod guard;
 mod mix;
 mod ops;
 mod pipelined;
 mod replay;
 mod stream;
+mod tally;
 
-use crate::clock;
 use crate::fileset::FileTable;
 use crate::histogram::OpStats;
 use crate::io::{self, Backend, IoBuffers, Xfer};
 use crate::live_latency::LiveLatency;
 use crate::workload::{EngineKind, Group, OSync, OpKind};
 use fd_cache::FdCache;
-use ops::Outcome;
+use guard::Guard;
+use ops::errno_of;
 use rand::rngs::SmallRng;
 use rand::SeedableRng;
 use rustix::fs::OFlags;
@@ -30,6 +32,7 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering::Relaxed};
 use std::sync::Barrier;
 use std::time::Instant;
 use stream::Stream;
+use tally::Tally;
 
 /// State every thread of a run shares.
 pub(crate) struct Shared {
@@ -103,14 +106,7 @@ pub(crate) struct ThreadOutcome {
     pub finished: bool,
 }
 
-/// Which statistics an operation is recorded into.
-#[derive(Clone, Copy)]
-enum Slot {
-    Mix(usize),
-    Fsync,
-    Step(usize),
-}
-
+/// Whether a loop goes on after an operation, or stops because it failed.
 #[derive(Clone, Copy, PartialEq, Eq)]
 enum Flow {
     Go,
@@ -124,23 +120,21 @@ pub(crate) struct Worker<'a> {
     tables: Vec<&'a FileTable>,
     cur: usize,
     shared: &'a Shared,
-    live: &'a LiveCounters,
+    /// The run's stop, the end of its ramp and this thread's quotas.
+    guard: Guard<'a>,
+    /// What this thread counted.
+    tally: Tally<'a>,
     /// One shared cursor per entry of the mix (used by shared streams).
     cursors: &'a [AtomicU64],
-    plan: ThreadPlan,
+    /// The thread's number in its group: its own file is this modulo the files.
+    thread_in_group: u32,
     rng: SmallRng,
     backend: Box<dyn Backend>,
     bufs: IoBuffers,
     xfers: Vec<Xfer>,
     cache: FdCache,
-    stats: Vec<OpStats>,
-    fsyncs: OpStats,
-    steps: Vec<OpStats>,
     /// Operations done per entry of the mix, for `pick = "ratio"`.
     done: Vec<u64>,
-    /// Operations and bytes since the ramp ended, against the quotas.
-    ops_done: u64,
-    bytes_done: u64,
     /// Read and write requests, and whether a write dirtied the files since the last fsync
     /// burst (sysbench's fsync_every).
     requests: u64,
@@ -152,7 +146,6 @@ pub(crate) struct Worker<'a> {
     streams: Vec<Option<Stream>>,
     base_flags: OFlags,
     keep_flags: OFlags,
-    first_error: Option<(OpKind, String, Option<i32>)>,
 }
 
 impl<'a> Worker<'a> {
@@ -184,27 +177,22 @@ impl<'a> Worker<'a> {
         };
         let writes = group.ops.iter().any(|o| o.op.writes() || o.op == OpKind::Truncate);
         let keep_flags = base_flags | if writes { OFlags::RDWR } else { OFlags::RDONLY };
-        let steps = group.script.as_ref().map_or(0, |s| s.labels.len());
         Ok(Worker {
             group,
             table: tables[0],
             tables,
             cur: 0,
             shared,
-            live,
+            guard: Guard::new(shared, plan.ops_quota, plan.bytes_quota),
+            tally: Tally::new(group, live),
             cursors,
+            thread_in_group: plan.thread_in_group,
             rng: SmallRng::seed_from_u64(plan.seed),
-            plan,
             backend,
             bufs,
             xfers: Vec::with_capacity(256),
             cache: FdCache::new(),
-            stats: group.ops.iter().map(|_| OpStats::default()).collect(),
-            fsyncs: OpStats::default(),
-            steps: (0..steps).map(|_| OpStats::default()).collect(),
             done: vec![0; group.ops.len()],
-            ops_done: 0,
-            bytes_done: 0,
             requests: 0,
             dirty: false,
             base,
@@ -213,7 +201,6 @@ impl<'a> Worker<'a> {
             streams: group.ops.iter().map(|_| None).collect(),
             base_flags,
             keep_flags,
-            first_error: None,
         })
     }
 
@@ -222,9 +209,7 @@ impl<'a> Worker<'a> {
         let prepared = self.prepare_streams();
         self.shared.barrier.wait();
         if let Err(e) = prepared {
-            self.first_error = Some((OpKind::SeqWrite, e.to_string(), errno_of(&e)));
-            self.shared.stop.store(true, Relaxed);
-            return self.finish(false);
+            return self.fail(OpKind::SeqWrite, e.to_string(), errno_of(&e));
         }
         if self.group.script.is_some() {
             return self.run_script();
@@ -235,93 +220,24 @@ impl<'a> Worker<'a> {
         self.run_mix()
     }
 
-    /// Clears what was counted during the ramp.
-    fn reset(&mut self) {
-        self.stats.iter_mut().for_each(OpStats::reset);
-        self.steps.iter_mut().for_each(OpStats::reset);
-        self.fsyncs.reset();
-        (self.ops_done, self.bytes_done) = (0, 0);
-    }
-
-    /// Records what an operation did; says whether the thread must stop, and the bytes moved.
-    fn account(&mut self, slot: Slot, kind: OpKind, t0: Option<u64>, result: stdio::Result<Outcome>) -> (Flow, u64) {
-        let stats = match slot {
-            Slot::Mix(i) => &mut self.stats[i],
-            Slot::Fsync => &mut self.fsyncs,
-            Slot::Step(l) => &mut self.steps[l],
-        };
-        self.ops_done += 1;
-        match result {
-            Ok(Outcome::Done { bytes, transactions }) => {
-                match t0 {
-                    Some(t0) => {
-                        let ns = clock::since_ns(t0);
-                        stats.record(ns, bytes, transactions);
-                        self.live.latency.record(ns);
-                    }
-                    None => stats.count_only(bytes, transactions),
-                }
-                self.live.add(kind, bytes);
-                self.bytes_done += bytes;
-                (Flow::Go, bytes)
-            }
-            Ok(Outcome::Skipped) | Ok(Outcome::StreamEnded) => {
-                stats.skipped += 1;
-                (Flow::Go, 0)
-            }
-            Err(e) => {
-                stats.errors += 1;
-                if self.first_error.is_none() {
-                    self.first_error = Some((kind, e.to_string(), errno_of(&e)));
-                }
-                if self.shared.continue_on_error {
-                    (Flow::Go, 0)
-                } else {
-                    self.shared.stop.store(true, Relaxed);
-                    (Flow::Stop, 0)
-                }
-            }
-        }
-    }
-
-    /// This thread has done its share of the run's operations or bytes.
-    fn quota_met(&self) -> bool {
-        self.plan.ops_quota.is_some_and(|q| self.ops_done >= q)
-            || self.plan.bytes_quota.is_some_and(|q| self.bytes_done >= q)
+    /// Ends a thread that cannot start its loop: records why and stops the run.
+    fn fail(mut self, kind: OpKind, message: String, errno: Option<i32>) -> ThreadOutcome {
+        self.tally.first_error = Some((kind, message, errno));
+        self.guard.stop_all();
+        self.finish(false)
     }
 
     fn finish(self, finished: bool) -> ThreadOutcome {
         if finished && self.shared.stonewall {
-            self.shared.stop.store(true, Relaxed);
+            self.guard.stop_all();
         }
         ThreadOutcome {
-            stats: self.stats,
-            fsyncs: self.fsyncs,
-            steps: self.steps,
-            first_error: self.first_error,
+            stats: self.tally.stats,
+            fsyncs: self.tally.fsyncs,
+            steps: self.tally.steps,
+            first_error: self.tally.first_error,
             ended: Instant::now(),
             finished,
         }
     }
-}
-
-/// An error with the operation and file it happened to, keeping the OS error number.
-#[derive(Debug)]
-struct Annotated {
-    errno: Option<i32>,
-    message: String,
-}
-
-impl std::fmt::Display for Annotated {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(&self.message)
-    }
-}
-
-impl std::error::Error for Annotated {}
-
-/// The OS error number of `e`, also through an [`Annotated`] wrapper.
-fn errno_of(e: &stdio::Error) -> Option<i32> {
-    e.raw_os_error()
-        .or_else(|| e.get_ref()?.downcast_ref::<Annotated>()?.errno)
 }

@@ -2,7 +2,7 @@
 //! append, create, delete, stat, open and close, directories, rename, readdir, fsync, FFSB's
 //! metaop and truncate, and how a file is opened (or found open) for them.
 
-use super::{errno_of, Annotated, Worker};
+use super::Worker;
 use crate::confine;
 use crate::fileset::{file_name, NameBuf, Picked};
 use crate::io::{Backend, Dir, IoBuffers, Moved, OpenFile, Xfer};
@@ -135,7 +135,7 @@ impl<'a> Worker<'a> {
         let own = spec.scope == Some(Scope::Own) && self.table.static_len() > 0;
         let picked = if own {
             // The thread's own file, as IOzone's children each work on theirs.
-            let id = self.plan.thread_in_group as u64 % self.table.static_len();
+            let id = self.thread_in_group as u64 % self.table.static_len();
             Some(Picked {
                 id,
                 size: self.table.static_size(id),
@@ -468,4 +468,25 @@ pub(super) fn transactions(dir: Dir, moved: &Moved, xfers: &[Xfer], bs: u64) -> 
         }
         Dir::Write => moved.calls,
     }
+}
+
+/// An error with the operation and file it happened to, keeping the OS error number.
+#[derive(Debug)]
+pub(super) struct Annotated {
+    pub(super) errno: Option<i32>,
+    pub(super) message: String,
+}
+
+impl std::fmt::Display for Annotated {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.message)
+    }
+}
+
+impl std::error::Error for Annotated {}
+
+/// The OS error number of `e`, also through an [`Annotated`] wrapper.
+pub(super) fn errno_of(e: &stdio::Error) -> Option<i32> {
+    e.raw_os_error()
+        .or_else(|| e.get_ref()?.downcast_ref::<Annotated>()?.errno)
 }

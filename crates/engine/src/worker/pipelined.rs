@@ -3,13 +3,11 @@
 
 use super::{ThreadOutcome, Worker};
 use crate::clock;
-use crate::histogram::OpStats;
 use crate::io::{Dir, UringBackend, Xfer};
 use crate::workload::{EngineKind, OpKind, OpenMode, Pick};
 use rand::Rng;
 use std::io as stdio;
 use std::os::fd::AsRawFd;
-use std::sync::atomic::Ordering::Relaxed;
 
 /// The pipelined io_uring loop opens every file of its fileset up front; past this many files a
 /// group runs one operation at a time instead.
@@ -43,13 +41,11 @@ impl<'a> Worker<'a> {
     /// its submission to its completion.
     pub(super) fn run_pipelined(mut self) -> ThreadOutcome {
         let depth = self.group.iodepth as usize;
+        // The operation an error outside any one transfer (the ring, an open) is counted under.
+        let first_op = self.group.ops[0].op;
         let mut ring = match UringBackend::new(self.group.iodepth) {
             Ok(r) => r,
-            Err(e) => {
-                self.first_error = Some((self.group.ops[0].op, e.to_string(), e.raw_os_error()));
-                self.shared.stop.store(true, Relaxed);
-                return self.finish(false);
-            }
+            Err(e) => return self.fail(first_op, e.to_string(), e.raw_os_error()),
         };
         ring.register(&self.bufs);
         // Open every file of the fileset once.
@@ -59,9 +55,8 @@ impl<'a> Worker<'a> {
             match self.open(id, self.keep_flags) {
                 Ok(f) => fds.push(f),
                 Err(e) => {
-                    self.first_error = Some((self.group.ops[0].op, self.annotate(id, "open", e).to_string(), None));
-                    self.shared.stop.store(true, Relaxed);
-                    return self.finish(false);
+                    let message = self.annotate(id, "open", e).to_string();
+                    return self.fail(first_op, message, None);
                 }
             }
         }
@@ -69,23 +64,16 @@ impl<'a> Worker<'a> {
         let timed = self.shared.latency;
         let mut slots: Vec<(usize, u64)> = vec![(0, 0); depth];
         let mut free: Vec<usize> = (0..depth).rev().collect();
-        let mut measuring = self.shared.measuring.load(Relaxed);
-        // Operations and bytes issued and completed since the ramp ended, against the quotas.
+        // Operations and bytes issued since the ramp ended: the guard counts those completed.
         let (mut issued, mut issued_bytes) = (0u64, 0u64);
-        let (mut ops_done, mut bytes_done) = (0u64, 0u64);
         let mut finished = false;
         let mut stopping = false;
         loop {
-            stopping |= self.shared.stop.load(Relaxed);
-            if !measuring && self.shared.measuring.load(Relaxed) {
-                measuring = true;
-                self.stats.iter_mut().for_each(OpStats::reset);
-                (issued, issued_bytes, ops_done, bytes_done) = (0, 0, 0, 0);
+            stopping |= self.guard.stopping();
+            if self.guard.check_ramp(&mut self.tally) {
+                (issued, issued_bytes) = (0, 0);
             }
-            let (ops_quota, bytes_quota) = (self.plan.ops_quota, self.plan.bytes_quota);
-            let quota_left =
-                |ops: u64, bytes: u64| ops_quota.is_none_or(|q| ops < q) && bytes_quota.is_none_or(|q| bytes < q);
-            while !stopping && !free.is_empty() && quota_left(issued, issued_bytes) {
+            while !stopping && !free.is_empty() && self.guard.within_quota(issued, issued_bytes) {
                 let i = self.choose().unwrap_or(0);
                 let spec = &self.group.ops[i];
                 let id = if fds.len() == 1 {
@@ -121,9 +109,10 @@ impl<'a> Worker<'a> {
                 break;
             }
             if let Err(e) = ring.submit_and_wait(1) {
-                self.first_error
-                    .get_or_insert((self.group.ops[0].op, e.to_string(), e.raw_os_error()));
-                self.shared.stop.store(true, Relaxed);
+                self.tally
+                    .first_error
+                    .get_or_insert((first_op, e.to_string(), e.raw_os_error()));
+                self.guard.stop_all();
                 break;
             }
             let now = if timed { clock::now() } else { 0 };
@@ -133,33 +122,34 @@ impl<'a> Worker<'a> {
                 let (i, start) = slots[slot];
                 free.push(slot);
                 if res < 0 {
-                    self.stats[i].errors += 1;
+                    self.tally.stats[i].errors += 1;
                     failed.get_or_insert((i, -res));
                     return;
                 }
                 let kind = self.group.ops[i].op;
                 if timed {
                     let ns = clock::between_ns(start, now);
-                    self.stats[i].record(ns, res as u64, 1);
-                    self.live.latency.record(ns);
+                    self.tally.stats[i].record(ns, res as u64, 1);
+                    self.tally.live.latency.record(ns);
                 } else {
-                    self.stats[i].count_only(res as u64, 1);
+                    self.tally.stats[i].count_only(res as u64, 1);
                 }
-                self.live.add(kind, res as u64);
-                ops_done += 1;
-                bytes_done += res as u64;
+                self.tally.live.add(kind, res as u64);
+                self.guard.count_op();
+                self.guard.count_bytes(res as u64);
             });
             if let Some((i, errno)) = failed {
                 let kind = self.group.ops[i].op;
                 let e = stdio::Error::from_raw_os_error(errno);
-                self.first_error
+                self.tally
+                    .first_error
                     .get_or_insert((kind, format!("{kind}: {e}"), Some(errno)));
                 if !self.shared.continue_on_error {
-                    self.shared.stop.store(true, Relaxed);
+                    self.guard.stop_all();
                     stopping = true;
                 }
             }
-            if !quota_left(ops_done, bytes_done) {
+            if self.guard.quota_met() {
                 stopping = true;
             }
         }

@@ -2,7 +2,9 @@
 //! counting every step under its label.
 
 use super::ops::Outcome;
-use super::{errno_of, Annotated, Flow, Slot, ThreadOutcome, Worker};
+use super::ops::{errno_of, Annotated};
+use super::tally::Slot;
+use super::{Flow, ThreadOutcome, Worker};
 use crate::clock;
 use crate::script::{Call, Expect, Replayer};
 use crate::workload::OpKind;
@@ -20,26 +22,19 @@ impl<'a> Worker<'a> {
         let group = self.group;
         let script = group.script.as_ref().expect("a script group");
         let Some(base) = self.base.take() else {
-            self.first_error = Some((OpKind::OpenClose, "the script's base directory is missing".into(), None));
-            self.shared.stop.store(true, Relaxed);
-            return self.finish(false);
+            return self.fail(OpKind::OpenClose, "the script's base directory is missing".into(), None);
         };
         let mut replay = Replayer::new(
             script,
             base,
             self.base_flags & (OFlags::DIRECT | OFlags::SYNC | OFlags::DSYNC),
         );
-        let mut measuring = self.shared.measuring.load(Relaxed);
         let mut finished = false;
         'passes: loop {
             let pass_start = Instant::now();
             for step in &script.steps {
-                if self.shared.stop.load(Relaxed) {
+                if !self.guard.before_op(&mut self.tally) {
                     break 'passes;
-                }
-                if !measuring && self.shared.measuring.load(Relaxed) {
-                    measuring = true;
-                    self.reset();
                 }
                 if let (true, Some(at)) = (script.paced, step.at) {
                     let due = pass_start + Duration::from_secs_f64(at);
@@ -65,18 +60,16 @@ impl<'a> Worker<'a> {
                     Err(_) => Ok(Outcome::META),
                 };
                 if mismatch {
-                    self.steps[label].mismatches += 1;
+                    self.tally.steps[label].mismatches += 1;
                 }
                 let (flow, _) = self.account(Slot::Step(label), kind, t0, outcome);
                 if flow == Flow::Stop {
                     break 'passes;
                 }
                 if let Some(t0) = t0 {
-                    self.live.max_ns.fetch_max(clock::since_ns(t0), Relaxed);
+                    self.tally.live.max_ns.fetch_max(clock::since_ns(t0), Relaxed);
                 }
-                if self.plan.ops_quota.is_some_and(|q| self.ops_done >= q)
-                    || self.plan.bytes_quota.is_some_and(|q| self.bytes_done >= q)
-                {
+                if self.guard.quota_met() {
                     finished = true;
                     break 'passes;
                 }

@@ -25,7 +25,7 @@ impl<'a> Worker<'a> {
             if spec.op != OpKind::SeqWrite || spec.scope == Some(Scope::Shared) || files == 0 {
                 continue;
             }
-            let file = self.plan.thread_in_group as u64 % files;
+            let file = self.thread_in_group as u64 % files;
             let r = self.with_file(file, Dir::Write, |_, f, _, _| rustix::fs::ftruncate(&f.fd, 0));
             r.and_then(|r| r.map_err(stdio::Error::from))
                 .map_err(|e| self.annotate(file, "seqwrite", e))?;
@@ -63,7 +63,7 @@ impl<'a> Worker<'a> {
         // as IOzone's -e fsyncs each file).
         let (file, offset, len, last) = match spec.scope.unwrap_or_default() {
             Scope::Own => {
-                let first = self.plan.thread_in_group as u64 % files;
+                let first = self.thread_in_group as u64 % files;
                 let s = self.streams[i].get_or_insert(Stream {
                     file: first,
                     block: 0,
