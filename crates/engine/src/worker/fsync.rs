@@ -21,7 +21,7 @@ impl<'a> Worker<'a> {
             let Some(kind) = spec.sync.filter(|_| own_writer && files > 0) else {
                 continue;
             };
-            let (file, block) = self.streams[i]
+            let (file, block) = self.streams.own[i]
                 .as_ref()
                 .map_or((self.thread_in_group as u64 % files, 0), |s| (s.file, s.block));
             let end = if spec.op == OpKind::SeqWrite {
@@ -79,16 +79,7 @@ impl<'a> Worker<'a> {
         let Some(every) = self.group.fsync_every else {
             return Flow::Go;
         };
-        if !matches!(
-            kind,
-            OpKind::Read | OpKind::Write | OpKind::SeqRead | OpKind::SeqWrite | OpKind::Rewrite
-        ) {
-            return Flow::Go;
-        }
-        self.requests += 1;
-        self.dirty |= kind.writes();
-        if self.dirty && self.requests.is_multiple_of(every) {
-            self.dirty = false;
+        if self.burst.due(kind, every) {
             return self.fsync_all(true);
         }
         Flow::Go
@@ -113,5 +104,34 @@ impl<'a> Worker<'a> {
             }
         }
         Flow::Go
+    }
+}
+
+/// Where sysbench's periodic fsync stands: read and write requests so far, and whether a write
+/// dirtied the files since the last burst.
+#[derive(Default)]
+pub(super) struct Burst {
+    requests: u64,
+    dirty: bool,
+}
+
+impl Burst {
+    /// Counts an operation of `kind`; true when a burst falls due: every `every` read and write
+    /// requests, when a write dirtied the files.
+    #[inline]
+    pub fn due(&mut self, kind: OpKind, every: u64) -> bool {
+        if !matches!(
+            kind,
+            OpKind::Read | OpKind::Write | OpKind::SeqRead | OpKind::SeqWrite | OpKind::Rewrite
+        ) {
+            return false;
+        }
+        self.requests += 1;
+        self.dirty |= kind.writes();
+        if self.dirty && self.requests.is_multiple_of(every) {
+            self.dirty = false;
+            return true;
+        }
+        false
     }
 }

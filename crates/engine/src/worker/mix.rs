@@ -1,12 +1,13 @@
 //! The weighted mix loop: operations chosen one at a time by weight (or by ratio), with the
-//! group's delay and rate limit between them.
+//! group's delay and rate limit between them; and the [`Mix`] that chooses them.
 
 use super::ops::Outcome;
 use super::tally::Slot;
 use super::{Flow, ThreadOutcome, Worker};
 use crate::clock;
 use crate::space;
-use crate::workload::Pick;
+use crate::workload::{Group, Pick};
+use rand::rngs::SmallRng;
 use rand::Rng;
 use std::sync::atomic::Ordering::Relaxed;
 use std::time::{Duration, Instant};
@@ -20,7 +21,7 @@ impl<'a> Worker<'a> {
         let mut finished = false;
         let mut failed = false;
         while self.guard.before_op(&mut self.tally) {
-            let Some(i) = self.choose() else {
+            let Some(i) = self.mix.choose(self.group.pick, &mut self.rng) else {
                 finished = true;
                 break;
             };
@@ -32,11 +33,10 @@ impl<'a> Worker<'a> {
             let t0 = self.shared.latency.then(clock::now);
             let result = self.exec(i);
             if let Ok(Outcome::StreamEnded) = result {
-                self.total_weight -= self.weights[i] as u64;
-                self.weights[i] = 0;
+                self.mix.retire(i);
                 continue;
             }
-            self.done[i] += 1;
+            self.mix.count_done(i);
             let (flow, op_bytes) = self.account(Slot::Mix(i), kind, t0, result);
             if flow == Flow::Stop {
                 failed = true;
@@ -91,15 +91,36 @@ impl<'a> Worker<'a> {
         }
         r.bytes.map(|b| (Duration::ZERO, threads / b.0 as f64))
     }
+}
 
-    pub(super) fn choose(&mut self) -> Option<usize> {
+/// The group's weighted mix as this thread works through it.
+pub(super) struct Mix {
+    /// The weight of each entry; 0 once the entry is retired.
+    weights: Vec<u32>,
+    total_weight: u64,
+    /// Operations done per entry, for `pick = "ratio"`.
+    done: Vec<u64>,
+}
+
+impl Mix {
+    pub fn new(group: &Group) -> Mix {
+        Mix {
+            weights: group.ops.iter().map(|o| o.weight).collect(),
+            total_weight: group.ops.iter().map(|o| o.weight as u64).sum(),
+            done: vec![0; group.ops.len()],
+        }
+    }
+
+    /// The entry of the next operation: at random by weight, or with `pick = "ratio"` the
+    /// one furthest behind its share; none once every entry is retired.
+    pub fn choose(&self, pick: Pick, rng: &mut SmallRng) -> Option<usize> {
         if self.total_weight == 0 {
             return None;
         }
         if self.weights.len() == 1 {
             return Some(0);
         }
-        if self.group.pick == Pick::Ratio {
+        if pick == Pick::Ratio {
             // The entry furthest behind its share: the smallest (done + 1) / weight, the later
             // one on a tie (so reads 3 : writes 2 reads while (reads+1)/(writes+1) < 1.5, as
             // sysbench does).
@@ -115,13 +136,25 @@ impl<'a> Worker<'a> {
             }
             return best.map(|b| b.0);
         }
-        let mut pick = self.rng.gen_range(0..self.total_weight);
+        let mut draw = rng.gen_range(0..self.total_weight);
         for (i, w) in self.weights.iter().enumerate() {
-            if pick < *w as u64 {
+            if draw < *w as u64 {
                 return Some(i);
             }
-            pick -= *w as u64;
+            draw -= *w as u64;
         }
         None
+    }
+
+    /// Counts one operation of entry `i` done.
+    #[inline]
+    pub fn count_done(&mut self, i: usize) {
+        self.done[i] += 1;
+    }
+
+    /// Entry `i` is never chosen again (its stream ended).
+    pub fn retire(&mut self, i: usize) {
+        self.total_weight -= self.weights[i] as u64;
+        self.weights[i] = 0;
     }
 }

@@ -22,7 +22,9 @@ use crate::io::{self, Backend, IoBuffers, Xfer};
 use crate::live_latency::LiveLatency;
 use crate::workload::{EngineKind, Group, OSync, OpKind};
 use fd_cache::FdCache;
+use fsync::Burst;
 use guard::Guard;
+use mix::Mix;
 use ops::errno_of;
 use rand::rngs::SmallRng;
 use rand::SeedableRng;
@@ -31,7 +33,7 @@ use std::io as stdio;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering::Relaxed};
 use std::sync::Barrier;
 use std::time::Instant;
-use stream::Stream;
+use stream::Streams;
 use tally::Tally;
 
 /// State every thread of a run shares.
@@ -115,37 +117,69 @@ enum Flow {
 
 pub(crate) struct Worker<'a> {
     group: &'a Group,
+    shared: &'a Shared,
     /// The fileset of the current operation: one of `tables`, picked per operation.
     table: &'a FileTable,
     tables: Vec<&'a FileTable>,
     cur: usize,
-    shared: &'a Shared,
+    /// The thread's number in its group: its own file is this modulo the files.
+    thread_in_group: u32,
+    rng: SmallRng,
     /// The run's stop, the end of its ramp and this thread's quotas.
     guard: Guard<'a>,
     /// What this thread counted.
     tally: Tally<'a>,
-    /// One shared cursor per entry of the mix (used by shared streams).
-    cursors: &'a [AtomicU64],
-    /// The thread's number in its group: its own file is this modulo the files.
-    thread_in_group: u32,
-    rng: SmallRng,
-    backend: Box<dyn Backend>,
-    bufs: IoBuffers,
-    xfers: Vec<Xfer>,
-    cache: FdCache,
-    /// Operations done per entry of the mix, for `pick = "ratio"`.
-    done: Vec<u64>,
-    /// Read and write requests, and whether a write dirtied the files since the last fsync
-    /// burst (sysbench's fsync_every).
-    requests: u64,
-    dirty: bool,
+    io: Io,
+    mix: Mix,
+    streams: Streams<'a>,
+    /// sysbench's periodic fsync (`fsync_every`).
+    burst: Burst,
     /// This thread's base directory, for script groups.
     base: Option<std::os::fd::OwnedFd>,
-    weights: Vec<u32>,
-    total_weight: u64,
-    streams: Vec<Option<Stream>>,
+}
+
+/// How a thread moves data: its backend and buffers, the transfers of the current operation,
+/// the files it keeps open and the flags it opens files with.
+struct Io {
+    backend: Box<dyn Backend>,
+    bufs: IoBuffers,
+    /// The transfers of the current operation.
+    xfers: Vec<Xfer>,
+    cache: FdCache,
+    /// Flags of every open: no symlink followed, and the group's O_DIRECT and O_SYNC.
     base_flags: OFlags,
+    /// `base_flags` with the access the group's operations need, for the files kept open.
     keep_flags: OFlags,
+}
+
+impl Io {
+    fn new(group: &Group, seed: u64) -> stdio::Result<Io> {
+        let backend = io::backend(group.engine, group.iodepth)?;
+        let max_bs = group.ops.iter().map(|o| o.block_size()).max().unwrap_or(4096) as usize;
+        let slots = if group.engine == EngineKind::IoUring {
+            group.iodepth as usize
+        } else {
+            1
+        };
+        let mut base_flags = OFlags::CLOEXEC | OFlags::NOFOLLOW;
+        if group.direct {
+            base_flags |= OFlags::DIRECT;
+        }
+        base_flags |= match group.osync {
+            OSync::None => OFlags::empty(),
+            OSync::Sync => OFlags::SYNC,
+            OSync::Dsync => OFlags::DSYNC,
+        };
+        let writes = group.ops.iter().any(|o| o.op.writes() || o.op == OpKind::Truncate);
+        Ok(Io {
+            backend,
+            bufs: IoBuffers::new(max_bs, slots, seed),
+            xfers: Vec::with_capacity(256),
+            cache: FdCache::new(),
+            base_flags,
+            keep_flags: base_flags | if writes { OFlags::RDWR } else { OFlags::RDONLY },
+        })
+    }
 }
 
 impl<'a> Worker<'a> {
@@ -158,49 +192,22 @@ impl<'a> Worker<'a> {
         cursors: &'a [AtomicU64],
         plan: ThreadPlan,
     ) -> stdio::Result<Worker<'a>> {
-        let backend = io::backend(group.engine, group.iodepth)?;
-        let max_bs = group.ops.iter().map(|o| o.block_size()).max().unwrap_or(4096) as usize;
-        let slots = if group.engine == EngineKind::IoUring {
-            group.iodepth as usize
-        } else {
-            1
-        };
-        let bufs = IoBuffers::new(max_bs, slots, plan.seed);
-        let mut base_flags = OFlags::CLOEXEC | OFlags::NOFOLLOW;
-        if group.direct {
-            base_flags |= OFlags::DIRECT;
-        }
-        base_flags |= match group.osync {
-            OSync::None => OFlags::empty(),
-            OSync::Sync => OFlags::SYNC,
-            OSync::Dsync => OFlags::DSYNC,
-        };
-        let writes = group.ops.iter().any(|o| o.op.writes() || o.op == OpKind::Truncate);
-        let keep_flags = base_flags | if writes { OFlags::RDWR } else { OFlags::RDONLY };
+        let io = Io::new(group, plan.seed)?;
         Ok(Worker {
             group,
+            shared,
             table: tables[0],
             tables,
             cur: 0,
-            shared,
-            guard: Guard::new(shared, plan.ops_quota, plan.bytes_quota),
-            tally: Tally::new(group, live),
-            cursors,
             thread_in_group: plan.thread_in_group,
             rng: SmallRng::seed_from_u64(plan.seed),
-            backend,
-            bufs,
-            xfers: Vec::with_capacity(256),
-            cache: FdCache::new(),
-            done: vec![0; group.ops.len()],
-            requests: 0,
-            dirty: false,
+            guard: Guard::new(shared, plan.ops_quota, plan.bytes_quota),
+            tally: Tally::new(group, live),
+            io,
+            mix: Mix::new(group),
+            streams: Streams::new(group, cursors),
+            burst: Burst::default(),
             base,
-            weights: group.ops.iter().map(|o| o.weight).collect(),
-            total_weight: group.ops.iter().map(|o| o.weight as u64).sum(),
-            streams: group.ops.iter().map(|_| None).collect(),
-            base_flags,
-            keep_flags,
         })
     }
 

@@ -82,6 +82,11 @@ impl<'a> Worker<'a> {
             })
     }
 
+    /// The key of file `id` of the current fileset in the fd cache.
+    fn cache_key(&self, id: u64) -> u64 {
+        (self.cur as u64) << 48 | id
+    }
+
     /// Runs `f` on file `id`, open for reading and writing as the group needs: from the cache
     /// when files stay open, or opened and closed around it.
     pub(super) fn with_file<T>(
@@ -92,16 +97,16 @@ impl<'a> Worker<'a> {
     ) -> stdio::Result<T> {
         match self.group.open {
             OpenMode::Keep => {
-                let key = (self.cur as u64) << 48 | id;
-                let slot = match self.cache.find(key) {
+                let key = self.cache_key(id);
+                let slot = match self.io.cache.find(key) {
                     Some(s) => s,
                     None => {
-                        let file = self.open(id, self.keep_flags)?;
-                        self.cache.insert(key, file)
+                        let file = self.open(id, self.io.keep_flags)?;
+                        self.io.cache.insert(key, file)
                     }
                 };
-                let file = &mut self.cache.entries[slot].1;
-                Ok(f(self.backend.as_mut(), file, &mut self.bufs, &self.xfers))
+                let file = &mut self.io.cache.entries[slot].1;
+                Ok(f(self.io.backend.as_mut(), file, &mut self.io.bufs, &self.io.xfers))
             }
             OpenMode::PerOp => {
                 let access = match (dir, self.group.engine) {
@@ -110,13 +115,18 @@ impl<'a> Worker<'a> {
                     (Dir::Write, EngineKind::Mmap) => OFlags::RDWR,
                     (Dir::Write, _) => OFlags::WRONLY,
                 };
-                let mut file = self.open(id, self.base_flags | access)?;
-                Ok(f(self.backend.as_mut(), &mut file, &mut self.bufs, &self.xfers))
+                let mut file = self.open(id, self.io.base_flags | access)?;
+                Ok(f(
+                    self.io.backend.as_mut(),
+                    &mut file,
+                    &mut self.io.bufs,
+                    &self.io.xfers,
+                ))
             }
         }
     }
 
-    /// Moves the transfers in `self.xfers` on file `id`, then syncs if the op asks.
+    /// Moves the transfers in `self.io.xfers` on file `id`, then syncs if the op asks.
     pub(super) fn move_blocks(&mut self, id: u64, dir: Dir, sync: Option<SyncKind>) -> stdio::Result<Moved> {
         let (moved, result) = self.with_file(id, dir, |backend, file, bufs, xfers| {
             let (moved, mut result) = backend.transfer(file, dir, xfers, bufs);
@@ -159,7 +169,7 @@ impl<'a> Worker<'a> {
         let blocks = want.div_ceil(bs);
         let seeks = spec.seeks.unwrap_or(1).max(1) as u64;
         let per_run = blocks.div_ceil(seeks).max(1);
-        self.xfers.clear();
+        self.io.xfers.clear();
         let mut left = want;
         while left > 0 {
             let run_blocks = per_run.min(left.div_ceil(bs));
@@ -175,7 +185,7 @@ impl<'a> Worker<'a> {
             let mut run_left = run_bytes;
             while run_left > 0 && off < fsize {
                 let len = bs.min(run_left).min(fsize - off);
-                self.xfers.push(Xfer {
+                self.io.xfers.push(Xfer {
                     offset: off,
                     len: len as u32,
                 });
@@ -192,17 +202,17 @@ impl<'a> Worker<'a> {
         let moved = result.map_err(|e| self.annotate(id, spec.op.name(), e))?;
         Ok(Outcome::Done {
             bytes: moved.bytes,
-            transactions: transactions(dir, &moved, &self.xfers, bs),
+            transactions: transactions(dir, &moved, &self.io.xfers, bs),
         })
     }
 
-    /// Fills `self.xfers` with `[from, to)` in blocks of `bs`.
+    /// Fills `self.io.xfers` with `[from, to)` in blocks of `bs`.
     fn sequential(&mut self, from: u64, to: u64, bs: u64) {
-        self.xfers.clear();
+        self.io.xfers.clear();
         let mut off = from;
         while off < to {
             let len = bs.min(to - off);
-            self.xfers.push(Xfer {
+            self.io.xfers.push(Xfer {
                 offset: off,
                 len: len as u32,
             });
@@ -228,7 +238,7 @@ impl<'a> Worker<'a> {
         let moved = result.map_err(|e| self.annotate(id, spec.op.name(), e))?;
         Ok(Outcome::Done {
             bytes: moved.bytes,
-            transactions: transactions(dir, &moved, &self.xfers, bs),
+            transactions: transactions(dir, &moved, &self.io.xfers, bs),
         })
     }
 
@@ -241,17 +251,17 @@ impl<'a> Worker<'a> {
         let bs = spec.block_size();
         let want = spec.size.map_or(bs, |s| s.0);
         let result = (|| {
-            let mut file = self.open(id, self.base_flags | OFlags::WRONLY | OFlags::APPEND)?;
+            let mut file = self.open(id, self.io.base_flags | OFlags::WRONLY | OFlags::APPEND)?;
             let mut moved = Moved::default();
             let mut left = want;
             while left > 0 {
                 let len = bs.min(left) as usize;
-                let n = rustix::io::write(&file.fd, self.bufs.slot(0, len))?;
+                let n = rustix::io::write(&file.fd, self.io.bufs.slot(0, len))?;
                 moved.add(len as u32, n);
                 left -= n as u64;
             }
             if let Some(kind) = spec.sync {
-                self.backend.sync(&mut file, kind)?;
+                self.io.backend.sync(&mut file, kind)?;
             }
             Ok::<_, stdio::Error>(moved)
         })();
@@ -270,15 +280,16 @@ impl<'a> Worker<'a> {
         let id = self.table.new_id();
         let size = self.table.spec.size.sample(&mut self.rng);
         self.sequential(0, size, spec.block_size());
-        let flags = self.base_flags | OFlags::WRONLY | OFlags::CREATE | OFlags::EXCL;
+        let flags = self.io.base_flags | OFlags::WRONLY | OFlags::CREATE | OFlags::EXCL;
         let result = (|| {
             let mut file = self.open(id, flags)?;
             let (moved, r) = self
+                .io
                 .backend
-                .transfer(&mut file, Dir::Write, &self.xfers, &mut self.bufs);
+                .transfer(&mut file, Dir::Write, &self.io.xfers, &mut self.io.bufs);
             r?;
             if let Some(kind) = spec.sync {
-                self.backend.sync(&mut file, kind)?;
+                self.io.backend.sync(&mut file, kind)?;
             }
             Ok::<_, stdio::Error>(moved)
         })();
@@ -294,7 +305,7 @@ impl<'a> Worker<'a> {
         let Some(Picked { id, size }) = self.table.take(&mut self.rng) else {
             return Ok(Outcome::Skipped);
         };
-        self.cache.evict((self.cur as u64) << 48 | id);
+        self.io.cache.evict(self.cache_key(id));
         let mut b: NameBuf = [0; 64];
         match rustix::fs::unlinkat(self.table.dir_of(id), self.table.name(id, &mut b), AtFlags::empty()) {
             Ok(()) => Ok(Outcome::META),
@@ -324,7 +335,7 @@ impl<'a> Worker<'a> {
         let Some(Picked { id, .. }) = self.table.pick(&mut self.rng) else {
             return Ok(Outcome::Skipped);
         };
-        let r = self.open(id, self.base_flags | OFlags::RDONLY);
+        let r = self.open(id, self.io.base_flags | OFlags::RDONLY);
         self.table.release(id, None);
         drop(r.map_err(|e| self.annotate(id, "open", e))?);
         Ok(Outcome::META)
@@ -362,7 +373,7 @@ impl<'a> Worker<'a> {
         let Some(Picked { id, size }) = self.table.take(&mut self.rng) else {
             return Ok(Outcome::Skipped);
         };
-        self.cache.evict((self.cur as u64) << 48 | id);
+        self.io.cache.evict(self.cache_key(id));
         let to = self.table.new_id();
         let (mut a, mut b): (NameBuf, NameBuf) = ([0; 64], [0; 64]);
         let r = rustix::fs::renameat(

@@ -47,12 +47,12 @@ impl<'a> Worker<'a> {
             Ok(r) => r,
             Err(e) => return self.fail(first_op, e.to_string(), e.raw_os_error()),
         };
-        ring.register(&self.bufs);
+        ring.register(&self.io.bufs);
         // Open every file of the fileset once.
         let files = self.table.static_len();
         let mut fds = Vec::new();
         for id in 0..files {
-            match self.open(id, self.keep_flags) {
+            match self.open(id, self.io.keep_flags) {
                 Ok(f) => fds.push(f),
                 Err(e) => {
                     let message = self.annotate(id, "open", e).to_string();
@@ -74,7 +74,7 @@ impl<'a> Worker<'a> {
                 (issued, issued_bytes) = (0, 0);
             }
             while !stopping && !free.is_empty() && self.guard.within_quota(issued, issued_bytes) {
-                let i = self.choose().unwrap_or(0);
+                let i = self.mix.choose(self.group.pick, &mut self.rng).unwrap_or(0);
                 let spec = &self.group.ops[i];
                 let id = if fds.len() == 1 {
                     0
@@ -97,7 +97,7 @@ impl<'a> Worker<'a> {
                     fds[id].fd.as_raw_fd(),
                     dir,
                     Xfer { offset, len: bs as u32 },
-                    &self.bufs,
+                    &self.io.bufs,
                     slot,
                 );
                 issued += 1;

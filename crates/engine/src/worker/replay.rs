@@ -27,7 +27,7 @@ impl<'a> Worker<'a> {
         let mut replay = Replayer::new(
             script,
             base,
-            self.base_flags & (OFlags::DIRECT | OFlags::SYNC | OFlags::DSYNC),
+            self.io.base_flags & (OFlags::DIRECT | OFlags::SYNC | OFlags::DSYNC),
         );
         let mut finished = false;
         'passes: loop {

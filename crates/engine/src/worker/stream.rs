@@ -5,9 +5,26 @@ use super::ops::{transactions, Outcome};
 use super::Worker;
 use crate::fileset::FileTable;
 use crate::io::{Dir, Xfer};
-use crate::workload::{OpKind, OpSpec, Scope};
+use crate::workload::{Group, OpKind, OpSpec, Scope};
 use std::io as stdio;
-use std::sync::atomic::Ordering::Relaxed;
+use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
+
+/// The cursors of the mix's streams, one of each kind per entry of the mix.
+pub(super) struct Streams<'a> {
+    /// This thread's own stream over its own file, once started.
+    pub own: Vec<Option<Stream>>,
+    /// The cursor the group's threads share over the whole fileset.
+    pub shared: &'a [AtomicU64],
+}
+
+impl<'a> Streams<'a> {
+    pub fn new(group: &Group, shared: &'a [AtomicU64]) -> Streams<'a> {
+        Streams {
+            own: group.ops.iter().map(|_| None).collect(),
+            shared,
+        }
+    }
+}
 
 /// The cursor of a thread's own stream.
 pub(super) struct Stream {
@@ -30,7 +47,7 @@ impl<'a> Worker<'a> {
             r.and_then(|r| r.map_err(stdio::Error::from))
                 .map_err(|e| self.annotate(file, "seqwrite", e))?;
             self.table.release(file, Some(0));
-            self.streams[i] = Some(Stream {
+            self.streams.own[i] = Some(Stream {
                 file,
                 block: 0,
                 pass: 0,
@@ -64,7 +81,7 @@ impl<'a> Worker<'a> {
         let (file, offset, len, last) = match spec.scope.unwrap_or_default() {
             Scope::Own => {
                 let first = self.thread_in_group as u64 % files;
-                let s = self.streams[i].get_or_insert(Stream {
+                let s = self.streams.own[i].get_or_insert(Stream {
                     file: first,
                     block: 0,
                     pass: 0,
@@ -92,7 +109,7 @@ impl<'a> Worker<'a> {
                 if per_file == 0 {
                     return Ok(Outcome::StreamEnded);
                 }
-                let blk = self.cursors[i].fetch_add(1, Relaxed);
+                let blk = self.streams.shared[i].fetch_add(1, Relaxed);
                 let pass = blk / (per_file * files);
                 if pass > 0 && !wrap {
                     return Ok(Outcome::StreamEnded);
@@ -108,8 +125,8 @@ impl<'a> Worker<'a> {
             }
         };
         let dir = if kind == OpKind::SeqRead { Dir::Read } else { Dir::Write };
-        self.xfers.clear();
-        self.xfers.push(Xfer {
+        self.io.xfers.clear();
+        self.io.xfers.push(Xfer {
             offset,
             len: len as u32,
         });
@@ -122,13 +139,13 @@ impl<'a> Worker<'a> {
         }
         if dir == Dir::Read && moved.bytes == 0 {
             // The file is shorter than it was: treat it as the end of this file's stream.
-            if let Some(s) = self.streams[i].as_mut() {
+            if let Some(s) = self.streams.own[i].as_mut() {
                 s.block = u64::MAX / bs;
             }
         }
         Ok(Outcome::Done {
             bytes: moved.bytes,
-            transactions: transactions(dir, &moved, &self.xfers, bs),
+            transactions: transactions(dir, &moved, &self.io.xfers, bs),
         })
     }
 }
