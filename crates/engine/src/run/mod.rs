@@ -1,6 +1,6 @@
-//! Running a workload, in four phases: [`prepare`] sets the filesets up (untimed), [`spawn`]
-//! starts the threads together, [`monitor`] watches them once a second and stops them, and
-//! [`merge`] gathers what they measured into a [`RunResult`].
+//! Running a workload, in four phases: set the filesets up, untimed (`prepare.rs`); start the
+//! threads together (`spawn.rs`); watch them once a second and stop them (`monitor.rs`); and
+//! gather what they measured into a [`RunResult`] (`merge.rs`).
 
 mod merge;
 mod monitor;

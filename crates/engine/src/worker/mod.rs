@@ -1,10 +1,11 @@
 //! One worker thread: runs its group's operations against the group's filesets until the run
 //! stops, recording what each did into its own statistics.
 //!
-//! A thread runs one of three loops: [`mix`] picks operations from the group's weighted mix one at
-//! a time, [`replay`] replays the group's script, and [`pipelined`] keeps many single-block
-//! operations in flight on io_uring. The operations themselves are in [`ops`], [`stream`] and
-//! [`fsync`].
+//! A thread runs one of three loops: `mix.rs` picks operations from the group's weighted mix one
+//! at a time, `replay.rs` replays the group's script, and `pipelined.rs` keeps many single-block
+//! operations in flight on io_uring. Each asks the same `Guard` (`guard.rs`) whether the run
+//! goes on and whether the ramp has ended, and counts into the same `Tally` (`tally.rs`). The
+//! operations themselves are in `ops.rs`, `stream.rs` and `fsync.rs`.
 
 mod fd_cache;
 mod fsync;
