@@ -1,9 +1,8 @@
 //! The fsyncs a thread makes besides its mix's own: sysbench's periodic and end-of-test
 //! fsyncs, and IOzone's fsync of a stream the run stopped before its end.
 
-use super::ops::Outcome;
 use super::tally::Slot;
-use super::{Flow, Worker};
+use super::{Flow, Outcome, Worker};
 use crate::clock;
 use crate::io::Dir;
 use crate::workload::{OpKind, OpSpec, Scope, SyncKind};

@@ -1,9 +1,8 @@
 //! The weighted mix loop: operations chosen one at a time by weight (or by ratio), with the
 //! group's delay and rate limit between them; and the [`Mix`] that chooses them.
 
-use super::ops::Outcome;
 use super::tally::Slot;
-use super::{Flow, ThreadOutcome, Worker};
+use super::{Flow, Outcome, ThreadOutcome, Worker};
 use crate::clock;
 use crate::space;
 use crate::workload::{Group, Pick};

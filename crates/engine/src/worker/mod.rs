@@ -7,6 +7,7 @@
 //! goes on and whether the ramp has ended, and counts into the same `Tally` (`tally.rs`). The
 //! operations themselves are in `ops.rs`, `stream.rs` and `fsync.rs`.
 
+mod error;
 mod fd_cache;
 mod fsync;
 mod guard;
@@ -17,25 +18,27 @@ mod replay;
 mod stream;
 mod tally;
 
+use crate::clock;
 use crate::fileset::FileTable;
 use crate::histogram::OpStats;
 use crate::io::{self, Backend, IoBuffers, Xfer};
-use crate::live_latency::LiveLatency;
 use crate::workload::{EngineKind, Group, OSync, OpKind};
+use error::errno_of;
 use fd_cache::FdCache;
 use fsync::Burst;
 use guard::Guard;
 use mix::Mix;
-use ops::errno_of;
 use rand::rngs::SmallRng;
 use rand::SeedableRng;
 use rustix::fs::OFlags;
 use std::io as stdio;
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering::Relaxed};
+use std::sync::atomic::{AtomicBool, AtomicU64};
 use std::sync::Barrier;
 use std::time::Instant;
 use stream::Streams;
-use tally::Tally;
+use tally::{Slot, Tally};
+
+pub(crate) use tally::LiveCounters;
 
 /// State every thread of a run shares.
 pub(crate) struct Shared {
@@ -53,38 +56,6 @@ pub(crate) struct Shared {
     /// A worker saw the filesystem reach `util`.
     pub util_reached: AtomicBool,
     pub barrier: Barrier,
-}
-
-/// Counters the monitor thread reads once a second: operations and bytes per operation type,
-/// and the latency buckets of the timed ones. Only the owning thread writes them (plain
-/// stores), so they cost no locked instruction.
-#[repr(align(128))]
-pub(crate) struct LiveCounters {
-    pub ops: [AtomicU64; OpKind::ALL.len()],
-    pub bytes: [AtomicU64; OpKind::ALL.len()],
-    /// The longest script step since the monitor last looked (dbench's per-second latency).
-    pub max_ns: AtomicU64,
-    pub latency: LiveLatency,
-}
-
-impl LiveCounters {
-    pub fn new() -> LiveCounters {
-        LiveCounters {
-            ops: Default::default(),
-            bytes: Default::default(),
-            max_ns: AtomicU64::new(0),
-            latency: LiveLatency::new(),
-        }
-    }
-
-    #[inline]
-    fn add(&self, kind: OpKind, bytes: u64) {
-        let i = kind.index();
-        self.ops[i].store(self.ops[i].load(Relaxed) + 1, Relaxed);
-        if bytes > 0 {
-            self.bytes[i].store(self.bytes[i].load(Relaxed) + bytes, Relaxed);
-        }
-    }
 }
 
 /// What one thread is asked to do.
@@ -107,6 +78,26 @@ pub(crate) struct ThreadOutcome {
     pub ended: Instant,
     /// The thread ran out of work on its own (streams ended or its quota was met).
     pub finished: bool,
+}
+
+/// The outcome of one operation.
+enum Outcome {
+    Done {
+        bytes: u64,
+        transactions: u64,
+    },
+    /// Nothing to work on: no file left to read, no directory left to remove.
+    Skipped,
+    /// A stream reached its end and does not wrap.
+    StreamEnded,
+}
+
+impl Outcome {
+    /// A metadata operation done: no bytes, one transaction.
+    const META: Outcome = Outcome::Done {
+        bytes: 0,
+        transactions: 1,
+    };
 }
 
 /// Whether a loop goes on after an operation, or stops because it failed.
@@ -226,6 +217,47 @@ impl<'a> Worker<'a> {
             return self.run_pipelined();
         }
         self.run_mix()
+    }
+
+    /// Records what an operation did; says whether the thread must stop, and the bytes moved.
+    fn account(&mut self, slot: Slot, kind: OpKind, t0: Option<u64>, result: stdio::Result<Outcome>) -> (Flow, u64) {
+        let stats = match slot {
+            Slot::Mix(i) => &mut self.tally.stats[i],
+            Slot::Fsync => &mut self.tally.fsyncs,
+            Slot::Step(l) => &mut self.tally.steps[l],
+        };
+        self.guard.count_op();
+        match result {
+            Ok(Outcome::Done { bytes, transactions }) => {
+                match t0 {
+                    Some(t0) => {
+                        let ns = clock::since_ns(t0);
+                        stats.record(ns, bytes, transactions);
+                        self.tally.live.latency.record(ns);
+                    }
+                    None => stats.count_only(bytes, transactions),
+                }
+                self.tally.live.add(kind, bytes);
+                self.guard.count_bytes(bytes);
+                (Flow::Go, bytes)
+            }
+            Ok(Outcome::Skipped) | Ok(Outcome::StreamEnded) => {
+                stats.skipped += 1;
+                (Flow::Go, 0)
+            }
+            Err(e) => {
+                stats.errors += 1;
+                if self.tally.first_error.is_none() {
+                    self.tally.first_error = Some((kind, e.to_string(), errno_of(&e)));
+                }
+                if self.shared.continue_on_error {
+                    (Flow::Go, 0)
+                } else {
+                    self.guard.stop_all();
+                    (Flow::Stop, 0)
+                }
+            }
+        }
     }
 
     /// Ends a thread that cannot start its loop: records why and stops the run.

@@ -2,7 +2,8 @@
 //! append, create, delete, stat, open and close, directories, rename, readdir, fsync, FFSB's
 //! metaop and truncate, and how a file is opened (or found open) for them.
 
-use super::Worker;
+use super::error::{errno_of, Annotated};
+use super::{Outcome, Worker};
 use crate::confine;
 use crate::fileset::{file_name, NameBuf, Picked};
 use crate::io::{Backend, Dir, IoBuffers, Moved, OpenFile, Xfer};
@@ -11,26 +12,6 @@ use rand::Rng;
 use rustix::fs::{AtFlags, Mode, OFlags};
 use std::io as stdio;
 use std::os::fd::BorrowedFd;
-
-/// The outcome of one operation.
-pub(super) enum Outcome {
-    Done {
-        bytes: u64,
-        transactions: u64,
-    },
-    /// Nothing to work on: no file left to read, no directory left to remove.
-    Skipped,
-    /// A stream reached its end and does not wrap.
-    StreamEnded,
-}
-
-impl Outcome {
-    /// A metadata operation done: no bytes, one transaction.
-    pub(super) const META: Outcome = Outcome::Done {
-        bytes: 0,
-        transactions: 1,
-    };
-}
 
 impl<'a> Worker<'a> {
     pub(super) fn exec(&mut self, i: usize) -> stdio::Result<Outcome> {
@@ -479,25 +460,4 @@ pub(super) fn transactions(dir: Dir, moved: &Moved, xfers: &[Xfer], bs: u64) -> 
         }
         Dir::Write => moved.calls,
     }
-}
-
-/// An error with the operation and file it happened to, keeping the OS error number.
-#[derive(Debug)]
-pub(super) struct Annotated {
-    pub(super) errno: Option<i32>,
-    pub(super) message: String,
-}
-
-impl std::fmt::Display for Annotated {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(&self.message)
-    }
-}
-
-impl std::error::Error for Annotated {}
-
-/// The OS error number of `e`, also through an [`Annotated`] wrapper.
-pub(super) fn errno_of(e: &stdio::Error) -> Option<i32> {
-    e.raw_os_error()
-        .or_else(|| e.get_ref()?.downcast_ref::<Annotated>()?.errno)
 }

@@ -1,10 +1,9 @@
 //! The script loop: each thread replays its group's script from the start, again and again,
 //! counting every step under its label.
 
-use super::ops::Outcome;
-use super::ops::{errno_of, Annotated};
+use super::error::{errno_of, Annotated};
 use super::tally::Slot;
-use super::{Flow, ThreadOutcome, Worker};
+use super::{Flow, Outcome, ThreadOutcome, Worker};
 use crate::clock;
 use crate::script::{Call, Expect, Replayer};
 use crate::workload::OpKind;

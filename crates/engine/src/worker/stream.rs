@@ -1,8 +1,8 @@
 //! Streams: seqread, seqwrite and rewrite move one block per operation at a cursor, the
 //! thread's own over its own file, or one the whole group shares over the whole fileset.
 
-use super::ops::{transactions, Outcome};
-use super::Worker;
+use super::ops::transactions;
+use super::{Outcome, Worker};
 use crate::fileset::FileTable;
 use crate::io::{Dir, Xfer};
 use crate::workload::{Group, OpKind, OpSpec, Scope};

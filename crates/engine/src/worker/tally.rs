@@ -1,13 +1,42 @@
 //! What a thread counts: its statistics per entry of the mix, per label of its script and for
-//! its extra fsyncs, the live counters the monitor reads, and its first error; and how the
-//! outcome of one operation is counted.
+//! its extra fsyncs, the live counters the monitor reads once a second, and its first error.
 
-use super::ops::{errno_of, Outcome};
-use super::{Flow, LiveCounters, Worker};
-use crate::clock;
 use crate::histogram::OpStats;
+use crate::live_latency::LiveLatency;
 use crate::workload::{Group, OpKind};
-use std::io as stdio;
+use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
+
+/// Counters the monitor thread reads once a second: operations and bytes per operation type,
+/// and the latency buckets of the timed ones. Only the owning thread writes them (plain
+/// stores), so they cost no locked instruction.
+#[repr(align(128))]
+pub(crate) struct LiveCounters {
+    pub ops: [AtomicU64; OpKind::ALL.len()],
+    pub bytes: [AtomicU64; OpKind::ALL.len()],
+    /// The longest script step since the monitor last looked (dbench's per-second latency).
+    pub max_ns: AtomicU64,
+    pub latency: LiveLatency,
+}
+
+impl LiveCounters {
+    pub fn new() -> LiveCounters {
+        LiveCounters {
+            ops: Default::default(),
+            bytes: Default::default(),
+            max_ns: AtomicU64::new(0),
+            latency: LiveLatency::new(),
+        }
+    }
+
+    #[inline]
+    pub fn add(&self, kind: OpKind, bytes: u64) {
+        let i = kind.index();
+        self.ops[i].store(self.ops[i].load(Relaxed) + 1, Relaxed);
+        if bytes > 0 {
+            self.bytes[i].store(self.bytes[i].load(Relaxed) + bytes, Relaxed);
+        }
+    }
+}
 
 pub(super) struct Tally<'a> {
     /// Statistics per entry of the group's mix, counted since the ramp ended.
@@ -48,53 +77,4 @@ pub(super) enum Slot {
     Mix(usize),
     Fsync,
     Step(usize),
-}
-
-impl<'a> Worker<'a> {
-    /// Records what an operation did; says whether the thread must stop, and the bytes moved.
-    pub(super) fn account(
-        &mut self,
-        slot: Slot,
-        kind: OpKind,
-        t0: Option<u64>,
-        result: stdio::Result<Outcome>,
-    ) -> (Flow, u64) {
-        let stats = match slot {
-            Slot::Mix(i) => &mut self.tally.stats[i],
-            Slot::Fsync => &mut self.tally.fsyncs,
-            Slot::Step(l) => &mut self.tally.steps[l],
-        };
-        self.guard.count_op();
-        match result {
-            Ok(Outcome::Done { bytes, transactions }) => {
-                match t0 {
-                    Some(t0) => {
-                        let ns = clock::since_ns(t0);
-                        stats.record(ns, bytes, transactions);
-                        self.tally.live.latency.record(ns);
-                    }
-                    None => stats.count_only(bytes, transactions),
-                }
-                self.tally.live.add(kind, bytes);
-                self.guard.count_bytes(bytes);
-                (Flow::Go, bytes)
-            }
-            Ok(Outcome::Skipped) | Ok(Outcome::StreamEnded) => {
-                stats.skipped += 1;
-                (Flow::Go, 0)
-            }
-            Err(e) => {
-                stats.errors += 1;
-                if self.tally.first_error.is_none() {
-                    self.tally.first_error = Some((kind, e.to_string(), errno_of(&e)));
-                }
-                if self.shared.continue_on_error {
-                    (Flow::Go, 0)
-                } else {
-                    self.guard.stop_all();
-                    (Flow::Stop, 0)
-                }
-            }
-        }
-    }
 }
