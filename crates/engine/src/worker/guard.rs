@@ -10,9 +10,10 @@ pub(super) struct Guard<'a> {
     shared: &'a Shared,
     /// The thread has seen the ramp end (or the run has none).
     measuring: bool,
-    /// This thread's share of the run's `stop.ops` and `stop.bytes`.
-    ops_quota: Option<u64>,
-    bytes_quota: Option<u64>,
+    /// This thread's share of the run's `stop.ops` and `stop.bytes`; `u64::MAX` when the run
+    /// sets none, since no thread gets that far.
+    ops_quota: u64,
+    bytes_quota: u64,
     /// Operations and bytes since the ramp ended, against the quotas.
     ops: u64,
     bytes: u64,
@@ -23,8 +24,8 @@ impl<'a> Guard<'a> {
         Guard {
             shared,
             measuring: shared.measuring.load(Relaxed),
-            ops_quota,
-            bytes_quota,
+            ops_quota: ops_quota.unwrap_or(u64::MAX),
+            bytes_quota: bytes_quota.unwrap_or(u64::MAX),
             ops: 0,
             bytes: 0,
         }
@@ -65,22 +66,17 @@ impl<'a> Guard<'a> {
         true
     }
 
-    /// Counts one operation toward the quota.
+    /// Counts `ops` operations that moved `bytes` bytes toward the quotas.
     #[inline]
-    pub fn count_op(&mut self) {
-        self.ops += 1;
+    pub fn count(&mut self, ops: u64, bytes: u64) {
+        self.ops += ops;
+        self.bytes += bytes;
     }
 
     /// Takes the last operation counted back out of the quota: one that must not count (the
     /// fsyncs of a thread's end).
     pub fn uncount_op(&mut self) {
         self.ops -= 1;
-    }
-
-    /// Counts the bytes an operation moved toward the quota.
-    #[inline]
-    pub fn count_bytes(&mut self, bytes: u64) {
-        self.bytes += bytes;
     }
 
     /// Operations counted since the ramp ended.
@@ -99,6 +95,6 @@ impl<'a> Guard<'a> {
     /// asks this of what it has issued, ahead of what has completed.
     #[inline]
     pub fn within_quota(&self, ops: u64, bytes: u64) -> bool {
-        self.ops_quota.is_none_or(|q| ops < q) && self.bytes_quota.is_none_or(|q| bytes < q)
+        ops < self.ops_quota && bytes < self.bytes_quota
     }
 }

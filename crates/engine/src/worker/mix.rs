@@ -20,7 +20,7 @@ impl<'a> Worker<'a> {
         let mut finished = false;
         let mut failed = false;
         while self.guard.before_op(&mut self.tally) {
-            let Some(i) = self.mix.choose(self.group.pick, &mut self.rng) else {
+            let Some(i) = self.mix.choose(&mut self.rng) else {
                 finished = true;
                 break;
             };
@@ -94,6 +94,8 @@ impl<'a> Worker<'a> {
 
 /// The group's weighted mix as this thread works through it.
 pub(super) struct Mix {
+    /// How the next entry is chosen: at random by weight, or by ratio.
+    pick: Pick,
     /// The weight of each entry; 0 once the entry is retired.
     weights: Vec<u32>,
     total_weight: u64,
@@ -104,6 +106,7 @@ pub(super) struct Mix {
 impl Mix {
     pub fn new(group: &Group) -> Mix {
         Mix {
+            pick: group.pick,
             weights: group.ops.iter().map(|o| o.weight).collect(),
             total_weight: group.ops.iter().map(|o| o.weight as u64).sum(),
             done: vec![0; group.ops.len()],
@@ -112,14 +115,14 @@ impl Mix {
 
     /// The entry of the next operation: at random by weight, or with `pick = "ratio"` the
     /// one furthest behind its share; none once every entry is retired.
-    pub fn choose(&self, pick: Pick, rng: &mut SmallRng) -> Option<usize> {
+    pub fn choose(&self, rng: &mut SmallRng) -> Option<usize> {
         if self.total_weight == 0 {
             return None;
         }
         if self.weights.len() == 1 {
             return Some(0);
         }
-        if pick == Pick::Ratio {
+        if self.pick == Pick::Ratio {
             // The entry furthest behind its share: the smallest (done + 1) / weight, the later
             // one on a tie (so reads 3 : writes 2 reads while (reads+1)/(writes+1) < 1.5, as
             // sysbench does).

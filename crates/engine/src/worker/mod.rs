@@ -226,8 +226,7 @@ impl<'a> Worker<'a> {
             Slot::Fsync => &mut self.tally.fsyncs,
             Slot::Step(l) => &mut self.tally.steps[l],
         };
-        self.guard.count_op();
-        match result {
+        let (flow, bytes) = match result {
             Ok(Outcome::Done { bytes, transactions }) => {
                 match t0 {
                     Some(t0) => {
@@ -238,7 +237,6 @@ impl<'a> Worker<'a> {
                     None => stats.count_only(bytes, transactions),
                 }
                 self.tally.live.add(kind, bytes);
-                self.guard.count_bytes(bytes);
                 (Flow::Go, bytes)
             }
             Ok(Outcome::Skipped) | Ok(Outcome::StreamEnded) => {
@@ -257,7 +255,9 @@ impl<'a> Worker<'a> {
                     (Flow::Stop, 0)
                 }
             }
-        }
+        };
+        self.guard.count(1, bytes);
+        (flow, bytes)
     }
 
     /// Ends a thread that cannot start its loop: records why and stops the run.

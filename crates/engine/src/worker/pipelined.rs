@@ -74,7 +74,7 @@ impl<'a> Worker<'a> {
                 (issued, issued_bytes) = (0, 0);
             }
             while !stopping && !free.is_empty() && self.guard.within_quota(issued, issued_bytes) {
-                let i = self.mix.choose(self.group.pick, &mut self.rng).unwrap_or(0);
+                let i = self.mix.choose(&mut self.rng).unwrap_or(0);
                 let spec = &self.group.ops[i];
                 let id = if fds.len() == 1 {
                     0
@@ -117,6 +117,8 @@ impl<'a> Worker<'a> {
             }
             let now = if timed { clock::now() } else { 0 };
             let mut failed = None;
+            // What completed in this batch, counted toward the quotas once it is reaped.
+            let (mut completed, mut completed_bytes) = (0u64, 0u64);
             ring.reap(|tag, res| {
                 let slot = tag as usize;
                 let (i, start) = slots[slot];
@@ -135,9 +137,10 @@ impl<'a> Worker<'a> {
                     self.tally.stats[i].count_only(res as u64, 1);
                 }
                 self.tally.live.add(kind, res as u64);
-                self.guard.count_op();
-                self.guard.count_bytes(res as u64);
+                completed += 1;
+                completed_bytes += res as u64;
             });
+            self.guard.count(completed, completed_bytes);
             if let Some((i, errno)) = failed {
                 let kind = self.group.ops[i].op;
                 let e = stdio::Error::from_raw_os_error(errno);
