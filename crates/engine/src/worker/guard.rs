@@ -1,6 +1,6 @@
 //! The run's stop conditions as one thread sees them: the stop flag, the end of the ramp (when
 //! what the thread counted so far is thrown away) and the thread's share of `stop.ops` and
-//! `stop.bytes`. Every loop asks its guard before each operation.
+//! `stop.bytes`. Every loop asks its guard whether to go on before it starts more operations.
 
 use super::tally::Tally;
 use super::Shared;
