@@ -1,5 +1,6 @@
 //! Keeping every path beneath the run directory.
 //!
+//! A path a workload names is first checked by [`check_relative`]: relative, with no `..` or `.`.
 //! Directories are opened with `openat2(RESOLVE_BENEATH | RESOLVE_NO_MAGICLINKS)` relative to the
 //! run directory, so neither `..` nor a symlink can lead out of it. Files are then reached only by
 //! `*at` calls on one path component with `O_NOFOLLOW`, so a planted symlink in place of a file is
@@ -60,7 +61,7 @@ impl RunDir {
     /// Opens (and with `create`, first makes) the directory `rel` beneath the run directory, one
     /// component at a time.
     pub fn open_dir(&self, rel: &str, create: bool) -> Result<OwnedFd, ConfineError> {
-        crate::workload::check_relative(rel).map_err(|_| self.escapes(rel))?;
+        check_relative(rel).map_err(|_| self.escapes(rel))?;
         // Each component is made inside its parent, itself opened beneath the run directory, so a
         // symlinked component is refused before anything is made through it.
         let mut dir = open_beneath(self.fd.as_fd(), ".").map_err(|e| self.classify(".", e))?;
@@ -110,6 +111,23 @@ impl RunDir {
             self.io(path, e)
         }
     }
+}
+
+/// Refuses absolute paths and `..`: every path stays beneath the run directory.
+pub fn check_relative(p: &str) -> Result<(), String> {
+    let path = Path::new(p);
+    if p.is_empty() {
+        return Err("a path is empty".into());
+    }
+    if path.is_absolute() {
+        return Err(format!(
+            "`{p}` is an absolute path; paths must stay beneath the run directory"
+        ));
+    }
+    if path.components().any(|c| !matches!(c, std::path::Component::Normal(_))) {
+        return Err(format!("`{p}` leaves the run directory (`..` or `.` is not allowed)"));
+    }
+    Ok(())
 }
 
 /// Opens directory `rel` beneath `dir`, refusing anything that resolves outside it.

@@ -17,6 +17,7 @@
 //! another.
 
 use crate::confine::{self, ConfineError, RunDir};
+use crate::marker;
 use crate::workload::{Fileset, SizeDist, Workload};
 use rand::{Rng, SeedableRng};
 use rustix::fs::{AtFlags, Mode, OFlags};
@@ -26,10 +27,11 @@ use std::io;
 use std::os::fd::{AsFd, BorrowedFd, OwnedFd};
 use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
 use std::sync::Mutex;
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
-/// The file that says fslab made a fileset (and, for a fileset with names, which names).
-pub(crate) const MARKER: &str = ".fslab-fileset";
+/// What setting a fileset up did: part of the run's result, also at this path for the crates
+/// that name it here.
+pub use crate::result::SetupReport;
 
 #[derive(Debug, thiserror::Error)]
 pub enum SetupError {
@@ -47,18 +49,6 @@ pub enum SetupError {
         path: String,
         entry: String,
     },
-}
-
-/// What setting a fileset up did, reported apart from the measured run.
-#[derive(Debug, Clone, Default, PartialEq, serde::Serialize, serde::Deserialize)]
-pub struct SetupReport {
-    pub fileset: String,
-    pub files: u64,
-    pub bytes: u64,
-    /// The files already there matched and were kept.
-    pub reused: bool,
-    #[serde(with = "crate::result::secs")]
-    pub duration: Duration,
 }
 
 /// Room for a file name: a prefix of up to 40 bytes, 20 digits and a NUL.
@@ -216,12 +206,13 @@ impl FileTable {
             bytes = write_files(&dirs, spec, &sizes).map_err(|(path, e)| io_err(&format!("{name}/{path}"), e))?;
             let fd = confine::open_file(
                 root.as_fd(),
-                MARKER,
+                marker::FILESET,
                 OFlags::WRONLY | OFlags::CREATE | OFlags::TRUNC,
                 0o644,
             )
-            .map_err(|e| io_err(&format!("{name}/{MARKER}"), e))?;
-            rustix::io::write(&fd, stamp.as_bytes()).map_err(|e| io_err(&format!("{name}/{MARKER}"), e.into()))?;
+            .map_err(|e| io_err(&format!("{name}/{}", marker::FILESET), e))?;
+            rustix::io::write(&fd, stamp.as_bytes())
+                .map_err(|e| io_err(&format!("{name}/{}", marker::FILESET), e.into()))?;
             rustix::fs::syncfs(&root).map_err(|e| io_err(name, e.into()))?;
         }
         let sizes = if reused {
@@ -533,7 +524,7 @@ struct SizeHolder {
 }
 
 fn read_marker(root: &OwnedFd) -> Option<String> {
-    let fd = confine::open_file(root.as_fd(), MARKER, OFlags::RDONLY, 0).ok()?;
+    let fd = confine::open_file(root.as_fd(), marker::FILESET, OFlags::RDONLY, 0).ok()?;
     // A marker listing many names outgrows one read.
     let mut text = String::new();
     std::io::Read::read_to_string(&mut std::fs::File::from(fd), &mut text).ok()?;
@@ -656,7 +647,7 @@ fn clear(root: &OwnedFd, spec: &Fileset, run_root: &str, name: &str) -> Result<(
     // Check everything before removing anything.
     let mut plan: Vec<(String, Vec<String>)> = Vec::new();
     for e in &entries {
-        if e == MARKER || is_ours(e, &spec.prefix) {
+        if e == marker::FILESET || is_ours(e, &spec.prefix) {
             continue;
         }
         let inner_prefix = if is_ours(e, "d") {
@@ -738,7 +729,7 @@ fn clear_in_run_dir(root: &OwnedFd, spec: &Fileset, run_root: &str) -> Result<()
         rustix::fs::unlinkat(root, name.as_str(), AtFlags::empty()).map_err(|e| fail(name, e.into()))?;
     }
     if marked {
-        rustix::fs::unlinkat(root, MARKER, AtFlags::empty()).map_err(|e| fail(MARKER, e.into()))?;
+        rustix::fs::unlinkat(root, marker::FILESET, AtFlags::empty()).map_err(|e| fail(marker::FILESET, e.into()))?;
     }
     Ok(())
 }
@@ -799,9 +790,9 @@ fn remove_made(root: &OwnedFd, spec: &Fileset, made: &[String], dir: &str) -> Re
             rustix::fs::unlinkat(root, n.as_str(), AtFlags::empty()).map_err(|e| named_io(spec, dir, n, e.into()))?;
         }
     }
-    match rustix::fs::unlinkat(root, MARKER, AtFlags::empty()) {
+    match rustix::fs::unlinkat(root, marker::FILESET, AtFlags::empty()) {
         Ok(()) | Err(rustix::io::Errno::NOENT) => Ok(()),
-        Err(e) => Err(named_io(spec, dir, MARKER, e.into())),
+        Err(e) => Err(named_io(spec, dir, marker::FILESET, e.into())),
     }
 }
 

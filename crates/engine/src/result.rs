@@ -1,12 +1,15 @@
 //! RunResult: everything one run measured, as `--json` prints it and the store keeps it.
 
 use crate::cpu::CpuUsage;
-use crate::fileset::SetupReport;
 use crate::histogram::Latency;
 use crate::sysinfo::SystemInfo;
 use crate::workload::{OpKind, Workload};
 use serde::{Deserialize, Serialize};
 use std::time::Duration;
+
+// Defined where they belong, lower down; re-exported here, where the other crates name them.
+pub use crate::live_latency::SecondLatency;
+pub use crate::units::{opt_secs, secs};
 
 /// Version of the JSON layout of [`RunResult`]; raised on any change a reader would notice.
 pub const SCHEMA_VERSION: u32 = 2;
@@ -170,6 +173,18 @@ pub struct ThreadResult {
     pub finished: bool,
 }
 
+/// What setting a fileset up did, reported apart from the measured run.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct SetupReport {
+    pub fileset: String,
+    pub files: u64,
+    pub bytes: u64,
+    /// The files already there matched and were kept.
+    pub reused: bool,
+    #[serde(with = "secs")]
+    pub duration: Duration,
+}
+
 /// One second of the run.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Second {
@@ -192,57 +207,7 @@ pub struct Second {
     pub latency: Option<SecondLatency>,
 }
 
-/// The latency of one second's timed operations, in microseconds, from log-linear buckets
-/// (each figure within 1.6% of the exact one; the mean is exact).
-#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
-pub struct SecondLatency {
-    /// Operations timed in this second. The monitor reads a thread's operation counters and
-    /// its latency buckets one after the other, not at one instant, so an operation that ends
-    /// between the two reads counts here in one second and in `Second::ops` in the next: the
-    /// two differ by a few at most, and their sums over the run are equal.
-    pub ops: u64,
-    pub mean_us: f64,
-    pub p50_us: f64,
-    pub p90_us: f64,
-    pub p95_us: f64,
-    pub p99_us: f64,
-    pub max_us: f64,
-}
-
 pub(crate) const MIB: f64 = 1024.0 * 1024.0;
-
-/// Durations as seconds with a fraction, in JSON.
-pub mod secs {
-    use serde::{Deserialize, Deserializer, Serializer};
-    use std::time::Duration;
-
-    pub fn serialize<S: Serializer>(d: &Duration, s: S) -> Result<S::Ok, S::Error> {
-        s.serialize_f64(d.as_secs_f64())
-    }
-
-    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Duration, D::Error> {
-        let v = f64::deserialize(d)?;
-        Duration::try_from_secs_f64(v).map_err(serde::de::Error::custom)
-    }
-}
-
-pub mod opt_secs {
-    use serde::{Deserialize, Deserializer, Serializer};
-    use std::time::Duration;
-
-    pub fn serialize<S: Serializer>(d: &Option<Duration>, s: S) -> Result<S::Ok, S::Error> {
-        match d {
-            Some(d) => s.serialize_some(&d.as_secs_f64()),
-            None => s.serialize_none(),
-        }
-    }
-
-    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Option<Duration>, D::Error> {
-        Option::<f64>::deserialize(d)?
-            .map(|v| Duration::try_from_secs_f64(v).map_err(serde::de::Error::custom))
-            .transpose()
-    }
-}
 
 /// `t` (seconds since the Unix epoch) as RFC 3339 UTC, e.g. `2026-11-22T04:28:24Z`.
 pub fn rfc3339(t: std::time::SystemTime) -> String {

@@ -10,7 +10,8 @@
 //! removing or renaming it is refused.
 
 use crate::confine;
-use crate::workload::OpKind;
+use crate::marker;
+use crate::op::OpKind;
 use rustix::fs::{AtFlags, Mode, OFlags, Timestamps};
 use serde::{Deserialize, Serialize};
 use std::collections::HashMap;
@@ -217,7 +218,7 @@ impl Script {
                 self.base
             ));
         }
-        crate::workload::check_relative(&self.base.replace("{thread}", "0"))?;
+        confine::check_relative(&self.base.replace("{thread}", "0"))?;
         if self.steps.is_empty() {
             return Err("the script has no steps".into());
         }
@@ -286,7 +287,7 @@ impl Call {
                     );
                 }
             } else {
-                crate::workload::check_relative(p)?;
+                confine::check_relative(p)?;
             }
         }
         if let Call::List { pattern, resolve, .. } = self {
@@ -327,7 +328,7 @@ impl Tree {
 
     /// Opens the directory holding `path` beneath the base, unless it is open already.
     fn open_parent(&mut self, path: &str) -> io::Result<()> {
-        if let Some((dir, _)) = path.rsplit_once('/') {
+        if let Some((dir, _)) = split_parent(path) {
             if !self.dirs.contains_key(dir) {
                 let fd = confine::open_beneath(self.base.as_fd(), dir)?;
                 self.dirs.insert(dir.to_string(), fd);
@@ -338,7 +339,7 @@ impl Tree {
 
     /// The directory holding `path`, opened by [`Tree::open_parent`], and the last component.
     fn opened_parent<'p>(&self, path: &'p str) -> (BorrowedFd<'_>, &'p str) {
-        match path.rsplit_once('/') {
+        match split_parent(path) {
             Some((dir, name)) => (self.dirs[dir].as_fd(), name),
             None => (self.base.as_fd(), path),
         }
@@ -351,6 +352,14 @@ impl Tree {
                 .retain(|d, _| !(d == path || d.starts_with(path) && d.as_bytes().get(path.len()) == Some(&b'/')));
         }
     }
+}
+
+/// `path` split at its last `/` into the directory and the last component, as
+/// `rsplit_once('/')` does. A plain byte search: every step of a replay calls it, and it stays
+/// as cheap whatever the compiler decides to inline around it.
+fn split_parent(path: &str) -> Option<(&str, &str)> {
+    let at = path.bytes().rposition(|b| b == b'/')?;
+    Some((&path[..at], &path[at + 1..]))
 }
 
 impl<'s> Replayer<'s> {
@@ -483,7 +492,7 @@ impl<'s> Replayer<'s> {
                 let (dir, name) = self.tree.parent(path)?;
                 let fd = confine::open_beneath(dir, name)?;
                 // The base keeps the marker that says fslab made it.
-                let keep = (path == BASE_DIR).then_some(crate::run::SCRIPT_MARKER);
+                let keep = (path == BASE_DIR).then_some(marker::SCRIPT);
                 delete_files(&fd, keep)?;
                 Ok(none)
             }
@@ -693,4 +702,16 @@ pub fn remove_tree(parent: BorrowedFd<'_>, name: &str) -> io::Result<()> {
     }
     rustix::fs::unlinkat(parent, name, AtFlags::REMOVEDIR)?;
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn split_parent_splits_as_rsplit_once_does() {
+        for path in ["name", "dir/name", "a/b/c", "a/", "/a", "", "é/ü/name", "a//b"] {
+            assert_eq!(split_parent(path), path.rsplit_once('/'), "{path:?}");
+        }
+    }
 }

@@ -2,6 +2,7 @@
 //!
 //! Sizes take fio's binary suffixes: `4k`, `64KiB`, `1m`, `2G` (k = 1024). A bare number is bytes.
 //! Durations take `us`, `ms`, `s`, `m`, `h`: `500ms`, `30s`, `15m`; a bare number is seconds.
+//! In results (JSON), durations are plain seconds with a fraction: [`secs`] and [`opt_secs`].
 
 use serde::{de, Deserialize, Deserializer, Serialize, Serializer};
 use std::fmt;
@@ -148,6 +149,40 @@ impl Serialize for Span {
 impl<'de> Deserialize<'de> for Span {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         d.deserialize_any(NumOrStr::<Span>(std::marker::PhantomData))
+    }
+}
+
+/// Durations as seconds with a fraction, in JSON.
+pub mod secs {
+    use serde::{Deserialize, Deserializer, Serializer};
+    use std::time::Duration;
+
+    pub fn serialize<S: Serializer>(d: &Duration, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_f64(d.as_secs_f64())
+    }
+
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Duration, D::Error> {
+        let v = f64::deserialize(d)?;
+        Duration::try_from_secs_f64(v).map_err(serde::de::Error::custom)
+    }
+}
+
+/// Optional durations as seconds with a fraction, in JSON.
+pub mod opt_secs {
+    use serde::{Deserialize, Deserializer, Serializer};
+    use std::time::Duration;
+
+    pub fn serialize<S: Serializer>(d: &Option<Duration>, s: S) -> Result<S::Ok, S::Error> {
+        match d {
+            Some(d) => s.serialize_some(&d.as_secs_f64()),
+            None => s.serialize_none(),
+        }
+    }
+
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Option<Duration>, D::Error> {
+        Option::<f64>::deserialize(d)?
+            .map(|v| Duration::try_from_secs_f64(v).map_err(serde::de::Error::custom))
+            .transpose()
     }
 }
 

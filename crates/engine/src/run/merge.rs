@@ -1,0 +1,203 @@
+//! After the threads have ended: their statistics merged per operation type and label (per
+//! group too when there are several) and per script label, each thread's own figures, the
+//! totals and their rates, the run's first error and what ended it.
+
+use super::spawn::Ran;
+use crate::histogram::OpStats;
+use crate::result::{FirstError, GroupResult, OpResult, StepResult, StopReason, ThreadResult, Totals, MIB};
+use crate::worker::ThreadOutcome;
+use crate::workload::{OpKind, Stop, Workload};
+use std::time::Instant;
+
+/// The result's figures, merged from every thread's statistics.
+pub(super) struct Merged {
+    pub totals: Totals,
+    pub ops: Vec<OpResult>,
+    pub groups: Vec<GroupResult>,
+    pub steps: Vec<StepResult>,
+    pub threads: Vec<ThreadResult>,
+}
+
+/// Merges what the threads measured over the `secs` seconds from `measure_start`.
+pub(super) fn merge(
+    workload: &Workload,
+    outcomes: &[(usize, u32, ThreadOutcome)],
+    measure_start: Instant,
+    secs: f64,
+) -> Merged {
+    // Merge per operation type and label (per group too when there are several); script steps
+    // per label.
+    let mut merged = OpMerge::default();
+    let several = workload.groups.len() > 1;
+    let mut per_group: Vec<OpMerge> = workload.groups.iter().map(|_| OpMerge::default()).collect();
+    let mut labels: Vec<(String, OpStats)> = Vec::new();
+    let mut threads = Vec::new();
+    for (gi, t, o) in outcomes {
+        let g = &workload.groups[*gi];
+        let mut mine = OpStats::default();
+        let mut add = |op: OpKind, label: Option<&str>, st: &OpStats| {
+            merged.add(op, label, st);
+            if several {
+                per_group[*gi].add(op, label, st);
+            }
+            mine.merge(st);
+        };
+        for (spec, st) in g.ops.iter().zip(&o.stats) {
+            add(spec.op, spec.label.as_deref(), st);
+        }
+        if o.fsyncs.count + o.fsyncs.errors > 0 {
+            add(OpKind::Fsync, None, &o.fsyncs);
+        }
+        if let Some(script) = &g.script {
+            for (name, st) in script.labels.iter().zip(&o.steps) {
+                match labels.iter_mut().find(|l| &l.0 == name) {
+                    Some(l) => l.1.merge(st),
+                    None => labels.push((name.clone(), st.clone())),
+                }
+                mine.merge(st);
+            }
+        }
+        threads.push(ThreadResult {
+            group: g.name.clone(),
+            thread: *t,
+            ops: mine.count,
+            bytes: mine.bytes,
+            secs: o.ended.saturating_duration_since(measure_start).as_secs_f64(),
+            finished: o.finished,
+        });
+    }
+    let mut totals = Totals::default();
+    for (kind, _, st) in &merged.0 {
+        add_totals(&mut totals, st, kind.writes());
+    }
+    let ops = merged.results(secs);
+    let groups = if several {
+        workload
+            .groups
+            .iter()
+            .zip(per_group)
+            .map(|(g, m)| GroupResult {
+                name: g.name.clone(),
+                ops: m.results(secs),
+            })
+            .collect()
+    } else {
+        Vec::new()
+    };
+    let mut steps = Vec::new();
+    for (name, st) in &labels {
+        // A script's bytes are what its reads and writes moved.
+        let writes = workload
+            .groups
+            .iter()
+            .filter_map(|g| g.script.as_ref())
+            .flat_map(|s| s.steps.iter().filter(|st| s.labels[st.label as usize] == *name))
+            .any(|st| st.call.kind() == OpKind::Write);
+        add_totals(&mut totals, st, writes);
+        steps.push(StepResult {
+            name: name.clone(),
+            count: st.count,
+            mismatches: st.mismatches,
+            errors: st.errors,
+            bytes: st.bytes,
+            ops_per_sec: st.count as f64 / secs,
+            latency: st.latency(),
+            histogram: st.buckets(),
+        });
+    }
+    totals.ops_per_sec = totals.ops as f64 / secs;
+    totals.transactions_per_sec = totals.transactions as f64 / secs;
+    totals.read_mib_per_sec = totals.bytes_read as f64 / MIB / secs;
+    totals.write_mib_per_sec = totals.bytes_written as f64 / MIB / secs;
+
+    Merged {
+        totals,
+        ops,
+        groups,
+        steps,
+        threads,
+    }
+}
+
+/// The first error any thread met, in thread order, with how many there were in all.
+pub(super) fn first_error(outcomes: &[(usize, u32, ThreadOutcome)], total_errors: u64) -> Option<FirstError> {
+    outcomes
+        .iter()
+        .filter_map(|o| o.2.first_error.clone())
+        .next()
+        .map(|(op, message, errno)| FirstError {
+            op,
+            message,
+            errno,
+            total_errors: total_errors.max(1),
+        })
+}
+
+/// What ended the measured phase: an error that stopped the run (`failed`), the filesystem
+/// reaching `stop.util` as a worker saw it, what the monitor stopped it for, or the threads
+/// themselves (stonewall, quotas); otherwise they all ran out of work.
+pub(super) fn stop_reason(stop: &Stop, failed: bool, ran: &Ran) -> StopReason {
+    let any_finished = ran.outcomes.iter().any(|o| o.2.finished);
+    if failed {
+        StopReason::Error
+    } else if ran.util_reached {
+        StopReason::Util
+    } else if let Some(reason) = ran.timing.stopped {
+        reason
+    } else if stop.stonewall && any_finished {
+        StopReason::Stonewall
+    } else if stop.ops.is_some() && any_finished {
+        StopReason::Ops
+    } else if stop.bytes.is_some() && any_finished {
+        StopReason::Bytes
+    } else {
+        StopReason::Done
+    }
+}
+
+/// Operation statistics merged per (operation type, label), as [`RunResult::ops`] lists them.
+#[derive(Default)]
+struct OpMerge(Vec<(OpKind, Option<String>, OpStats)>);
+
+impl OpMerge {
+    fn add(&mut self, op: OpKind, label: Option<&str>, st: &OpStats) {
+        match self.0.iter_mut().find(|e| e.0 == op && e.1.as_deref() == label) {
+            Some(e) => e.2.merge(st),
+            None => self.0.push((op, label.map(str::to_string), st.clone())),
+        }
+    }
+
+    /// In the order of [`OpKind::ALL`]; within a type the unlabelled entry first, then the
+    /// labelled ones in the order they first appeared (the sort is stable).
+    fn results(mut self, secs: f64) -> Vec<OpResult> {
+        self.0.sort_by_key(|e| (e.0.index(), e.1.is_some()));
+        self.0
+            .into_iter()
+            .map(|(op, label, st)| OpResult {
+                op,
+                label,
+                count: st.count,
+                errors: st.errors,
+                skipped: st.skipped,
+                bytes: st.bytes,
+                transactions: st.transactions,
+                ops_per_sec: st.count as f64 / secs,
+                mib_per_sec: st.bytes as f64 / MIB / secs,
+                latency: st.latency(),
+                histogram: st.buckets(),
+            })
+            .collect()
+    }
+}
+
+fn add_totals(totals: &mut Totals, st: &OpStats, writes: bool) {
+    totals.ops += st.count;
+    totals.errors += st.errors;
+    totals.skipped += st.skipped;
+    totals.transactions += st.transactions;
+    if writes {
+        totals.bytes_written += st.bytes;
+    } else {
+        totals.bytes_read += st.bytes;
+    }
+}

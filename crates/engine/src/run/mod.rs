@@ -1,0 +1,164 @@
+//! Running a workload, in four phases: set the filesets up, untimed (`prepare.rs`); start the
+//! threads together (`spawn.rs`); watch them once a second and stop them (`monitor.rs`); and
+//! gather what they measured into a [`RunResult`] (`merge.rs`).
+
+mod merge;
+mod monitor;
+mod prepare;
+mod spawn;
+
+use crate::confine::ConfineError;
+use crate::cpu::{CpuSnapshot, CpuUsage};
+use crate::fileset::SetupError;
+use crate::live_latency::SecondHistogram;
+use crate::result::{self, RunResult, Second, Status};
+use crate::sysinfo::SystemInfo;
+use crate::workload::{FinalSync, Invalid, Stop, Workload};
+use prepare::Prepared;
+use spawn::Ran;
+use std::path::PathBuf;
+use std::time::{Duration, Instant, SystemTime};
+
+/// How full a filesystem is, also at this path for the crates that name it here.
+pub use crate::space::{fs_space, utilisation};
+
+#[derive(Debug, Clone, Default)]
+pub struct RunOptions {
+    /// The run directory: every path the workload touches is beneath it.
+    pub dir: PathBuf,
+    /// Count errors and go on instead of stopping at the first one.
+    pub continue_on_error: bool,
+    /// Leave latency timing and histograms out (only to measure what they cost).
+    pub no_latency: bool,
+    /// After the untimed setup, write dirty data back and drop the page cache, dentries and
+    /// inodes (`/proc/sys/vm/drop_caches`, root only), so the measured phase starts cold.
+    pub drop_caches: bool,
+}
+
+/// The live view handed to the caller once a second.
+#[derive(Debug, Clone)]
+pub struct Progress {
+    pub elapsed: Duration,
+    /// Ramp plus measured time, when the run is time-bound.
+    pub planned: Option<Duration>,
+    pub in_ramp: bool,
+    pub ops_per_sec: f64,
+    pub bytes_per_sec: f64,
+    /// The second just sampled.
+    pub second: Second,
+    /// The latencies of the operations timed in that second, for percentiles other than the
+    /// ones [`Second::latency`](crate::result::Second::latency) keeps.
+    pub latency: SecondHistogram,
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum RunError {
+    #[error("the workload is not valid: {0}")]
+    Invalid(#[from] Invalid),
+    #[error(transparent)]
+    Confine(#[from] ConfineError),
+    #[error(transparent)]
+    Setup(#[from] SetupError),
+    #[error("cannot drop the caches (/proc/sys/vm/drop_caches needs root): {0}")]
+    DropCaches(std::io::Error),
+}
+
+/// Runs `workload` in `opts.dir`; `progress` is called from this thread once a second.
+pub fn run(workload: &Workload, opts: &RunOptions, progress: &mut dyn FnMut(&Progress)) -> Result<RunResult, RunError> {
+    workload.validate()?;
+    let started_at = result::rfc3339(SystemTime::now());
+    let seed = workload.seed.unwrap_or_else(rand::random);
+    let mut compiled = workload.clone();
+    compiled.seed = Some(seed);
+    prepare::raise_open_file_limit();
+    crate::clock::init();
+
+    let prepared = Prepared::new(workload, &opts.dir, seed)?;
+    let bases = prepared.script_bases(workload)?;
+    if opts.drop_caches {
+        prepare::drop_caches()?;
+    }
+
+    let ran = spawn::run_threads(workload, opts, &prepared, bases, seed, progress);
+    let measured = Measured::after(&workload.stop, &ran);
+    let secs = measured.duration.as_secs_f64().max(1e-9);
+
+    let merged = merge::merge(workload, &ran.outcomes, ran.timing.measure_start, secs);
+    let first_error = merge::first_error(&ran.outcomes, merged.totals.errors);
+    let failed = first_error.is_some() && !opts.continue_on_error;
+    let stopped_by = merge::stop_reason(&workload.stop, failed, &ran);
+
+    if workload.cleanup {
+        prepared.clean_up(workload)?;
+    }
+
+    Ok(RunResult {
+        schema_version: result::SCHEMA_VERSION,
+        fslab_version: env!("CARGO_PKG_VERSION").to_string(),
+        started_at,
+        system: SystemInfo::collect(),
+        dir: opts.dir.display().to_string(),
+        workload: compiled,
+        seed,
+        status: if first_error.is_some() {
+            Status::Failed
+        } else {
+            Status::Ok
+        },
+        stopped_by,
+        first_error,
+        setup: prepared.setup,
+        duration: measured.duration,
+        ramp: workload.stop.ramp.0,
+        final_sync: measured.final_sync,
+        totals: merged.totals,
+        ops: merged.ops,
+        groups: merged.groups,
+        steps: merged.steps,
+        threads: merged.threads,
+        series: ran.series,
+        cpu: measured.cpu,
+    })
+}
+
+/// The measured phase as it ended: its length, the final sync, and the CPU time over it.
+struct Measured {
+    /// From the end of the ramp to the last thread's stop, plus the final sync when it counts
+    /// inside.
+    duration: Duration,
+    final_sync: Option<Duration>,
+    cpu: CpuUsage,
+}
+
+impl Measured {
+    /// Ends the measured phase once the threads have: the final sync where `stop` puts it
+    /// (inside the measured time, or after the CPU time is taken), then the figures.
+    fn after(stop: &Stop, ran: &Ran) -> Measured {
+        let measure_start = ran.timing.measure_start;
+        let mut end = ran
+            .outcomes
+            .iter()
+            .map(|o| o.2.ended)
+            .max()
+            .unwrap_or_else(Instant::now)
+            .max(measure_start);
+        let mut final_sync = None;
+        if stop.final_sync == FinalSync::Inside {
+            let t = Instant::now();
+            rustix::fs::sync();
+            final_sync = Some(t.elapsed());
+            end = Instant::now();
+        }
+        let cpu = CpuUsage::between(&ran.timing.cpu_start, &CpuSnapshot::take());
+        if stop.final_sync == FinalSync::Outside {
+            let t = Instant::now();
+            rustix::fs::sync();
+            final_sync = Some(t.elapsed());
+        }
+        Measured {
+            duration: end - measure_start,
+            final_sync,
+            cpu,
+        }
+    }
+}

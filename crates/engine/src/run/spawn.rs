@@ -1,0 +1,134 @@
+//! Starting the threads together: the state they share, and one worker per thread of each group
+//! with its own seed and its share of the quotas. The calling thread then runs the monitor until
+//! every worker has ended.
+
+use super::monitor::{monitor, Timing};
+use super::prepare::Prepared;
+use super::{Progress, RunOptions};
+use crate::histogram::OpStats;
+use crate::result::Second;
+use crate::worker::{LiveCounters, Shared, ThreadOutcome, ThreadPlan, Worker};
+use crate::workload::{Group, OpKind, Workload};
+use std::os::fd::OwnedFd;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering::Relaxed};
+use std::sync::{mpsc, Barrier};
+use std::time::Instant;
+
+/// What the threads did, and what the monitor saw of them.
+pub(super) struct Ran {
+    /// (group, thread in the group, what it did), in group order.
+    pub outcomes: Vec<(usize, u32, ThreadOutcome)>,
+    pub timing: Timing,
+    /// One entry per second, ramp included.
+    pub series: Vec<Second>,
+    /// A worker saw the filesystem reach `stop.util`.
+    pub util_reached: bool,
+}
+
+/// Runs every thread of the workload on the prepared filesets, `bases` being each script
+/// thread's directory (per group, per thread), and watches them until they have all ended.
+pub(super) fn run_threads(
+    workload: &Workload,
+    opts: &RunOptions,
+    prepared: &Prepared,
+    bases: Vec<Vec<Option<OwnedFd>>>,
+    seed: u64,
+    progress: &mut dyn FnMut(&Progress),
+) -> Ran {
+    let stop = &workload.stop;
+    let total_threads = workload.total_threads();
+    let shared = Shared {
+        stop: AtomicBool::new(false),
+        measuring: AtomicBool::new(stop.ramp.0.is_zero()),
+        stonewall: stop.stonewall,
+        continue_on_error: opts.continue_on_error,
+        latency: !opts.no_latency,
+        util: stop.util,
+        util_reached: AtomicBool::new(false),
+        barrier: Barrier::new(total_threads as usize + 1),
+    };
+    let live: Vec<LiveCounters> = (0..total_threads).map(|_| LiveCounters::new()).collect();
+    let cursors: Vec<Vec<AtomicU64>> = workload
+        .groups
+        .iter()
+        .map(|g| g.ops.iter().map(|_| AtomicU64::new(0)).collect())
+        .collect();
+    // Thread `idx` of all's share of a total: an even part, one more for the first remainder.
+    let share = |total: u64, idx: u64| total / total_threads + u64::from(idx < total % total_threads);
+    let util = stop.util.map(|u| (prepared.tables[0].root(), u));
+
+    let (done_tx, done_rx) = mpsc::channel::<()>();
+    let mut series = Vec::new();
+    let (outcomes, timing) = std::thread::scope(|s| {
+        let mut handles = Vec::new();
+        let mut global = 0u64;
+        for (gi, (g, bases)) in workload.groups.iter().zip(bases).enumerate() {
+            let group_tables = prepared.group_tables(workload, g);
+            for (t, base) in (0..g.threads).zip(bases) {
+                let plan = ThreadPlan {
+                    thread_in_group: t,
+                    seed: seed ^ (global + 1).wrapping_mul(0x9e37_79b9_7f4a_7c15),
+                    ops_quota: stop.ops.map(|o| share(o, global)),
+                    bytes_quota: stop.bytes.map(|b| share(b.0, global)),
+                };
+                let (shared, live, cursors, done) =
+                    (&shared, &live[global as usize], &cursors[gi][..], done_tx.clone());
+                let group_tables = group_tables.clone();
+                let handle = std::thread::Builder::new()
+                    .name(format!("{}-{t}", g.name))
+                    .spawn_scoped(s, move || {
+                        let outcome = match Worker::new(g, group_tables, base, shared, live, cursors, plan) {
+                            Ok(w) => w.run(),
+                            Err(e) => could_not_start(g, shared, e),
+                        };
+                        let _ = done.send(());
+                        outcome
+                    })
+                    .expect("spawn a worker thread");
+                handles.push((gi, t, handle));
+                global += 1;
+            }
+        }
+        drop(done_tx);
+        let timing = monitor(
+            workload,
+            &shared,
+            &live,
+            &done_rx,
+            total_threads,
+            util,
+            &mut series,
+            progress,
+        );
+        let outcomes: Vec<(usize, u32, ThreadOutcome)> = handles
+            .into_iter()
+            .map(|(gi, t, h)| (gi, t, h.join().expect("worker thread")))
+            .collect();
+        (outcomes, timing)
+    });
+    Ran {
+        outcomes,
+        timing,
+        series,
+        util_reached: shared.util_reached.load(Relaxed),
+    }
+}
+
+/// A thread whose worker could not be made (io_uring missing, say) still meets the others at
+/// the barrier, then stops the run with the reason as its error.
+fn could_not_start(g: &Group, shared: &Shared, e: std::io::Error) -> ThreadOutcome {
+    shared.barrier.wait();
+    shared.stop.store(true, Relaxed);
+    ThreadOutcome {
+        stats: g.ops.iter().map(|_| OpStats::default()).collect(),
+        fsyncs: OpStats::default(),
+        steps: Vec::new(),
+        first_error: Some((
+            g.ops.first().map_or(OpKind::OpenClose, |o| o.op),
+            e.to_string(),
+            e.raw_os_error(),
+        )),
+        ended: Instant::now(),
+        finished: false,
+    }
+}

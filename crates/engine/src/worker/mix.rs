@@ -1,0 +1,162 @@
+//! The weighted mix loop: operations chosen one at a time by weight (or by ratio), with the
+//! group's delay and rate limit between them; and the [`Mix`] that chooses them.
+
+use super::tally::Slot;
+use super::{Flow, Outcome, ThreadOutcome, Worker};
+use crate::clock;
+use crate::space;
+use crate::workload::{Group, Pick};
+use rand::rngs::SmallRng;
+use rand::Rng;
+use std::sync::atomic::Ordering::Relaxed;
+use std::time::{Duration, Instant};
+
+impl<'a> Worker<'a> {
+    /// The weighted mix: one operation at a time, chosen by weight (or by ratio), until the run
+    /// stops, the thread meets its quota or its streams end.
+    pub(super) fn run_mix(mut self) -> ThreadOutcome {
+        let rate = self.rate_interval();
+        let mut next_due = Instant::now();
+        let mut finished = false;
+        let mut failed = false;
+        while self.guard.before_op(&mut self.tally) {
+            let Some(i) = self.mix.choose(&mut self.rng) else {
+                finished = true;
+                break;
+            };
+            if self.tables.len() > 1 {
+                self.cur = self.rng.gen_range(0..self.tables.len());
+                self.table = self.tables[self.cur];
+            }
+            let kind = self.group.ops[i].op;
+            let t0 = self.shared.latency.then(clock::now);
+            let result = self.exec(i);
+            if let Ok(Outcome::StreamEnded) = result {
+                self.mix.retire(i);
+                continue;
+            }
+            self.mix.count_done(i);
+            let (flow, op_bytes) = self.account(Slot::Mix(i), kind, t0, result);
+            if flow == Flow::Stop {
+                failed = true;
+                break;
+            }
+            if self.periodic_fsync(kind) == Flow::Stop {
+                failed = true;
+                break;
+            }
+            if let Some(target) = self.shared.util {
+                if self.guard.ops().is_multiple_of(4)
+                    && space::utilisation(self.table.root()).is_some_and(|u| u >= target)
+                {
+                    self.shared.util_reached.store(true, Relaxed);
+                    self.guard.stop_all();
+                    break;
+                }
+            }
+            if self.guard.quota_met() {
+                finished = true;
+                break;
+            }
+            if !self.group.delay.0.is_zero() {
+                std::thread::sleep(self.group.delay.0);
+            }
+            if let Some((per_op, per_byte)) = rate {
+                next_due += per_op + Duration::from_secs_f64(per_byte * op_bytes as f64);
+                let now = Instant::now();
+                if next_due > now {
+                    std::thread::sleep(next_due - now);
+                } else if now - next_due > Duration::from_secs(1) {
+                    next_due = now; // do not burst to catch up after a stall
+                }
+            }
+        }
+        if !failed && self.sync_stopped_streams() == Flow::Stop {
+            failed = true;
+        }
+        if self.group.fsync_end && !failed {
+            // sysbench's end of test: every file fsynced, inside the measured time.
+            self.fsync_all(false);
+        }
+        self.finish(finished)
+    }
+
+    /// (time per operation, seconds per byte) for the group's rate limit, per thread.
+    fn rate_interval(&self) -> Option<(Duration, f64)> {
+        let r = self.group.rate?;
+        let threads = self.group.threads as f64;
+        if let Some(ops) = r.ops {
+            return Some((Duration::from_secs_f64(threads / ops as f64), 0.0));
+        }
+        r.bytes.map(|b| (Duration::ZERO, threads / b.0 as f64))
+    }
+}
+
+/// The group's weighted mix as this thread works through it.
+pub(super) struct Mix {
+    /// How the next entry is chosen: at random by weight, or by ratio.
+    pick: Pick,
+    /// The weight of each entry; 0 once the entry is retired.
+    weights: Vec<u32>,
+    total_weight: u64,
+    /// Operations done per entry, for `pick = "ratio"`.
+    done: Vec<u64>,
+}
+
+impl Mix {
+    pub fn new(group: &Group) -> Mix {
+        Mix {
+            pick: group.pick,
+            weights: group.ops.iter().map(|o| o.weight).collect(),
+            total_weight: group.ops.iter().map(|o| o.weight as u64).sum(),
+            done: vec![0; group.ops.len()],
+        }
+    }
+
+    /// The entry of the next operation: at random by weight, or with `pick = "ratio"` the
+    /// one furthest behind its share; none once every entry is retired.
+    pub fn choose(&self, rng: &mut SmallRng) -> Option<usize> {
+        if self.total_weight == 0 {
+            return None;
+        }
+        if self.weights.len() == 1 {
+            return Some(0);
+        }
+        if self.pick == Pick::Ratio {
+            // The entry furthest behind its share: the smallest (done + 1) / weight, the later
+            // one on a tie (so reads 3 : writes 2 reads while (reads+1)/(writes+1) < 1.5, as
+            // sysbench does).
+            let mut best: Option<(usize, u64, u64)> = None;
+            for (i, &w) in self.weights.iter().enumerate() {
+                if w == 0 {
+                    continue;
+                }
+                let (num, den) = (self.done[i] + 1, w as u64);
+                if best.is_none_or(|(_, bn, bd)| num as u128 * bd as u128 <= bn as u128 * den as u128) {
+                    best = Some((i, num, den));
+                }
+            }
+            return best.map(|b| b.0);
+        }
+        let mut draw = rng.gen_range(0..self.total_weight);
+        for (i, w) in self.weights.iter().enumerate() {
+            if draw < *w as u64 {
+                return Some(i);
+            }
+            draw -= *w as u64;
+        }
+        None
+    }
+
+    /// Counts one operation of entry `i` done.
+    #[inline]
+    pub fn count_done(&mut self, i: usize) {
+        self.done[i] += 1;
+    }
+
+    /// Entry `i` is never chosen again (its stream ended).
+    pub fn retire(&mut self, i: usize) {
+        self.total_weight -= self.weights[i] as u64;
+        self.weights[i] = 0;
+    }
+}

@@ -1,0 +1,283 @@
+//! One worker thread: runs its group's operations against the group's filesets until the run
+//! stops, recording what each did into its own statistics.
+//!
+//! A thread runs one of three loops: `mix.rs` picks operations from the group's weighted mix one
+//! at a time, `replay.rs` replays the group's script, and `pipelined.rs` keeps many single-block
+//! operations in flight on io_uring. Each asks the same `Guard` (`guard.rs`) whether the run
+//! goes on and whether the ramp has ended, and counts into the same `Tally` (`tally.rs`). The
+//! operations themselves are in `ops.rs`, `stream.rs` and `fsync.rs`.
+
+mod error;
+mod fd_cache;
+mod fsync;
+mod guard;
+mod mix;
+mod ops;
+mod pipelined;
+mod replay;
+mod stream;
+mod tally;
+
+use crate::clock;
+use crate::fileset::FileTable;
+use crate::histogram::OpStats;
+use crate::io::{self, Backend, IoBuffers, Xfer};
+use crate::workload::{EngineKind, Group, OSync, OpKind};
+use error::errno_of;
+use fd_cache::FdCache;
+use fsync::Burst;
+use guard::Guard;
+use mix::Mix;
+use rand::rngs::SmallRng;
+use rand::SeedableRng;
+use rustix::fs::OFlags;
+use std::io as stdio;
+use std::sync::atomic::{AtomicBool, AtomicU64};
+use std::sync::Barrier;
+use std::time::Instant;
+use stream::Streams;
+use tally::{Slot, Tally};
+
+pub(crate) use tally::LiveCounters;
+
+/// State every thread of a run shares.
+pub(crate) struct Shared {
+    pub stop: AtomicBool,
+    /// Set when the ramp is over: threads then reset their statistics and start counting.
+    pub measuring: AtomicBool,
+    pub stonewall: bool,
+    pub continue_on_error: bool,
+    /// Time every operation into the histograms (off only to measure what timing costs).
+    pub latency: bool,
+    /// stop.util: the fraction at which the filesystem of the first fileset is full enough.
+    /// Workers check it themselves every few operations, since a fast writer overshoots any
+    /// check the monitor makes ten times a second.
+    pub util: Option<f64>,
+    /// A worker saw the filesystem reach `util`.
+    pub util_reached: AtomicBool,
+    pub barrier: Barrier,
+}
+
+/// What one thread is asked to do.
+pub(crate) struct ThreadPlan {
+    pub thread_in_group: u32,
+    pub seed: u64,
+    pub ops_quota: Option<u64>,
+    pub bytes_quota: Option<u64>,
+}
+
+/// What one thread did, handed back when it ends.
+pub(crate) struct ThreadOutcome {
+    /// Statistics per entry of the group's mix, counted since the ramp ended.
+    pub stats: Vec<OpStats>,
+    /// fsyncs of sysbench's periodic bursts and of the end of the run.
+    pub fsyncs: OpStats,
+    /// Statistics per label of the group's script.
+    pub steps: Vec<OpStats>,
+    pub first_error: Option<(OpKind, String, Option<i32>)>,
+    pub ended: Instant,
+    /// The thread ran out of work on its own (streams ended or its quota was met).
+    pub finished: bool,
+}
+
+/// The outcome of one operation.
+enum Outcome {
+    Done {
+        bytes: u64,
+        transactions: u64,
+    },
+    /// Nothing to work on: no file left to read, no directory left to remove.
+    Skipped,
+    /// A stream reached its end and does not wrap.
+    StreamEnded,
+}
+
+impl Outcome {
+    /// A metadata operation done: no bytes, one transaction.
+    const META: Outcome = Outcome::Done {
+        bytes: 0,
+        transactions: 1,
+    };
+}
+
+/// Whether a loop goes on after an operation, or stops because it failed.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Flow {
+    Go,
+    Stop,
+}
+
+pub(crate) struct Worker<'a> {
+    group: &'a Group,
+    shared: &'a Shared,
+    /// The fileset of the current operation: one of `tables`, picked per operation.
+    table: &'a FileTable,
+    tables: Vec<&'a FileTable>,
+    cur: usize,
+    /// The thread's number in its group: its own file is this modulo the files.
+    thread_in_group: u32,
+    rng: SmallRng,
+    /// The run's stop, the end of its ramp and this thread's quotas.
+    guard: Guard<'a>,
+    /// What this thread counted.
+    tally: Tally<'a>,
+    io: Io,
+    mix: Mix,
+    streams: Streams<'a>,
+    /// sysbench's periodic fsync (`fsync_every`).
+    burst: Burst,
+    /// This thread's base directory, for script groups.
+    base: Option<std::os::fd::OwnedFd>,
+}
+
+/// How a thread moves data: its backend and buffers, the transfers of the current operation,
+/// the files it keeps open and the flags it opens files with.
+struct Io {
+    backend: Box<dyn Backend>,
+    bufs: IoBuffers,
+    /// The transfers of the current operation.
+    xfers: Vec<Xfer>,
+    cache: FdCache,
+    /// Flags of every open: no symlink followed, and the group's O_DIRECT and O_SYNC.
+    base_flags: OFlags,
+    /// `base_flags` with the access the group's operations need, for the files kept open.
+    keep_flags: OFlags,
+}
+
+impl Io {
+    fn new(group: &Group, seed: u64) -> stdio::Result<Io> {
+        let backend = io::backend(group.engine, group.iodepth)?;
+        let max_bs = group.ops.iter().map(|o| o.block_size()).max().unwrap_or(4096) as usize;
+        let slots = if group.engine == EngineKind::IoUring {
+            group.iodepth as usize
+        } else {
+            1
+        };
+        let mut base_flags = OFlags::CLOEXEC | OFlags::NOFOLLOW;
+        if group.direct {
+            base_flags |= OFlags::DIRECT;
+        }
+        base_flags |= match group.osync {
+            OSync::None => OFlags::empty(),
+            OSync::Sync => OFlags::SYNC,
+            OSync::Dsync => OFlags::DSYNC,
+        };
+        let writes = group.ops.iter().any(|o| o.op.writes() || o.op == OpKind::Truncate);
+        Ok(Io {
+            backend,
+            bufs: IoBuffers::new(max_bs, slots, seed),
+            xfers: Vec::with_capacity(256),
+            cache: FdCache::new(),
+            base_flags,
+            keep_flags: base_flags | if writes { OFlags::RDWR } else { OFlags::RDONLY },
+        })
+    }
+}
+
+impl<'a> Worker<'a> {
+    pub fn new(
+        group: &'a Group,
+        tables: Vec<&'a FileTable>,
+        base: Option<std::os::fd::OwnedFd>,
+        shared: &'a Shared,
+        live: &'a LiveCounters,
+        cursors: &'a [AtomicU64],
+        plan: ThreadPlan,
+    ) -> stdio::Result<Worker<'a>> {
+        let io = Io::new(group, plan.seed)?;
+        Ok(Worker {
+            group,
+            shared,
+            table: tables[0],
+            tables,
+            cur: 0,
+            thread_in_group: plan.thread_in_group,
+            rng: SmallRng::seed_from_u64(plan.seed),
+            guard: Guard::new(shared, plan.ops_quota, plan.bytes_quota),
+            tally: Tally::new(group, live),
+            io,
+            mix: Mix::new(group),
+            streams: Streams::new(group, cursors),
+            burst: Burst::default(),
+            base,
+        })
+    }
+
+    /// Runs until the run stops or this thread runs out of work.
+    pub fn run(mut self) -> ThreadOutcome {
+        let prepared = self.prepare_streams();
+        self.shared.barrier.wait();
+        if let Err(e) = prepared {
+            return self.fail(OpKind::SeqWrite, e.to_string(), errno_of(&e));
+        }
+        if self.group.script.is_some() {
+            return self.run_script();
+        }
+        if self.pipelined() {
+            return self.run_pipelined();
+        }
+        self.run_mix()
+    }
+
+    /// Records what an operation did; says whether the thread must stop, and the bytes moved.
+    fn account(&mut self, slot: Slot, kind: OpKind, t0: Option<u64>, result: stdio::Result<Outcome>) -> (Flow, u64) {
+        let stats = match slot {
+            Slot::Mix(i) => &mut self.tally.stats[i],
+            Slot::Fsync => &mut self.tally.fsyncs,
+            Slot::Step(l) => &mut self.tally.steps[l],
+        };
+        let (flow, bytes) = match result {
+            Ok(Outcome::Done { bytes, transactions }) => {
+                match t0 {
+                    Some(t0) => {
+                        let ns = clock::since_ns(t0);
+                        stats.record(ns, bytes, transactions);
+                        self.tally.live.latency.record(ns);
+                    }
+                    None => stats.count_only(bytes, transactions),
+                }
+                self.tally.live.add(kind, bytes);
+                (Flow::Go, bytes)
+            }
+            Ok(Outcome::Skipped) | Ok(Outcome::StreamEnded) => {
+                stats.skipped += 1;
+                (Flow::Go, 0)
+            }
+            Err(e) => {
+                stats.errors += 1;
+                if self.tally.first_error.is_none() {
+                    self.tally.first_error = Some((kind, e.to_string(), errno_of(&e)));
+                }
+                if self.shared.continue_on_error {
+                    (Flow::Go, 0)
+                } else {
+                    self.guard.stop_all();
+                    (Flow::Stop, 0)
+                }
+            }
+        };
+        self.guard.count(1, bytes);
+        (flow, bytes)
+    }
+
+    /// Ends a thread that cannot start its loop: records why and stops the run.
+    fn fail(mut self, kind: OpKind, message: String, errno: Option<i32>) -> ThreadOutcome {
+        self.tally.first_error = Some((kind, message, errno));
+        self.guard.stop_all();
+        self.finish(false)
+    }
+
+    fn finish(self, finished: bool) -> ThreadOutcome {
+        if finished && self.shared.stonewall {
+            self.guard.stop_all();
+        }
+        ThreadOutcome {
+            stats: self.tally.stats,
+            fsyncs: self.tally.fsyncs,
+            steps: self.tally.steps,
+            first_error: self.tally.first_error,
+            ended: Instant::now(),
+            finished,
+        }
+    }
+}

@@ -1,0 +1,463 @@
+//! The operations of a mix, one function each: read and write at random offsets, whole files,
+//! append, create, delete, stat, open and close, directories, rename, readdir, fsync, FFSB's
+//! metaop and truncate, and how a file is opened (or found open) for them.
+
+use super::error::{errno_of, Annotated};
+use super::{Outcome, Worker};
+use crate::confine;
+use crate::fileset::{file_name, NameBuf, Picked};
+use crate::io::{Backend, Dir, IoBuffers, Moved, OpenFile, Xfer};
+use crate::workload::{EngineKind, OpKind, OpenMode, Scope, SyncKind};
+use rand::Rng;
+use rustix::fs::{AtFlags, Mode, OFlags};
+use std::io as stdio;
+use std::os::fd::BorrowedFd;
+
+impl<'a> Worker<'a> {
+    pub(super) fn exec(&mut self, i: usize) -> stdio::Result<Outcome> {
+        let spec = &self.group.ops[i];
+        match spec.op {
+            OpKind::Read | OpKind::Write => self.ranged(i),
+            OpKind::ReadAll | OpKind::WriteAll => self.whole(i),
+            OpKind::Append => self.append(i),
+            OpKind::Create => self.create(i),
+            OpKind::Delete => self.delete(),
+            OpKind::Stat => self.stat(),
+            OpKind::OpenClose => self.open_close(),
+            OpKind::Mkdir => self.mkdir(),
+            OpKind::Rmdir => self.rmdir(),
+            OpKind::Rename => self.rename(),
+            OpKind::Readdir => self.readdir(),
+            OpKind::Truncate => self.truncate(i),
+            OpKind::SeqRead | OpKind::SeqWrite | OpKind::Rewrite => self.stream(i),
+            OpKind::Fsync => self.fsync_one(),
+            OpKind::MetaOp => self.metaop(),
+        }
+    }
+
+    pub(super) fn annotate(&self, id: u64, what: &str, e: stdio::Error) -> stdio::Error {
+        let errno = errno_of(&e);
+        stdio::Error::new(
+            e.kind(),
+            Annotated {
+                errno,
+                message: format!("{what} {}: {e}", self.table.describe(id)),
+            },
+        )
+    }
+
+    pub(super) fn open(&self, id: u64, flags: OFlags) -> stdio::Result<OpenFile> {
+        let mut b: NameBuf = [0; 64];
+        let name = self.table.name(id, &mut b);
+        rustix::fs::openat(self.table.dir_of(id), name, flags, Mode::from_raw_mode(0o644))
+            .map(OpenFile::new)
+            .map_err(|e| {
+                if e == rustix::io::Errno::LOOP {
+                    stdio::Error::new(
+                        stdio::ErrorKind::PermissionDenied,
+                        "is a symlink; fslab does not follow symlinks",
+                    )
+                } else {
+                    e.into()
+                }
+            })
+    }
+
+    /// The key of file `id` of the current fileset in the fd cache.
+    fn cache_key(&self, id: u64) -> u64 {
+        (self.cur as u64) << 48 | id
+    }
+
+    /// Runs `f` on file `id`, open for reading and writing as the group needs: from the cache
+    /// when files stay open, or opened and closed around it.
+    pub(super) fn with_file<T>(
+        &mut self,
+        id: u64,
+        dir: Dir,
+        f: impl FnOnce(&mut dyn Backend, &mut OpenFile, &mut IoBuffers, &[Xfer]) -> T,
+    ) -> stdio::Result<T> {
+        match self.group.open {
+            OpenMode::Keep => {
+                let key = self.cache_key(id);
+                let slot = match self.io.cache.find(key) {
+                    Some(s) => s,
+                    None => {
+                        let file = self.open(id, self.io.keep_flags)?;
+                        self.io.cache.insert(key, file)
+                    }
+                };
+                let file = &mut self.io.cache.entries[slot].1;
+                Ok(f(self.io.backend.as_mut(), file, &mut self.io.bufs, &self.io.xfers))
+            }
+            OpenMode::PerOp => {
+                let access = match (dir, self.group.engine) {
+                    (Dir::Read, _) => OFlags::RDONLY,
+                    // A mapping needs a readable descriptor even to write.
+                    (Dir::Write, EngineKind::Mmap) => OFlags::RDWR,
+                    (Dir::Write, _) => OFlags::WRONLY,
+                };
+                let mut file = self.open(id, self.io.base_flags | access)?;
+                Ok(f(
+                    self.io.backend.as_mut(),
+                    &mut file,
+                    &mut self.io.bufs,
+                    &self.io.xfers,
+                ))
+            }
+        }
+    }
+
+    /// Moves the transfers in `self.io.xfers` on file `id`, then syncs if the op asks.
+    pub(super) fn move_blocks(&mut self, id: u64, dir: Dir, sync: Option<SyncKind>) -> stdio::Result<Moved> {
+        let (moved, result) = self.with_file(id, dir, |backend, file, bufs, xfers| {
+            let (moved, mut result) = backend.transfer(file, dir, xfers, bufs);
+            if let (Ok(()), Some(kind)) = (&result, sync) {
+                result = backend.sync(file, kind);
+            }
+            (moved, result)
+        })?;
+        result.map(|()| moved)
+    }
+
+    /// read and write: `size` bytes in `bs` blocks, in `seeks` runs at random offsets, with
+    /// `skip` bytes left between blocks. A write never goes past the end of the file.
+    fn ranged(&mut self, i: usize) -> stdio::Result<Outcome> {
+        let spec = &self.group.ops[i];
+        let own = spec.scope == Some(Scope::Own) && self.table.static_len() > 0;
+        let picked = if own {
+            // The thread's own file, as IOzone's children each work on theirs.
+            let id = self.thread_in_group as u64 % self.table.static_len();
+            Some(Picked {
+                id,
+                size: self.table.static_size(id),
+            })
+        } else {
+            self.table.pick(&mut self.rng)
+        };
+        let Some(Picked { id, size: fsize }) = picked else {
+            return Ok(Outcome::Skipped);
+        };
+        let dir = if spec.op == OpKind::Read { Dir::Read } else { Dir::Write };
+        let bs = spec.block_size();
+        let want = spec.size.map_or(bs, |s| s.0).min(fsize);
+        if want == 0 {
+            // An empty file has nothing to read or overwrite.
+            self.table.release(id, None);
+            return Ok(Outcome::Skipped);
+        }
+        let skip = spec.skip.map_or(0, |s| s.0);
+        let align = spec.align.map_or(bs, |a| a.0).max(1);
+        let blocks = want.div_ceil(bs);
+        let seeks = spec.seeks.unwrap_or(1).max(1) as u64;
+        let per_run = blocks.div_ceil(seeks).max(1);
+        self.io.xfers.clear();
+        let mut left = want;
+        while left > 0 {
+            let run_blocks = per_run.min(left.div_ceil(bs));
+            let run_bytes = (run_blocks * bs).min(left);
+            let span = run_bytes + (run_blocks - 1) * skip;
+            let room = fsize.saturating_sub(span);
+            let offset = if room == 0 {
+                0
+            } else {
+                self.rng.gen_range(0..=room / align) * align
+            };
+            let mut off = offset;
+            let mut run_left = run_bytes;
+            while run_left > 0 && off < fsize {
+                let len = bs.min(run_left).min(fsize - off);
+                self.io.xfers.push(Xfer {
+                    offset: off,
+                    len: len as u32,
+                });
+                run_left -= len;
+                left -= len;
+                off += len + skip;
+            }
+            if run_left > 0 {
+                break;
+            }
+        }
+        let result = self.move_blocks(id, dir, spec.sync);
+        self.table.release(id, None);
+        let moved = result.map_err(|e| self.annotate(id, spec.op.name(), e))?;
+        Ok(Outcome::Done {
+            bytes: moved.bytes,
+            transactions: transactions(dir, &moved, &self.io.xfers, bs),
+        })
+    }
+
+    /// Fills `self.io.xfers` with `[from, to)` in blocks of `bs`.
+    fn sequential(&mut self, from: u64, to: u64, bs: u64) {
+        self.io.xfers.clear();
+        let mut off = from;
+        while off < to {
+            let len = bs.min(to - off);
+            self.io.xfers.push(Xfer {
+                offset: off,
+                len: len as u32,
+            });
+            off += len;
+        }
+    }
+
+    /// readall and writeall: the whole file.
+    fn whole(&mut self, i: usize) -> stdio::Result<Outcome> {
+        let Some(Picked { id, size }) = self.table.pick(&mut self.rng) else {
+            return Ok(Outcome::Skipped);
+        };
+        let spec = &self.group.ops[i];
+        let dir = if spec.op == OpKind::ReadAll {
+            Dir::Read
+        } else {
+            Dir::Write
+        };
+        let bs = spec.block_size();
+        self.sequential(0, size, bs);
+        let result = self.move_blocks(id, dir, spec.sync);
+        self.table.release(id, None);
+        let moved = result.map_err(|e| self.annotate(id, spec.op.name(), e))?;
+        Ok(Outcome::Done {
+            bytes: moved.bytes,
+            transactions: transactions(dir, &moved, &self.io.xfers, bs),
+        })
+    }
+
+    /// append: `size` bytes at the end, through an O_APPEND descriptor.
+    fn append(&mut self, i: usize) -> stdio::Result<Outcome> {
+        let Some(Picked { id, size }) = self.table.pick(&mut self.rng) else {
+            return Ok(Outcome::Skipped);
+        };
+        let spec = &self.group.ops[i];
+        let bs = spec.block_size();
+        let want = spec.size.map_or(bs, |s| s.0);
+        let result = (|| {
+            let mut file = self.open(id, self.io.base_flags | OFlags::WRONLY | OFlags::APPEND)?;
+            let mut moved = Moved::default();
+            let mut left = want;
+            while left > 0 {
+                let len = bs.min(left) as usize;
+                let n = rustix::io::write(&file.fd, self.io.bufs.slot(0, len))?;
+                moved.add(len as u32, n);
+                left -= n as u64;
+            }
+            if let Some(kind) = spec.sync {
+                self.io.backend.sync(&mut file, kind)?;
+            }
+            Ok::<_, stdio::Error>(moved)
+        })();
+        let grown = result.as_ref().map_or(0, |m| m.bytes);
+        self.table.release(id, Some(size + grown));
+        let moved = result.map_err(|e| self.annotate(id, "append", e))?;
+        Ok(Outcome::Done {
+            bytes: moved.bytes,
+            transactions: moved.calls,
+        })
+    }
+
+    /// create: a new file at a size drawn from the fileset, written in `bs` blocks.
+    fn create(&mut self, i: usize) -> stdio::Result<Outcome> {
+        let spec = &self.group.ops[i];
+        let id = self.table.new_id();
+        let size = self.table.spec.size.sample(&mut self.rng);
+        self.sequential(0, size, spec.block_size());
+        let flags = self.io.base_flags | OFlags::WRONLY | OFlags::CREATE | OFlags::EXCL;
+        let result = (|| {
+            let mut file = self.open(id, flags)?;
+            let (moved, r) = self
+                .io
+                .backend
+                .transfer(&mut file, Dir::Write, &self.io.xfers, &mut self.io.bufs);
+            r?;
+            if let Some(kind) = spec.sync {
+                self.io.backend.sync(&mut file, kind)?;
+            }
+            Ok::<_, stdio::Error>(moved)
+        })();
+        let moved = result.map_err(|e| self.annotate(id, "create", e))?;
+        self.table.insert(id, moved.bytes);
+        Ok(Outcome::Done {
+            bytes: moved.bytes,
+            transactions: moved.calls,
+        })
+    }
+
+    fn delete(&mut self) -> stdio::Result<Outcome> {
+        let Some(Picked { id, size }) = self.table.take(&mut self.rng) else {
+            return Ok(Outcome::Skipped);
+        };
+        self.io.cache.evict(self.cache_key(id));
+        let mut b: NameBuf = [0; 64];
+        match rustix::fs::unlinkat(self.table.dir_of(id), self.table.name(id, &mut b), AtFlags::empty()) {
+            Ok(()) => Ok(Outcome::META),
+            Err(e) => {
+                self.table.insert(id, size);
+                Err(self.annotate(id, "delete", e.into()))
+            }
+        }
+    }
+
+    fn stat(&mut self) -> stdio::Result<Outcome> {
+        let Some(Picked { id, .. }) = self.table.pick(&mut self.rng) else {
+            return Ok(Outcome::Skipped);
+        };
+        let mut b: NameBuf = [0; 64];
+        let r = rustix::fs::statat(
+            self.table.dir_of(id),
+            self.table.name(id, &mut b),
+            AtFlags::SYMLINK_NOFOLLOW,
+        );
+        self.table.release(id, None);
+        r.map_err(|e| self.annotate(id, "stat", e.into()))?;
+        Ok(Outcome::META)
+    }
+
+    fn open_close(&mut self) -> stdio::Result<Outcome> {
+        let Some(Picked { id, .. }) = self.table.pick(&mut self.rng) else {
+            return Ok(Outcome::Skipped);
+        };
+        let r = self.open(id, self.io.base_flags | OFlags::RDONLY);
+        self.table.release(id, None);
+        drop(r.map_err(|e| self.annotate(id, "open", e))?);
+        Ok(Outcome::META)
+    }
+
+    fn meta_dir(&self) -> stdio::Result<BorrowedFd<'a>> {
+        self.table
+            .meta()
+            .ok_or_else(|| stdio::Error::other("the fileset has no meta directory"))
+    }
+
+    fn mkdir(&mut self) -> stdio::Result<Outcome> {
+        let meta = self.meta_dir()?;
+        let id = self.table.new_dir_id();
+        let mut b: NameBuf = [0; 64];
+        rustix::fs::mkdirat(meta, file_name("m", id, &mut b), Mode::from_raw_mode(0o755))
+            .map_err(|e| stdio::Error::new(stdio::Error::from(e).kind(), format!("mkdir meta/m{id}: {e}")))?;
+        self.table.made_dir(id);
+        Ok(Outcome::META)
+    }
+
+    fn rmdir(&mut self) -> stdio::Result<Outcome> {
+        let meta = self.meta_dir()?;
+        let Some(id) = self.table.take_dir(&mut self.rng) else {
+            return Ok(Outcome::Skipped);
+        };
+        let mut b: NameBuf = [0; 64];
+        rustix::fs::unlinkat(meta, file_name("m", id, &mut b), AtFlags::REMOVEDIR)
+            .map_err(|e| stdio::Error::new(stdio::Error::from(e).kind(), format!("rmdir meta/m{id}: {e}")))?;
+        Ok(Outcome::META)
+    }
+
+    /// rename: a file gets a new name, possibly in another directory of the fileset.
+    fn rename(&mut self) -> stdio::Result<Outcome> {
+        let Some(Picked { id, size }) = self.table.take(&mut self.rng) else {
+            return Ok(Outcome::Skipped);
+        };
+        self.io.cache.evict(self.cache_key(id));
+        let to = self.table.new_id();
+        let (mut a, mut b): (NameBuf, NameBuf) = ([0; 64], [0; 64]);
+        let r = rustix::fs::renameat(
+            self.table.dir_of(id),
+            self.table.name(id, &mut a),
+            self.table.dir_of(to),
+            self.table.name(to, &mut b),
+        );
+        match r {
+            Ok(()) => {
+                self.table.insert(to, size);
+                Ok(Outcome::META)
+            }
+            Err(e) => {
+                self.table.insert(id, size);
+                Err(self.annotate(id, "rename", e.into()))
+            }
+        }
+    }
+
+    /// readdir: lists one of the fileset's directories.
+    fn readdir(&mut self) -> stdio::Result<Outcome> {
+        let k = self.rng.gen_range(0..self.table.dir_count());
+        let dir = self.table.dir(k);
+        let fd = confine::reopen_dir(dir)?;
+        let mut entries = 0u64;
+        for e in rustix::fs::Dir::new(fd)? {
+            e?;
+            entries += 1;
+        }
+        std::hint::black_box(entries);
+        Ok(Outcome::META)
+    }
+
+    /// fsync: one file of the fileset.
+    fn fsync_one(&mut self) -> stdio::Result<Outcome> {
+        let Some(Picked { id, .. }) = self.table.pick(&mut self.rng) else {
+            return Ok(Outcome::Skipped);
+        };
+        let r = self.with_file(id, Dir::Write, |backend, file, _, _| {
+            backend.sync(file, SyncKind::Fsync)
+        });
+        self.table.release(id, None);
+        r.and_then(|r| r).map_err(|e| self.annotate(id, "fsync", e))?;
+        Ok(Outcome::META)
+    }
+
+    /// FFSB's metaop, in the fileset's meta directory: two directories made, the first removed,
+    /// the second renamed. One transaction, as FFSB counts it.
+    fn metaop(&mut self) -> stdio::Result<Outcome> {
+        let meta = self.meta_dir()?;
+        let (a, b, c) = (
+            self.table.new_dir_id(),
+            self.table.new_dir_id(),
+            self.table.new_dir_id(),
+        );
+        let (mut na, mut nb, mut nc): (NameBuf, NameBuf, NameBuf) = ([0; 64], [0; 64], [0; 64]);
+        let (na, nb, nc) = (
+            file_name("m", a, &mut na),
+            file_name("m", b, &mut nb),
+            file_name("m", c, &mut nc),
+        );
+        let fail = |what: &str, e: rustix::io::Errno| {
+            stdio::Error::new(stdio::Error::from(e).kind(), format!("metaop: {what}: {e}"))
+        };
+        rustix::fs::mkdirat(meta, na, Mode::from_raw_mode(0o755)).map_err(|e| fail("mkdir", e))?;
+        rustix::fs::mkdirat(meta, nb, Mode::from_raw_mode(0o755)).map_err(|e| fail("mkdir", e))?;
+        rustix::fs::unlinkat(meta, na, AtFlags::REMOVEDIR).map_err(|e| fail("rmdir", e))?;
+        rustix::fs::renameat(meta, nb, meta, nc).map_err(|e| fail("rename", e))?;
+        self.table.made_dir(c);
+        Ok(Outcome::META)
+    }
+
+    /// truncate: sets a file's size to `size`, or to one drawn from the fileset.
+    fn truncate(&mut self, i: usize) -> stdio::Result<Outcome> {
+        let Some(Picked { id, .. }) = self.table.pick(&mut self.rng) else {
+            return Ok(Outcome::Skipped);
+        };
+        let to = match self.group.ops[i].size {
+            Some(s) => s.0,
+            None => self.table.spec.size.sample(&mut self.rng),
+        };
+        let r = self.with_file(id, Dir::Write, |_, file, _, _| rustix::fs::ftruncate(&file.fd, to));
+        let ok = matches!(r, Ok(Ok(())));
+        self.table.release(id, ok.then_some(to));
+        r.and_then(|r| r.map_err(stdio::Error::from))
+            .map_err(|e| self.annotate(id, "truncate", e))?;
+        Ok(Outcome::META)
+    }
+}
+
+/// FFSB's transactions: every write call counts; a read counts only when it moved a whole
+/// block of `bs` (so a short read at the end of a file is none).
+pub(super) fn transactions(dir: Dir, moved: &Moved, xfers: &[Xfer], bs: u64) -> u64 {
+    match dir {
+        Dir::Read => {
+            let short = xfers
+                .iter()
+                .take(moved.calls as usize)
+                .filter(|x| (x.len as u64) < bs)
+                .count() as u64;
+            moved.whole_calls.saturating_sub(short)
+        }
+        Dir::Write => moved.calls,
+    }
+}

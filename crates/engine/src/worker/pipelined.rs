@@ -1,0 +1,161 @@
+//! The pipelined loop: on io_uring with iodepth > 1, a group of single-block reads and writes
+//! keeps `iodepth` of them in flight, as fio does.
+
+use super::{ThreadOutcome, Worker};
+use crate::clock;
+use crate::io::{Dir, UringBackend, Xfer};
+use crate::workload::{EngineKind, OpKind, OpenMode, Pick};
+use rand::Rng;
+use std::io as stdio;
+use std::os::fd::AsRawFd;
+
+/// The pipelined io_uring loop opens every file of its fileset up front; past this many files a
+/// group runs one operation at a time instead.
+const PIPELINE_MAX_FILES: u64 = 1024;
+
+impl<'a> Worker<'a> {
+    /// A group whose every operation is one block read or written at a random offset of a file
+    /// kept open, on io_uring with iodepth > 1, runs its operations concurrently, as fio does.
+    pub(super) fn pipelined(&self) -> bool {
+        let g = self.group;
+        g.engine == EngineKind::IoUring
+            && g.iodepth > 1
+            && g.open == OpenMode::Keep
+            && self.tables.len() == 1
+            && self.table.is_static()
+            && self.table.static_len() <= PIPELINE_MAX_FILES
+            && g.pick == Pick::Random
+            && g.fsync_every.is_none()
+            && !g.fsync_end
+            && g.delay.0.is_zero()
+            && g.rate.is_none()
+            && g.ops.iter().all(|o| {
+                matches!(o.op, OpKind::Read | OpKind::Write)
+                    && o.sync.is_none()
+                    && o.skip.is_none()
+                    && o.size.is_none_or(|s| s.0 == o.block_size())
+            })
+    }
+
+    /// The pipelined loop: keeps `iodepth` single-block operations in flight, each timed from
+    /// its submission to its completion.
+    pub(super) fn run_pipelined(mut self) -> ThreadOutcome {
+        let depth = self.group.iodepth as usize;
+        // The operation an error outside any one transfer (the ring, an open) is counted under.
+        let first_op = self.group.ops[0].op;
+        let mut ring = match UringBackend::new(self.group.iodepth) {
+            Ok(r) => r,
+            Err(e) => return self.fail(first_op, e.to_string(), e.raw_os_error()),
+        };
+        ring.register(&self.io.bufs);
+        // Open every file of the fileset once.
+        let files = self.table.static_len();
+        let mut fds = Vec::new();
+        for id in 0..files {
+            match self.open(id, self.io.keep_flags) {
+                Ok(f) => fds.push(f),
+                Err(e) => {
+                    let message = self.annotate(id, "open", e).to_string();
+                    return self.fail(first_op, message, None);
+                }
+            }
+        }
+        // Per slot: (entry of the mix, start time).
+        let timed = self.shared.latency;
+        let mut slots: Vec<(usize, u64)> = vec![(0, 0); depth];
+        let mut free: Vec<usize> = (0..depth).rev().collect();
+        // Operations and bytes issued since the ramp ended: the guard counts those completed.
+        let (mut issued, mut issued_bytes) = (0u64, 0u64);
+        let mut finished = false;
+        let mut stopping = false;
+        loop {
+            stopping |= self.guard.stopping();
+            if self.guard.check_ramp(&mut self.tally) {
+                (issued, issued_bytes) = (0, 0);
+            }
+            while !stopping && !free.is_empty() && self.guard.within_quota(issued, issued_bytes) {
+                let i = self.mix.choose(&mut self.rng).unwrap_or(0);
+                let spec = &self.group.ops[i];
+                let id = if fds.len() == 1 {
+                    0
+                } else {
+                    self.rng.gen_range(0..fds.len())
+                };
+                let fsize = self.table.static_size(id as u64);
+                let bs = spec.block_size().min(fsize.max(1));
+                let align = spec.align.map_or(bs, |a| a.0).max(1);
+                let room = fsize.saturating_sub(bs);
+                let offset = if room == 0 {
+                    0
+                } else {
+                    self.rng.gen_range(0..=room / align) * align
+                };
+                let slot = free.pop().expect("a free slot");
+                let dir = if spec.op == OpKind::Read { Dir::Read } else { Dir::Write };
+                slots[slot] = (i, if timed { clock::now() } else { 0 });
+                ring.push(
+                    fds[id].fd.as_raw_fd(),
+                    dir,
+                    Xfer { offset, len: bs as u32 },
+                    &self.io.bufs,
+                    slot,
+                );
+                issued += 1;
+                issued_bytes += bs;
+            }
+            let inflight = depth - free.len();
+            if inflight == 0 {
+                finished = !stopping;
+                break;
+            }
+            if let Err(e) = ring.submit_and_wait(1) {
+                self.tally
+                    .first_error
+                    .get_or_insert((first_op, e.to_string(), e.raw_os_error()));
+                self.guard.stop_all();
+                break;
+            }
+            let now = if timed { clock::now() } else { 0 };
+            let mut failed = None;
+            // What completed in this batch, counted toward the quotas once it is reaped.
+            let (mut completed, mut completed_bytes) = (0u64, 0u64);
+            ring.reap(|tag, res| {
+                let slot = tag as usize;
+                let (i, start) = slots[slot];
+                free.push(slot);
+                if res < 0 {
+                    self.tally.stats[i].errors += 1;
+                    failed.get_or_insert((i, -res));
+                    return;
+                }
+                let kind = self.group.ops[i].op;
+                if timed {
+                    let ns = clock::between_ns(start, now);
+                    self.tally.stats[i].record(ns, res as u64, 1);
+                    self.tally.live.latency.record(ns);
+                } else {
+                    self.tally.stats[i].count_only(res as u64, 1);
+                }
+                self.tally.live.add(kind, res as u64);
+                completed += 1;
+                completed_bytes += res as u64;
+            });
+            self.guard.count(completed, completed_bytes);
+            if let Some((i, errno)) = failed {
+                let kind = self.group.ops[i].op;
+                let e = stdio::Error::from_raw_os_error(errno);
+                self.tally
+                    .first_error
+                    .get_or_insert((kind, format!("{kind}: {e}"), Some(errno)));
+                if !self.shared.continue_on_error {
+                    self.guard.stop_all();
+                    stopping = true;
+                }
+            }
+            if self.guard.quota_met() {
+                stopping = true;
+            }
+        }
+        self.finish(finished)
+    }
+}

@@ -1,0 +1,151 @@
+//! Streams: seqread, seqwrite and rewrite move one block per operation at a cursor, the
+//! thread's own over its own file, or one the whole group shares over the whole fileset.
+
+use super::ops::transactions;
+use super::{Outcome, Worker};
+use crate::fileset::FileTable;
+use crate::io::{Dir, Xfer};
+use crate::workload::{Group, OpKind, OpSpec, Scope};
+use std::io as stdio;
+use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
+
+/// The cursors of the mix's streams, one of each kind per entry of the mix.
+pub(super) struct Streams<'a> {
+    /// This thread's own stream over its own file, once started.
+    pub own: Vec<Option<Stream>>,
+    /// The cursor the group's threads share over the whole fileset.
+    pub shared: &'a [AtomicU64],
+}
+
+impl<'a> Streams<'a> {
+    pub fn new(group: &Group, shared: &'a [AtomicU64]) -> Streams<'a> {
+        Streams {
+            own: group.ops.iter().map(|_| None).collect(),
+            shared,
+        }
+    }
+}
+
+/// The cursor of a thread's own stream.
+pub(super) struct Stream {
+    pub(super) file: u64,
+    pub(super) block: u64,
+    pub(super) pass: u64,
+}
+
+impl<'a> Worker<'a> {
+    /// Before the clock starts, empties the file of each of this thread's own seqwrite streams,
+    /// as IOzone opens its writers' files with O_TRUNC before timing them.
+    pub(super) fn prepare_streams(&mut self) -> stdio::Result<()> {
+        let files = self.table.static_len();
+        for (i, spec) in self.group.ops.iter().enumerate() {
+            if spec.op != OpKind::SeqWrite || spec.scope == Some(Scope::Shared) || files == 0 {
+                continue;
+            }
+            let file = self.thread_in_group as u64 % files;
+            let r = self.with_file(file, Dir::Write, |_, f, _, _| rustix::fs::ftruncate(&f.fd, 0));
+            r.and_then(|r| r.map_err(stdio::Error::from))
+                .map_err(|e| self.annotate(file, "seqwrite", e))?;
+            self.table.release(file, Some(0));
+            self.streams.own[i] = Some(Stream {
+                file,
+                block: 0,
+                pass: 0,
+            });
+        }
+        Ok(())
+    }
+
+    /// seqread, seqwrite, rewrite: one block per operation at the stream's cursor. A thread's own
+    /// stream runs over file (thread mod files); a shared stream runs over the whole fileset with
+    /// one cursor for the group. A thread's own seqwrite file was emptied before the clock started.
+    pub(super) fn stream(&mut self, i: usize) -> stdio::Result<Outcome> {
+        let spec: &OpSpec = &self.group.ops[i];
+        let kind = spec.op;
+        let bs = spec.block_size();
+        let wrap = spec.wrap.unwrap_or(false);
+        let files = self.table.static_len();
+        if files == 0 {
+            return Ok(Outcome::StreamEnded);
+        }
+        let file_len = |t: &FileTable, f: u64| {
+            if kind == OpKind::SeqWrite {
+                t.spec.size.max()
+            } else {
+                t.static_size(f)
+            }
+        };
+        let reverse = spec.reverse == Some(true);
+        // The block to move, and whether it is the file's last (where a stream's `sync` falls,
+        // as IOzone's -e fsyncs each file).
+        let (file, offset, len, last) = match spec.scope.unwrap_or_default() {
+            Scope::Own => {
+                let first = self.thread_in_group as u64 % files;
+                let s = self.streams.own[i].get_or_insert(Stream {
+                    file: first,
+                    block: 0,
+                    pass: 0,
+                });
+                let flen = file_len(self.table, s.file);
+                if s.block * bs >= flen {
+                    if !wrap || flen == 0 {
+                        return Ok(Outcome::StreamEnded);
+                    }
+                    s.block = 0;
+                    s.pass += 1;
+                }
+                let (start, end) = if reverse {
+                    let end = flen - s.block * bs;
+                    (end.saturating_sub(bs), end)
+                } else {
+                    (s.block * bs, (s.block * bs + bs).min(flen))
+                };
+                s.block += 1;
+                (s.file, start, end - start, s.block * bs >= flen)
+            }
+            Scope::Shared => {
+                let flen = file_len(self.table, 0);
+                let per_file = flen.div_ceil(bs);
+                if per_file == 0 {
+                    return Ok(Outcome::StreamEnded);
+                }
+                let blk = self.streams.shared[i].fetch_add(1, Relaxed);
+                let pass = blk / (per_file * files);
+                if pass > 0 && !wrap {
+                    return Ok(Outcome::StreamEnded);
+                }
+                let within = blk % (per_file * files);
+                let off = (within % per_file) * bs;
+                (
+                    within / per_file,
+                    off,
+                    bs.min(flen - off),
+                    within % per_file == per_file - 1,
+                )
+            }
+        };
+        let dir = if kind == OpKind::SeqRead { Dir::Read } else { Dir::Write };
+        self.io.xfers.clear();
+        self.io.xfers.push(Xfer {
+            offset,
+            len: len as u32,
+        });
+        let sync = if last { spec.sync } else { None };
+        let moved = self
+            .move_blocks(file, dir, sync)
+            .map_err(|e| self.annotate(file, kind.name(), e))?;
+        if dir == Dir::Write && offset + moved.bytes > self.table.static_size(file) {
+            self.table.release(file, Some(offset + moved.bytes));
+        }
+        if dir == Dir::Read && moved.bytes == 0 {
+            // The file is shorter than it was: treat it as the end of this file's stream.
+            if let Some(s) = self.streams.own[i].as_mut() {
+                s.block = u64::MAX / bs;
+            }
+        }
+        Ok(Outcome::Done {
+            bytes: moved.bytes,
+            transactions: transactions(dir, &moved, &self.io.xfers, bs),
+        })
+    }
+}

@@ -1,0 +1,595 @@
+//! The Workload: what the engine runs. Every front-end (native TOML, FFSB, dbench, sysbench,
+//! IOzone, the ad-hoc command line) compiles to this one model, and `--explain` prints it back as
+//! native TOML.
+//!
+//! A workload has filesets (the files it works on), thread groups (who works, with which mix of
+//! operations, through which I/O backend) and stop conditions. This file holds that model; its
+//! TOML form is in `text.rs`, and what serde cannot check is in `validate.rs`.
+
+use crate::units::{Bytes, Span};
+use serde::{Deserialize, Serialize};
+use std::fmt;
+
+mod text;
+mod validate;
+
+pub use crate::op::OpKind;
+pub use text::{locate, LoadError};
+pub use validate::{Invalid, PathSeg};
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Workload {
+    pub name: String,
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub description: String,
+    /// Seed of every random choice; a random one is drawn (and reported) when absent.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub seed: Option<u64>,
+    #[serde(default)]
+    pub stop: Stop,
+    #[serde(rename = "fileset", default, skip_serializing_if = "Vec::is_empty")]
+    pub filesets: Vec<Fileset>,
+    #[serde(rename = "group")]
+    pub groups: Vec<Group>,
+    /// Remove the filesets and script directories after the run (untimed), as dbench and IOzone
+    /// do; by default they stay, as FFSB's do.
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub cleanup: bool,
+}
+
+/// When the measured phase ends. With several conditions, the first one met ends the run; with
+/// none, the run ends when every thread has finished its streams.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Stop {
+    /// Wall time of the measured phase (after the ramp).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub time: Option<Span>,
+    /// Total operations over all threads (each thread does its even share).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ops: Option<u64>,
+    /// Total bytes read plus written over all threads (each thread does its even share).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub bytes: Option<Bytes>,
+    /// Stop when the filesystem holding the first fileset is this full (0 to 1), as FFSB's
+    /// aging runs until `desired_util`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub util: Option<f64>,
+    /// Stop every thread as soon as the first one finishes (IOzone's stonewalling).
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub stonewall: bool,
+    /// A warm-up at the start whose operations are left out of the statistics.
+    #[serde(default, skip_serializing_if = "is_zero_span")]
+    pub ramp: Span,
+    /// Where the final sync() falls: inside the measured time (as FFSB counts it), after it, or none.
+    #[serde(default, skip_serializing_if = "is_default")]
+    pub final_sync: FinalSync,
+}
+
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum FinalSync {
+    #[default]
+    None,
+    Inside,
+    Outside,
+}
+
+/// A set of files spread over directories beneath the run directory.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Fileset {
+    pub name: String,
+    /// Directory beneath the run directory; the fileset's name when absent.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub dir: Option<String>,
+    /// An absolute directory to use instead of the run directory (FFSB profiles name each
+    /// filesystem's location); the fileset stays confined beneath it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub root: Option<String>,
+    /// Files are named `<prefix><id>`: `f0`, `f1`... or sysbench's `test_file.0`.
+    #[serde(default = "default_prefix", skip_serializing_if = "is_default_prefix")]
+    pub prefix: String,
+    /// Instead of `<prefix><id>`: one name per file, in id order (IOzone's `-F`). A fileset with
+    /// names keeps its files in its directory itself (`dirs = 0`), may share that directory with
+    /// other entries (`dir = "."` is the run directory) and owns only the names it made there.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub names: Vec<String>,
+    /// Files present when the measured phase starts (create and delete change that).
+    #[serde(default)]
+    pub files: u64,
+    /// Instead of a number of files: make files until their sizes add up to this (FFSB's
+    /// init_size).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub until_bytes: Option<Bytes>,
+    /// Directories the files are spread over (file i goes to directory i mod dirs); 0 puts them
+    /// all in the fileset's directory.
+    #[serde(default = "one")]
+    pub dirs: u64,
+    /// Size of each file, and of each file a `create` makes.
+    #[serde(default)]
+    pub size: SizeDist,
+    /// Write the files before the measured phase (untimed, reported separately). Without it the
+    /// files start empty.
+    #[serde(default = "yes")]
+    pub prealloc: bool,
+    /// Bytes per write() call when the files are written before the run (FFSB's
+    /// create_blocksize); 1 MiB when absent.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub setup_bs: Option<Bytes>,
+    /// Keep files already there when their number and sizes match, instead of writing them again.
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub reuse: bool,
+}
+
+impl Fileset {
+    /// A fileset of no files yet, with every other setting at its default.
+    pub fn new(name: &str) -> Fileset {
+        Fileset {
+            name: name.to_string(),
+            dir: None,
+            root: None,
+            prefix: default_prefix(),
+            names: Vec::new(),
+            files: 0,
+            until_bytes: None,
+            dirs: 1,
+            size: SizeDist::default(),
+            prealloc: true,
+            setup_bs: None,
+            reuse: false,
+        }
+    }
+
+    pub fn dir_name(&self) -> &str {
+        self.dir.as_deref().unwrap_or(&self.name)
+    }
+
+    /// `dir = "."`: the files lie in the run directory itself, among whatever else is there (as
+    /// sysbench's test_file.N lie in its current directory). fslab then touches only the names
+    /// it makes there (`<prefix><N>` and its marker) and never removes the directory.
+    pub fn in_run_dir(&self) -> bool {
+        self.dir.as_deref() == Some(".")
+    }
+}
+
+/// How file sizes are drawn: `"1m"`, `{ min = "4k", max = "1m" }` or
+/// `{ table = [["4k", 3], ["1m", 1]] }` (size, weight).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(untagged)]
+pub enum SizeDist {
+    Fixed(Bytes),
+    Range { min: Bytes, max: Bytes },
+    Table { table: Vec<(Bytes, u32)> },
+}
+
+/// Written by hand so that a bad size says what is wrong with it (an untagged enum would only
+/// say that nothing matched).
+impl<'de> Deserialize<'de> for SizeDist {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        #[derive(Deserialize)]
+        #[serde(deny_unknown_fields)]
+        struct Spec {
+            min: Option<Bytes>,
+            max: Option<Bytes>,
+            table: Option<Vec<(Bytes, u32)>>,
+        }
+        use serde::de::Error;
+        let value = toml::Value::deserialize(d)?;
+        if let Some(s) = value.as_str() {
+            return s.parse().map(SizeDist::Fixed).map_err(D::Error::custom);
+        }
+        if let Some(n) = value.as_integer() {
+            return u64::try_from(n)
+                .map(|n| SizeDist::Fixed(Bytes(n)))
+                .map_err(|_| D::Error::custom(format!("{n} is negative")));
+        }
+        if !value.is_table() {
+            return Err(D::Error::custom(
+                "expected a size (\"1m\"), a range ({ min = \"4k\", max = \"1m\" }) or a table ({ table = [[\"4k\", 3], [\"1m\", 1]] })",
+            ));
+        }
+        let spec = Spec::deserialize(value).map_err(|e| D::Error::custom(e.to_string().trim().replace('\n', " ")))?;
+        match spec {
+            Spec {
+                min: Some(min),
+                max: Some(max),
+                table: None,
+            } => Ok(SizeDist::Range { min, max }),
+            Spec {
+                min: None,
+                max: None,
+                table: Some(table),
+            } => Ok(SizeDist::Table { table }),
+            _ => Err(D::Error::custom(
+                "a size range takes both `min` and `max`; a size table takes `table` alone",
+            )),
+        }
+    }
+}
+
+impl Default for SizeDist {
+    fn default() -> Self {
+        SizeDist::Fixed(Bytes(0))
+    }
+}
+
+impl SizeDist {
+    pub fn min(&self) -> u64 {
+        match self {
+            SizeDist::Fixed(b) => b.0,
+            SizeDist::Range { min, .. } => min.0,
+            SizeDist::Table { table } => table.iter().map(|e| e.0 .0).min().unwrap_or(0),
+        }
+    }
+
+    pub fn max(&self) -> u64 {
+        match self {
+            SizeDist::Fixed(b) => b.0,
+            SizeDist::Range { max, .. } => max.0,
+            SizeDist::Table { table } => table.iter().map(|e| e.0 .0).max().unwrap_or(0),
+        }
+    }
+
+    /// Draws a size: uniform in [min, max] for a range, weighted for a table.
+    pub fn sample(&self, rng: &mut impl rand::Rng) -> u64 {
+        match self {
+            SizeDist::Fixed(b) => b.0,
+            SizeDist::Range { min, max } => rng.gen_range(min.0..=max.0),
+            SizeDist::Table { table } => {
+                let total: u64 = table.iter().map(|e| e.1 as u64).sum();
+                let mut pick = rng.gen_range(0..total);
+                for (size, weight) in table {
+                    if pick < *weight as u64 {
+                        return size.0;
+                    }
+                    pick -= *weight as u64;
+                }
+                table.last().map_or(0, |e| e.0 .0)
+            }
+        }
+    }
+}
+
+/// Threads that share a fileset, a mix of operations and an I/O setup.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Group {
+    pub name: String,
+    #[serde(default = "one_u32")]
+    pub threads: u32,
+    /// The fileset the threads work on; with several, each operation picks one at random (as
+    /// FFSB's threads pick a filesystem). A script group needs none.
+    #[serde(default, skip_serializing_if = "Names::is_empty")]
+    pub fileset: Names,
+    /// How the next operation is chosen: at random by weight, or by `ratio`, keeping the
+    /// counts done in proportion to the weights (sysbench's rndrw).
+    #[serde(default, skip_serializing_if = "is_default")]
+    pub pick: Pick,
+    /// sysbench's periodic fsync: after this many read and write operations, when some write
+    /// made the files dirty, fsync every file of the fileset, each counted as an `fsync`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub fsync_every: Option<u64>,
+    /// Each thread fsyncs every file of the fileset when it stops, inside the measured time
+    /// (sysbench's end-of-test fsync).
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub fsync_end: bool,
+    /// How `fsync_every` and `fsync_end` sync each file: `fsync` or `fdatasync` (sysbench's
+    /// --file-fsync-mode).
+    #[serde(default, skip_serializing_if = "is_default")]
+    pub fsync_kind: SyncKind,
+    /// Pause after each operation (FFSB's op_delay).
+    #[serde(default, skip_serializing_if = "is_zero_span")]
+    pub delay: Span,
+    /// Rate limit of the whole group, shared evenly by its threads.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rate: Option<Rate>,
+    #[serde(default, skip_serializing_if = "is_default")]
+    pub engine: EngineKind,
+    /// Transfers in flight per thread (io_uring only).
+    #[serde(default = "one_u32", skip_serializing_if = "is_one")]
+    pub iodepth: u32,
+    /// O_DIRECT, with buffers and offsets aligned.
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub direct: bool,
+    /// O_SYNC or O_DSYNC on every open.
+    #[serde(default, skip_serializing_if = "is_default")]
+    pub osync: OSync,
+    /// Keep files open between operations (as fio does) or open and close them in every
+    /// operation (as FFSB does).
+    #[serde(default, skip_serializing_if = "is_default")]
+    pub open: OpenMode,
+    #[serde(rename = "op", default, skip_serializing_if = "Vec::is_empty")]
+    pub ops: Vec<OpSpec>,
+    /// Instead of a mix of operations: a script each thread replays in order, from the start
+    /// again at its end (dbench's loadfiles).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub script: Option<crate::script::Script>,
+}
+
+impl Group {
+    /// One thread on `fileset` with every other setting at its default and no operations yet.
+    pub fn new(name: &str, fileset: &str) -> Group {
+        Group {
+            name: name.to_string(),
+            threads: 1,
+            fileset: fileset.into(),
+            pick: Pick::default(),
+            fsync_every: None,
+            fsync_end: false,
+            fsync_kind: SyncKind::Fsync,
+            delay: Span::default(),
+            rate: None,
+            engine: EngineKind::default(),
+            iodepth: 1,
+            direct: false,
+            osync: OSync::default(),
+            open: OpenMode::default(),
+            ops: Vec::new(),
+            script: None,
+        }
+    }
+}
+
+impl Workload {
+    /// An empty workload: add filesets and groups.
+    pub fn new(name: &str) -> Workload {
+        Workload {
+            name: name.to_string(),
+            description: String::new(),
+            seed: None,
+            stop: Stop::default(),
+            filesets: Vec::new(),
+            groups: Vec::new(),
+            cleanup: false,
+        }
+    }
+
+    /// How the groups use fileset `name`: (some operation creates, deletes or renames files in
+    /// it, some operation makes directories in it).
+    pub fn fileset_use(&self, name: &str) -> (bool, bool) {
+        let ops = || {
+            self.groups
+                .iter()
+                .filter(|g| g.fileset.contains(name))
+                .flat_map(|g| &g.ops)
+        };
+        let dynamic = ops().any(|o| o.op.changes_membership());
+        let meta = ops().any(|o| matches!(o.op, OpKind::Mkdir | OpKind::Rmdir | OpKind::MetaOp));
+        (dynamic, meta)
+    }
+
+    pub fn fileset(&self, name: &str) -> Option<&Fileset> {
+        self.filesets.iter().find(|f| f.name == name)
+    }
+
+    pub fn total_threads(&self) -> u64 {
+        self.groups.iter().map(|g| g.threads as u64).sum()
+    }
+}
+
+/// One name or several.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Names(pub Vec<String>);
+
+impl Names {
+    pub fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+
+    pub fn contains(&self, name: &str) -> bool {
+        self.0.iter().any(|n| n == name)
+    }
+
+    pub fn first(&self) -> &str {
+        self.0.first().map_or("", |s| s.as_str())
+    }
+}
+
+impl From<&str> for Names {
+    fn from(s: &str) -> Names {
+        Names(vec![s.to_string()])
+    }
+}
+
+impl fmt::Display for Names {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.0.join(", "))
+    }
+}
+
+impl Serialize for Names {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        match self.0.as_slice() {
+            [one] => s.serialize_str(one),
+            many => many.serialize(s),
+        }
+    }
+}
+
+impl<'de> Deserialize<'de> for Names {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        #[derive(Deserialize)]
+        #[serde(untagged, expecting = "a fileset name or a list of them")]
+        enum Form {
+            One(String),
+            Many(Vec<String>),
+        }
+        Ok(match Form::deserialize(d)? {
+            Form::One(s) => Names(vec![s]),
+            Form::Many(v) => Names(v),
+        })
+    }
+}
+
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Pick {
+    #[default]
+    Random,
+    Ratio,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Rate {
+    /// Operations per second.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ops: Option<u64>,
+    /// Bytes per second.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub bytes: Option<Bytes>,
+}
+
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum EngineKind {
+    /// pread/pwrite.
+    #[default]
+    Sync,
+    /// io_uring with `iodepth` transfers in flight.
+    IoUring,
+    /// mmap and memcpy; msync for fsync.
+    Mmap,
+}
+
+impl fmt::Display for EngineKind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            EngineKind::Sync => "sync",
+            EngineKind::IoUring => "io_uring",
+            EngineKind::Mmap => "mmap",
+        })
+    }
+}
+
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum OSync {
+    #[default]
+    None,
+    Sync,
+    Dsync,
+}
+
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum OpenMode {
+    #[default]
+    Keep,
+    PerOp,
+}
+
+/// One operation of a group's mix. Which fields apply depends on `op`; `validate` refuses the
+/// ones that do not.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct OpSpec {
+    pub op: OpKind,
+    /// A name for this entry of the mix: labelled entries are counted and reported apart from
+    /// the other entries of the same `op` (FFSB's `write` and `write_fsync` are both writes).
+    /// Entries with the same `op` and label are counted together, as unlabelled ones are.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub label: Option<String>,
+    #[serde(default = "one_u32")]
+    pub weight: u32,
+    /// Bytes moved per operation (read, write, append).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub size: Option<Bytes>,
+    /// Bytes per read()/write() call.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub bs: Option<Bytes>,
+    /// read, write: the operation's bytes are split into this many runs, each at a random offset
+    /// (1: one seek, then contiguous blocks; size/bs: every block at a random offset).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub seeks: Option<u32>,
+    /// read, write: a gap left between consecutive blocks of a run.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub skip: Option<Bytes>,
+    /// read, write: random offsets are multiples of this (default: the block size).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub align: Option<Bytes>,
+    /// create, write, writeall, append, seqwrite, rewrite: fsync or fdatasync before close.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sync: Option<SyncKind>,
+    /// seqread, seqwrite, rewrite: each thread its own file, or one cursor over the whole fileset;
+    /// read, write: `own` keeps each thread on its own file (file = thread mod files).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub scope: Option<Scope>,
+    /// seqread, seqwrite, rewrite: start again at the beginning after the end (default: the
+    /// thread is finished).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub wrap: Option<bool>,
+    /// seqread with own scope: from the end of the file to its start (IOzone's backward read).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reverse: Option<bool>,
+}
+
+impl OpSpec {
+    pub fn new(op: OpKind) -> OpSpec {
+        OpSpec {
+            op,
+            label: None,
+            weight: 1,
+            size: None,
+            bs: None,
+            seeks: None,
+            skip: None,
+            align: None,
+            sync: None,
+            scope: None,
+            wrap: None,
+            reverse: None,
+        }
+    }
+
+    /// The block size, 4 KiB when not given.
+    pub fn block_size(&self) -> u64 {
+        self.bs.map_or(4096, |b| b.0)
+    }
+}
+
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum SyncKind {
+    #[default]
+    Fsync,
+    Fdatasync,
+}
+
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Scope {
+    #[default]
+    Own,
+    Shared,
+}
+
+fn default_prefix() -> String {
+    "f".to_string()
+}
+fn is_default_prefix(p: &String) -> bool {
+    p == "f"
+}
+fn one() -> u64 {
+    1
+}
+fn one_u32() -> u32 {
+    1
+}
+fn is_one(n: &u32) -> bool {
+    *n == 1
+}
+fn yes() -> bool {
+    true
+}
+fn is_false(b: &bool) -> bool {
+    !*b
+}
+fn is_zero_span(s: &Span) -> bool {
+    s.0.is_zero()
+}
+fn is_default<T: Default + PartialEq>(t: &T) -> bool {
+    *t == T::default()
+}

@@ -1,0 +1,108 @@
+//! A workload's native TOML form: reading a file, parsing and checking its text, printing it
+//! back, and pointing an error at its line and column.
+
+use super::validate::PathSeg;
+use super::Workload;
+use std::path::Path;
+
+/// A workload file that cannot be used, with the place in the file when there is one.
+#[derive(Debug, thiserror::Error)]
+pub enum LoadError {
+    #[error("{file}: {error}")]
+    Read { file: String, error: std::io::Error },
+    #[error("{file}:{line}:{column}: {message}")]
+    At {
+        file: String,
+        line: usize,
+        column: usize,
+        message: String,
+    },
+    #[error("{file}: {message}")]
+    Whole { file: String, message: String },
+}
+
+impl Workload {
+    /// Reads and checks a native workload file.
+    pub fn from_file(path: &Path) -> Result<Workload, LoadError> {
+        let text = std::fs::read_to_string(path).map_err(|error| LoadError::Read {
+            file: path.display().to_string(),
+            error,
+        })?;
+        Workload::from_toml(&text, &path.display().to_string())
+    }
+
+    /// Parses and checks native TOML; `file` names the source in errors.
+    pub fn from_toml(text: &str, file: &str) -> Result<Workload, LoadError> {
+        let at = |span: Option<std::ops::Range<usize>>, message: String| match span {
+            Some(span) => {
+                let (line, column) = line_col(text, span.start);
+                LoadError::At {
+                    file: file.to_string(),
+                    line,
+                    column,
+                    message,
+                }
+            }
+            None => LoadError::Whole {
+                file: file.to_string(),
+                message,
+            },
+        };
+        let workload: Workload = toml::from_str(text).map_err(|e| at(e.span(), e.message().to_string()))?;
+        workload
+            .validate()
+            .map_err(|inv| at(span_of(text, &inv.path), inv.message))?;
+        Ok(workload)
+    }
+
+    /// The workload as native TOML, as `--explain` prints it.
+    pub fn to_toml(&self) -> String {
+        toml::to_string(self).expect("a workload always serialises")
+    }
+}
+
+/// The line and column (from 1) of the item `path` points at in the TOML `text`, or of its
+/// nearest parent written in the file.
+pub fn locate(text: &str, path: &[PathSeg]) -> Option<(usize, usize)> {
+    span_of(text, path).map(|s| line_col(text, s.start))
+}
+
+fn line_col(text: &str, offset: usize) -> (usize, usize) {
+    let before = &text[..offset.min(text.len())];
+    let line = before.matches('\n').count() + 1;
+    let column = before.rsplit('\n').next().map_or(0, |l| l.chars().count()) + 1;
+    (line, column)
+}
+
+/// Finds the span of the item a validation path points at, walking up to the nearest parent that
+/// is written in the file.
+fn span_of(text: &str, path: &[PathSeg]) -> Option<std::ops::Range<usize>> {
+    let doc: toml_edit::ImDocument<&str> = toml_edit::ImDocument::parse(text).ok()?;
+    let mut item: &toml_edit::Item = doc.as_item();
+    let mut best = None;
+    for seg in path {
+        let next = match seg {
+            PathSeg::Key(k) => item.get(*k),
+            PathSeg::Name(k) => item.get(k.as_str()),
+            PathSeg::Index(i) => item.get(*i),
+        };
+        let Some(next) = next else { break };
+        item = next;
+        let span = match item {
+            toml_edit::Item::Value(v) => v.span(),
+            toml_edit::Item::Table(t) => t.span(),
+            toml_edit::Item::ArrayOfTables(a) => a.span(),
+            toml_edit::Item::None => None,
+        };
+        if span.is_some() {
+            best = span;
+        }
+    }
+    if best.is_none() {
+        // Point at the key itself when the value has no span of its own.
+        if let Some(PathSeg::Key(k)) = path.last() {
+            best = text.find(&format!("{k} ")).map(|s| s..s + k.len());
+        }
+    }
+    best
+}

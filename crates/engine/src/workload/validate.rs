@@ -1,0 +1,449 @@
+//! What a workload must be beyond what serde checks: names that refer to something, sizes and
+//! counts in range, paths that stay beneath the run directory, and only the fields that apply to
+//! each operation.
+
+use super::{EngineKind, Fileset, Group, OpKind, OpSpec, Scope, SizeDist, Workload};
+use crate::confine;
+use crate::marker;
+use crate::units::Bytes;
+use std::path::Path;
+
+/// A step into the TOML document, for pointing an error at its line.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum PathSeg {
+    Key(&'static str),
+    /// A key known only at run time (a study's option names).
+    Name(String),
+    Index(usize),
+}
+
+/// A workload that parses but cannot run: what is wrong and where.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{message}")]
+pub struct Invalid {
+    pub path: Vec<PathSeg>,
+    pub message: String,
+}
+
+impl Workload {
+    /// Checks everything serde cannot: references, ranges and which fields apply to which op.
+    pub fn validate(&self) -> Result<(), Invalid> {
+        use PathSeg::{Index, Key};
+        let bad = |path: Vec<PathSeg>, message: String| Err(Invalid { path, message });
+        if self.filesets.is_empty() && self.groups.iter().any(|g| g.script.is_none()) {
+            return bad(vec![], "the workload has no [[fileset]]".into());
+        }
+        if self.groups.is_empty() {
+            return bad(vec![], "the workload has no [[group]]".into());
+        }
+        for (i, fs) in self.filesets.iter().enumerate() {
+            let here = |k| vec![Key("fileset"), Index(i), Key(k)];
+            if self.filesets[..i].iter().any(|o| o.name == fs.name) {
+                return bad(here("name"), format!("a second fileset is named `{}`", fs.name));
+            }
+            // The directory is `dir` when given, else the name: point at whichever it is.
+            let field = if fs.dir.is_some() { "dir" } else { "name" };
+            if fs.in_run_dir() {
+                check_in_run_dir(self, i).map_err(|(field, message)| Invalid {
+                    path: here(field),
+                    message,
+                })?;
+            } else {
+                confine::check_relative(fs.dir_name()).map_err(|m| Invalid {
+                    path: here(field),
+                    message: m,
+                })?;
+            }
+            if let Some(root) = &fs.root {
+                if !Path::new(root).is_absolute() {
+                    return bad(here("root"), format!("root `{root}` must be an absolute directory"));
+                }
+            }
+            if fs.prefix.is_empty()
+                || fs.prefix.contains('/')
+                || fs.prefix.starts_with('.')
+                || fs.prefix == "d"
+                || fs.prefix == "m"
+            {
+                return bad(
+                    here("prefix"),
+                    format!(
+                        "prefix `{}` cannot name files (it must be a plain name other than `d` and `m`)",
+                        fs.prefix
+                    ),
+                );
+            }
+            if !fs.names.is_empty() {
+                check_names(self, i).map_err(|(field, message)| Invalid {
+                    path: here(field),
+                    message,
+                })?;
+            }
+            if fs.setup_bs == Some(Bytes(0)) {
+                return bad(here("setup_bs"), "setup_bs must be above 0".into());
+            }
+            if fs.until_bytes.is_some() && fs.files > 0 {
+                return bad(here("until_bytes"), "give either files or until_bytes, not both".into());
+            }
+            match &fs.size {
+                SizeDist::Range { min, max } if min > max => {
+                    return bad(here("size"), format!("min {min} is larger than max {max}"));
+                }
+                SizeDist::Table { table } if table.is_empty() || table.iter().all(|e| e.1 == 0) => {
+                    return bad(
+                        here("size"),
+                        "the size table needs at least one entry with a weight above 0".into(),
+                    );
+                }
+                _ => {}
+            }
+        }
+        for (gi, g) in self.groups.iter().enumerate() {
+            let here = |k| vec![Key("group"), Index(gi), Key(k)];
+            if self.groups[..gi].iter().any(|o| o.name == g.name) {
+                return bad(here("name"), format!("a second group is named `{}`", g.name));
+            }
+            if g.threads == 0 {
+                return bad(here("threads"), "threads must be at least 1".into());
+            }
+            let mut sets = Vec::new();
+            for name in &g.fileset.0 {
+                let Some(fs) = self.fileset(name) else {
+                    let known: Vec<_> = self.filesets.iter().map(|f| f.name.as_str()).collect();
+                    return bad(
+                        here("fileset"),
+                        format!("no fileset is named `{name}` (the filesets are: {})", known.join(", ")),
+                    );
+                };
+                sets.push(fs);
+            }
+            if sets.is_empty() && g.script.is_none() {
+                return bad(here("fileset"), format!("group `{}` names no fileset", g.name));
+            }
+            if g.fsync_every == Some(0) {
+                return bad(here("fsync_every"), "fsync_every must be at least 1".into());
+            }
+            if g.iodepth == 0 {
+                return bad(here("iodepth"), "iodepth must be at least 1".into());
+            }
+            if g.iodepth > 1 && g.engine != EngineKind::IoUring {
+                return bad(
+                    here("iodepth"),
+                    format!("iodepth {} needs engine = \"io_uring\"", g.iodepth),
+                );
+            }
+            if g.direct && g.engine == EngineKind::Mmap {
+                return bad(here("direct"), "O_DIRECT does not apply to the mmap engine".into());
+            }
+            if let Some(r) = g.rate {
+                if r.ops.is_none() == r.bytes.is_none() {
+                    return bad(here("rate"), "rate takes one of ops or bytes".into());
+                }
+                if r.ops == Some(0) || r.bytes == Some(Bytes(0)) {
+                    return bad(here("rate"), "a rate of 0 would never run".into());
+                }
+            }
+            if let Some(script) = &g.script {
+                if !g.ops.is_empty() {
+                    return bad(
+                        here("script"),
+                        "a group has either a script or [[group.op]], not both".into(),
+                    );
+                }
+                script.validate().map_err(|m| Invalid {
+                    path: here("script"),
+                    message: m,
+                })?;
+                continue;
+            }
+            if g.ops.is_empty() {
+                return bad(here("name"), format!("group `{}` has no [[group.op]]", g.name));
+            }
+            if g.ops.iter().all(|o| o.weight == 0) {
+                return bad(here("op"), "every op has weight 0".into());
+            }
+            for (oi, op) in g.ops.iter().enumerate() {
+                let at = |k| vec![Key("group"), Index(gi), Key("op"), Index(oi), Key(k)];
+                if op.op.is_stream() && sets.len() > 1 {
+                    return Err(Invalid {
+                        path: at("op"),
+                        message: format!("{} runs over one fileset; this group names {}", op.op, sets.len()),
+                    });
+                }
+                for fs in &sets {
+                    check_op(op, fs, g).map_err(|(k, m)| Invalid {
+                        path: at(k),
+                        message: m,
+                    })?;
+                }
+            }
+        }
+        for fs in &self.filesets {
+            let streams = self
+                .groups
+                .iter()
+                .position(|g| g.fileset.contains(&fs.name) && g.ops.iter().any(|o| o.op.is_stream()));
+            if let (Some(gi), (true, _)) = (streams, self.fileset_use(&fs.name)) {
+                return bad(
+                    vec![Key("group"), Index(gi)],
+                    format!(
+                        "fileset `{}` is used by streams and by create/delete/rename at once; give the streams a fileset of their own",
+                        fs.name
+                    ),
+                );
+            }
+        }
+        let s = &self.stop;
+        let endless = self
+            .groups
+            .iter()
+            .any(|g| g.script.is_some() || g.ops.iter().any(|o| !o.op.is_stream() || o.wrap == Some(true)));
+        if s.time.is_none() && s.ops.is_none() && s.bytes.is_none() && s.util.is_none() && endless {
+            return bad(
+                vec![Key("stop")],
+                "the workload never stops: set stop.time, stop.ops or stop.bytes (only streams without wrap end by themselves)".into(),
+            );
+        }
+        if s.util.is_some_and(|u| !(u > 0.0 && u <= 1.0)) {
+            return bad(
+                vec![Key("stop"), Key("util")],
+                "stop.util is a fraction between 0 and 1".into(),
+            );
+        }
+        if s.ops == Some(0) || s.bytes == Some(Bytes(0)) {
+            return bad(vec![Key("stop")], "stop.ops and stop.bytes must be above 0".into());
+        }
+        Ok(())
+    }
+}
+
+/// Checks one op against its group and fileset; on error, the field at fault and the message.
+fn check_op(op: &OpSpec, fs: &Fileset, g: &Group) -> Result<(), (&'static str, String)> {
+    let k = op.op;
+    if let Some(label) = &op.label {
+        check_label(label).map_err(|m| ("label", m))?;
+    }
+    let not_for = |field: &'static str| Err((field, format!("`{field}` does not apply to {k}")));
+    if op.size.is_some() && !takes_size(k) {
+        return not_for("size");
+    }
+    if op.bs.is_some() && !takes_bs(k) {
+        return not_for("bs");
+    }
+    if !takes_pattern(k) {
+        for (field, set) in [
+            ("seeks", op.seeks.is_some()),
+            ("skip", op.skip.is_some()),
+            ("align", op.align.is_some()),
+        ] {
+            if set {
+                return not_for(field);
+            }
+        }
+    }
+    if op.sync.is_some() && !takes_sync(k) {
+        return not_for("sync");
+    }
+    if !k.is_stream() {
+        let own_file = matches!(k, OpKind::Read | OpKind::Write) && op.scope == Some(Scope::Own);
+        if op.scope.is_some() && !own_file {
+            return Err((
+                "scope",
+                format!("`scope` does not apply to {k} (read and write take scope = \"own\" only)"),
+            ));
+        }
+        if op.wrap.is_some() {
+            return not_for("wrap");
+        }
+    }
+    if op.reverse == Some(true) && (k != OpKind::SeqRead || op.scope == Some(Scope::Shared)) {
+        return Err((
+            "reverse",
+            "`reverse` applies to seqread with scope = \"own\" only".into(),
+        ));
+    }
+    let bs = op.block_size();
+    if bs == 0 {
+        return Err(("bs", "bs must be above 0".into()));
+    }
+    if matches!(k, OpKind::Read | OpKind::Write | OpKind::Append) {
+        let size = op.size.map_or(bs, |s| s.0);
+        if size == 0 {
+            return Err(("size", "size must be above 0".into()));
+        }
+        // Reads and writes are clamped to the file; an op larger than every file is a mistake.
+        if k != OpKind::Append && fs.prealloc && fs.size.max() > 0 && size > fs.size.max() {
+            return Err((
+                "size",
+                format!(
+                    "size {} is larger than every file of fileset `{}` ({})",
+                    Bytes(size),
+                    fs.name,
+                    Bytes(fs.size.max())
+                ),
+            ));
+        }
+        if let Some(seeks) = op.seeks {
+            let blocks = size.div_ceil(bs);
+            if seeks == 0 || seeks as u64 > blocks {
+                return Err((
+                    "seeks",
+                    format!("seeks must be between 1 and the {blocks} blocks of an operation"),
+                ));
+            }
+        }
+        if op.align.is_some_and(|a| a.0 == 0) {
+            return Err(("align", "align must be above 0".into()));
+        }
+    }
+    if g.direct && takes_bs(k) {
+        if !bs.is_multiple_of(512) {
+            return Err((
+                "bs",
+                format!(
+                    "O_DIRECT needs a block size that is a multiple of 512; {} is not",
+                    Bytes(bs)
+                ),
+            ));
+        }
+        if let Some(a) = op.align {
+            if !a.0.is_multiple_of(512) {
+                return Err(("align", "O_DIRECT needs align to be a multiple of 512".into()));
+            }
+        }
+    }
+    if k.is_stream() && op.scope == Some(Scope::Shared) && !matches!(fs.size, SizeDist::Fixed(_)) {
+        return Err((
+            "scope",
+            format!(
+                "a shared stream needs the files of `{}` to have one fixed size",
+                fs.name
+            ),
+        ));
+    }
+    Ok(())
+}
+
+/// The operations a `size` applies to.
+fn takes_size(kind: OpKind) -> bool {
+    matches!(kind, OpKind::Read | OpKind::Write | OpKind::Append | OpKind::Truncate)
+}
+
+/// The operations a `bs` applies to.
+fn takes_bs(kind: OpKind) -> bool {
+    matches!(
+        kind,
+        OpKind::Read
+            | OpKind::ReadAll
+            | OpKind::Write
+            | OpKind::WriteAll
+            | OpKind::Append
+            | OpKind::Create
+            | OpKind::SeqRead
+            | OpKind::SeqWrite
+            | OpKind::Rewrite
+    )
+}
+
+/// The operations `seeks`, `skip` and `align` apply to.
+fn takes_pattern(kind: OpKind) -> bool {
+    matches!(kind, OpKind::Read | OpKind::Write)
+}
+
+/// The operations a `sync` before close applies to.
+fn takes_sync(kind: OpKind) -> bool {
+    matches!(
+        kind,
+        OpKind::Create | OpKind::Write | OpKind::WriteAll | OpKind::Append | OpKind::SeqWrite | OpKind::Rewrite
+    )
+}
+
+/// Labels name rows of tables and keys of JSON: one line of printable text, not too long.
+fn check_label(label: &str) -> Result<(), String> {
+    const MAX: usize = 64;
+    if label.trim().is_empty() {
+        return Err("a label must not be empty".into());
+    }
+    if label.chars().any(char::is_control) {
+        return Err(format!("label {label:?} holds a control character"));
+    }
+    if label != label.trim() {
+        return Err(format!("label {label:?} starts or ends with a space"));
+    }
+    if label.chars().count() > MAX {
+        return Err(format!("label `{label}` is longer than {MAX} characters"));
+    }
+    Ok(())
+}
+
+/// What a fileset in the run directory itself (`dir = "."`) cannot have: subdirectories of its
+/// own, operations that make directories, or another fileset there too.
+fn check_in_run_dir(w: &Workload, i: usize) -> Result<(), (&'static str, String)> {
+    let fs = &w.filesets[i];
+    if fs.dirs != 0 {
+        return Err((
+            "dirs",
+            "a fileset in the run directory itself (dir = \".\") keeps its files there: dirs must be 0".into(),
+        ));
+    }
+    if w.fileset_use(&fs.name).1 {
+        return Err((
+            "dir",
+            "mkdir, rmdir and metaop need a fileset directory of its own, not dir = \".\"".into(),
+        ));
+    }
+    if w.filesets[..i].iter().any(|o| o.in_run_dir() && o.root == fs.root) {
+        return Err(("dir", "only one fileset can lie in the run directory itself".into()));
+    }
+    Ok(())
+}
+
+/// What a fileset with `names` must be: one plain, distinct name per file, all in its directory
+/// itself, and files that no operation adds, removes or renames (the names are fixed).
+fn check_names(w: &Workload, i: usize) -> Result<(), (&'static str, String)> {
+    let fs = &w.filesets[i];
+    if fs.until_bytes.is_some() || fs.names.len() as u64 != fs.files {
+        return Err((
+            "names",
+            format!(
+                "names gives {} name(s) for files = {}: give one name per file",
+                fs.names.len(),
+                fs.files
+            ),
+        ));
+    }
+    if fs.dirs != 0 {
+        return Err((
+            "dirs",
+            "a fileset with names keeps its files in its directory itself: dirs must be 0".into(),
+        ));
+    }
+    let (dynamic, meta) = w.fileset_use(&fs.name);
+    if dynamic || meta {
+        return Err((
+            "names",
+            "create, delete, rename, mkdir, rmdir and metaop cannot work on a fileset with names (its files are fixed)"
+                .into(),
+        ));
+    }
+    for (k, name) in fs.names.iter().enumerate() {
+        let plain = !name.is_empty()
+            && name.len() <= 255
+            && !name.contains('/')
+            && !name.chars().any(char::is_control)
+            && !matches!(name.as_str(), "." | ".." | marker::FILESET);
+        if !plain {
+            return Err((
+                "names",
+                format!(
+                    "{name:?} cannot name a file: give a plain file name (no `/`, not `.`, `..` or `{}`)",
+                    marker::FILESET
+                ),
+            ));
+        }
+        if fs.names[..k].contains(name) {
+            return Err(("names", format!("`{name}` is named twice")));
+        }
+    }
+    Ok(())
+}
