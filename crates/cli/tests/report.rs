@@ -26,7 +26,19 @@ fn report_prints_tables_and_writes_each_format() {
 
     let text = fslab(&["report", &id, "--db", s(&db)]);
     assert_eq!(text.code, 0, "{}", text.stderr);
-    assert!(text.stdout.contains("100.00 ± 4.968 (2.00×)"), "{}", text.stdout);
+    assert!(text.stdout.contains("100.00 ± 4.968 (n=3, 2.00×)"), "{}", text.stdout);
+    let found = text.stdout.find("== what the study found ==").expect("the findings");
+    assert!(
+        found < text.stdout.find("== dbench (dbench) ==").unwrap(),
+        "the answer comes first:\n{}",
+        text.stdout
+    );
+    assert!(
+        text.stdout
+            .contains("clients=1: xfs leads (200.00 MB/sec); ext4 2.00× worse (p < 0.001)"),
+        "{}",
+        text.stdout
+    );
     assert!(text.stdout.contains(studies::HUNG_REASON), "{}", text.stdout);
 
     let by_name = fslab(&["report", "report <test>", "--db", s(&db)]);
@@ -38,7 +50,7 @@ fn report_prints_tables_and_writes_each_format() {
     assert_eq!(csv.stdout.lines().count(), 21, "a header and 20 rows:\n{}", csv.stdout);
     let json = fslab(&["report", &id, "--db", s(&db), "--format", "json"]);
     let doc: serde_json::Value = serde_json::from_str(&json.stdout).expect("one JSON document");
-    assert_eq!(doc["schema_version"], 1);
+    assert_eq!(doc["schema_version"], 2);
 
     let html = dir.path().join("out.html");
     let run = fslab(&["report", &id, "--db", s(&db), "--html", s(&html)]);
@@ -88,7 +100,7 @@ fn compare_marks_the_planted_regression_and_not_the_noise() {
 
     let json = fslab(&["compare", "before", "after", "--db", s(&db), "--json"]);
     let doc: serde_json::Value = serde_json::from_str(&json.stdout).expect("one JSON document");
-    assert_eq!(doc["schema_version"], 1);
+    assert_eq!(doc["schema_version"], 2);
     let verdicts: Vec<&str> = doc["lines"]
         .as_array()
         .unwrap()
@@ -128,6 +140,48 @@ fn fail_above_exits_non_zero_on_a_significant_regression() {
     ]);
     assert_eq!(run.code, 1, "{}", run.stderr);
     assert!(run.stderr.contains("steady MiB/s -20.0%"), "{}", run.stderr);
+}
+
+#[test]
+fn fail_above_exits_4_when_nothing_could_be_tested() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("single.db");
+    let store = fslab_store::Store::open(&db).unwrap();
+    // Two studies of one run each: no t-test is possible.
+    for (name, value) in [("one", 100.0), ("two", 50.0)] {
+        let study = store
+            .create_study(&fslab_store::NewStudy {
+                name: name.to_string(),
+                file: format!("/{name}.toml"),
+                text: String::new(),
+                started_at: "2026-03-01T10:00:00Z".to_string(),
+                testbed: serde_json::json!({}),
+                planned_runs: 1,
+                form: "full".to_string(),
+            })
+            .unwrap();
+        let mut spec = studies::spec("ext4", "steady", "run", "", 0);
+        spec.planned_repeats = 1;
+        let cell = store.add_cell(study, &spec).unwrap();
+        let run = fslab_store::RunRecord {
+            repeat: 0,
+            warmup: false,
+            status: fslab_store::RunStatus::Ok,
+            error: None,
+            started_at: "2026-03-01T10:00:00Z".to_string(),
+            wall: std::time::Duration::from_secs(1),
+            results: Vec::new(),
+            figures: None,
+            metrics: vec![fslab_engine::Metric::new("MiB/s", value, "MiB/s").headline()],
+            report: None,
+            environment: serde_json::json!({}),
+        };
+        store.record_run(cell, &run).unwrap();
+    }
+    let run = fslab(&["compare", "one", "two", "--db", s(&db), "--fail-above", "5%"]);
+    assert_eq!(run.code, 4, "{}", run.stderr);
+    assert!(run.stderr.contains("nothing could be tested"), "{}", run.stderr);
+    assert!(run.stdout.contains("not tested: needs 2 runs a side"), "{}", run.stdout);
 }
 
 #[test]

@@ -79,6 +79,9 @@ pub struct Cell {
     pub p99_us: Option<Summary>,
     /// Latency percentiles of each operation type, pooled over the runs that ended well.
     pub latency: Vec<OpLatency>,
+    /// The median, 99th and 99.9th percentile latency of each operation type in each run that
+    /// ended well, as figures over the runs (CSV's latency columns, `compare`'s latency lines).
+    pub latency_runs: Vec<LatencyFigure>,
     /// The per-second series of the first run that ended well.
     pub series: Vec<SeriesPoint>,
     pub steps: Vec<StepRow>,
@@ -167,6 +170,34 @@ pub struct OpLatency {
     pub p99_us: f64,
     pub p99_9_us: f64,
     pub max_us: f64,
+}
+
+/// An operation type and one of its percentiles (`read`, `p99`).
+type LatencyKey = (String, &'static str);
+
+/// One percentile of one operation type's latency, run by run.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct LatencyFigure {
+    /// `read`, or a script's step (`NTCreateX`).
+    pub op: String,
+    /// `p50`, `p99` or `p99.9`.
+    pub quantile: &'static str,
+    /// Microseconds, per run that ended well: (the run's id, its value).
+    pub values: Vec<(i64, f64)>,
+    pub summary: Summary,
+}
+
+impl LatencyFigure {
+    /// The percentiles kept per run.
+    pub const QUANTILES: [(&'static str, f64); 3] = [("p50", 0.5), ("p99", 0.99), ("p99.9", 0.999)];
+
+    /// As tables and CSV name it: `read latency p99`.
+    pub fn name(&self) -> String {
+        format!("{} latency {}", self.op, self.quantile)
+    }
+
+    /// Its unit.
+    pub const UNIT: &'static str = "us";
 }
 
 /// Why a cell has no figures to show.
@@ -479,12 +510,13 @@ impl Cell {
         let mut per_op: BTreeMap<String, Vec<(u64, u64)>> = BTreeMap::new();
         let mut p99s = Vec::new();
         let mut series = Vec::new();
+        let mut per_run: Vec<(LatencyKey, Vec<(i64, f64)>)> = Vec::new();
         for run in &ok {
             let results = store.result(run.id)?;
             if results.len() > 1 {
                 cpus.extend(CpuSplit::of_run(&results));
                 for (phase, r) in &results {
-                    push_to(&mut by_phase, phase, CpuSplit::of(&r.cpu));
+                    push_to(&mut by_phase, phase.clone(), CpuSplit::of(&r.cpu));
                 }
             } else {
                 cpus.extend(run.cpu.as_ref().map(CpuSplit::of));
@@ -493,6 +525,13 @@ impl Cell {
             let all = stats::merge_buckets(histograms.iter().map(|(_, h)| *h));
             if let Some(p99) = stats::bucket_quantile(&all, 0.99) {
                 p99s.push(p99 as f64 / 1000.0);
+            }
+            for (name, h) in &histograms {
+                for (q, at) in LatencyFigure::QUANTILES {
+                    if let Some(ns) = stats::bucket_quantile(h, at) {
+                        push_to(&mut per_run, (name.clone(), q), (run.id, ns as f64 / 1000.0));
+                    }
+                }
             }
             for (name, h) in histograms {
                 let merged = per_op.entry(name).or_default();
@@ -517,6 +556,18 @@ impl Cell {
                 .collect(),
             p99_us: Summary::of(&p99s),
             latency: per_op.into_iter().filter_map(|(op, h)| op_latency(op, &h)).collect(),
+            latency_runs: per_run
+                .into_iter()
+                .filter_map(|((op, quantile), values)| {
+                    let summary = Summary::of(&values.iter().map(|(_, v)| *v).collect::<Vec<_>>())?;
+                    Some(LatencyFigure {
+                        op,
+                        quantile,
+                        values,
+                        summary,
+                    })
+                })
+                .collect(),
             series,
             steps,
             runs,
@@ -585,10 +636,10 @@ impl Cell {
 }
 
 /// Adds `item` to the list of `key` in `lists`, which keeps the keys in order of first appearance.
-fn push_to<T>(lists: &mut Vec<(String, Vec<T>)>, key: &str, item: T) {
-    match lists.iter_mut().find(|(k, _)| k == key) {
+fn push_to<K: PartialEq, T>(lists: &mut Vec<(K, Vec<T>)>, key: K, item: T) {
+    match lists.iter_mut().find(|(k, _)| *k == key) {
         Some((_, items)) => items.push(item),
-        None => lists.push((key.to_string(), vec![item])),
+        None => lists.push((key, vec![item])),
     }
 }
 

@@ -110,3 +110,40 @@ fn an_unknown_configuration_and_a_study_against_itself_are_refused() {
     let e = compare(side, side, 1.0).unwrap_err();
     assert!(e.to_string().contains("name two studies"), "{e}");
 }
+
+#[test]
+fn the_report_and_compare_give_the_same_verdicts_on_the_same_runs() {
+    let dir = tempfile::tempdir().unwrap();
+    let (store, _) = planted_store(dir.path());
+    let data = load(&store, "configs");
+    let c = compare(
+        Side::new(&data, Some("ext4")).unwrap(),
+        Side::new(&data, Some("xfs")).unwrap(),
+        fslab_report::verdict::MIN_EFFECT_PCT,
+    )
+    .unwrap();
+    for w in 0..data.workloads.len() {
+        let table = &fslab_report::table::workload_tables(&data, w)[0];
+        let line = line(&c, &data.workloads[w].name);
+        let standing = |k: usize| match &table.rows[0].cells[k] {
+            fslab_report::table::TableCell::Value { standing, .. } => standing.unwrap(),
+            other => panic!("{other:?}"),
+        };
+        use fslab_report::verdict::Standing;
+        match line.verdict {
+            // The candidate (xfs) is really worse: the report calls ext4 best and xfs N× worse.
+            Verdict::Worse => {
+                assert_eq!(standing(0), Standing::Best, "{}", table.title);
+                assert!(matches!(standing(1), Standing::Worse { .. }), "{}", table.title);
+            }
+            // No real change: the report names no winner either.
+            Verdict::NoSignificantChange => {
+                assert!(matches!(standing(0), Standing::Tied { .. }), "{}", table.title);
+                assert!(matches!(standing(1), Standing::Tied { .. }), "{}", table.title);
+            }
+            other => panic!("{}: {other:?}", table.title),
+        }
+    }
+    assert_eq!(line(&c, "steady").verdict, Verdict::Worse);
+    assert_eq!(line(&c, "noisy").verdict, Verdict::NoSignificantChange);
+}

@@ -9,6 +9,7 @@ mod common;
 use common::{study_store, FAILED_RUN, HUNG_REASON, UNSUPPORTED_REASON};
 use fslab_report::export::{self, Format};
 use fslab_report::table::{self, Table, TableCell};
+use fslab_report::verdict::Standing;
 use fslab_report::StudyData;
 use serde_json::Value;
 
@@ -24,13 +25,22 @@ fn study() -> (tempfile::TempDir, StudyData) {
     (dir, data)
 }
 
+/// A value's mean, confidence interval, how many times worse than the best it really is (1 for
+/// the best; none without a verdict) and warnings.
 fn value(t: &Table, row: usize, col: usize) -> (f64, Option<f64>, Option<f64>, Vec<String>) {
     match &t.rows[row].cells[col] {
         TableCell::Value {
             summary,
-            times_the_best,
+            standing,
             warnings,
-        } => (summary.mean, summary.ci_half_width(), *times_the_best, warnings.clone()),
+        } => {
+            let times = match standing {
+                Some(Standing::Best) => Some(1.0),
+                Some(Standing::Worse { times, .. }) => Some(*times),
+                _ => None,
+            };
+            (summary.mean, summary.ci_half_width(), times, warnings.clone())
+        }
         other => panic!("{} row {row} column {col}: not a value: {other:?}", t.title),
     }
 }
@@ -128,9 +138,19 @@ fn a_failed_run_is_a_warning_on_a_cell_that_still_has_figures() {
     let (mean, ci, times, warnings) = value(t, 0, 1);
     close("xfs mean over its 3 good runs", mean, 60.0);
     close("xfs ci", ci.unwrap(), 0.0);
-    close("xfs is the best", times.unwrap(), 1.0);
     assert_eq!(warnings, [format!("run 4 failed: {FAILED_RUN}")]);
-    close("ext4 times the best", value(t, 0, 0).2.unwrap(), 1.2);
+    // ext4's 50, 55, 45 against xfs's 60, 60, 60: 1.2 times lower, but Welch's p is 0.074 with
+    // 2 degrees of freedom: no verdict either way, both tied.
+    assert_eq!(times, None, "xfs is not called best");
+    assert_eq!(value(t, 0, 0).2, None, "ext4 is not called 1.2x worse");
+    let TableCell::Value {
+        standing: Some(Standing::Tied { p: Some(p) }),
+        ..
+    } = &t.rows[0].cells[0]
+    else {
+        panic!("{:?}", t.rows[0].cells[0])
+    };
+    assert!((p - 0.0742).abs() < 0.001, "{p}");
 }
 
 #[test]
@@ -140,10 +160,16 @@ fn the_lab_steps_table_times_each_step_per_configuration() {
     let t = &steps[0];
     assert_eq!(
         t.rows.iter().map(|r| r.label.as_str()).collect::<Vec<_>>(),
-        ["mkfs", "mount"]
+        ["mkfs (ms)", "mount (ms)"],
+        "steps under a second read in milliseconds"
     );
-    close("ext4 mkfs", value(t, 0, 0).0, 0.4);
+    close("ext4 mkfs", value(t, 0, 0).0, 400.0);
     close("ext4 mkfs is 4x xfs's", value(t, 0, 0).2.unwrap(), 4.0);
+    assert_eq!(
+        value(t, 1, 0).2,
+        None,
+        "no verdict on mounts: they are not what a study compares"
+    );
     assert_eq!(t.rows[0].cells[2], TableCell::Absent, "jfs's mkfs failed: no duration");
     assert!(
         t.notes
@@ -152,11 +178,11 @@ fn the_lab_steps_table_times_each_step_per_configuration() {
         "{:?}",
         t.notes
     );
-    // The split of the step's time: 5/45/25/25% of 0.4 s.
+    // The split of the step's time, in percent.
     let TableCell::Split { parts } = &steps[1].rows[0].cells[0] else {
         panic!("{:?}", steps[1].rows[0].cells[0])
     };
-    for (got, want) in parts.iter().zip([0.02, 0.18, 0.1, 0.1]) {
+    for (got, want) in parts.iter().zip([5.0, 45.0, 25.0, 25.0]) {
         close("mkfs split", *got, want);
     }
 }
@@ -164,7 +190,7 @@ fn the_lab_steps_table_times_each_step_per_configuration() {
 #[test]
 fn terminal_text_shows_each_table_and_every_failure_once() {
     let (_dir, data) = study();
-    let text = export::render(&data, Format::Text).unwrap();
+    let text = export::render(&data, Format::Text { width: 200 }).unwrap();
     assert!(text.starts_with("study 1 `report <test>`: complete"), "{text}");
     assert!(text.contains("\n== dbench (dbench) ==\n"), "{text}");
     let row = text
@@ -174,7 +200,12 @@ fn terminal_text_shows_each_table_and_every_failure_once() {
     let cells: Vec<&str> = row.split("  ").map(str::trim).filter(|c| !c.is_empty()).collect();
     assert_eq!(
         cells,
-        ["1", "100.00 ± 4.968 (2.00×)", "200.00 ± 9.937 (best)", "unsupported"],
+        [
+            "1",
+            "100.00 ± 4.968 (n=3, 2.00×)",
+            "200.00 ± 9.937 (n=3, best)",
+            "unsupported"
+        ],
         "{text}"
     );
     assert_eq!(
@@ -216,8 +247,8 @@ fn markdown_has_every_table_as_a_pipe_table() {
         [
             "| clients | ext4 | xfs | jfs |",
             "|---|---:|---:|---:|",
-            "| 1 | 100.00 ± 4.968 (2.00×) | 200.00 ± 9.937 (best) | unsupported |",
-            "| 4 | hung | 300.00 ± 24.841 (best) | unsupported |",
+            "| 1 | 100.00 ± 4.968 (n=3, 2.00×) | 200.00 ± 9.937 (n=3, best) | unsupported |",
+            "| 4 | hung | 300.00 ± 24.841 (n=3) | unsupported |",
         ]
     );
     assert!(
@@ -272,7 +303,7 @@ fn csv_has_one_row_per_run_and_one_per_cell_without_runs() {
 fn json_is_one_document_with_the_aggregates() {
     let (_dir, data) = study();
     let doc: Value = serde_json::from_str(&export::render(&data, Format::Json).unwrap()).expect("valid JSON");
-    assert_eq!(doc["schema_version"], 1);
+    assert_eq!(doc["schema_version"], 2);
     assert_eq!(doc["study"]["name"], "report <test>");
     let headline = &doc["workloads"][0]["tables"][0];
     assert_eq!(headline["figure"], "Throughput (MB/sec)");
@@ -282,7 +313,17 @@ fn json_is_one_document_with_the_aggregates() {
         (Some("value"), Some(3))
     );
     close("json mean", ext4["summary"]["mean"].as_f64().unwrap(), 100.0);
-    close("json times the best", ext4["times_the_best"].as_f64().unwrap(), 2.0);
+    assert_eq!(ext4["standing"]["verdict"], "worse");
+    close("json times the best", ext4["standing"]["times"].as_f64().unwrap(), 2.0);
+    let found = &doc["findings"]["figures"][0];
+    assert_eq!(found["title"], "dbench: Throughput (MB/sec)");
+    assert!(
+        found["rows"][0]["text"]
+            .as_str()
+            .unwrap()
+            .starts_with("xfs leads (200.00 MB/sec); ext4 2.00× worse (p < 0.001)"),
+        "{found}"
+    );
     let hung = &headline["rows"][1]["cells"][0];
     assert_eq!(
         (hung["kind"].as_str(), hung["status"].as_str()),

@@ -178,7 +178,7 @@ fn the_exports_show_each_results_cpu_split_and_the_html_draws_each() {
             "| iozone | 10/30/10/50 | unsupported |"
         ]
     );
-    let text = export::render(&data, Format::Text).unwrap();
+    let text = export::render(&data, Format::Text { width: 200 }).unwrap();
     assert!(text.contains("CPU split: initial writers (%)"), "{text}");
     assert!(
         !text.contains("CPU split: readers"),

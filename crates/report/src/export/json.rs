@@ -1,5 +1,6 @@
 //! The aggregated report as one JSON document: the study, its test bed and configurations, and
-//! for each workload its tables (means, confidence intervals, times the best, notes) and its
+//! what it found (each headline figure's verdicts, row by row), for each workload its tables
+//! (means, confidence intervals, runs, each value's standing against the best, notes) and its
 //! cells (every run's values, the CPU split and each sub-test's, latency per operation), then
 //! the lab's steps and the failures.
 
@@ -8,7 +9,7 @@ use crate::table;
 use serde_json::{json, Value};
 
 /// Version of this document's layout; raised when a field changes meaning or goes away.
-pub const SCHEMA_VERSION: u32 = 1;
+pub const SCHEMA_VERSION: u32 = 2;
 
 pub fn report(data: &StudyData) -> String {
     let s = &data.study;
@@ -40,6 +41,7 @@ pub fn report(data: &StudyData) -> String {
             "form": s.form,
             "text": s.text,
         },
+        "findings": crate::findings::of(data),
         "testbed": s.testbed,
         "configurations": data.configurations,
         "workloads": workloads,
