@@ -633,3 +633,95 @@ sysbench = { file-test-mode = "rndrd", time = 9223372036854775807 }
         Duration::MAX
     );
 }
+
+/// A study of one cell whose worker reports the headline figures of `values`, one per run in
+/// order (the last one again once they run out).
+fn adaptive_lab(repeat: &str) -> Lab {
+    Lab::new(&format!(
+        r#"
+name = "adaptive"
+drop_caches = false
+repeat = {repeat}
+[[filesystem]]
+type = "ext4"
+[[workload]]
+name = "native"
+run = {{ file = "reads.toml" }}
+"#
+    ))
+}
+
+fn scripted(values: &'static [f64]) -> Fake {
+    let mut machine = Fake::new();
+    let calls: &'static std::sync::atomic::AtomicUsize = Box::leak(Box::new(std::sync::atomic::AtomicUsize::new(0)));
+    machine.worker = Box::new(move |_, _| {
+        let k = calls.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+        let mut o = fslab_classic::Outcome::new(Tool::Run);
+        o.metrics = vec![fslab_engine::Metric::new("throughput", values[k.min(values.len() - 1)], "MiB/s").headline()];
+        exited(0, &o.to_json(), "")
+    });
+    machine
+}
+
+/// The cell's measured runs and the reason its `repeats` step gives.
+fn runs_and_reason(lab: &Lab, id: i64) -> (usize, String) {
+    let runs = lab.store.runs(id).unwrap().into_iter().filter(|r| !r.warmup).count();
+    let steps = lab.store.steps(id).unwrap();
+    let why = steps
+        .iter()
+        .find(|s| s.step.name == "repeats")
+        .map(|s| s.step.detail.clone())
+        .unwrap_or_default();
+    (runs, why)
+}
+
+#[test]
+fn an_adaptive_repeat_adds_runs_until_the_variation_is_low_enough() {
+    // 100, 120, 100: CoV 10.8%, above 10%; with one more 100, 9.5%: four runs.
+    let lab = adaptive_lab(r#"{ min = 3, max = 10, until_cov = "10%" }"#);
+    assert_eq!((lab.study.repeat, lab.study.adaptive.map(|a| a.max)), (3, Some(10)));
+    let machine = scripted(&[100.0, 120.0, 100.0, 100.0]);
+    let (id, summary, _) = lab.run(&machine, never());
+    assert_eq!(summary.runs, 4, "{summary:?}");
+    let (runs, why) = runs_and_reason(&lab, id);
+    assert_eq!(runs, 4);
+    assert_eq!(why, "4 runs: CoV 9.5%, at or below 10.0%");
+    assert_eq!(lab.statuses(id)[0].1, CellStatus::Done);
+    // Steady figures from the start: no extra run.
+    let lab = adaptive_lab(r#"{ min = 3, max = 10, until_cov = "3%" }"#);
+    let (id, _, _) = lab.run(&scripted(&[100.0, 101.0, 100.5]), never());
+    assert_eq!(
+        runs_and_reason(&lab, id),
+        (3, "3 runs: CoV 0.5%, at or below 3.0%".to_string())
+    );
+}
+
+#[test]
+fn an_adaptive_repeat_stops_at_its_maximum() {
+    let lab = adaptive_lab(r#"{ min = 2, max = 5, until_cov = "3%" }"#);
+    let (id, summary, _) = lab.run(&scripted(&[100.0, 150.0, 100.0, 150.0, 100.0, 150.0]), never());
+    assert_eq!(summary.runs, 5);
+    let (runs, why) = runs_and_reason(&lab, id);
+    assert_eq!(runs, 5);
+    assert!(why.starts_with("5 runs, the most allowed: CoV "), "{why}");
+}
+
+#[test]
+fn adaptive_repeats_are_refused_when_they_cannot_work() {
+    let dir = tempfile::tempdir().unwrap();
+    for (repeat, says) in [
+        (r#"{ min = 1, max = 5, until_cov = "3%" }"#, "needs 2 runs at least"),
+        (r#"{ min = 4, max = 3, until_cov = "3%" }"#, "max (3) is below min (4)"),
+        (r#"{ max = 5 }"#, "needs until_cov"),
+        (r#"{ max = 5, until_cov = "3" }"#, "must be above 0% and at most 100%"),
+        (r#"{ max = 5, until_cov = "3%", budget = "0s" }"#, "a budget of 0"),
+        (r#"{ max = 5, until_cov = "3%", runs = 4 }"#, "unknown key `runs`"),
+        (r#""three""#, "repeat is a number of runs"),
+        ("0", "repeat is a number of runs"),
+    ] {
+        let text = format!("name = \"a\"\nrepeat = {repeat}\n[[filesystem]]\ntype = \"ext4\"\n[[workload]]\nrun = {{ op = \"read\" }}\n");
+        let e = Study::from_toml(&text, "a.toml", dir.path()).unwrap_err().to_string();
+        assert!(e.starts_with("a.toml:2:"), "{repeat}: {e}");
+        assert!(e.contains(says), "{repeat}: {e}");
+    }
+}

@@ -246,8 +246,17 @@ fn figure_table(data: &StudyData, w: usize, f: &Figure) -> Table {
     }
     rank(&mut table);
     table.notes = notes(&table);
+    // How many runs each cell took, and why, when the study repeats adaptively.
+    for cell in data.cells.iter().filter(|c| c.workload == w) {
+        for s in cell.steps.iter().filter(|s| s.step.name == ADAPTIVE_STEP) {
+            table.notes.push(format!("{}: {}", cell.row.spec.label, s.step.detail));
+        }
+    }
     table
 }
+
+/// The lab's record of how many runs an adaptive repeat gave a cell, and why.
+const ADAPTIVE_STEP: &str = "repeats";
 
 /// A CPU split of workload `w`'s cells (`split` reads it from a cell): user, system, iowait,
 /// idle in percent.
@@ -323,7 +332,12 @@ fn empty_table(data: &StudyData, w: usize, name: &str, unit: &str, higher_is_bet
 /// split of each step's time, in percent.
 pub fn steps_tables(data: &StudyData) -> Vec<Table> {
     let mut names: Vec<&str> = Vec::new();
-    for s in data.cells.iter().flat_map(|c| &c.steps) {
+    for s in data
+        .cells
+        .iter()
+        .flat_map(|c| &c.steps)
+        .filter(|s| s.step.name != ADAPTIVE_STEP)
+    {
         if !names.contains(&s.step.name.as_str()) {
             names.push(&s.step.name);
         }
