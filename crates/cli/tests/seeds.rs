@@ -150,7 +150,7 @@ fn seed_002_ffsb_small_files_mkfs_and_mount_options() {
     let w = seed.workload_of("ffsb");
     let transactions = seed.table(&w, "Transactions/s (trans/s)");
     let cpu = seed.table(&w, "CPU %");
-    let steps = seed.steps_table("duration (s)");
+    let steps = seed.steps_table("duration");
     let mut measured = Vec::new();
     for (i, (fs, uninit, flex_bg, mount)) in SEED_002_ROWS.into_iter().enumerate() {
         let what = format!("the document's row {}: {fs} {mount}", i + 1);
@@ -265,8 +265,8 @@ fn seed_004_ibm_journaling_filesystems() {
     };
 
     // Format and fill times, with where the CPU was meanwhile.
-    let time = seed.steps_table("duration (s)");
-    let split = seed.steps_table("time by CPU state (s)");
+    let time = seed.steps_table("duration");
+    let split = seed.steps_table("CPU split (%)");
     for (name, fs, test) in &filesystems[..4] {
         for filled in [false, true] {
             let c = column(name, fs, *test, filled);
@@ -278,7 +278,7 @@ fn seed_004_ibm_journaling_filesystems() {
             }
         }
     }
-    seed.expect_chart("cpu", "the lab's steps: where the time went (CPU split, s)");
+    seed.expect_chart("cpu", "the lab's steps: CPU split (%)");
 
     // IOzone on the filled filesystem: each figure and its CPU split.
     let iozone = seed.workloads_of("iozone");
@@ -700,7 +700,7 @@ fn cell<'a>(t: &'a Value, row: &str, column: &str) -> &'a Value {
     let rows = t["rows"].as_array().expect("rows");
     let r = rows
         .iter()
-        .find(|r| r["label"] == row)
+        .find(|r| r["label"] == row || r["name"] == row)
         .unwrap_or_else(|| panic!("{}: no row {row}", t["title"]));
     &r["cells"][k]
 }

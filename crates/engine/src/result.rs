@@ -58,6 +58,9 @@ pub struct RunResult {
     /// One entry per second of the run, ramp included (`ramp` marks those seconds).
     pub series: Vec<Second>,
     pub cpu: CpuUsage,
+    /// With `stop.steady`: whether and when the figure levelled off.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub steady: Option<crate::steady::SteadyOutcome>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -78,6 +81,8 @@ pub enum StopReason {
     Util,
     /// Every thread finished its streams.
     Done,
+    /// The figure `stop.steady` judges levelled off.
+    Steady,
     Error,
 }
 
@@ -90,6 +95,7 @@ impl std::fmt::Display for StopReason {
             StopReason::Stonewall => "stonewall",
             StopReason::Util => "util",
             StopReason::Done => "done",
+            StopReason::Steady => "steady",
             StopReason::Error => "error",
         })
     }

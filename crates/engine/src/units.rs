@@ -186,6 +186,44 @@ pub mod opt_secs {
     }
 }
 
+/// An optional fraction written as a percentage: `"2%"` (or a plain number, 0.02), written back
+/// as `"2%"`.
+pub mod opt_fraction {
+    use serde::{de, Deserialize, Deserializer, Serializer};
+
+    pub fn serialize<S: Serializer>(v: &Option<f64>, s: S) -> Result<S::Ok, S::Error> {
+        match v {
+            Some(f) => s.serialize_some(&format!("{}%", f * 100.0)),
+            None => s.serialize_none(),
+        }
+    }
+
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Option<f64>, D::Error> {
+        #[derive(Deserialize)]
+        #[serde(untagged)]
+        enum Written {
+            Number(f64),
+            Text(String),
+        }
+        let fraction = match Option::<Written>::deserialize(d)? {
+            None => return Ok(None),
+            Some(Written::Number(f)) => f,
+            Some(Written::Text(t)) => match t.trim().strip_suffix('%') {
+                Some(p) => p.trim().parse::<f64>().map(|p| p / 100.0),
+                None => t.trim().parse::<f64>(),
+            }
+            .map_err(|_| de::Error::custom(format!("`{t}` is not a percentage (write e.g. \"2%\")")))?,
+        };
+        if !(fraction.is_finite() && fraction > 0.0 && fraction < 1.0) {
+            return Err(de::Error::custom(format!(
+                "{}% is not a percentage above 0 and below 100",
+                fraction * 100.0
+            )));
+        }
+        Ok(Some(fraction))
+    }
+}
+
 /// Accepts either a string to parse or a plain non-negative number (bytes or seconds).
 struct NumOrStr<T>(std::marker::PhantomData<T>);
 

@@ -84,6 +84,9 @@ pub struct Cell {
     pub latency_runs: Vec<LatencyFigure>,
     /// The per-second series of the first run that ended well.
     pub series: Vec<SeriesPoint>,
+    /// With `stop.steady`: when each run that ended well levelled off, in seconds after its
+    /// ramp (none for a run that never did); empty without a steady condition.
+    pub steady: Vec<Option<f64>>,
     pub steps: Vec<StepRow>,
 }
 
@@ -511,8 +514,13 @@ impl Cell {
         let mut p99s = Vec::new();
         let mut series = Vec::new();
         let mut per_run: Vec<(LatencyKey, Vec<(i64, f64)>)> = Vec::new();
+        let mut steady = Vec::new();
         for run in &ok {
             let results = store.result(run.id)?;
+            let main = results.iter().find(|(p, _)| p == "run").or(results.first());
+            if let Some(s) = main.and_then(|(_, r)| r.steady) {
+                steady.push(s.at_s);
+            }
             if results.len() > 1 {
                 cpus.extend(CpuSplit::of_run(&results));
                 for (phase, r) in &results {
@@ -569,6 +577,7 @@ impl Cell {
                 })
                 .collect(),
             series,
+            steady,
             steps,
             runs,
         })

@@ -118,6 +118,7 @@ pub fn run(workload: &Workload, opts: &RunOptions, progress: &mut dyn FnMut(&Pro
         threads: merged.threads,
         series: ran.series,
         cpu: measured.cpu,
+        steady: ran.timing.steady,
     })
 }
 

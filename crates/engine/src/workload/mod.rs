@@ -59,6 +59,10 @@ pub struct Stop {
     /// Stop every thread as soon as the first one finishes (IOzone's stonewalling).
     #[serde(default, skip_serializing_if = "is_false")]
     pub stonewall: bool,
+    /// Stop before `time` once a figure has levelled off over a window of seconds (fio's
+    /// `steadystate`); `time` is then the longest the run may take.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub steady: Option<crate::steady::Steady>,
     /// A warm-up at the start whose operations are left out of the statistics.
     #[serde(default, skip_serializing_if = "is_zero_span")]
     pub ramp: Span,

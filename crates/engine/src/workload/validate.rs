@@ -213,6 +213,24 @@ impl Workload {
         if s.ops == Some(0) || s.bytes == Some(Bytes(0)) {
             return bad(vec![Key("stop")], "stop.ops and stop.bytes must be above 0".into());
         }
+        if let Some(steady) = &s.steady {
+            let here = vec![Key("stop"), Key("steady")];
+            if s.time.is_none() {
+                return bad(
+                    here,
+                    "stop.steady needs stop.time, the longest the run may take when it never levels off".into(),
+                );
+            }
+            if steady.within.is_none() && steady.slope.is_none() {
+                return bad(
+                    here,
+                    "stop.steady needs `within` (\"2%\": every second within 2% of the window's mean) or `slope` (\"0.5%\": the mean changes less than that per second)".into(),
+                );
+            }
+            if steady.window.0 < std::time::Duration::from_secs(2) {
+                return bad(here, "stop.steady's window needs 2 seconds at least".into());
+            }
+        }
         Ok(())
     }
 }
