@@ -20,7 +20,7 @@ fn tempdir() -> tempfile::TempDir {
 fn run(text: &str, opts: Options) -> (Plan, Outcome) {
     let p = ffsb::parse(text, "test.ffsb").unwrap_or_else(|e| panic!("{e}"));
     let plan = ffsb::compile(&p, &opts).unwrap_or_else(|e| panic!("{e}"));
-    let outcome = ffsb::execute(&plan, &mut |_, _| {}).unwrap_or_else(|e| panic!("{e}"));
+    let outcome = ffsb::execute(&plan, None, &mut |_, _| {}).unwrap_or_else(|e| panic!("{e}"));
     if let Some(r) = &outcome.result {
         assert!(r.first_error.is_none(), "the run failed: {:?}", r.first_error);
     }

@@ -30,7 +30,15 @@ fn run(plan: &Plan, dir: &Path) -> (Report, String) {
     let (plan, dir) = (plan.clone(), dir.to_path_buf());
     std::thread::spawn(move || {
         let mut text = String::new();
-        let r = iozone::run(&plan, &dir, false, &mut |s| text.push_str(s));
+        let r = iozone::run(
+            &plan,
+            iozone::RunWith {
+                dir: &dir,
+                drop_caches: false,
+                interrupt: None,
+            },
+            &mut |s| text.push_str(s),
+        );
         let _ = tx.send(r.map(|r| (r, text)).map_err(|e| e.to_string()));
     });
     match rx.recv_timeout(HANG) {
@@ -278,7 +286,16 @@ fn f_refuses_a_name_fslab_did_not_make_and_a_missing_directory() {
     let tmp = tempfile::tempdir().unwrap();
     std::fs::write(tmp.path().join("taken"), "precious").unwrap();
     let p = plan("-i 0 -t 1 -s 64k -F taken", tmp.path());
-    let e = iozone::run(&p, tmp.path(), false, &mut |_| {}).expect_err("a file fslab did not make must not be written");
+    let e = iozone::run(
+        &p,
+        iozone::RunWith {
+            dir: tmp.path(),
+            drop_caches: false,
+            interrupt: None,
+        },
+        &mut |_| {},
+    )
+    .expect_err("a file fslab did not make must not be written");
     assert!(e.to_string().contains("`taken`"), "{e}");
     assert_eq!(std::fs::read_to_string(tmp.path().join("taken")).unwrap(), "precious");
     assert_eq!(files_in(tmp.path()), ["taken"]);

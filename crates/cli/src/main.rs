@@ -68,7 +68,8 @@ fn main() -> ExitCode {
                 Failure::Input(e) => (2, e),
                 Failure::Environment(e) => (3, e),
             };
-            eprintln!("fslab: {e:#}");
+            // Every error of fslab's says its cause in its own message: the chain would say it twice.
+            eprintln!("fslab: {e}");
             ExitCode::from(code)
         }
     }

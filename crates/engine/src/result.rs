@@ -83,6 +83,8 @@ pub enum StopReason {
     Done,
     /// The figure `stop.steady` judges levelled off.
     Steady,
+    /// The caller stopped it (Ctrl-C, a closed output): the figures cover a partial run.
+    Interrupted,
     Error,
 }
 
@@ -96,6 +98,7 @@ impl std::fmt::Display for StopReason {
             StopReason::Util => "util",
             StopReason::Done => "done",
             StopReason::Steady => "steady",
+            StopReason::Interrupted => "interrupted",
             StopReason::Error => "error",
         })
     }

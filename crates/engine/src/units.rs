@@ -121,8 +121,17 @@ impl FromStr for Span {
         if !secs.is_finite() || secs < 0.0 {
             return Err(format!("`{s}` is not a valid duration"));
         }
+        if secs > Span::LONGEST.as_secs_f64() {
+            return Err(format!("`{s}` is too long: fslab takes durations up to 10 years"));
+        }
         Ok(Span(Duration::from_secs_f64(secs)))
     }
+}
+
+impl Span {
+    /// The longest duration fslab takes: far beyond any run, and short enough that adding it
+    /// to a clock reading or multiplying it by a few thousand repeats cannot overflow.
+    pub const LONGEST: Duration = Duration::from_secs(10 * 365 * 24 * 3600);
 }
 
 impl fmt::Display for Span {
@@ -257,6 +266,18 @@ impl<T: FromStr<Err = String>> de::Visitor<'_> for NumOrStr<T> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_duration_too_long_for_a_clock_is_refused_not_a_panic() {
+        for text in ["1e30", "18446744073709551616", "315360001s", "5256001m"] {
+            assert!(text.parse::<Span>().is_err(), "{text}");
+        }
+        let e = "18446744073709551616".parse::<Span>().unwrap_err();
+        assert!(e.contains("too long"), "{e}");
+        let w: Result<std::collections::BTreeMap<String, Span>, _> = toml::from_str("t = 1e30");
+        assert!(w.unwrap_err().to_string().contains("too long"));
+        assert!("315360000s".parse::<Span>().is_ok(), "ten years is the longest");
+    }
 
     #[test]
     fn sizes_parse_with_binary_suffixes() {

@@ -34,6 +34,7 @@ pub(super) fn monitor(
     done: &mpsc::Receiver<()>,
     threads: u64,
     util: Option<(std::os::fd::BorrowedFd<'_>, f64)>,
+    interrupt: Option<&std::sync::atomic::AtomicBool>,
     series: &mut Vec<Second>,
     progress: &mut dyn FnMut(&Progress),
 ) -> Timing {
@@ -42,7 +43,7 @@ pub(super) fn monitor(
     // Read before the barrier: no thread starts until the monitor is at the barrier too, and a
     // thread with little to do may finish before the monitor reads the clock after it.
     let start = Instant::now();
-    shared.barrier.wait();
+    shared.start.wait();
     let mut measure_start = start;
     let ramp_end = (!ramp.is_zero()).then(|| start + ramp);
     let mut deadline = workload.stop.time.map(|t| start + ramp + t.0);
@@ -122,8 +123,9 @@ pub(super) fn monitor(
         if let Some(d) = deadline {
             wake = wake.min(d);
         }
-        if util.is_some() {
-            // Filling to a utilisation is checked ten times a second.
+        if util.is_some() || interrupt.is_some() {
+            // Filling to a utilisation, and the caller's interruption, are checked ten times a
+            // second.
             wake = wake.min(Instant::now() + Duration::from_millis(100));
         }
         match done.recv_timeout(wake.saturating_duration_since(Instant::now())) {
@@ -167,6 +169,10 @@ pub(super) fn monitor(
             // The time limit counts from the real end of the ramp.
             deadline = workload.stop.time.map(|t| measure_start + t.0);
             shared.measuring.store(true, Relaxed);
+        }
+        if interrupt.is_some_and(|i| i.load(Relaxed)) && !shared.stop.load(Relaxed) {
+            stopped = Some(StopReason::Interrupted);
+            shared.stop.store(true, Relaxed);
         }
         if deadline.is_some_and(|d| now >= d) && !shared.stop.load(Relaxed) {
             stopped = Some(StopReason::Time);

@@ -106,6 +106,13 @@ impl Workload {
             if g.threads == 0 {
                 return bad(here("threads"), "threads must be at least 1".into());
             }
+            let all = self.total_threads();
+            if all > MAX_THREADS {
+                return bad(
+                    here("threads"),
+                    format!("the workload asks for {all} threads in all; fslab runs at most {MAX_THREADS} (as dbench's clients)"),
+                );
+            }
             let mut sets = Vec::new();
             for name in &g.fileset.0 {
                 let Some(fs) = self.fileset(name) else {
@@ -234,6 +241,10 @@ impl Workload {
         Ok(())
     }
 }
+
+/// The most threads a run may have: each takes a stack and a few memory mappings, and the
+/// kernel's default of 65530 mappings a process runs out near 16,000 threads.
+pub const MAX_THREADS: u64 = 10_000;
 
 /// Checks one op against its group and fileset; on error, the field at fault and the message.
 fn check_op(op: &OpSpec, fs: &Fileset, g: &Group) -> Result<(), (&'static str, String)> {
