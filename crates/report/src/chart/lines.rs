@@ -1,8 +1,9 @@
 //! Lines of a figure against the number of threads or clients, one per configuration, as the
 //! IBM seed draws dbench's scaling: where a filesystem stops scaling shows at a glance. Each
-//! point carries its 95% confidence interval; a missing cell breaks its line.
+//! point carries its 95% confidence interval and a tooltip; a missing cell breaks its line.
 
-use super::{colour, column_legend, frame, headroom, number_grid, render, Area, Drawn, Svg, HEIGHT, WIDTH};
+use super::{cell_tip, colour, column_names, direction, frame, headroom, number_grid, render};
+use super::{Area, Drawn, Layout, Svg, Tips, HEIGHT, WIDTH};
 use crate::error::Result;
 use crate::study::Workload;
 use crate::table::{Table, TableCell};
@@ -27,8 +28,15 @@ pub fn chart(table: &Table, workload: &Workload) -> Result<Option<Svg>> {
         return Ok(None);
     }
     let title = format!("{} against {}", table.title, workload.axes[0]);
-    render(&title, (WIDTH, HEIGHT), |root| {
-        draw(root, table, &title, &workload.axes[0], &xs, headroom(top))
+    let layout = Layout::new(
+        &title,
+        Some(direction(table.higher_is_better)),
+        (WIDTH, HEIGHT),
+        48,
+        column_names(&table.columns),
+    );
+    render(&title, layout.size(), |root, tips| {
+        draw(root, tips, &layout, table, &workload.axes[0], &xs, headroom(top))
     })
     .map(Some)
 }
@@ -48,12 +56,13 @@ fn numeric_axis(workload: &Workload) -> Option<Vec<f64>> {
     workload.rows.iter().map(|r| r.values[0].parse::<f64>().ok()).collect()
 }
 
-fn draw(root: &Area, table: &Table, title: &str, axis: &str, xs: &[f64], top: f64) -> Drawn {
+#[allow(clippy::too_many_arguments)]
+fn draw(root: &Area, tips: &mut Tips, layout: &Layout, table: &Table, axis: &str, xs: &[f64], top: f64) -> Drawn {
     let (lo, hi) = xs
         .iter()
         .fold((f64::INFINITY, f64::NEG_INFINITY), |(a, b), x| (a.min(*x), b.max(*x)));
     let pad = ((hi - lo) * 0.05).max(0.5);
-    let mut chart = frame(root, title, 48, (lo - pad)..(hi + pad), 0f64..top)?;
+    let mut chart = frame(root, layout, tips, (lo - pad)..(hi + pad), 0f64..top)?;
     number_grid(&mut chart, axis, &table.figure)?;
     for k in 0..table.columns.len() {
         let c = colour(k);
@@ -74,13 +83,17 @@ fn draw(root: &Area, table: &Table, title: &str, axis: &str, xs: &[f64], top: f6
             let line: Vec<(f64, f64)> = segment.iter().flatten().map(|p| (p.x, p.y)).collect();
             chart.draw_series(LineSeries::new(line, c.stroke_width(2)))?;
         }
-        for Point { x, y, ci } in points.iter().flatten() {
+        for (r, point) in points.iter().enumerate() {
+            let Some(Point { x, y, ci }) = point else {
+                continue;
+            };
             chart.draw_series(std::iter::once(Circle::new((*x, *y), 4, c.filled())))?;
             if let Some((lo, hi)) = ci {
                 let bar = PathElement::new(vec![(*x, lo.max(0.0)), (*x, *hi)], c.stroke_width(1));
                 chart.draw_series(std::iter::once(bar))?;
             }
+            tips.around(chart.backend_coord(&(*x, *y)), 7, cell_tip(table, &table.rows[r], k));
         }
     }
-    column_legend(root, &table.columns)
+    Ok(())
 }
