@@ -109,6 +109,8 @@ pub(crate) const SUBTITLE_SIZE: u32 = 20;
 pub(crate) const TEXT_SIZE: u32 = 20;
 /// The legend's names.
 pub(crate) const LEGEND_SIZE: u32 = 22;
+/// The values written on bars.
+pub(crate) const VALUE_SIZE: u32 = 19;
 
 /// Room around a chart, in pixels: on every side, more on the right (where the last tick label
 /// of an x axis overhangs), and left of the plot for the y axis's tick labels and description.
@@ -341,6 +343,10 @@ pub(crate) fn render(name: &str, size: (u32, u32), draw: impl FnOnce(&Area, &mut
 pub(crate) enum Place {
     /// Horizontal, centred below the point.
     Below,
+    /// Horizontal, centred, standing on the point.
+    Above,
+    /// Horizontal, centred on the point both ways.
+    Middle,
     /// Turned a quarter anticlockwise, rising from the point.
     Up,
     /// Turned a quarter anticlockwise, hanging down from the point.
@@ -352,6 +358,8 @@ pub(crate) fn label(root: &Area, text: &str, at: (i32, i32), size: u32, place: P
     let style = TextStyle::from((FONT, size).into_font()).color(&BLACK);
     let style = match place {
         Place::Below => style.pos(Pos::new(HPos::Center, VPos::Top)),
+        Place::Above => style.pos(Pos::new(HPos::Center, VPos::Bottom)),
+        Place::Middle => style.pos(Pos::new(HPos::Center, VPos::Center)),
         Place::Up => style
             .transform(FontTransform::Rotate270)
             .pos(Pos::new(HPos::Left, VPos::Center)),
@@ -424,6 +432,14 @@ impl Layout {
     fn header(&self) -> u32 {
         let sub = self.subtitle.map_or(0, |_| text_height(SUBTITLE_SIZE) + 2);
         MARGIN + text_height(TITLE_SIZE) + sub + 10
+    }
+
+    /// The plotting area's size in pixels (as plotters lays it out: see [`frame`]).
+    pub fn plot(&self) -> (u32, u32) {
+        (
+            self.width - MARGIN - MARGIN_RIGHT - Y_AREA,
+            self.body - self.header() - self.x_area - MARGIN,
+        )
     }
 
     /// Draws the title, the direction and the legend.
