@@ -603,6 +603,8 @@ where
 
 /// The faint lines between a grid's labelled ones.
 pub(crate) const LIGHT_LINE: RGBColor = RGBColor(0xF3, 0xF3, 0xF3);
+/// The lines a grid draws at its labelled ticks.
+pub(crate) const GRID_LINE: RGBColor = RGBColor(0xDD, 0xDD, 0xDD);
 
 /// The legend's names of a table's columns (configurations), in their colours.
 pub(crate) fn column_names(columns: &[String]) -> Vec<(String, RGBColor)> {
