@@ -5,7 +5,7 @@
 //! tooltip has its value ± CI, the number of runs and the verdict.
 
 use super::{cell_tip, column_names, direction, label, render, shorten, table_frame, text_height, text_width};
-use super::{compact, width_for, Area, Drawn, Layout, Place, Svg, Tips, HEIGHT, TEXT_SIZE, VALUE_SIZE};
+use super::{value_text, width_for, Area, Drawn, Layout, Place, Svg, Tips, HEIGHT, TEXT_SIZE, VALUE_SIZE};
 use crate::error::Result;
 use crate::table::{Table, TableCell};
 use plotters::prelude::*;
@@ -58,14 +58,14 @@ struct Mark {
 }
 
 impl Mark {
-    fn of(cell: &TableCell) -> Option<Mark> {
+    fn of(cell: &TableCell, unit: &str) -> Option<Mark> {
         let TableCell::Value { summary, .. } = cell else {
             return None;
         };
         Some(Mark {
             mean: summary.mean,
             peak: summary.ci95.map_or(summary.mean, |(_, hi)| hi.max(summary.mean)),
-            text: compact(summary.mean),
+            text: value_text(summary.mean, unit),
         })
     }
 
@@ -102,7 +102,7 @@ pub fn chart(table: &Table) -> Result<Option<Svg>> {
         .rows
         .iter()
         .flat_map(|r| &r.cells)
-        .filter_map(Mark::of)
+        .filter_map(|c| Mark::of(c, &table.unit))
         .filter(|m| m.peak.is_finite())
         .collect();
     if marks.is_empty() {
@@ -144,7 +144,7 @@ fn draw(root: &Area, tips: &mut Tips, layout: &Layout, table: &Table, top: f64, 
                     whisker(&mut chart, (x0, x1), (lo.max(0.0), hi))?;
                 }
             }
-            if let Some(mark) = Mark::of(cell) {
+            if let Some(mark) = Mark::of(cell, &table.unit) {
                 let (_, y) = chart.backend_coord(&(x1, mark.peak));
                 let at = (mid, y - VALUE_GAP);
                 let place = if turned { Place::Up } else { Place::Above };
@@ -281,5 +281,29 @@ mod tests {
         for c in &columns {
             assert_eq!(text(&texts, c).len(), 1, "the legend names {c}");
         }
+    }
+
+    #[test]
+    fn microseconds_are_written_in_the_unit_their_size_reads_best_in() {
+        let runs = vec![vec![17_000.0, 17_700.0], vec![900.0, 1_100.0], vec![]];
+        let table = testing::table("us", false, &["ext4", "xfs", "btrfs"], &[("threads=4", "4", runs)]);
+        let svg = chart(&table).unwrap().unwrap().text;
+        let texts = texts(&svg);
+        for v in ["17.35 ms", "1 ms", "↓ lower is better", "hung", "10 ms", "0"] {
+            assert_eq!(text(&texts, v).len(), 1, "no {v}: {texts:?}");
+        }
+        assert!(
+            text(&texts, "Throughput").len() == 1,
+            "the axis says the figure, the ticks its unit"
+        );
+        let tips = tips(&svg);
+        assert!(
+            tips.iter()
+                .any(|(_, t)| t == "btrfs, threads=4\nhung: no progress for 60 s"),
+            "{tips:?}"
+        );
+        assert!(tips
+            .iter()
+            .any(|(_, t)| t.starts_with("ext4, threads=4\n17350 ± ") && t.contains(" µs\n")));
     }
 }

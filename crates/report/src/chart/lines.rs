@@ -6,7 +6,7 @@
 //! more than 4×, points stand at log2 of their value, so that each step gets the same room.
 //! Either way the ticks are the rows' own values.
 
-use super::{cell_tip, colour, column_names, direction, frame, label, render, text_width, tick};
+use super::{cell_tip, colour, column_names, direction, frame, label, render, text_width, y_desc, y_format};
 use super::{Area, Drawn, Layout, Place, Svg, Tips, FONT, GRID_LINE, HEIGHT, LIGHT_LINE, TEXT_SIZE, WIDTH};
 use crate::error::Result;
 use crate::study::Workload;
@@ -122,13 +122,14 @@ fn numeric_axis(workload: &Workload) -> Option<Vec<f64>> {
 
 fn draw(root: &Area, tips: &mut Tips, layout: &Layout, table: &Table, axis: &Axis, top: f64) -> Drawn {
     let mut chart = frame(root, layout, tips, axis.range(), 0f64..top)?;
+    let y_format = y_format(&table.unit);
     chart
         .configure_mesh()
         .disable_x_mesh()
         .x_labels(0)
         .x_desc(axis.desc())
-        .y_desc(super::shorten(&table.figure, 40))
-        .y_label_formatter(&tick)
+        .y_desc(super::shorten(&y_desc(table), 40))
+        .y_label_formatter(&y_format)
         .label_style((FONT, TEXT_SIZE))
         .axis_desc_style((FONT, TEXT_SIZE))
         .light_line_style(LIGHT_LINE)

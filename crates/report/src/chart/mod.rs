@@ -177,9 +177,43 @@ pub(crate) fn compact(v: f64) -> String {
     trimmed(text)
 }
 
-/// Whether a table's unit is microseconds.
+/// Whether a table's unit is microseconds, which charts write in µs, ms or s by size.
 pub(crate) fn is_micros(unit: &str) -> bool {
     unit == "us" || unit == "µs"
+}
+
+/// A duration given in microseconds, in the unit its size reads best in: `850 µs`, `1.2 ms`,
+/// `35 ms`, `2.5 s`.
+pub(crate) fn duration_us(us: f64) -> String {
+    let a = us.abs();
+    if a == 0.0 {
+        "0".to_string()
+    } else if a < 1e3 {
+        format!("{} µs", compact(us))
+    } else if a < 1e6 {
+        format!("{} ms", compact(us / 1e3))
+    } else {
+        format!("{} s", compact(us / 1e6))
+    }
+}
+
+/// A value of a table in `unit` as a chart writes it: a duration in its best unit, or the
+/// figure alone (the axis says the unit).
+pub(crate) fn value_text(v: f64, unit: &str) -> String {
+    if is_micros(unit) {
+        duration_us(v)
+    } else {
+        compact(v)
+    }
+}
+
+/// How the y axis of a figure in `unit` labels its ticks.
+pub(crate) fn y_format(unit: &str) -> fn(&f64) -> String {
+    if is_micros(unit) {
+        |v| duration_us(*v)
+    } else {
+        tick
+    }
 }
 
 /// A unit as a reader writes it (`µs` for `us`).
@@ -197,6 +231,16 @@ pub(crate) fn direction(higher_is_better: bool) -> &'static str {
         "↑ higher is better"
     } else {
         "↓ lower is better"
+    }
+}
+
+/// The description of a table's y axis: its figure, without the unit when the ticks carry it
+/// (durations).
+pub(crate) fn y_desc(table: &crate::table::Table) -> String {
+    let suffix = format!(" ({})", table.unit);
+    match table.figure.strip_suffix(&suffix) {
+        Some(name) if is_micros(&table.unit) => name.to_string(),
+        _ => table.figure.clone(),
     }
 }
 
@@ -345,6 +389,8 @@ pub(crate) enum Place {
     Below,
     /// Horizontal, centred, standing on the point.
     Above,
+    /// Horizontal, its right end at the point, centred on it vertically.
+    Left,
     /// Horizontal, centred on the point both ways.
     Middle,
     /// Turned a quarter anticlockwise, rising from the point.
@@ -359,6 +405,7 @@ pub(crate) fn label(root: &Area, text: &str, at: (i32, i32), size: u32, place: P
     let style = match place {
         Place::Below => style.pos(Pos::new(HPos::Center, VPos::Top)),
         Place::Above => style.pos(Pos::new(HPos::Center, VPos::Bottom)),
+        Place::Left => style.pos(Pos::new(HPos::Right, VPos::Center)),
         Place::Middle => style.pos(Pos::new(HPos::Center, VPos::Center)),
         Place::Up => style
             .transform(FontTransform::Rotate270)
@@ -625,8 +672,41 @@ pub(crate) fn table_frame<'a, 'b>(
     top: f64,
 ) -> std::result::Result<Chart<'a, 'b, RangedCoordf64, RangedCoordf64>, Box<dyn std::error::Error>> {
     let mut chart = frame(root, layout, tips, 0f64..table.rows.len() as f64, 0f64..top)?;
-    category_grid(&mut chart, &table.figure, tick)?;
+    category_grid(&mut chart, &y_desc(table), y_format(&table.unit))?;
     Ok(chart)
+}
+
+/// Ticks of a logarithmic axis from `lo` to `hi` that is `pixels` long: each power of ten, and
+/// 2× and 5× between them where labels `gap` pixels tall have room; every other power of ten
+/// (or fewer) where even those would crowd.
+pub(crate) fn log_ticks(lo: f64, hi: f64, pixels: u32, gap: u32) -> Vec<f64> {
+    if !(lo > 0.0 && hi > lo) {
+        return Vec::new();
+    }
+    let decade = f64::from(pixels) / (hi / lo).log10();
+    // 1→2 and 5→10 are the closest steps: 0.30 of a decade.
+    let steps: &[f64] = if decade * 2f64.log10() >= f64::from(gap) {
+        &[1.0, 2.0, 5.0]
+    } else {
+        &[1.0]
+    };
+    let every = (f64::from(gap) / decade).ceil().max(1.0) as i32;
+    let first = lo.log10().floor() as i32;
+    let last = hi.log10().ceil() as i32;
+    let mut out = Vec::new();
+    for e in first..=last {
+        if (e - first) % every != 0 && steps.len() == 1 {
+            continue;
+        }
+        for s in steps {
+            let v = s * 10f64.powi(e);
+            // Within the axis, allowing for rounding.
+            if v >= lo * (1.0 - 1e-9) && v <= hi * (1.0 + 1e-9) {
+                out.push(v);
+            }
+        }
+    }
+    out
 }
 
 #[cfg(test)]
@@ -651,6 +731,33 @@ mod tests {
             tail.contains("<rect x=\"46\" y=\"46\" width=\"8\" height=\"8\""),
             "a rectangle is at least {TIP_SIDE} pixels each way: {tail}"
         );
+    }
+
+    #[test]
+    fn durations_take_the_unit_their_size_reads_best_in() {
+        assert_eq!(duration_us(100.0), "100 µs");
+        assert_eq!(duration_us(1000.0), "1 ms");
+        assert_eq!(duration_us(17346.0), "17.35 ms");
+        assert_eq!(duration_us(2_500_000.0), "2.5 s");
+        assert_eq!(duration_us(0.0), "0");
+        assert_eq!(compact(1560.04), "1560");
+        assert_eq!(compact(129.53), "129.5");
+        assert_eq!(compact(0.5), "0.5");
+    }
+
+    #[test]
+    fn log_ticks_are_powers_of_ten_with_2_and_5_between_when_there_is_room() {
+        let close =
+            |a: &[f64], b: &[f64]| a.len() == b.len() && a.iter().zip(b).all(|(x, y)| (x / y - 1.0).abs() < 1e-9);
+        let roomy = log_ticks(100.0, 100_000.0, 300, 16);
+        assert!(
+            close(&roomy, &[100.0, 200.0, 500.0, 1e3, 2e3, 5e3, 1e4, 2e4, 5e4, 1e5]),
+            "{roomy:?}"
+        );
+        let tight = log_ticks(1.0, 1e7, 280, 20);
+        assert!(close(&tight, &[1.0, 10.0, 100.0, 1e3, 1e4, 1e5, 1e6, 1e7]), "{tight:?}");
+        let crowded = log_ticks(1.0, 1e12, 150, 20);
+        assert!(close(&crowded, &[1.0, 1e2, 1e4, 1e6, 1e8, 1e10, 1e12]), "{crowded:?}");
     }
 
     #[test]
