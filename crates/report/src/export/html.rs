@@ -102,7 +102,8 @@ summary { cursor: pointer; font-weight: 600; }
 footer { margin-top: 3rem; font-size: 0.8rem; color: #777; }
 "#;
 
-const BARS_CAPTION: &str = "95% confidence intervals as error bars";
+const BARS_CAPTION: &str = "the mean on each bar, its 95% confidence interval as an error bar; \
+                            point at a bar for its runs and verdict";
 const CPU_CAPTION: &str = "mean CPU split over the measured time";
 
 /// Checks every chart has a size on screen once the page is laid out; tells the console when
@@ -248,7 +249,8 @@ impl Page {
         if let Some(headline) = tables.first().filter(|t| t.parts.is_empty()) {
             self.chart("bars", BARS_CAPTION, chart::bars::chart(headline)?);
             let lines = chart::lines::chart(headline, &data.workloads[w])?;
-            self.chart("lines", "95% confidence intervals as vertical bars", lines);
+            let caption = "95% confidence intervals as vertical bars; point at a dot for its value, runs and verdict";
+            self.chart("lines", caption, lines);
         }
         // The whole run's split, and a sub-test's when the runs have several (IOzone).
         for cpu in tables.iter().filter(|t| t.primary && !t.parts.is_empty()) {
@@ -312,7 +314,8 @@ impl Page {
             })
             .collect();
         let title = format!("{what}: latency per operation");
-        let caption = "bar: 99th percentile; whisker: median to 99.9th percentile; pooled over the runs";
+        let caption = "bar: 99th percentile; whisker: median to 99.9th percentile; pooled over the runs; \
+                       point at a bar for every percentile";
         self.chart("latency", caption, latency::chart(&title, &bars)?);
         Ok(())
     }
@@ -380,7 +383,8 @@ impl Page {
         }
         self.out.push_str("<div class=\"charts\">\n");
         if let Some(time) = table::steps_seconds(data) {
-            self.chart("bars", "mean duration of each step", chart::bars::chart(&time)?);
+            let caption = "mean duration of each step; point at a bar for its runs and verdict";
+            self.chart("bars", caption, chart::bars::chart(&time)?);
         }
         if let Some(split) = tables.get(1) {
             let caption = "each step's time, split by what the CPU was doing meanwhile";
