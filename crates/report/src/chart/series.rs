@@ -1,7 +1,8 @@
 //! The per-second series of a run, one line per configuration: throughput second by second,
 //! which shows where it levels off (seed 001 saw it after about 15 s) and any stall. The ramp
-//! (warm-up, left out of the figures) is shaded. Each second's point has a tooltip with its
-//! rate.
+//! (warm-up, left out of the figures) is shaded; where a run stopped at steady state, a dashed
+//! line in its colour marks the moment it levelled off. Each second's point has a tooltip with
+//! its rate.
 
 use super::{colour, compact, direction, frame, headroom, number_grid, render};
 use super::{Area, Drawn, Layout, Svg, Tips, HEIGHT, WIDTH};
@@ -16,6 +17,8 @@ pub struct Line<'a> {
     pub label: String,
     pub colour: usize,
     pub points: &'a [SeriesPoint],
+    /// When the run levelled off (`stop.steady`), in seconds since the threads started.
+    pub levelled_at: Option<f64>,
 }
 
 /// What the y axis shows: MiB/s when the runs move bytes, else operations per second; its
@@ -123,6 +126,17 @@ fn draw(
     for (line, points) in lines.iter().zip(data) {
         let c = colour(line.colour);
         chart.draw_series(LineSeries::new(points.iter().copied(), c.stroke_width(2)))?;
+        if let Some(at) = line.levelled_at.filter(|at| *at <= t_max) {
+            // Dashes of a tenth of the height.
+            let dash = y_max / 20.0;
+            let dashes = (0..10).map(|k| {
+                let y0 = 2.0 * k as f64 * dash;
+                PathElement::new(vec![(at, y0), (at, y0 + dash)], c.stroke_width(2))
+            });
+            chart.draw_series(dashes)?;
+            let text = format!("{}: levelled off at {} s (stop.steady)", line.label, compact(at));
+            tips.around(chart.backend_coord(&(at, y_max / 2.0)), 6, text);
+        }
         for (t, y) in points {
             let text = format!("{}, {} s\n{} {}", line.label, compact(*t), compact(*y), rate.unit);
             tips.around(chart.backend_coord(&(*t, *y)), 5, text);
@@ -156,8 +170,15 @@ mod tests {
             label: "ext4".to_string(),
             colour: 0,
             points: &points,
+            levelled_at: Some(2.5),
         }];
         let svg = chart("planted: second by second", &lines).unwrap().unwrap().text;
+        assert!(
+            tips(&svg)
+                .iter()
+                .any(|(_, t)| t == "ext4: levelled off at 2.5 s (stop.steady)"),
+            "the moment it levelled off is marked"
+        );
         let tips = tips(&svg);
         let seconds: Vec<&str> = tips
             .iter()

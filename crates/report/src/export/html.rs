@@ -301,6 +301,13 @@ impl Page {
                 label: label(c),
                 colour: c.configuration,
                 points: &c.series,
+                // Seconds since the threads started: the ramp, then the time after it.
+                levelled_at: c
+                    .steady
+                    .first()
+                    .copied()
+                    .flatten()
+                    .map(|at| at + c.series.iter().filter(|p| p.ramp).map(|p| p.t).fold(0.0, f64::max)),
             })
             .collect();
         let title = format!("{what}: second by second (first run)");
