@@ -24,7 +24,7 @@ use std::time::Duration;
 pub const SCHEMA_VERSION: u32 = 2;
 
 /// A front-end: one of fslab's commands, and the key of a study's `[[workload]]`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum Tool {
     /// `fslab run`: a native workload file, or fio-like flags.
@@ -348,14 +348,14 @@ impl<'a> Context<'a> {
 }
 
 /// One engine run of a tool's run, named (`run`, or IOzone's `initial writers`...).
-#[derive(Debug, Clone, Serialize, Deserialize)]
+#[derive(Debug, Clone, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct PhaseResult {
     pub name: String,
     pub result: RunResult,
 }
 
 /// Everything one run of a front-end produced: what `--json` prints and the lab stores.
-#[derive(Debug, Clone, Serialize, Deserialize)]
+#[derive(Debug, Clone, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct Outcome {
     pub schema_version: u32,
     pub fslab_version: String,
@@ -401,6 +401,14 @@ impl Outcome {
             report: String::new(),
             interrupted: false,
         }
+    }
+
+    /// The JSON Schema of the `--json` document (docs/schema/outcome.schema.json).
+    pub fn schema() -> String {
+        let schema = schemars::schema_for!(Outcome);
+        let mut text = serde_json::to_string_pretty(&schema).expect("a schema serialises");
+        text.push('\n');
+        text
     }
 
     /// Reads a worker's `--json` document.

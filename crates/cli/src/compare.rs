@@ -10,9 +10,6 @@ use fslab_store::Store;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-/// Version of `--json`'s document layout.
-const SCHEMA_VERSION: u32 = 2;
-
 /// The exit status of `--fail-above` when nothing could be tested.
 const NOTHING_TESTED: u8 = 4;
 
@@ -61,9 +58,8 @@ pub fn main(args: Args) -> Result<ExitCode, Failure> {
     let candidate = Side::new(&cand, cand_config.as_deref()).map_err(failure)?;
     let comparison = compare::compare(baseline, candidate, args.min_effect).map_err(failure)?;
     if args.json {
-        let mut doc = serde_json::to_value(&comparison).expect("the comparison serialises");
-        doc["schema_version"] = SCHEMA_VERSION.into();
-        println!("{doc:#}");
+        let doc = serde_json::to_string_pretty(&comparison.document()).expect("the comparison serialises");
+        println!("{doc}");
     } else {
         print!("{}", comparison.text());
     }

@@ -136,7 +136,7 @@ fn json_carries_ffsb_s_figures_and_its_headline() {
     let runtime = c["runtime_secs"].as_f64().unwrap();
     let trans = c["total"]["transactions"].as_u64().unwrap();
     assert!((tps - trans as f64 / runtime).abs() < 1e-6);
-    assert_eq!(result["duration"].as_f64(), Some(runtime));
+    assert_eq!(result["duration_s"].as_f64(), Some(runtime));
     assert_eq!(v["metrics"][0]["name"], "Transactions/s");
     assert_eq!(v["metrics"][0]["value"].as_f64(), Some(tps));
     assert!(c["cpu_utilization_pct"].as_f64().is_some());

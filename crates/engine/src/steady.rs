@@ -6,7 +6,7 @@ use crate::units::Span;
 use serde::{Deserialize, Serialize};
 
 /// `[stop] steady = { on = "iops", within = "2%", window = "10s" }`.
-#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Steady {
     /// The figure judged, second by second.
@@ -18,6 +18,7 @@ pub struct Steady {
         skip_serializing_if = "Option::is_none",
         with = "crate::units::opt_fraction"
     )]
+    #[schemars(with = "Option<String>")]
     pub within: Option<f64>,
     /// Steady when the least-squares slope of the window, per second, is at most this fraction
     /// of the window's mean (fio's `iops_slope:0.5%`).
@@ -26,12 +27,13 @@ pub struct Steady {
         skip_serializing_if = "Option::is_none",
         with = "crate::units::opt_fraction"
     )]
+    #[schemars(with = "Option<String>")]
     pub slope: Option<f64>,
     /// The seconds judged together.
     pub window: Span,
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum SteadyFigure {
     /// Bytes read and written per second.
@@ -43,7 +45,7 @@ pub enum SteadyFigure {
 }
 
 /// What became of a run's steady-state condition.
-#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct SteadyOutcome {
     /// Whether the window became steady before the time limit.
     pub reached: bool,

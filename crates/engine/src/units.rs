@@ -161,6 +161,36 @@ impl<'de> Deserialize<'de> for Span {
     }
 }
 
+/// A size is written as a number of bytes, or as text with a unit (`4k`, `1g`).
+impl schemars::JsonSchema for Bytes {
+    fn schema_name() -> std::borrow::Cow<'static, str> {
+        "Bytes".into()
+    }
+
+    fn json_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+        schemars::json_schema!({
+            "description": "bytes: a number, or text with a binary unit (k, m, g, t: 1024-based), e.g. \"4k\"",
+            "type": ["integer", "string"],
+            "minimum": 0
+        })
+    }
+}
+
+/// A span of time is written as seconds, or as text with a unit (`30s`, `500ms`, `15m`).
+impl schemars::JsonSchema for Span {
+    fn schema_name() -> std::borrow::Cow<'static, str> {
+        "Span".into()
+    }
+
+    fn json_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+        schemars::json_schema!({
+            "description": "a duration: seconds as a number, or text with a unit (us, ms, s, m, h), e.g. \"30s\"",
+            "type": ["number", "string"],
+            "minimum": 0
+        })
+    }
+}
+
 /// Durations as seconds with a fraction, in JSON.
 pub mod secs {
     use serde::{Deserialize, Deserializer, Serializer};

@@ -71,7 +71,7 @@ fn find_configuration(data: &StudyData, name: &str) -> Result<usize> {
 }
 
 /// What became of one figure of one cell.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum Verdict {
     /// Significantly better (in the figure's own direction).
@@ -88,7 +88,7 @@ pub enum Verdict {
 }
 
 /// One figure of one pair of cells.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
 pub struct Line {
     /// The cell as both sides ran it: `dbench clients=4`, with the configuration when two
     /// studies are compared (`ext4 dbench clients=4`).
@@ -113,7 +113,7 @@ impl Line {
 }
 
 /// A whole comparison.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
 pub struct Comparison {
     pub baseline: String,
     pub candidate: String,
@@ -124,6 +124,35 @@ pub struct Comparison {
     /// Cells one side has and the other lacks.
     pub only_in_baseline: Vec<String>,
     pub only_in_candidate: Vec<String>,
+}
+
+/// `fslab compare --json`: the comparison with the version of its layout.
+#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
+pub struct CompareDocument<'a> {
+    /// Raised when a field changes meaning or goes away.
+    pub schema_version: u32,
+    #[serde(flatten)]
+    pub comparison: &'a Comparison,
+}
+
+/// The version of [`CompareDocument`]'s layout.
+pub const SCHEMA_VERSION: u32 = 2;
+
+impl Comparison {
+    /// The `--json` document.
+    pub fn document(&self) -> CompareDocument<'_> {
+        CompareDocument {
+            schema_version: SCHEMA_VERSION,
+            comparison: self,
+        }
+    }
+}
+
+/// The JSON Schema of `fslab compare --json` (docs/schema/compare.schema.json).
+pub fn schema() -> String {
+    let mut text = serde_json::to_string_pretty(&schemars::schema_for!(CompareDocument)).expect("a schema serialises");
+    text.push('\n');
+    text
 }
 
 /// What pairs two cells: with a configuration named on each side, the workload and its

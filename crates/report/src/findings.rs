@@ -9,7 +9,7 @@ use crate::StudyData;
 use serde::Serialize;
 
 /// The findings of one workload's headline figure.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
 pub struct Finding {
     /// `dbench: Throughput (MB/sec)`.
     pub title: String,
@@ -19,7 +19,7 @@ pub struct Finding {
 }
 
 /// What one row of a headline table says.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
 pub struct RowFinding {
     /// `clients=4`, or the workload's name when nothing varies.
     pub row: String,
@@ -28,7 +28,7 @@ pub struct RowFinding {
 }
 
 /// The findings of every workload, and the warnings the reader needs first.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
 pub struct Findings {
     pub warnings: Vec<String>,
     pub figures: Vec<Finding>,

@@ -20,7 +20,7 @@ pub const HIGH_COV: f64 = 0.10;
 pub const OUTLIER_Z: f64 = 3.5;
 
 /// What the repeats of one figure of one cell add up to.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
 pub struct Summary {
     /// How many values (repeats that ended well).
     pub n: usize,
@@ -166,7 +166,7 @@ pub fn outliers(values: &[f64]) -> Vec<usize> {
 }
 
 /// Welch's t-test of two samples, which does not assume equal variances.
-#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, schemars::JsonSchema)]
 pub struct Welch {
     pub t: f64,
     /// Welch–Satterthwaite degrees of freedom.

@@ -21,7 +21,7 @@ pub struct StudyData {
 }
 
 /// One filesystem configuration of a study.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
 pub struct Configuration {
     /// As the tables name it: `xfs`, or `xfs mq-deadline ra=0K` when the study varies those.
     pub label: String,
@@ -36,7 +36,7 @@ pub struct Configuration {
 }
 
 /// One workload of a study and its rows.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
 pub struct Workload {
     pub name: String,
     pub tool: String,
@@ -47,7 +47,7 @@ pub struct Workload {
 }
 
 /// A row of a workload's tables: one combination of the varying parameters.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
 pub struct Row {
     /// `clients=4 threads=16`, or the workload's name when nothing varies.
     pub label: String,
@@ -91,7 +91,7 @@ pub struct Cell {
 }
 
 /// One figure of a cell over its repeats.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
 pub struct MetricStats {
     pub name: String,
     pub unit: String,
@@ -103,7 +103,7 @@ pub struct MetricStats {
 
 /// The CPU split over a run, in percent, as sar groups it: user (with nice), system (with irq
 /// and softirq), iowait, and the rest (idle and steal).
-#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, schemars::JsonSchema)]
 pub struct CpuSplit {
     pub user: f64,
     pub system: f64,
@@ -164,7 +164,7 @@ impl CpuSplit {
 }
 
 /// Latency of one operation type, pooled over a cell's runs, microseconds.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
 pub struct OpLatency {
     pub op: String,
     pub count: u64,
@@ -179,7 +179,7 @@ pub struct OpLatency {
 type LatencyKey = (String, &'static str);
 
 /// One percentile of one operation type's latency, run by run.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
 pub struct LatencyFigure {
     /// `read`, or a script's step (`NTCreateX`).
     pub op: String,
@@ -204,7 +204,7 @@ impl LatencyFigure {
 }
 
 /// Why a cell has no figures to show.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
 pub struct Missing {
     /// `unsupported`, `failed`, `hung` or `pending`.
     pub status: String,
@@ -340,7 +340,7 @@ impl StudyData {
 }
 
 /// A cell without figures, or a run that did not end well.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
 pub struct Failure {
     /// `ext4 dbench clients=4`.
     pub cell: String,

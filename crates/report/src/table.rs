@@ -12,7 +12,7 @@ use crate::verdict::{self, Standing};
 use serde::Serialize;
 
 /// One figure of one workload (or of the lab's steps) across configurations.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
 pub struct Table {
     /// `dbench: Throughput`.
     pub title: String,
@@ -34,7 +34,7 @@ pub struct Table {
     pub primary: bool,
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
 pub struct TableRow {
     /// The row's values under the corner's axes (`4`, or `4 / 16` for two axes).
     pub label: String,
@@ -43,7 +43,7 @@ pub struct TableRow {
     pub cells: Vec<TableCell>,
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
 #[serde(tag = "kind", rename_all = "snake_case")]
 pub enum TableCell {
     /// A figure over the repeats.

@@ -17,7 +17,7 @@ pub const ALPHA: f64 = 0.05;
 pub const MIN_EFFECT_PCT: f64 = 1.0;
 
 /// How one entry of a row stands against the best of the row.
-#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, schemars::JsonSchema)]
 #[serde(tag = "verdict", rename_all = "snake_case")]
 pub enum Standing {
     /// The best of the row, and at least one other entry is really worse.
@@ -53,7 +53,7 @@ impl Standing {
 }
 
 /// One test of a difference between two sets of runs.
-#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, schemars::JsonSchema)]
 pub struct Difference {
     /// (b − a) ÷ |a|, in percent; none when a is 0.
     pub change_pct: Option<f64>,
