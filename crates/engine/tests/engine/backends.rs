@@ -1,11 +1,10 @@
 //! The I/O backends (sync, io_uring, mmap) and O_DIRECT: the same seeded workload moves the same
 //! operations and bytes whichever way the blocks travel.
 
-mod common;
-
-use common::{counts, data_files, op, run_ok, tempdir, workload};
+use crate::common::{counts, data_files, op, run_ok, workload};
 use fslab_engine::workload::OpKind;
 use fslab_engine::Workload;
+use fslab_testkit::{require_root, require_tool, tempdir};
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
@@ -164,6 +163,7 @@ bs = "1000"
 }
 
 /// A sparse ext4 image, attached to a loop device and mounted; unmounted and detached on drop.
+/// Without root or e2fsprogs, the test fails saying so.
 struct Ext4Mount {
     _tmp: tempfile::TempDir,
     mnt: PathBuf,
@@ -188,17 +188,11 @@ fn tool(cmd: &mut Command, what: &str) -> String {
     String::from_utf8_lossy(&out.stdout).trim().to_string()
 }
 
-fn require_root(what: &str) {
-    let uid = tool(Command::new("id").arg("-u"), "checking for root");
-    assert_eq!(
-        uid, "0",
-        "{what} needs root (losetup and mount); this test runs as uid {uid}"
-    );
-}
-
 impl Ext4Mount {
     fn new() -> Ext4Mount {
-        require_root("the O_DIRECT test on an ext4 loop image");
+        require_root();
+        require_tool("mkfs.ext4", "e2fsprogs");
+        require_tool("losetup", "mount");
         let tmp = tempdir();
         let img = tmp.path().join("fs.img");
         let mnt = tmp.path().join("mnt");
@@ -235,6 +229,7 @@ impl Drop for Ext4Mount {
 }
 
 #[test]
+#[ignore = "system tier: root, a loop device, mkfs.ext4"]
 fn direct_io_on_ext4_reads_and_writes_without_errors() {
     let fs = Ext4Mount::new();
     let run_dir = fs.path().join("run");
@@ -281,6 +276,7 @@ bs = "4k"
 }
 
 #[test]
+#[ignore = "system tier: root, a loop device, mkfs.ext4"]
 fn direct_io_on_ext4_with_io_uring_at_depth_8() {
     let fs = Ext4Mount::new();
     let w = workload(

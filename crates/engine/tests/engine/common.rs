@@ -1,12 +1,10 @@
-//! Helpers shared by the engine's integration tests: loading a workload from TOML text, running
-//! it with a guard against hangs, and looking at what it left on disk.
-#![allow(dead_code)]
+//! What the engine's tests share: loading a workload from TOML text, running it with a guard
+//! against hangs, and looking at what it left on disk.
 
 use fslab_engine::result::{OpResult, RunResult};
 use fslab_engine::workload::OpKind;
 use fslab_engine::{RunError, RunOptions, Workload};
 use std::path::{Path, PathBuf};
-use std::sync::mpsc;
 use std::time::Duration;
 
 /// A run that takes longer than this is taken to hang: the test fails instead of waiting forever.
@@ -29,17 +27,7 @@ pub fn try_run(w: &Workload, dir: &Path) -> Result<RunResult, RunError> {
 }
 
 pub fn try_run_opts(w: &Workload, opts: RunOptions) -> Result<RunResult, RunError> {
-    let (tx, rx) = mpsc::channel();
-    let w = w.clone();
-    std::thread::spawn(move || {
-        let r = fslab_engine::run(&w, &opts, &mut |_| {});
-        let _ = tx.send(r);
-    });
-    match rx.recv_timeout(HANG) {
-        Ok(r) => r,
-        Err(mpsc::RecvTimeoutError::Timeout) => panic!("the run did not end within {HANG:?}: it hangs"),
-        Err(mpsc::RecvTimeoutError::Disconnected) => panic!("the engine panicked during the run"),
-    }
+    fslab_testkit::run_within(w, opts, HANG)
 }
 
 /// Runs `w` in `dir` and expects it to succeed without errors.
@@ -115,8 +103,4 @@ pub fn tree(dir: &Path) -> Vec<String> {
     go(dir, dir, &mut out);
     out.sort();
     out
-}
-
-pub fn tempdir() -> tempfile::TempDir {
-    tempfile::tempdir().expect("a temporary directory")
 }

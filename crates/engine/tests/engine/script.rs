@@ -2,9 +2,7 @@
 //! `.`, name look-ups inside the calls, the EISDIR retry of an open, fcntl byte-range locks, and
 //! what validation refuses.
 
-mod common;
-
-use common::{run_ok, workload};
+use crate::common::{run_ok, workload};
 use fslab_engine::result::{RunResult, StepResult};
 use fslab_engine::script::{Call, Replayer, Resolve, Script};
 use rustix::fs::{Mode, OFlags};

@@ -1,9 +1,8 @@
 //! What each operation does to the files and what the result counts for it.
 
-mod common;
-
-use common::{counts, data_files, op, run_ok, tempdir, workload};
+use crate::common::{counts, data_files, op, run_ok, workload};
 use fslab_engine::workload::OpKind;
+use fslab_testkit::tempdir;
 
 #[test]
 fn create_only_run_leaves_exactly_n_files_within_the_size_range() {

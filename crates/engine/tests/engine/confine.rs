@@ -1,10 +1,9 @@
 //! Confinement: nothing a workload does reaches outside its run directory, whether through a
 //! path in the workload or a symlink planted in the run directory.
 
-mod common;
-
-use common::{data_files, run_ok, tempdir, tree, try_run, workload};
+use crate::common::{data_files, run_ok, tree, try_run, workload};
 use fslab_engine::{RunError, Workload};
+use fslab_testkit::tempdir;
 use std::os::unix::fs::symlink;
 use std::path::Path;
 

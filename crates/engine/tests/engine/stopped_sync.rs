@@ -1,12 +1,11 @@
 //! A writing stream with `sync` syncs its file where it stops writing it: at the end of the file,
 //! or where the run stops the thread (IOzone's `-e` with stonewalling), inside the thread's time.
 
-mod common;
-
-use common::{counts, run_ok, tempdir, workload};
+use crate::common::{counts, run_ok, workload};
 use fslab_engine::result::StopReason;
 use fslab_engine::workload::OpKind;
 use fslab_engine::Workload;
+use fslab_testkit::tempdir;
 
 /// Two writers of one 1 MiB file each in 64 KiB blocks, the second slowed down by `delay`; the
 /// first to finish stops the other (stonewall).

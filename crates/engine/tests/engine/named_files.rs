@@ -2,11 +2,10 @@
 //! directory that may hold the user's own files; fslab removes only the names it made there and
 //! never the directory, and refuses to touch a name it did not make.
 
-mod common;
-
-use common::{op, run_ok, tempdir, tree, try_run, workload};
+use crate::common::{op, run_ok, tree, try_run, workload};
 use fslab_engine::workload::OpKind;
 use fslab_engine::Workload;
+use fslab_testkit::tempdir;
 use std::path::Path;
 
 /// Three threads each read their own named file once through (64 KiB in 16 KiB blocks).

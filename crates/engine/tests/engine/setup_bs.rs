@@ -2,10 +2,9 @@
 //! create_blocksize). The write sizes themselves are checked under strace by the CLI's FFSB
 //! tests.
 
-mod common;
-
-use common::{data_files, run_ok, tempdir, workload};
+use crate::common::{data_files, run_ok, workload};
 use fslab_engine::{Bytes, Workload};
+use fslab_testkit::tempdir;
 
 const TEXT: &str = r#"name = "s"
 stop = { ops = 10 }

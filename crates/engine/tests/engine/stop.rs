@@ -1,11 +1,10 @@
 //! Stop conditions: time, operations, bytes, stonewalling, streams that end, the ramp and the
 //! final sync.
 
-mod common;
-
-use common::{op, run_ok, tempdir, workload};
+use crate::common::{op, run_ok, workload};
 use fslab_engine::result::StopReason;
 use fslab_engine::workload::OpKind;
+use fslab_testkit::tempdir;
 use std::time::Duration;
 
 /// Random 4k reads of one 1m file by `threads` threads, with the given stop table.

@@ -1,8 +1,6 @@
 //! Workload files: a faulty file is refused with the file, the line and column of the fault, and
 //! what is wrong; a good one survives the trip through TOML unchanged.
 
-mod common;
-
 use fslab_engine::workload::{LoadError, OpKind};
 use fslab_engine::Workload;
 use std::path::{Path, PathBuf};
@@ -42,7 +40,7 @@ fn load_with(dir: &Path, line: usize, with: &str) -> (PathBuf, Result<Workload, 
 /// Loads GOOD with line `line` replaced and expects it refused at `line:column`, with a message
 /// that contains every one of `says`.
 fn refused_at(line: usize, with: &str, column: usize, says: &[&str]) {
-    let dir = common::tempdir();
+    let dir = fslab_testkit::tempdir();
     let (path, r) = load_with(dir.path(), line, with);
     let e = r.expect_err(&format!("a file with `{with}` on line {line} must be refused"));
     let msg = e.to_string();
@@ -67,7 +65,7 @@ fn refused_at(line: usize, with: &str, column: usize, says: &[&str]) {
 
 #[test]
 fn the_unchanged_template_loads() {
-    let dir = common::tempdir();
+    let dir = fslab_testkit::tempdir();
     let (_, r) = load_with(dir.path(), 1, "name = \"good\"");
     let w = r.unwrap_or_else(|e| panic!("{e}"));
     assert_eq!(w.groups[0].threads, 2);
@@ -116,7 +114,7 @@ fn iodepth_without_io_uring_names_its_line() {
 
 #[test]
 fn a_missing_file_is_named() {
-    let dir = common::tempdir();
+    let dir = fslab_testkit::tempdir();
     let path = dir.path().join("missing.toml");
     let e = Workload::from_file(&path).expect_err("a missing file");
     assert!(e.to_string().starts_with(&path.display().to_string()), "{e}");

@@ -1,11 +1,10 @@
 //! sysbench's fsyncs in the engine: a group's periodic bursts (`fsync_every`) and its end
 //! fsyncs (`fsync_end`), counted as sysbench 1.0.20 counts them.
 
-mod common;
-
-use common::{op, run_ok, tempdir, workload};
+use crate::common::{op, run_ok, workload};
 use fslab_engine::workload::OpKind;
 use fslab_engine::RunResult;
+use fslab_testkit::tempdir;
 
 /// One thread writing 4 files, a burst of 4 fsyncs after every 3 writes, stopping after `ops`
 /// operations, with or without the end fsyncs.

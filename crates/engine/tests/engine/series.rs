@@ -1,11 +1,10 @@
 //! The per-second series (operations, bytes and latency of each second) and the streams' file
 //! handling.
 
-mod common;
-
-use common::{op, run_ok, tempdir, workload};
+use crate::common::{op, run_ok, workload};
 use fslab_engine::workload::OpKind;
 use fslab_engine::RunOptions;
+use fslab_testkit::tempdir;
 
 #[test]
 fn the_series_adds_up_to_the_totals() {

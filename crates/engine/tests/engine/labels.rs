@@ -1,12 +1,11 @@
 //! Labelled mix entries (`[[group.op]] label = ...`) are counted apart from the other entries of
 //! their operation type, and a workload of several groups reports each group's operations.
 
-mod common;
-
-use common::{run_ok, tempdir, workload};
+use crate::common::{run_ok, workload};
 use fslab_engine::result::OpResult;
 use fslab_engine::workload::OpKind;
 use fslab_engine::Workload;
+use fslab_testkit::tempdir;
 
 /// (type, label, count) of each entry of `ops`, in order.
 fn entries(ops: &[OpResult]) -> Vec<(OpKind, Option<&str>, u64)> {
