@@ -1,10 +1,9 @@
 //! A study goes in through the lab's calls and comes back out through the reports' ones, whole.
 
-mod common;
-
-use common::*;
+use crate::common::*;
 use fslab_engine::RunResult;
 use fslab_store::{CellStatus, RunRecord, RunStatus, Store, StoreError, StudyStatus};
+use fslab_testkit::{tiny_result, TINY_OPS};
 use std::time::Duration;
 
 /// The JSON of a result: equal documents mean nothing was lost or changed.
@@ -16,7 +15,7 @@ fn json(r: &RunResult) -> serde_json::Value {
 fn a_study_with_cells_steps_and_runs_comes_back_as_it_went_in() {
     let dir = tempfile::tempdir().unwrap();
     let (store, path) = store_in(dir.path());
-    let result = real_result();
+    let result = tiny_result();
 
     let study = store.create_study(&new_study("compare", 4)).unwrap();
     let ext4 = store
@@ -162,7 +161,7 @@ fn a_study_is_found_by_id_or_by_name_and_the_newest_name_wins() {
 fn list_studies_counts_runs_and_troubled_cells() {
     let dir = tempfile::tempdir().unwrap();
     let (store, _) = store_in(dir.path());
-    let result = real_result();
+    let result = tiny_result();
     let study = store.create_study(&new_study("mixed", 6)).unwrap();
     let cells: Vec<_> = (0..4)
         .map(|i| store.add_cell(study, &cell(&format!("c{i}"), i, "ext4", 1)).unwrap())
@@ -212,7 +211,7 @@ fn list_studies_counts_runs_and_troubled_cells() {
 fn a_cell_s_status_follows_from_its_runs_as_each_is_recorded() {
     let dir = tempfile::tempdir().unwrap();
     let (store, _) = store_in(dir.path());
-    let result = real_result();
+    let result = tiny_result();
     let study = store.create_study(&new_study("statuses", 6)).unwrap();
     let status = |cell| {
         let row = store.cells(study).unwrap().into_iter().find(|c| c.id == cell).unwrap();
@@ -285,7 +284,7 @@ fn adding_a_cell_again_returns_the_same_id() {
 fn runs_done_lists_the_measured_repeats_whatever_their_status() {
     let dir = tempfile::tempdir().unwrap();
     let (store, _) = store_in(dir.path());
-    let result = real_result();
+    let result = tiny_result();
     let study = store.create_study(&new_study("s", 4)).unwrap();
     let c = store.add_cell(study, &cell("c", 0, "xfs", 1)).unwrap();
     let other = store.add_cell(study, &cell("d", 1, "xfs", 1)).unwrap();
@@ -317,7 +316,7 @@ fn a_refused_run_leaves_nothing_behind() {
     let OneCell {
         store, path, cell: c, ..
     } = one_cell(dir.path());
-    let result = real_result();
+    let result = tiny_result();
     store.record_run(c, &ok_run(1, &result, 1.0)).unwrap();
     let before = row_counts(&path);
     let refused = |run: &RunRecord| {
@@ -349,7 +348,7 @@ fn a_refused_run_leaves_nothing_behind() {
 fn deleting_a_study_removes_everything_it_holds_and_nothing_else() {
     let dir = tempfile::tempdir().unwrap();
     let (store, path) = store_in(dir.path());
-    let result = real_result();
+    let result = tiny_result();
     let fill = |name: &str| {
         let study = store.create_study(&new_study(name, 1)).unwrap();
         let c = store.add_cell(study, &cell("c", 0, "ext4", 1)).unwrap();

@@ -1,10 +1,9 @@
 //! Opening a store: new files, existing files, files from a newer fslab, and what survives a
 //! crash.
 
-mod common;
-
-use common::*;
+use crate::common::*;
 use fslab_store::{Store, StoreError, SCHEMA_VERSION};
+use fslab_testkit::{tiny_result, TINY_OPS};
 use std::path::Path;
 use std::process::Command;
 
@@ -41,7 +40,7 @@ fn a_new_store_gets_its_directories_its_schema_and_wal() {
 #[test]
 fn reopening_keeps_everything_and_applies_no_migration() {
     let dir = tempfile::tempdir().unwrap();
-    let result = real_result();
+    let result = tiny_result();
     let (path, study, cell_id) = {
         let (store, path) = store_in(dir.path());
         let study = store.create_study(&new_study("kept", 2)).unwrap();
@@ -112,17 +111,16 @@ fn a_run_survives_the_process_dying_right_after_recording_it() {
         let store = Store::open(&db).unwrap();
         let study = store.create_study(&new_study("crash", 2)).unwrap();
         let c = store.add_cell(study, &cell("c", 0, "ext4", 1)).unwrap();
-        store.record_run(c, &ok_run(1, &real_result(), 7.0)).unwrap();
+        store.record_run(c, &ok_run(1, &tiny_result(), 7.0)).unwrap();
         std::process::abort();
     }
     let dir = tempfile::tempdir().unwrap();
     let db = dir.path().join("crash.db");
+    // libtest names the test by its path in the test binary, without the binary's own name.
+    let module = module_path!().split_once("::").map_or("", |(_, m)| m);
+    let name = format!("{module}::a_run_survives_the_process_dying_right_after_recording_it");
     let status = Command::new(std::env::current_exe().unwrap())
-        .args([
-            "--exact",
-            "a_run_survives_the_process_dying_right_after_recording_it",
-            "--nocapture",
-        ])
+        .args(["--exact", &name, "--nocapture"])
         .env(CHILD, &db)
         .status()
         .unwrap();

@@ -1,61 +1,11 @@
-//! Helpers shared by the store's tests: a real engine result, and studies, cells, steps and runs
-//! built around it.
-#![allow(dead_code)]
+//! What the store's tests share: studies, cells, steps and runs built around a real engine
+//! result (testkit's `tiny_result`).
 
 use fslab_engine::cpu::CpuUsage;
-use fslab_engine::{RunOptions, RunResult, Workload};
+use fslab_engine::RunResult;
 use fslab_store::{CellId, CellSpec, Metric, NewStudy, RunRecord, RunStatus, StepRecord, Store, StudyId};
 use std::path::{Path, PathBuf};
-use std::sync::mpsc;
 use std::time::Duration;
-
-/// Reads of two 64 KiB files by two threads, 40 operations in all: a run that ends at once.
-const TINY_READS: &str = r#"
-name = "tiny-reads"
-seed = 7
-
-[stop]
-ops = 40
-
-[[fileset]]
-name = "data"
-files = 2
-dirs = 0
-size = "64k"
-
-[[group]]
-name = "readers"
-threads = 2
-fileset = "data"
-
-[[group.op]]
-op = "read"
-bs = "4k"
-"#;
-
-/// Operations [`real_result`]'s workload is stopped at.
-pub const TINY_OPS: u64 = 40;
-
-/// A real result: [`TINY_READS`] run by the engine in a temporary directory. A run that takes
-/// more than 30 s fails the test rather than hanging it.
-pub fn real_result() -> RunResult {
-    let workload = Workload::from_toml(TINY_READS, "tiny.toml").unwrap_or_else(|e| panic!("{e}"));
-    let dir = tempfile::tempdir().expect("a temporary directory");
-    let opts = RunOptions {
-        dir: dir.path().to_path_buf(),
-        ..RunOptions::default()
-    };
-    let (tx, rx) = mpsc::channel();
-    std::thread::spawn(move || {
-        let _ = tx.send(fslab_engine::run(&workload, &opts, &mut |_| {}));
-    });
-    let result = rx
-        .recv_timeout(Duration::from_secs(30))
-        .expect("the engine run neither ended within 30 s nor panicked")
-        .unwrap_or_else(|e| panic!("the engine run failed: {e}"));
-    assert_eq!(result.totals.ops, TINY_OPS, "the engine did not stop at stop.ops");
-    result
-}
 
 /// A store in a new file beneath `dir`.
 pub fn store_in(dir: &Path) -> (Store, PathBuf) {
