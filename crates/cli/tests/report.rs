@@ -1,13 +1,12 @@
 //! `fslab report` and `fslab compare` from the outside: formats, files, exit codes and messages,
-//! on stores built through the store's API by the report crate's test helpers.
+//! on the stores testkit's `studies` builds through the store's API for the report's own tests.
 
 mod common;
-// The report crate's stored studies: one with a hung and an unsupported cell, and planted
-// differences for comparisons.
-#[path = "../../report/tests/common/mod.rs"]
-mod studies;
 
 use common::{fslab_in, Run};
+// The report's stored studies: one with a hung and an unsupported cell, and planted differences
+// for comparisons.
+use fslab_testkit::studies;
 use std::path::Path;
 
 fn fslab(args: &[&str]) -> Run {

@@ -7,11 +7,12 @@
 //!   a message naming what is missing (the system tier's tests begin with them).
 //! - Hangs: [`within`] fails a test whose work does not end in time instead of hanging it;
 //!   [`run_within`] does so for an engine run, [`run_binary`] for a program.
-//! - Real results: [`tiny_result`], a real engine run that ends at once.
+//! - Real results: [`tiny_result`], a real engine run that ends at once; [`studies`], the
+//!   report's stored studies with hand-checked figures and planted differences.
 //! - Files and mounts: [`tempdir`], [`entries`], [`MountGuard`] (unmounts when dropped) and
 //!   [`Tmpfs`] (a small tmpfs of a test's own; needs root).
 //!
-//! It depends on the engine, never on the lab: the lab's unit tests would then
+//! It depends on the engine and the store, never on the lab: the lab's unit tests would then
 //! see two copies of the lab's types.
 
 mod binary;
@@ -19,6 +20,7 @@ mod engine;
 mod files;
 mod mount;
 mod require;
+pub mod studies;
 mod within;
 
 pub use binary::{binary_command, finish, run_binary, Run};

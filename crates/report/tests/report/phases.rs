@@ -2,15 +2,13 @@
 //! the whole run, the report has one per result, named after it and beside its figure, and the
 //! HTML draws a stacked CPU chart for each (seed 004 shows a CPU chart for every IOzone figure).
 
-mod common;
-
-use common::{metric, real_result, spec};
 use fslab_engine::cpu::CpuUsage;
 use fslab_engine::RunResult;
 use fslab_report::export::{self, Format};
 use fslab_report::table::{self, Table, TableCell};
 use fslab_report::StudyData;
 use fslab_store::{CellStatus, NewStudy, RunRecord, RunStatus, Store};
+use fslab_testkit::studies::{metric, real_result, spec};
 use std::time::Duration;
 
 const UNSUPPORTED: &str = "the kernel has no xfs: modprobe xfs";

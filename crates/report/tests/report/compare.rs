@@ -1,12 +1,10 @@
 //! Comparisons with planted differences: a 20% drop with little variance is a significant
-//! regression; a 2% change with much variance is not significant. See common/mod.rs for the
-//! figures and the p-values SciPy gives for them.
+//! regression; a 2% change with much variance is not significant. See `fslab_testkit::studies`
+//! for the figures and the p-values SciPy gives for them.
 
-mod common;
-
-use common::{planted_store, P_NOISY, P_STEADY};
 use fslab_report::compare::{compare, Comparison, Side, Verdict};
 use fslab_report::{ReportError, StudyData};
+use fslab_testkit::studies::{planted_store, P_NOISY, P_STEADY};
 
 fn load(store: &fslab_store::Store, key: &str) -> StudyData {
     StudyData::load_key(store, key).unwrap_or_else(|e| panic!("{e}"))

@@ -1,59 +1,25 @@
-//! A stored study made for the report's tests, through the store's own API: ext4, xfs and jfs
-//! running dbench with 1 and 4 clients and an FFSB sequential write, three repeats each, with
-//! figures chosen so that the expected statistics can be worked out by hand. ext4 with 4
-//! clients hung, jfs is unsupported, one of xfs's seqwrite runs failed.
-#![allow(dead_code)]
+//! The report's "planted store" fixtures, built through the store's own API, for the report's
+//! tests and the `fslab report` and `fslab compare` tests of the cli.
+//!
+//! [`study_store`]: a stored study of ext4, xfs and jfs running dbench with 1 and 4 clients and
+//! an FFSB sequential write, three repeats each, with figures chosen so that the expected
+//! statistics can be worked out by hand. ext4 with 4 clients hung, jfs is unsupported, one of
+//! xfs's seqwrite runs failed.
+//!
+//! [`planted_store`]: studies with planted differences for comparisons, whose p-values SciPy
+//! worked out ([`P_STEADY`], [`P_NOISY`]).
 
 use fslab_engine::cpu::CpuUsage;
 use fslab_engine::result::Second;
-use fslab_engine::{RunOptions, RunResult, Workload};
+use fslab_engine::RunResult;
 use fslab_store::{CellSpec, CellStatus, Metric, NewStudy, RunRecord, RunStatus, StepRecord, Store, StudyId};
 use std::path::{Path, PathBuf};
-use std::sync::mpsc;
 use std::time::Duration;
 
-/// Reads of two 64 KiB files by two threads, 40 operations: a real engine run that ends at once.
-const TINY_READS: &str = r#"
-name = "tiny-reads"
-seed = 7
-
-[stop]
-ops = 40
-
-[[fileset]]
-name = "data"
-files = 2
-dirs = 0
-size = "64k"
-
-[[group]]
-name = "readers"
-threads = 2
-fileset = "data"
-
-[[group.op]]
-op = "read"
-bs = "4k"
-"#;
-
-/// A real result from the engine, given a known CPU split and six seconds of series (the
-/// first one the ramp) at 100 MiB/s each.
+/// A real result from the engine ([`crate::tiny_result`]), given a known CPU split and six
+/// seconds of series (the first one the ramp) at 100 MiB/s each.
 pub fn real_result() -> RunResult {
-    let workload = Workload::from_toml(TINY_READS, "tiny.toml").unwrap_or_else(|e| panic!("{e}"));
-    let dir = tempfile::tempdir().expect("a temporary directory");
-    let opts = RunOptions {
-        dir: dir.path().to_path_buf(),
-        ..RunOptions::default()
-    };
-    let (tx, rx) = mpsc::channel();
-    std::thread::spawn(move || {
-        let _ = tx.send(fslab_engine::run(&workload, &opts, &mut |_| {}));
-    });
-    let mut result = rx
-        .recv_timeout(Duration::from_secs(30))
-        .expect("the engine run neither ended within 30 s nor panicked")
-        .unwrap_or_else(|e| panic!("the engine run failed: {e}"));
-    assert_eq!(result.totals.ops, 40, "the engine did not stop at stop.ops");
+    let mut result = crate::tiny_result();
     assert!(
         result.ops.iter().any(|o| !o.histogram.is_empty()),
         "the engine run has no latency histogram"

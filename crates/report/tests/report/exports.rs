@@ -1,15 +1,13 @@
 //! A table and each export (terminal text, Markdown, CSV, JSON, HTML) of a stored study with a
-//! hung cell, an unsupported one and a failed run (see common/mod.rs for its figures).
+//! hung cell, an unsupported one and a failed run (see `fslab_testkit::studies` for its figures).
 //!
 //! The confidence intervals below were computed with SciPy 1.17.1:
 //! `scipy.stats.t.ppf(0.975, n - 1) * numpy.std(x, ddof=1) / sqrt(n)`.
 
-mod common;
-
-use common::{study_store, FAILED_RUN, HUNG_REASON, UNSUPPORTED_REASON};
 use fslab_report::export::{self, Format};
 use fslab_report::table::{self, Table, TableCell};
 use fslab_report::StudyData;
+use fslab_testkit::studies::{study_store, FAILED_RUN, HUNG_REASON, UNSUPPORTED_REASON};
 use serde_json::Value;
 
 /// Half-widths of the 95% intervals of [100, 102, 98], [200, 204, 196], [300, 310, 290].
