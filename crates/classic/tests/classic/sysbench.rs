@@ -6,11 +6,8 @@
 use fslab_classic::sysbench::{self, files, report, Command, Options};
 use fslab_engine::run::RunOptions;
 use fslab_engine::RunResult;
+use fslab_testkit::tempdir;
 use std::path::{Path, PathBuf};
-
-fn tempdir() -> tempfile::TempDir {
-    tempfile::tempdir().expect("a temporary directory")
-}
 
 /// A sysbench command line as `fslab sysbench --dir DIR` reads it.
 struct Inv {

@@ -6,7 +6,6 @@
 use fslab_classic::iozone::{self, Options, Plan, Report, Test};
 use fslab_engine::{Span, Workload};
 use std::path::Path;
-use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
 /// A plan that takes longer than this is taken to hang.
@@ -26,18 +25,13 @@ fn plan(line: &str, dir: &Path) -> Plan {
 
 /// Runs `plan` in `dir`, returning the report and the text IOzone would print.
 fn run(plan: &Plan, dir: &Path) -> (Report, String) {
-    let (tx, rx) = mpsc::channel();
     let (plan, dir) = (plan.clone(), dir.to_path_buf());
-    std::thread::spawn(move || {
+    let r = fslab_testkit::within(HANG, "the plan", move || {
         let mut text = String::new();
         let r = iozone::run(&plan, &dir, false, &mut |s| text.push_str(s));
-        let _ = tx.send(r.map(|r| (r, text)).map_err(|e| e.to_string()));
+        r.map(|r| (r, text)).map_err(|e| e.to_string())
     });
-    match rx.recv_timeout(HANG) {
-        Ok(Ok(r)) => r,
-        Ok(Err(e)) => panic!("the plan failed: {e}"),
-        Err(_) => panic!("the plan did not end within {HANG:?}"),
-    }
+    r.unwrap_or_else(|e| panic!("the plan failed: {e}"))
 }
 
 /// Plans and runs `line` in a fresh temporary directory, kept for looking at what is left.

@@ -5,15 +5,12 @@
 use fslab_classic::ffsb::{self, Grammar, Options, Outcome, Plan, Table};
 use fslab_engine::workload::{OpKind, SizeDist};
 use fslab_engine::Bytes;
+use fslab_testkit::{tempdir, Tmpfs};
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 fn profile(name: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../../profiles").join(name)
-}
-
-fn tempdir() -> tempfile::TempDir {
-    tempfile::tempdir().expect("a temporary directory")
 }
 
 /// Parses `text` and runs it with `opts`.
@@ -489,32 +486,8 @@ fn threadgroups_that_share_operations_get_tables_of_their_own() {
     assert_eq!(figures.threadgroups[1].ops[2].op, "write_fsync");
 }
 
-/// A tmpfs mounted for one test and unmounted when it ends.
-struct Tmpfs(tempfile::TempDir);
-
-impl Tmpfs {
-    fn mount(size: &str) -> Tmpfs {
-        let dir = tempdir();
-        let status = std::process::Command::new("mount")
-            .args(["-t", "tmpfs", "-o", &format!("size={size}"), "tmpfs"])
-            .arg(dir.path())
-            .status()
-            .expect("this test needs `mount` (util-linux) to mount a tmpfs");
-        assert!(
-            status.success(),
-            "this test needs root to mount a tmpfs (mount -t tmpfs failed: {status})"
-        );
-        Tmpfs(dir)
-    }
-}
-
-impl Drop for Tmpfs {
-    fn drop(&mut self) {
-        let _ = std::process::Command::new("umount").arg(self.0.path()).status();
-    }
-}
-
 #[test]
+#[ignore = "system tier: root, to mount a tmpfs"]
 fn agefs_ages_the_filesystem_before_the_setup() {
     let fs = Tmpfs::mount("64m");
     let text = format!(
@@ -540,7 +513,7 @@ fn agefs_ages_the_filesystem_before_the_setup() {
     stat_weight=1
 [end]
 ",
-        fs.0.path().display()
+        fs.path().display()
     );
     let (plan, outcome) = run(&text, Options::default());
     let aging = &outcome.aging[0];
@@ -548,34 +521,35 @@ fn agefs_ages_the_filesystem_before_the_setup() {
     assert!(aging.to_util >= 0.25, "aging stopped at {}", aging.to_util);
     let aged = aging.result.as_ref().expect("an aging run");
     assert!(aged.totals.bytes_written > 0);
-    assert!(!files(&fs.0.path().join("fill")).is_empty());
+    assert!(!files(&fs.path().join("fill")).is_empty());
     // FFSB's ten starting files are empty (no size_weight): those left hold only what the
     // appends added, write_size at a time.
     let seeds: Vec<u64> = (0..10)
-        .filter_map(|i| std::fs::metadata(fs.0.path().join(format!("fill/f{i}"))).ok())
+        .filter_map(|i| std::fs::metadata(fs.path().join(format!("fill/f{i}"))).ok())
         .map(|m| m.len())
         .collect();
     assert!(seeds.iter().all(|s| s % 16384 == 0), "{seeds:?}");
     // The benchmark's files come after the aging, beside the aging files.
-    assert_eq!(files(&fs.0.path().join("data")).len(), 10);
+    assert_eq!(files(&fs.path().join("data")).len(), 10);
     let text = ffsb::render(&plan, &outcome);
     assert!(
-        text.contains(&format!("aging fs {} from 0.00 to 0.25", fs.0.path().display())),
+        text.contains(&format!("aging fs {} from 0.00 to 0.25", fs.path().display())),
         "{text}"
     );
     assert_eq!(ffsb::figures(&plan, &outcome).aging[0].to_util, aging.to_util);
 }
 
 #[test]
+#[ignore = "system tier: root, to mount a tmpfs"]
 fn init_util_makes_files_until_the_filesystem_is_that_full() {
     let fs = Tmpfs::mount("64m");
     let text = format!(
         "time=0\n[filesystem]\nlocation={}\ninit_util=0.3\nmin_filesize=64k\nmax_filesize=64k\n[end]\n\
          [threadgroup]\nnum_threads=1\nstat_weight=1\n[end]\n",
-        fs.0.path().display()
+        fs.path().display()
     );
     let (_, outcome) = run(&text, Options::default());
-    let dir = fslab_engine::confine::RunDir::open(fs.0.path()).unwrap();
+    let dir = fslab_engine::confine::RunDir::open(fs.path()).unwrap();
     let util = fslab_engine::run::utilisation(dir.fd()).unwrap();
     assert!((0.29..0.35).contains(&util), "the filesystem is {util} full");
     let want = (0.3 * 64.0 * 1048576.0 / 65536.0) as u64;
