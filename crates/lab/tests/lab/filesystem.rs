@@ -1,11 +1,12 @@
-//! mkfs, mount, umount and fsck for real, on loop images (as root, with the mkfs tools).
+//! mkfs, mount, umount and fsck for real, on loop images: the system tier (root, the mkfs tools),
+//! but for the check of the types this machine lacks.
 
-mod common;
-
-use common::*;
+use crate::common::*;
 use fslab_lab::device::wipe;
 use fslab_lab::filesystem::{blkdev_of, fsck, mkfs, mount, umount, umount_lazy, Support};
+use fslab_lab::tool::package_of;
 use fslab_lab::LabError;
+use fslab_testkit::{require_root, require_tool, MountGuard};
 use std::path::Path;
 
 /// The whole life of a filesystem on a loop image: wipe, mkfs with options that need shell-like
@@ -20,10 +21,10 @@ fn cell(fs_type: &str, mkfs_options: &str, mount_options: &str, expect_options: 
         } => (*m, *f),
         s => panic!("{s:?} has no mkfs or fsck"),
     };
-    require_tool(mkfs_tool);
-    require_tool(fsck_tool);
-    require_tool("wipefs");
-    require_tool("blkid");
+    require_tool(mkfs_tool, package_of(mkfs_tool).unwrap_or("its mkfs package"));
+    require_tool(fsck_tool, package_of(fsck_tool).unwrap_or("its fsck package"));
+    require_tool("wipefs", "util-linux");
+    require_tool("blkid", "util-linux");
     Support::check(fs_type).unwrap_or_else(|e| panic!("this test needs {fs_type}: {e}"));
     let b = Bed::new(512 * MIB);
     let dev = b.img.device();
@@ -53,7 +54,9 @@ fn cell(fs_type: &str, mkfs_options: &str, mount_options: &str, expect_options: 
 }
 
 #[test]
+#[ignore = "system tier: root, loop devices, mkfs.ext4, e2fsck"]
 fn ext4_cell() {
+    require_root();
     cell(
         "ext4",
         r#"-L "fs lab" -b 4096"#,
@@ -63,7 +66,9 @@ fn ext4_cell() {
 }
 
 #[test]
+#[ignore = "system tier: root, loop devices, mkfs.xfs, xfs_repair"]
 fn xfs_cell() {
+    require_root();
     cell(
         "xfs",
         r#"-L "fs lab""#,
@@ -73,7 +78,9 @@ fn xfs_cell() {
 }
 
 #[test]
+#[ignore = "system tier: root, loop devices, mkfs.btrfs, btrfs"]
 fn btrfs_cell() {
+    require_root();
     cell(
         "btrfs",
         "-L 'fs lab'",
@@ -83,6 +90,7 @@ fn btrfs_cell() {
 }
 
 #[test]
+#[ignore = "system tier: root, to mount a tmpfs"]
 fn tmpfs_with_a_size() {
     require_root();
     Support::check("tmpfs").unwrap();
@@ -148,8 +156,10 @@ fn types_the_machine_lacks_are_unsupported_with_the_remedy() {
 }
 
 #[test]
+#[ignore = "system tier: root, loop devices, mkfs.ext4"]
 fn a_bad_mount_option_carries_the_kernel_line() {
-    require_tool("mkfs.ext4");
+    require_root();
+    require_tool("mkfs.ext4", "e2fsprogs");
     let b = Bed::new(64 * MIB);
     mkfs(b.img.device(), "ext4", "").unwrap();
     match mount(Some(b.img.device()), &b.mnt, "ext4", "data=nonsense") {
@@ -171,8 +181,10 @@ fn a_bad_mount_option_carries_the_kernel_line() {
 }
 
 #[test]
+#[ignore = "system tier: root, loop devices, mkfs.ext4"]
 fn a_bad_mkfs_option_is_a_tool_error_with_its_output() {
-    require_tool("mkfs.ext4");
+    require_root();
+    require_tool("mkfs.ext4", "e2fsprogs");
     let b = Bed::new(64 * MIB);
     match mkfs(b.img.device(), "ext4", "-O no_such_feature") {
         Err(LabError::Tool { command, output, .. }) => {
@@ -187,9 +199,11 @@ fn a_bad_mkfs_option_is_a_tool_error_with_its_output() {
 }
 
 #[test]
+#[ignore = "system tier: root, loop devices, mkfs.ext4, debugfs"]
 fn fsck_reports_errors_found() {
-    require_tool("mkfs.ext4");
-    require_tool("debugfs");
+    require_root();
+    require_tool("mkfs.ext4", "e2fsprogs");
+    require_tool("debugfs", "e2fsprogs");
     let b = Bed::new(64 * MIB);
     let dev = b.img.device();
     mkfs(dev, "ext4", "").unwrap();
@@ -221,7 +235,9 @@ fn fsck_reports_errors_found() {
 }
 
 #[test]
+#[ignore = "system tier: root, loop devices"]
 fn a_busy_filesystem_is_detached_lazily() {
+    require_root();
     let b = Bed::new(64 * MIB);
     mount(None, &b.mnt, "tmpfs", "size=1m").unwrap();
     let open = std::fs::File::create(b.mnt.join("held")).unwrap();

@@ -1,9 +1,7 @@
 //! Dropping the caches (as root): a file read into the page cache is no longer there after.
 
-mod common;
-
-use common::require_root;
 use fslab_lab::caches::drop_caches;
+use fslab_testkit::require_root;
 use std::io::Read;
 use std::os::fd::AsRawFd;
 
@@ -32,6 +30,7 @@ fn resident_pages(file: &std::fs::File, len: usize) -> usize {
 }
 
 #[test]
+#[ignore = "system tier: root, to write /proc/sys/vm/drop_caches"]
 fn drop_caches_empties_the_page_cache() {
     require_root();
     // Not in /tmp, which may be a tmpfs whose pages cannot be dropped.

@@ -4,15 +4,16 @@
 //! 004's quick form failed so, about one time in two, with "2310 extractions ... left ... no
 //! fuller"). Needs root, loop devices and xfsprogs, as CI has.
 
-mod common;
-
-use common::{require_tool, Bed, MIB};
+use crate::common::{Bed, MIB};
 use fslab_lab::filesystem::{mkfs, mount, umount};
 use fslab_lab::fill::{fill, overshoot_bound, FillSource, FillSpec};
+use fslab_testkit::{require_root, require_tool};
 
 #[test]
+#[ignore = "system tier: root, loop devices, mkfs.xfs"]
 fn a_fill_of_xfs_reaches_its_target_every_time() {
-    require_tool("mkfs.xfs");
+    require_root();
+    require_tool("mkfs.xfs", "xfsprogs");
     let size = 1024 * MIB;
     let spec = FillSpec {
         to: 0.1,

@@ -1,11 +1,10 @@
 //! I/O schedulers and read-ahead on loop devices and partitions (as root).
 
-mod common;
-
-use common::*;
+use crate::common::*;
 use fslab_lab::device::LoopImage;
 use fslab_lab::queue::{read_ahead_kb, schedulers, set_read_ahead_kb, set_scheduler};
 use fslab_lab::LabError;
+use fslab_testkit::require_root;
 
 fn unsupported(r: Result<String, LabError>) -> String {
     match r {
@@ -15,6 +14,7 @@ fn unsupported(r: Result<String, LabError>) -> String {
 }
 
 #[test]
+#[ignore = "system tier: root, loop devices"]
 fn schedulers_set_and_read_back() {
     require_root();
     let dir = tempfile::tempdir().unwrap();
@@ -60,6 +60,7 @@ fn schedulers_set_and_read_back() {
 }
 
 #[test]
+#[ignore = "system tier: root, loop devices"]
 fn read_ahead_set_and_read_back() {
     require_root();
     let dir = tempfile::tempdir().unwrap();
@@ -73,6 +74,7 @@ fn read_ahead_set_and_read_back() {
 
 /// A partition has no queue of its own: its disk's is set and read.
 #[test]
+#[ignore = "system tier: root, loop devices"]
 fn a_partition_uses_its_disks_queue() {
     require_root();
     let dir = tempfile::tempdir().unwrap();

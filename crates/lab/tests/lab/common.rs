@@ -1,11 +1,10 @@
-//! What the lab's system tests share: their requirements (root, tools), which fail the test with a
-//! message naming what is missing, and disks with a partition table.
-
-#![allow(dead_code)]
+//! What the lab's system-tier tests share: loop images with a mount point (`Bed`), disks with a
+//! partition table, and checks of what is mounted. Their requirements (root, tools) are
+//! testkit's, failing the test with a message naming what is missing.
 
 use fslab_lab::device::LoopImage;
 use fslab_lab::filesystem::{mkfs, mount, mountinfo};
-use fslab_lab::tool::{find_program, package_of};
+use fslab_testkit::{require_root, require_tool, MountGuard};
 use std::fs::OpenOptions;
 use std::io::{Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
@@ -13,25 +12,6 @@ use std::process::Command;
 use std::time::{Duration, Instant};
 
 pub const MIB: u64 = 1 << 20;
-
-/// Fails the test unless it runs as root (loop devices, mkfs, mount and sysfs writes need it).
-pub fn require_root() {
-    // SAFETY: geteuid has no preconditions.
-    let euid = unsafe { libc::geteuid() };
-    assert_eq!(
-        euid, 0,
-        "this test needs root (loop devices, mkfs, mount): run it as root"
-    );
-}
-
-/// Fails the test unless `program` is installed, naming the package to install.
-pub fn require_tool(program: &str) {
-    assert!(
-        find_program(program).is_some(),
-        "this test needs {program}: apt-get install {}",
-        package_of(program).unwrap_or(program)
-    );
-}
 
 /// Runs `program args...`, failing the test if it fails; returns its stdout.
 pub fn sh(program: &str, args: &[&str]) -> String {
@@ -66,17 +46,6 @@ pub fn eventually(cond: impl Fn() -> bool) -> bool {
     cond()
 }
 
-/// Unmounts a path when dropped, so a failing test leaves nothing mounted.
-pub struct MountGuard(pub PathBuf);
-
-impl Drop for MountGuard {
-    fn drop(&mut self) {
-        if is_mounted(&self.0) {
-            let _ = Command::new("umount").arg("-l").arg(&self.0).status();
-        }
-    }
-}
-
 /// A loop image and a mount point in a temporary directory; whatever is mounted there is
 /// unmounted when it is dropped (before the image goes).
 pub struct Bed {
@@ -103,7 +72,7 @@ impl Bed {
 
     /// With an ext4 filesystem made and mounted.
     pub fn mounted_ext4(size: u64) -> Bed {
-        require_tool("mkfs.ext4");
+        require_tool("mkfs.ext4", "e2fsprogs");
         let bed = Bed::new(size);
         mkfs(bed.img.device(), "ext4", "").unwrap();
         mount(Some(bed.img.device()), &bed.mnt, "ext4", "").unwrap();
@@ -122,7 +91,7 @@ pub struct PartitionedDisk {
 
 impl PartitionedDisk {
     pub fn create(dir: &Path, size: u64) -> PartitionedDisk {
-        require_tool("losetup");
+        require_tool("losetup", "mount");
         let image = dir.join("partitioned.img");
         write_mbr(&image, size);
         let disk = PathBuf::from(sh("losetup", &["--find", "--show", "--partscan", image.to_str().unwrap()]).trim());
@@ -131,7 +100,7 @@ impl PartitionedDisk {
         // A kernel built without the msdos partition parser (CONFIG_MSDOS_PARTITION) makes no
         // partitions itself; partx reads the table and adds them (BLKPG).
         if !eventually(|| me.partition.exists()) {
-            require_tool("partx");
+            require_tool("partx", "util-linux");
             sh("partx", &["--add", me.disk.to_str().unwrap()]);
         }
         assert!(

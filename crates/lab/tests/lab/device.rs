@@ -1,11 +1,11 @@
-//! Loop images and the checks that keep fslab from destroying a device by accident (as root).
+//! Loop images and the checks that keep fslab from destroying a device by accident (as root: the
+//! system tier, but for a regular file's refusal).
 
-mod common;
-
-use common::*;
+use crate::common::*;
 use fslab_lab::device::{check_block_device, wipe, LoopImage};
 use fslab_lab::filesystem::{mkfs, mount, umount};
 use fslab_lab::LabError;
+use fslab_testkit::{require_root, require_tool, MountGuard};
 use std::fs::OpenOptions;
 use std::os::unix::fs::{FileTypeExt, MetadataExt, OpenOptionsExt};
 use std::path::Path;
@@ -28,9 +28,10 @@ fn sys_loop(device: &Path, attr: &str) -> Option<String> {
 }
 
 #[test]
+#[ignore = "system tier: root, loop devices, losetup"]
 fn loop_image_is_sparse_attached_and_removed_on_drop() {
     require_root();
-    require_tool("losetup");
+    require_tool("losetup", "mount");
     let dir = tempfile::tempdir().unwrap();
     let img = LoopImage::create(dir.path(), 1 << 30).unwrap();
     let (image, device) = (img.image().to_path_buf(), img.device().to_path_buf());
@@ -68,6 +69,7 @@ fn loop_image_is_sparse_attached_and_removed_on_drop() {
 }
 
 #[test]
+#[ignore = "system tier: root, loop devices"]
 fn images_get_distinct_devices() {
     require_root();
     let dir = tempfile::tempdir().unwrap();
@@ -80,7 +82,10 @@ fn images_get_distinct_devices() {
 /// A hung run's filesystem cannot be unmounted at once: the image goes now and the device stays
 /// attached until the filesystem lets go of it, then the kernel detaches it by itself.
 #[test]
+#[ignore = "system tier: root, loop devices, mkfs.ext4"]
 fn detach_later_leaves_a_busy_device_to_autoclear() {
+    require_root();
+    require_tool("mkfs.ext4", "e2fsprogs");
     let b = Bed::mounted_ext4(64 * MIB);
     let (image, device, mnt) = (b.img.image().to_path_buf(), b.img.device().to_path_buf(), b.mnt.clone());
 
@@ -112,6 +117,7 @@ fn refusal(r: Result<(), LabError>) -> String {
 }
 
 #[test]
+#[ignore = "system tier: root, loop devices"]
 fn a_free_device_named_and_confirmed_passes() {
     require_root();
     let dir = tempfile::tempdir().unwrap();
@@ -120,6 +126,7 @@ fn a_free_device_named_and_confirmed_passes() {
 }
 
 #[test]
+#[ignore = "system tier: root, loop devices"]
 fn refuses_a_device_not_named_or_not_confirmed() {
     require_root();
     let dir = tempfile::tempdir().unwrap();
@@ -141,9 +148,9 @@ fn refuses_a_device_not_named_or_not_confirmed() {
     );
 }
 
+/// No root needed: the file is refused before anything is opened for writing.
 #[test]
 fn refuses_a_regular_file() {
-    require_root();
     let dir = tempfile::tempdir().unwrap();
     let file = dir.path().join("disk.img");
     std::fs::write(&file, b"not a disk").unwrap();
@@ -152,7 +159,10 @@ fn refuses_a_regular_file() {
 }
 
 #[test]
+#[ignore = "system tier: root, loop devices, mkfs.ext4"]
 fn refuses_a_mounted_device() {
+    require_root();
+    require_tool("mkfs.ext4", "e2fsprogs");
     let b = Bed::mounted_ext4(64 * MIB);
     let r = refusal(check_block_device(b.img.device(), Some(b.img.device()), true));
     assert!(r.starts_with("mounted at ") && r.ends_with("/mnt"), "{r}");
@@ -160,9 +170,11 @@ fn refuses_a_mounted_device() {
 }
 
 #[test]
+#[ignore = "system tier: root, loop devices, mkfs.ext4"]
 fn refuses_a_disk_whose_partition_is_mounted() {
     require_root();
-    require_tool("mkfs.ext4");
+    require_tool("mkfs.ext4", "e2fsprogs");
+    require_tool("losetup", "mount");
     let dir = tempfile::tempdir().unwrap();
     let mnt = dir.path().join("mnt");
     std::fs::create_dir(&mnt).unwrap();
@@ -181,6 +193,7 @@ fn refuses_a_disk_whose_partition_is_mounted() {
 }
 
 #[test]
+#[ignore = "system tier: root, loop devices"]
 fn refuses_a_device_held_open_exclusively() {
     require_root();
     let dir = tempfile::tempdir().unwrap();
@@ -198,9 +211,11 @@ fn refuses_a_device_held_open_exclusively() {
 }
 
 #[test]
+#[ignore = "system tier: root, loop devices, mkswap, swapon"]
 fn refuses_a_swap_device() {
     require_root();
-    require_tool("mkswap");
+    require_tool("mkswap", "util-linux");
+    require_tool("swapon", "mount");
     let dir = tempfile::tempdir().unwrap();
     let img = LoopImage::create(dir.path(), 64 * MIB).unwrap();
     let dev = img.device().to_str().unwrap().to_string();
@@ -213,10 +228,11 @@ fn refuses_a_swap_device() {
 }
 
 #[test]
+#[ignore = "system tier: root, loop devices, wipefs, mkfs.xfs"]
 fn wipe_erases_every_signature() {
     require_root();
-    require_tool("wipefs");
-    require_tool("mkfs.xfs");
+    require_tool("wipefs", "util-linux");
+    require_tool("mkfs.xfs", "xfsprogs");
     let dir = tempfile::tempdir().unwrap();
     let img = LoopImage::create(dir.path(), 512 * MIB).unwrap();
     let dev = img.device().to_str().unwrap();
@@ -240,10 +256,11 @@ fn wipe_erases_every_signature() {
 /// What a killed run leaves: an image attached without autoclear, one with a filesystem still
 /// mounted. Both are let go; the mounted one when it is unmounted.
 #[test]
+#[ignore = "system tier: root, loop devices, losetup, mkfs.ext4"]
 fn leftover_images_under_a_directory_are_let_go() {
     require_root();
-    require_tool("losetup");
-    require_tool("mkfs.ext4");
+    require_tool("losetup", "mount");
+    require_tool("mkfs.ext4", "e2fsprogs");
     let dir = tempfile::tempdir().unwrap();
     let scratch = dir.path().join("scratch");
     std::fs::create_dir(&scratch).unwrap();

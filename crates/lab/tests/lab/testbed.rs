@@ -1,14 +1,14 @@
 //! The test bed of a loop device, and its raw read speed (as root).
 
-mod common;
-
-use common::*;
+use crate::common::*;
 use fslab_lab::device::LoopImage;
 use fslab_lab::testbed::{raw_read_mib_s, system_disks, TestBed};
+use fslab_testkit::require_root;
 use std::path::PathBuf;
 use std::time::Duration;
 
 #[test]
+#[ignore = "system tier: root, loop devices"]
 fn a_loop_device_is_described() {
     require_root();
     let dir = tempfile::tempdir().unwrap();
@@ -54,6 +54,7 @@ fn a_loop_device_is_described() {
 }
 
 #[test]
+#[ignore = "system tier: root, loop devices"]
 fn raw_read_of_a_loop_device() {
     require_root();
     let dir = tempfile::tempdir().unwrap();
