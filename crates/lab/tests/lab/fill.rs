@@ -447,7 +447,14 @@ fn filling_a_tmpfs_to_40_percent_stops_there_in_the_first_leaves() {
     for n in 0..21 {
         assert!(fs.path().join(leaf(&spec.layout, n)).is_dir(), "leaf {n}");
     }
-    assert!(fs.path().join("fill/0/0/0/linux/Makefile").is_file());
+    // Which leaves got far: that is up to the scheduler (under load, leaf 0's thread may be the
+    // late one). But 40% of 64 MiB over 21 leaves is over a megabyte in one of them at least,
+    // and the tree's top Makefile comes after its first 13 kB: it is there, where the tree puts
+    // it, in some leaf.
+    assert!(
+        (0..21).any(|n| fs.path().join(leaf(&spec.layout, n)).join("linux/Makefile").is_file()),
+        "no leaf holds linux/Makefile"
+    );
     assert!(!fs.path().join("fill/0/1").exists());
     let on_disk = walk(&fs.path().join("fill"));
     let (dirs, files, bytes) = totals(&on_disk);
