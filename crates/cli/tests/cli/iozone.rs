@@ -1,25 +1,14 @@
 //! `fslab iozone` from the outside: seed 004's options at a small size, --json, --explain, exit
 //! codes and messages for bad options, and what is left on disk.
 
-mod common;
-
-use common::{fslab_in, Run};
+use crate::common::fslab_in;
+use fslab_testkit::{entries, Run, Tmpfs};
 use serde_json::Value;
 use std::path::Path;
-use std::process::Command;
 
 /// Runs `fslab iozone ARGS` in `cwd`.
 fn iozone(cwd: &Path, args: &[&str]) -> Run {
     fslab_in(Some(cwd), &[], &[&["iozone"], args].concat())
-}
-
-fn entries(dir: &Path) -> Vec<String> {
-    let mut v: Vec<String> = std::fs::read_dir(dir)
-        .unwrap()
-        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
-        .collect();
-    v.sort();
-    v
 }
 
 #[test]
@@ -256,40 +245,12 @@ fn automatic_mode_prints_the_table() {
     assert!(entries(tmp.path()).is_empty());
 }
 
-/// A small tmpfs mounted for one test, unmounted when dropped.
-struct Tmpfs {
-    dir: tempfile::TempDir,
-}
-
-impl Tmpfs {
-    /// Needs root (to mount); fails the test with a message saying so otherwise.
-    fn mount(size: &str) -> Tmpfs {
-        let dir = tempfile::tempdir().unwrap();
-        let out = Command::new("mount")
-            .args(["-t", "tmpfs", "-o", &format!("size={size}"), "tmpfs"])
-            .arg(dir.path())
-            .output()
-            .expect("run mount");
-        assert!(
-            out.status.success(),
-            "this test needs root to mount a {size} tmpfs (to fill it up): mount said {}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-        Tmpfs { dir }
-    }
-}
-
-impl Drop for Tmpfs {
-    fn drop(&mut self) {
-        let _ = Command::new("umount").arg(self.dir.path()).status();
-    }
-}
-
 #[test]
+#[ignore = "system tier: root, to mount a 256 KiB tmpfs to fill"]
 fn a_run_that_meets_an_error_exits_1_and_says_why() {
     let fs = Tmpfs::mount("256k");
     let r = iozone(
-        fs.dir.path(),
+        fs.path(),
         &["-i", "0", "-i", "1", "-t", "2", "-s", "1m", "-r", "64k", "--pause", "0"],
     );
     assert_eq!(r.code, 1, "stdout {} stderr {}", r.stdout, r.stderr);
@@ -299,5 +260,5 @@ fn a_run_that_meets_an_error_exits_1_and_says_why() {
     assert!(!r.stdout.contains("rewriters"));
     assert!(!r.stdout.contains("iozone test complete."));
     // Without -w, what was written is removed.
-    assert!(entries(fs.dir.path()).is_empty(), "{:?}", entries(fs.dir.path()));
+    assert!(entries(fs.path()).is_empty(), "{:?}", entries(fs.path()));
 }

@@ -1,21 +1,10 @@
 //! `fslab report` and `fslab compare` from the outside: formats, files, exit codes and messages,
 //! on the stores testkit's `studies` builds through the store's API for the report's own tests.
 
-mod common;
-
-use common::{fslab_in, Run};
+use crate::common::{fslab, s};
 // The report's stored studies: one with a hung and an unsupported cell, and planted differences
 // for comparisons.
 use fslab_testkit::studies;
-use std::path::Path;
-
-fn fslab(args: &[&str]) -> Run {
-    fslab_in(None, &[], args)
-}
-
-fn s(p: &Path) -> &str {
-    p.to_str().expect("a UTF-8 path")
-}
 
 #[test]
 fn report_prints_tables_and_writes_each_format() {

@@ -1,11 +1,12 @@
 //! A test's own lab directory for `fslab study` tests: its study file, store and scratch, what
-//! it leaves mounted or attached, and the release of all of it when the test ends; and the
-//! checks that a test has root and the tools it needs.
+//! it leaves mounted or attached, and the release of all of it when the test ends.
 
-use super::{fslab_within, Run};
+use crate::common::{fslab_within, refs};
 use fslab_store::Store;
+use fslab_testkit::Run;
 use std::path::{Path, PathBuf};
 use std::process::Command;
+use std::sync::{RwLock, RwLockReadGuard, RwLockWriteGuard};
 use std::time::{Duration, Instant};
 
 /// Longer than any study of these tests takes (the longest, over three filesystems, about 20 s).
@@ -13,6 +14,17 @@ pub const STUDY_LIMIT: Duration = Duration::from_secs(120);
 
 /// How long the kernel may take to let go of a lazily unmounted filesystem and its loop device.
 pub const SETTLE: Duration = Duration::from_secs(10);
+
+/// The seed studies each keep both CPUs busy for a minute or more and run alone; the smaller
+/// studies of study.rs may run side by side, but not beside a seed. (They were apart when they
+/// were test binaries of their own; in one binary this lock keeps them so.)
+static STUDIES: RwLock<()> = RwLock::new(());
+
+/// A test's turn to run studies: alone, or beside other tests' small ones.
+enum Turn {
+    Alone(#[allow(dead_code)] RwLockWriteGuard<'static, ()>),
+    Shared(#[allow(dead_code)] RwLockReadGuard<'static, ()>),
+}
 
 // ---------------------------------------------------------------------------------------------
 // The test's directory
@@ -26,6 +38,8 @@ pub struct Lab {
     pub root: PathBuf,
     /// The study file: `study.toml` here, or a study of the repository's.
     study: PathBuf,
+    /// Let go last, once the directory and all in it are released.
+    _turn: Turn,
 }
 
 impl Lab {
@@ -36,12 +50,29 @@ impl Lab {
         lab
     }
 
-    /// A directory for running the study file `study` (relative: to the directory).
+    /// A directory for running the study file `study` (relative: to the directory), beside
+    /// other tests' small studies.
     pub fn of_file(study: &Path) -> Lab {
+        let turn = Turn::Shared(STUDIES.read().unwrap_or_else(|e| e.into_inner()));
+        Lab::with_turn(study, turn)
+    }
+
+    /// [`Lab::of_file`] for a study that runs alone: no other test's study runs beside it.
+    pub fn alone(study: &Path) -> Lab {
+        let turn = Turn::Alone(STUDIES.write().unwrap_or_else(|e| e.into_inner()));
+        Lab::with_turn(study, turn)
+    }
+
+    fn with_turn(study: &Path, turn: Turn) -> Lab {
         let dir = tempfile::tempdir().expect("a temporary directory");
         let root = dir.path().canonicalize().expect("the temporary directory's path");
         let study = root.join(study);
-        Lab { _dir: dir, root, study }
+        Lab {
+            _dir: dir,
+            root,
+            study,
+            _turn: turn,
+        }
     }
 
     pub fn study_file(&self) -> PathBuf {
@@ -130,7 +161,7 @@ impl Lab {
         }
         assert_eq!(self.mounts(), Vec::<PathBuf>::new(), "left mounted");
         assert_eq!(self.loops(), Vec::<String>::new(), "loop devices left attached");
-        let scratch: Vec<String> = super::entries(&self.root)
+        let scratch: Vec<String> = fslab_testkit::entries(&self.root)
             .into_iter()
             .filter(|e| e.starts_with("fslab-study-"))
             .collect();
@@ -187,43 +218,4 @@ impl Lab {
 
 pub fn quietly(program: &str, args: &[&std::ffi::OsStr]) {
     let _ = Command::new(program).args(args).output();
-}
-
-// ---------------------------------------------------------------------------------------------
-// What a test needs
-
-pub fn need_root() {
-    assert!(
-        rustix::process::geteuid().is_root(),
-        "this test needs root: it makes loop devices and formats and mounts filesystems (run the tests as root, as CI does)"
-    );
-}
-
-/// Fails the test naming the program it lacks and the package that has it.
-pub fn need_tools(tools: &[&str]) {
-    for tool in tools {
-        let package = match *tool {
-            "mkfs.ext2" | "mkfs.ext3" | "mkfs.ext4" | "e2fsck" => "e2fsprogs",
-            "mkfs.xfs" | "xfs_repair" => "xfsprogs",
-            "mkfs.btrfs" | "btrfs" => "btrfs-progs",
-            _ => "util-linux",
-        };
-        assert!(
-            program(tool).is_some(),
-            "this test needs {tool}, which is not installed: apt-get install {package}"
-        );
-    }
-}
-
-/// Where `name` is installed: on $PATH, or in the sbin directories a non-login root lacks.
-pub fn program(name: &str) -> Option<PathBuf> {
-    let path = std::env::var_os("PATH").unwrap_or_default();
-    std::env::split_paths(&path)
-        .chain(["/usr/sbin", "/sbin"].map(PathBuf::from))
-        .map(|d| d.join(name))
-        .find(|p| p.is_file())
-}
-
-pub fn refs(args: &[String]) -> Vec<&str> {
-    args.iter().map(String::as_str).collect()
 }

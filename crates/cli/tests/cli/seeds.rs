@@ -6,23 +6,19 @@
 //!
 //! They need root, loop devices, the mkfs tools and dbench's loadfile, and fail naming what is
 //! missing. They run one at a time (each keeps both CPUs busy for a minute or more, up to three
-//! in a debug build), in a directory of their own (see `common::lab`).
+//! in a debug build), in a directory of their own (see `lab.rs`).
 
-mod common;
-
-use common::fslab_within;
-use common::lab::{need_root, need_tools, refs, Lab};
+use crate::common::{fslab_within, refs};
+use crate::lab::Lab;
+use fslab_lab::tool::package_of;
+use fslab_testkit::{require_file, require_root, require_tool};
 use serde_json::Value;
 use std::path::{Path, PathBuf};
-use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
 /// Far longer than a quick study takes (16 s to 3 min in a debug build, on a 2-CPU machine):
 /// only a hang stops here.
 const SEED_LIMIT: Duration = Duration::from_secs(900);
-
-/// The seeds run one after the other: two at once would share two CPUs and one page cache.
-static ONE_AT_A_TIME: Mutex<()> = Mutex::new(());
 
 /// No row: every cell of the column is absent (the matrix leaves them out).
 const NO_ROWS: &[&str] = &[];
@@ -36,6 +32,7 @@ const DBENCH_LOADFILE: &str = "/usr/share/dbench/client.txt";
 /// Seed 000, FFSB large-file sequential write: throughput (MB/sec) and CPU % for ext3, ext4 and
 /// xfs at 4, 16 and 64 threads, and their graphs.
 #[test]
+#[ignore = "system tier: a whole study: root, loop devices, mkfs.ext3, mkfs.ext4, mkfs.xfs"]
 fn seed_000_ffsb_large_file_sequential_write() {
     let seed = Seed::run("seed-000-", &["mkfs.ext3", "mkfs.ext4", "mkfs.xfs"], &[]);
     let full = seed.dry_run(&[]);
@@ -72,6 +69,7 @@ fn seed_000_ffsb_large_file_sequential_write() {
 /// Seed 001, dbench: Throughput for ext3, xfs and jfs under every scheduler at 5 and 20
 /// clients, and the sync mounts at 5 clients after a warm-up run; jfs is unsupported here.
 #[test]
+#[ignore = "system tier: a whole study: root, loop devices, mkfs.ext3, mkfs.xfs, dbench's client.txt"]
 fn seed_001_dbench_filesystems_and_schedulers() {
     let seed = Seed::run("seed-001-", &["mkfs.ext3", "mkfs.xfs"], &[DBENCH_LOADFILE]);
     let w = seed.workload_of("dbench");
@@ -141,6 +139,7 @@ const SEED_002_ROWS: [Seed002Row; 13] = [
 /// transactions per second, CPU % and fsck time; rows this kernel refuses are unsupported with
 /// its message.
 #[test]
+#[ignore = "system tier: a whole study: root, loop devices, mkfs.ext3, mkfs.ext4, mkfs.xfs, e2fsck, xfs_repair"]
 fn seed_002_ffsb_small_files_mkfs_and_mount_options() {
     let seed = Seed::run(
         "seed-002-",
@@ -196,6 +195,7 @@ fn seed_002_ffsb_small_files_mkfs_and_mount_options() {
 /// nilfs2 unsupported here), and how many times the best each is. A mode may be a row of one
 /// workload or a workload of its own: either way it has a row of a headline table.
 #[test]
+#[ignore = "system tier: a whole study: root, loop devices, mkfs.ext3, mkfs.ext4, mkfs.xfs, mkfs.btrfs"]
 fn seed_003_sysbench_fileio_modes() {
     let seed = Seed::run("seed-003-", &["mkfs.ext3", "mkfs.ext4", "mkfs.xfs", "mkfs.btrfs"], &[]);
     for mode in ["seqwr", "seqrewr", "seqrd", "rndrd", "rndwr", "rndrw"] {
@@ -243,6 +243,7 @@ type Seed004Filesystem = (&'static str, &'static str, fn(&Value) -> bool);
 /// filesystem; dbench against clients, empty and filled; ext2, ext3, ext3 with dir_index and
 /// xfs measured, reiserfs unsupported.
 #[test]
+#[ignore = "system tier: a whole study: root, loop devices, mkfs.ext2, mkfs.ext3, mkfs.xfs, dbench's client.txt"]
 fn seed_004_ibm_journaling_filesystems() {
     let seed = Seed::run("seed-004-", &["mkfs.ext2", "mkfs.ext3", "mkfs.xfs"], &[DBENCH_LOADFILE]);
     let filesystems: [Seed004Filesystem; 5] = [
@@ -386,22 +387,19 @@ impl Seed {
     /// Runs the seed study whose file begins with `prefix` in its quick form, after checking
     /// root, `tools` and `files` are there, and reads its report.
     fn run(prefix: &str, tools: &[&str], files: &[&str]) -> Seed {
-        need_root();
-        need_tools(tools);
-        for file in files {
-            assert!(
-                Path::new(file).is_file(),
-                "this test needs {file}, which is not there: apt-get install dbench"
-            );
+        require_root();
+        for tool in tools {
+            require_tool(tool, package_of(tool).unwrap_or("the package that has it"));
         }
-        let lab = Lab::of_file(&seed_file(prefix));
-        let run = {
-            let _one = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
-            let t0 = Instant::now();
-            let run = fslab_within(None, &[], &refs(&lab.run_args(&["--quick"])), SEED_LIMIT);
-            eprintln!("{prefix}: the quick study took {:.0?}", t0.elapsed());
-            run
-        };
+        for file in files {
+            require_file(file, "dbench");
+        }
+        // The seeds run one after the other, and beside no other study: two at once would share
+        // two CPUs and one page cache.
+        let lab = Lab::alone(&seed_file(prefix));
+        let t0 = Instant::now();
+        let run = fslab_within(None, &[], &refs(&lab.run_args(&["--quick"])), SEED_LIMIT);
+        eprintln!("{prefix}: the quick study took {:.0?}", t0.elapsed());
         assert_eq!(run.code, 0, "the quick study failed:\n{}", run.stderr);
         let json = lab.fslab(&["report", "1", "--format", "json"]);
         assert_eq!(json.code, 0, "{}", json.stderr);
@@ -671,7 +669,7 @@ impl Seed {
 fn seed_file(prefix: &str) -> PathBuf {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../studies");
     let dir = dir.canonicalize().unwrap_or_else(|e| panic!("{}: {e}", dir.display()));
-    let found: Vec<String> = common::entries(&dir)
+    let found: Vec<String> = fslab_testkit::entries(&dir)
         .into_iter()
         .filter(|n| n.starts_with(prefix) && n.ends_with(".toml"))
         .collect();

@@ -1,21 +1,9 @@
 //! `fslab info`: the test bed as text and JSON, and the raw read of a named device (as root).
 
-mod common;
-
-use common::{fslab_in, Run};
+use crate::common::fslab;
 use fslab_lab::device::LoopImage;
+use fslab_testkit::require_root;
 use serde_json::Value;
-
-fn fslab(args: &[&str]) -> Run {
-    fslab_in(None, &[], args)
-}
-
-fn require_root() {
-    assert!(
-        rustix::process::geteuid().is_root(),
-        "this test needs root (a loop device, and BLKFLSBUF for the raw read): run it as root"
-    );
-}
 
 #[test]
 fn json_has_the_test_bed_and_reads_no_disk() {
@@ -47,6 +35,7 @@ fn json_has_the_test_bed_and_reads_no_disk() {
 }
 
 #[test]
+#[ignore = "system tier: root, a loop device"]
 fn a_named_device_gets_a_raw_read_figure() {
     require_root();
     let dir = tempfile::tempdir().unwrap();

@@ -1,15 +1,19 @@
 //! `fslab run` from the outside: exit codes, what goes to stdout and stderr, --json, --explain,
 //! errors during a run, and the temporary run directory.
 
-mod common;
-
-use common::{fslab_in, Run};
+use crate::common::{fslab, fslab_in, s};
 use fslab_engine::Workload;
+use fslab_testkit::{entries, tempdir, Run, Tmpfs};
 use serde_json::Value;
 use std::path::{Path, PathBuf};
-use std::process::Command;
 
-impl Run {
+/// What `fslab run --json` printed, read back.
+trait Outcome {
+    fn outcome(&self) -> Value;
+    fn json(&self) -> Value;
+}
+
+impl Outcome for Run {
     /// The outcome `--json` printed.
     fn outcome(&self) -> Value {
         serde_json::from_str(&self.stdout)
@@ -26,27 +30,6 @@ impl Run {
 
 fn fslab_env(args: &[&str], env: &[(&str, &Path)]) -> Run {
     fslab_in(None, env, args)
-}
-
-fn fslab(args: &[&str]) -> Run {
-    fslab_env(args, &[])
-}
-
-fn tempdir() -> tempfile::TempDir {
-    tempfile::tempdir().expect("a temporary directory")
-}
-
-fn s(p: &Path) -> &str {
-    p.to_str().expect("a UTF-8 path")
-}
-
-fn entries(dir: &Path) -> Vec<String> {
-    let mut v: Vec<String> = std::fs::read_dir(dir)
-        .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
-        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
-        .collect();
-    v.sort();
-    v
 }
 
 const READS: &str = r#"name = "reads"
@@ -302,48 +285,6 @@ fn a_run_directory_reached_through_a_symlink_out_is_refused_with_exit_2() {
     assert_eq!(r.code, 2, "a refused path is bad input: stderr {}", r.stderr);
 }
 
-fn require_root(what: &str) {
-    let out = Command::new("id")
-        .arg("-u")
-        .output()
-        .expect("`id` is needed to check for root");
-    let uid = String::from_utf8_lossy(&out.stdout).trim().to_string();
-    assert_eq!(uid, "0", "{what} needs root (mount); this test runs as uid {uid}");
-}
-
-/// A 1 MiB tmpfs mounted on a temporary directory, unmounted on drop.
-struct Tmpfs {
-    dir: tempfile::TempDir,
-}
-
-impl Tmpfs {
-    fn new() -> Tmpfs {
-        require_root("mounting a tiny tmpfs to fill up");
-        let dir = tempdir();
-        let out = Command::new("mount")
-            .args(["-t", "tmpfs", "-o", "size=1m", "fslab-test"])
-            .arg(dir.path())
-            .output()
-            .unwrap_or_else(|e| panic!("cannot run mount ({e}); this test needs it"));
-        assert!(
-            out.status.success(),
-            "mount -t tmpfs failed: {}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-        Tmpfs { dir }
-    }
-
-    fn path(&self) -> &Path {
-        self.dir.path()
-    }
-}
-
-impl Drop for Tmpfs {
-    fn drop(&mut self) {
-        let _ = Command::new("umount").arg(self.dir.path()).status();
-    }
-}
-
 /// Creates files of 400k on a 1m filesystem: the third cannot be written.
 fn filler(stop: &str) -> String {
     format!(
@@ -370,8 +311,9 @@ bs = "64k"
 }
 
 #[test]
+#[ignore = "system tier: root, to mount a 1 MiB tmpfs to fill"]
 fn a_run_that_fills_the_filesystem_exits_1_and_names_its_first_error() {
-    let fs = Tmpfs::new();
+    let fs = Tmpfs::mount("1m");
     let tmp = tempdir();
     let file = write_file(tmp.path(), "filler.toml", &filler("ops = 10"));
     let r = fslab(&["run", s(&file), "--dir", s(fs.path()), "--json"]);
@@ -407,8 +349,9 @@ fn a_run_that_fills_the_filesystem_exits_1_and_names_its_first_error() {
 }
 
 #[test]
+#[ignore = "system tier: root, to mount a 1 MiB tmpfs to fill"]
 fn the_first_error_carries_its_errno() {
-    let fs = Tmpfs::new();
+    let fs = Tmpfs::mount("1m");
     let tmp = tempdir();
     let file = write_file(tmp.path(), "filler.toml", &filler("ops = 10"));
     let r = fslab(&["run", s(&file), "--dir", s(fs.path()), "--json"]);
@@ -418,8 +361,9 @@ fn the_first_error_carries_its_errno() {
 }
 
 #[test]
+#[ignore = "system tier: root, to mount a 1 MiB tmpfs to fill"]
 fn continue_on_error_goes_on_counting_errors() {
-    let fs = Tmpfs::new();
+    let fs = Tmpfs::mount("1m");
     let tmp = tempdir();
     let file = write_file(tmp.path(), "filler.toml", &filler("time = \"1s\""));
     let r = fslab(&["run", s(&file), "--dir", s(fs.path()), "--json", "--continue-on-error"]);

@@ -1,9 +1,8 @@
 //! `fslab dbench` from the outside: dbench's output, --json, --explain, exit codes, and that bad
 //! input runs nothing.
 
-mod common;
-
-use common::{fslab_in, Run};
+use crate::common::fslab_in;
+use fslab_testkit::{entries, Run};
 use serde_json::Value;
 use std::path::Path;
 use std::time::Duration;
@@ -32,15 +31,6 @@ fn write_named(dir: &Path, name: &str, text: &str) -> String {
     let p = dir.join(name);
     std::fs::write(&p, text).unwrap();
     p.to_str().unwrap().to_string()
-}
-
-fn entries(dir: &Path) -> Vec<String> {
-    let mut v: Vec<String> = std::fs::read_dir(dir)
-        .unwrap()
-        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
-        .collect();
-    v.sort();
-    v
 }
 
 #[test]

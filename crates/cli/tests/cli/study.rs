@@ -7,12 +7,11 @@
 //! side never share a device or a mount, and "nothing left behind" means nothing under that
 //! directory. Whatever a failing test leaves there is released when it ends.
 
-mod common;
-
-use common::lab::{need_root, need_tools, program, refs, Lab, STUDY_LIMIT};
-use common::{finish, fslab_command, Run};
+use crate::common::{finish, fslab_command, refs};
+use crate::lab::{Lab, STUDY_LIMIT};
 use fslab_engine::result::{Status, StopReason};
 use fslab_store::{CellRow, CellStatus, RunRow, RunStatus, StepRow, Store, StudyRow, StudyStatus};
+use fslab_testkit::{program, require_root, require_tool, Run};
 use std::os::unix::fs::{FileExt, PermissionsExt};
 use std::os::unix::process::CommandExt;
 use std::path::Path;
@@ -47,9 +46,12 @@ vary = { threads = [1, 2] }
 "#;
 
 #[test]
+#[ignore = "system tier: root, loop devices, mkfs.ext4, mkfs.xfs, mkfs.btrfs"]
 fn a_study_over_three_filesystems_stores_every_run() {
-    need_root();
-    need_tools(&["mkfs.ext4", "mkfs.xfs", "mkfs.btrfs"]);
+    require_root();
+    require_tool("mkfs.ext4", "e2fsprogs");
+    require_tool("mkfs.xfs", "xfsprogs");
+    require_tool("mkfs.btrfs", "btrfs-progs");
     let lab = Lab::new(THREE_FILESYSTEMS);
     let run = lab.run_study(&[]);
     assert_eq!(run.code, 0, "{}", run.stderr);
@@ -148,9 +150,11 @@ run = { op = "randwrite", bs = "4k", size = "4m", time = "1s" }
 "#;
 
 #[test]
+#[ignore = "system tier: root, loop devices, mkfs.ext4, fsfreeze"]
 fn a_run_on_a_frozen_filesystem_hangs_and_the_study_goes_on() {
-    need_root();
-    need_tools(&["mkfs.ext4", "fsfreeze"]);
+    require_root();
+    require_tool("mkfs.ext4", "e2fsprogs");
+    require_tool("fsfreeze", "util-linux");
     let lab = Lab::new(HUNG);
     let args = lab.run_args(&[]);
     let child = start(&args);
@@ -220,9 +224,10 @@ vary = { threads = [1, 2] }
 "#;
 
 #[test]
+#[ignore = "system tier: root, loop devices, mkfs.ext4"]
 fn resume_after_kill_9_runs_exactly_the_missing_runs() {
-    need_root();
-    need_tools(&["mkfs.ext4"]);
+    require_root();
+    require_tool("mkfs.ext4", "e2fsprogs");
     let lab = Lab::new(SIX_RUNS);
     let mut child = start(&lab.run_args(&[]));
     let before: Vec<RunRow> = {
@@ -282,9 +287,10 @@ run = { op = "randwrite", bs = "4k", size = "4m", time = "1s" }
 "#;
 
 #[test]
+#[ignore = "system tier: root, loop devices, mkfs.ext4, drop_caches"]
 fn a_full_filesystem_fails_its_run_and_the_study_goes_on() {
-    need_root();
-    need_tools(&["mkfs.ext4"]);
+    require_root();
+    require_tool("mkfs.ext4", "e2fsprogs");
     let lab = Lab::new(ENOSPC);
     let run = lab.run_study(&[]);
     assert_eq!(run.code, 0, "{}", run.stderr);
@@ -341,9 +347,10 @@ vary = { threads = [1, 2] }
 "#;
 
 #[test]
+#[ignore = "system tier: root, loop devices, mkfs.ext4"]
 fn the_fill_level_is_an_axis_with_a_filesystem_per_level() {
-    need_root();
-    need_tools(&["mkfs.ext4"]);
+    require_root();
+    require_tool("mkfs.ext4", "e2fsprogs");
     let lab = Lab::new(EMPTY_AND_FILLED);
     let run = lab.run_study(&[]);
     assert_eq!(run.code, 0, "{}", run.stderr);
@@ -439,9 +446,10 @@ run = { op = "randwrite", bs = "4k", size = "2m", time = "1s" }
 "#;
 
 #[test]
+#[ignore = "system tier: root, loop devices, mkfs.ext4"]
 fn a_fill_that_fails_fails_its_runs_and_the_study_goes_on() {
-    need_root();
-    need_tools(&["mkfs.ext4"]);
+    require_root();
+    require_tool("mkfs.ext4", "e2fsprogs");
     let lab = Lab::new(UNFILLABLE);
     let run = lab.run_study(&[]);
     assert_eq!(run.code, 0, "{}", run.stderr);
@@ -497,9 +505,10 @@ run = { op = "randwrite", bs = "4k", size = "4m", time = "1s" }
 "#;
 
 #[test]
+#[ignore = "system tier: root, loop devices, mkfs.ext4"]
 fn a_rejected_mount_option_and_a_missing_filesystem_are_unsupported_cells() {
-    need_root();
-    need_tools(&["mkfs.ext4"]);
+    require_root();
+    require_tool("mkfs.ext4", "e2fsprogs");
     let jfs = std::fs::read_to_string("/proc/filesystems")
         .unwrap_or_default()
         .contains("jfs");
@@ -547,9 +556,13 @@ fn a_rejected_mount_option_and_a_missing_filesystem_are_unsupported_cells() {
 const MARKER: &[u8] = b"fslab study test: do not format";
 
 #[test]
+#[ignore = "system tier: root, loop devices, mkfs.ext4, losetup, blkid"]
 fn a_block_device_is_refused_unless_named_confirmed_and_unmounted() {
-    need_root();
-    need_tools(&["mkfs.ext4", "losetup", "blkid", "mount"]);
+    require_root();
+    require_tool("mkfs.ext4", "e2fsprogs");
+    require_tool("losetup", "mount");
+    require_tool("blkid", "util-linux");
+    require_tool("mount", "mount");
     let lab = Lab::new("");
     let dev = lab.own_device();
     let uuid = uuid_of(&dev);
@@ -659,7 +672,7 @@ fn a_malformed_study_names_its_line_and_creates_nothing() {
             "expected `{file}{at}`: {first}"
         );
         assert!(first.contains(says), "expected `{says}`: {first}");
-        assert_eq!(common::entries(&lab.root), ["study.toml"], "{text}");
+        assert_eq!(fslab_testkit::entries(&lab.root), ["study.toml"], "{text}");
     }
     lab.assert_clean();
 }
@@ -695,7 +708,7 @@ fn a_dry_run_prints_the_matrix_and_an_estimate_without_root() {
         let threads = format!("threads={}", i % 2 + 1);
         assert!(words.contains(&threads.as_str()), "{}", cells[i]);
     }
-    assert_eq!(common::entries(&lab.root), ["study.toml"]);
+    assert_eq!(fslab_testkit::entries(&lab.root), ["study.toml"]);
     lab.assert_clean();
 }
 
