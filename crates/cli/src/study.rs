@@ -3,7 +3,7 @@
 use crate::Failure;
 use anyhow::anyhow;
 use fslab_lab::lifecycle;
-use fslab_lab::machine::{Host, Machine};
+use fslab_lab::machine::Host;
 use fslab_lab::matrix::{self, Form};
 use fslab_lab::runner::{Event, Options, Summary};
 use fslab_lab::study::Study;
@@ -81,7 +81,14 @@ pub fn main(args: Args) -> Result<ExitCode, Failure> {
             let form = if quick { Form::Quick } else { Form::Full };
             let s = Study::from_file(&study).map_err(|e| Failure::Input(e.into()))?;
             if dry_run {
-                print!("{}", dry_run_text(&s, form, &machine));
+                let verdicts = lifecycle::preflight(&s, form, &machine).map_err(|e| lab_failure(e, &study))?;
+                print!("{}", dry_run_text(&s, form, &verdicts));
+                if verdicts.iter().all(Option::is_some) {
+                    return Err(Failure::Environment(anyhow!(
+                        "{}",
+                        lifecycle::nothing_runs(&s, form, &verdicts)
+                    )));
+                }
                 return Ok(ExitCode::SUCCESS);
             }
             let (store, id) =
@@ -141,6 +148,13 @@ fn execute(
             db.display()
         );
         return Ok(ExitCode::from(130));
+    }
+    if summary.runs > 0 && summary.ok == 0 {
+        return Err(Failure::Run(anyhow!(
+            "study {id} `{}`: not one of its {} runs succeeded (fslab study show {id} says why)",
+            s.name,
+            summary.runs
+        )));
     }
     Ok(ExitCode::SUCCESS)
 }
@@ -237,26 +251,54 @@ fn human(d: Duration) -> String {
     }
 }
 
-fn dry_run_text(s: &Study, form: Form, machine: &dyn Machine) -> String {
+/// The preflight: every cell of the matrix, runnable here or unsupported with the reason, and
+/// an estimate of the runnable cells' time.
+fn dry_run_text(s: &Study, form: Form, verdicts: &[Option<String>]) -> String {
     let cells = matrix::expand(s, form);
     let repeats = matrix::repeats(s, form);
+    let runnable: Vec<bool> = verdicts.iter().map(Option::is_none).collect();
+    let can = runnable.iter().filter(|ok| **ok).count();
     let mut out = format!(
-        "study `{}` ({} form): {} cells × {repeats} repeats = {} runs, about {}\n\n",
+        "study `{}` ({} form): {} cells × {repeats} repeats = {} runs\n",
         s.name,
         form.name(),
         cells.len(),
         cells.len() as u64 * u64::from(repeats),
-        human(matrix::estimate(s, form, machine))
     );
+    out.push_str(&format!(
+        "{can} of {} cells can run on this machine, about {}\n\n",
+        cells.len(),
+        human(matrix::estimate_runnable(s, form, &runnable))
+    ));
     let width = cells.iter().map(|c| c.label.chars().count()).max().unwrap_or(0);
-    for c in &cells {
-        let opts: Vec<String> = c.options.iter().map(|(k, v)| format!("{k}={v}")).collect();
-        out.push_str(&format!(
-            "{:>4}  {:<width$}  {}\n",
-            c.ordinal + 1,
-            c.label,
-            opts.join(" ")
-        ));
+    // Each reason once, below the table, numbered in the order they first appear.
+    let mut reasons: Vec<&str> = Vec::new();
+    for (c, verdict) in cells.iter().zip(verdicts) {
+        let what = match verdict {
+            None => c
+                .options
+                .iter()
+                .map(|(k, v)| format!("{k}={v}"))
+                .collect::<Vec<_>>()
+                .join(" "),
+            Some(reason) => {
+                let n = match reasons.iter().position(|r| r == reason) {
+                    Some(n) => n,
+                    None => {
+                        reasons.push(reason);
+                        reasons.len() - 1
+                    }
+                };
+                format!("unsupported [{}]", n + 1)
+            }
+        };
+        out.push_str(&format!("{:>4}  {:<width$}  {what}\n", c.ordinal + 1, c.label));
+    }
+    if !reasons.is_empty() {
+        out.push('\n');
+    }
+    for (n, reason) in reasons.iter().enumerate() {
+        out.push_str(&format!("[{}] {reason}\n", n + 1));
     }
     out
 }

@@ -41,6 +41,9 @@ pub enum LabError {
         cell: String,
         error: fslab_classic::Error,
     },
+    /// Every cell of the study lacks something on this machine (a filesystem, a tool's file).
+    #[error("{0}")]
+    NothingRuns(String),
     /// No study of that id or name in the store.
     #[error("{0}")]
     NoStudy(String),

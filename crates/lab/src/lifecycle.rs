@@ -10,39 +10,77 @@ use crate::study::{Study, Target};
 use crate::LabError;
 use fslab_classic::contract::{Request, Role};
 use fslab_store::{NewStudy, Store, StudyId, StudyRow, StudyStatus};
-use std::collections::BTreeSet;
+use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::AtomicBool;
 use std::sync::{Arc, OnceLock};
 
 /// Checks that every cell's workload is valid as its tool reads it (its profile, loadfile or
 /// options, compiled to engine workloads) before anything is formatted: a bad one is
-/// [`LabError::Workload`], naming the workload, the cell and the tool's own message.
-pub fn preflight(study: &Study, form: Form) -> Result<(), LabError> {
-    let mut seen = BTreeSet::new();
-    let dir = std::env::temp_dir();
+/// [`LabError::Workload`], naming the workload, the cell and the tool's own message. Returns,
+/// for each cell of [`matrix::expand`] in order, why this machine cannot run it (its filesystem
+/// or a file its tool needs is missing here), or `None` when it can.
+pub fn preflight(study: &Study, form: Form, machine: &dyn Machine) -> Result<Vec<Option<String>>, LabError> {
+    let mut verdicts = Vec::new();
+    let mut support = BTreeMap::new();
+    let mut checked = BTreeMap::new();
     for cell in matrix::expand(study, form) {
-        let w = &study.workloads[cell.workload];
-        let request = Request {
-            main: w.main.as_deref(),
-            options: &cell.options,
-            args: &w.args,
-            dir: &dir,
-            drop_caches: false,
-        };
-        for call in w.tool.calls(&request) {
-            if call.role != Role::Measured || !seen.insert(call.args.clone()) {
-                continue;
+        let fs_type = &study.filesystems[cell.filesystem].fs_type;
+        let fs = support
+            .entry(fs_type.clone())
+            .or_insert_with(|| machine.support(fs_type).err().map(|e| e.to_string()))
+            .clone();
+        verdicts.push(fs.or(workload_unsupported(study, &cell, &mut checked)?));
+    }
+    Ok(verdicts)
+}
+
+/// Why this machine cannot run `cell`'s workload (its tool lacks a file the machine should
+/// provide, such as dbench's loadfile), or `None` when it can; bad input is an error. `checked`
+/// keeps each command line's verdict, so that one read by many cells is checked once.
+pub fn workload_unsupported(
+    study: &Study,
+    cell: &matrix::Cell,
+    checked: &mut BTreeMap<Vec<String>, Option<String>>,
+) -> Result<Option<String>, LabError> {
+    let w = &study.workloads[cell.workload];
+    let dir = std::env::temp_dir();
+    let request = Request {
+        main: w.main.as_deref(),
+        options: &cell.options,
+        args: &w.args,
+        dir: &dir,
+        drop_caches: false,
+    };
+    for call in w.tool.calls(&request) {
+        if call.role != Role::Measured {
+            continue;
+        }
+        if let Some(verdict) = checked.get(&call.args) {
+            if verdict.is_some() {
+                return Ok(verdict.clone());
             }
-            let words = &call.args[1..];
-            w.tool.check(words).map_err(|error| LabError::Workload {
-                workload: w.name.clone(),
-                cell: cell.label.clone(),
-                error,
-            })?;
+            continue;
+        }
+        match w.tool.check(&call.args[1..]) {
+            Ok(()) => {
+                checked.insert(call.args, None);
+            }
+            Err(error) if error.kind == fslab_classic::ErrorKind::Environment => {
+                let reason = error.to_string();
+                checked.insert(call.args, Some(reason.clone()));
+                return Ok(Some(reason));
+            }
+            Err(error) => {
+                return Err(LabError::Workload {
+                    workload: w.name.clone(),
+                    cell: cell.label.clone(),
+                    error,
+                })
+            }
         }
     }
-    Ok(())
+    Ok(None)
 }
 
 /// Starts a new study from `file`: checks it and refuses a device it may not format (leaving
@@ -56,8 +94,11 @@ pub fn start(
     form: Form,
     yes: bool,
 ) -> Result<(Store, StudyId), LabError> {
-    preflight(study, form)?;
+    let verdicts = preflight(study, form, machine)?;
     machine.ready()?;
+    if verdicts.iter().all(Option::is_some) {
+        return Err(LabError::NothingRuns(nothing_runs(study, form, &verdicts)));
+    }
     check_device(study, yes)?;
     let store = Store::open(db)?;
     let text = std::fs::read_to_string(file).map_err(|e| LabError::io(file.display().to_string(), e))?;
@@ -129,6 +170,19 @@ pub fn execute(
     };
     store.set_study_status(id, status.as_str())?;
     summary
+}
+
+/// Why no cell of a study can run here: each distinct reason once.
+pub fn nothing_runs(study: &Study, form: Form, verdicts: &[Option<String>]) -> String {
+    let mut reasons: Vec<&str> = verdicts.iter().flatten().map(String::as_str).collect();
+    reasons.sort_unstable();
+    reasons.dedup();
+    format!(
+        "no cell of study `{}` ({} form) can run on this machine: {}",
+        study.name,
+        form.name(),
+        reasons.join("; ")
+    )
 }
 
 /// Refuses a block device the study may not format.

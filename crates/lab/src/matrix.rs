@@ -281,13 +281,19 @@ fn excluded(study: &Study, cell: &Cell, fill_written: &str) -> bool {
 /// size-bound tools) plus the lab's own work per fresh filesystem. Cells on filesystems
 /// `machine` cannot make take no time.
 pub fn estimate(study: &Study, form: Form, machine: &dyn crate::machine::Machine) -> Duration {
+    let runnable: Vec<bool> = expand(study, form)
+        .iter()
+        .map(|c| machine.support(&study.filesystems[c.filesystem].fs_type).is_ok())
+        .collect();
+    estimate_runnable(study, form, &runnable)
+}
+
+/// The estimate of [`estimate`] over the cells marked runnable (in [`expand`]'s order).
+pub fn estimate_runnable(study: &Study, form: Form, runnable: &[bool]) -> Duration {
     let cells = expand(study, form);
     let per_fs = Duration::from_secs(3);
     let mut total = Duration::ZERO;
-    for c in &cells {
-        if machine.support(&study.filesystems[c.filesystem].fs_type).is_err() {
-            continue;
-        }
+    for (c, _) in cells.iter().zip(runnable).filter(|(_, ok)| **ok) {
         let w = &study.workloads[c.workload];
         let run = w.tool.expected_time(&c.options);
         let repeats = repeats(study, form);

@@ -124,6 +124,10 @@ pub fn run_study(
     let repeats = matrix::repeats(study, opts.form);
     let stored = store.cells(id)?;
     let mut todo = Vec::new();
+    // Cells whose workload this machine cannot run (dbench without its loadfile), with why.
+    let mut cannot = Vec::new();
+    let mut checked = std::collections::BTreeMap::new();
+    let mut made = std::collections::BTreeMap::new();
     let mut all: Vec<(Cell, CellId)> = Vec::new();
     for cell in cells.iter() {
         let cid = store.add_cell(id, &cell_spec(study, cell, opts.form))?;
@@ -136,15 +140,31 @@ pub fn run_study(
         }
         let done = store.runs_done(cid)?;
         let missing: Vec<u32> = (0..repeats).filter(|r| !done.contains(r)).collect();
-        if !missing.is_empty() {
-            todo.push(Todo {
-                cell: cell.clone(),
-                id: cid,
-                repeats: missing,
-            });
+        if missing.is_empty() {
+            continue;
+        }
+        let t = Todo {
+            cell: cell.clone(),
+            id: cid,
+            repeats: missing,
+        };
+        // A filesystem this machine lacks is the reason its cells cannot run (run_all says so);
+        // otherwise what the workload lacks is.
+        let fs_type = &study.filesystems[cell.filesystem].fs_type;
+        let fs_ok = *made.entry(fs_type).or_insert_with(|| machine.support(fs_type).is_ok());
+        match fs_ok {
+            true => match crate::lifecycle::workload_unsupported(study, cell, &mut checked)? {
+                Some(reason) => cannot.push((t, reason)),
+                None => todo.push(t),
+            },
+            false => todo.push(t),
         }
     }
-    let runs_left: u64 = todo.iter().map(|t| t.repeats.len() as u64).sum();
+    let runs_left: u64 = todo
+        .iter()
+        .chain(cannot.iter().map(|(t, _)| t))
+        .map(|t| t.repeats.len() as u64)
+        .sum();
     on(&Event::Begin {
         cells: cells.len(),
         runs_left,
@@ -153,7 +173,11 @@ pub fn run_study(
     let scratch = opts.scratch.join(format!("fslab-study-{id}"));
     machine.clear_leftovers(&scratch);
     std::fs::create_dir_all(&scratch).map_err(|e| LabError::io(format!("cannot make {}", scratch.display()), e))?;
-    let labels = todo.iter().map(|t| (t.id, t.cell.label.clone())).collect();
+    let labels = todo
+        .iter()
+        .chain(cannot.iter().map(|(t, _)| t))
+        .map(|t| (t.id, t.cell.label.clone()))
+        .collect();
     let mut lab = Lab {
         machine,
         store,
@@ -168,6 +192,9 @@ pub fn run_study(
         on,
         tree: None,
     };
+    for (t, reason) in &cannot {
+        lab.unsupported(&[t], reason)?;
+    }
     let mut result = lab.run_all(&todo);
     if let (Ok(()), Some(adaptive), Form::Full) = (&result, study.adaptive, opts.form) {
         result = lab.adapt(&all, adaptive);

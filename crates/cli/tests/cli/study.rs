@@ -694,8 +694,10 @@ fn a_dry_run_prints_the_matrix_and_an_estimate_without_root() {
     assert_eq!(run.code, 0, "{}", run.stderr);
     let mut lines = run.stdout.lines();
     let head = lines.next().unwrap_or_default();
-    assert!(head.contains("6 cells × 2 repeats = 12 runs, about "), "{head}");
-    let estimate = head.rsplit("about ").next().unwrap_or_default();
+    assert!(head.ends_with("6 cells × 2 repeats = 12 runs"), "{head}");
+    let can = lines.next().unwrap_or_default();
+    assert!(can.starts_with("6 of 6 cells can run on this machine, about "), "{can}");
+    let estimate = can.rsplit("about ").next().unwrap_or_default();
     assert!(
         estimate.starts_with(|c: char| c.is_ascii_digit()),
         "no estimate: {head}"
@@ -710,6 +712,136 @@ fn a_dry_run_prints_the_matrix_and_an_estimate_without_root() {
     }
     assert_eq!(fslab_testkit::entries(&lab.root), ["study.toml"]);
     lab.assert_clean();
+}
+
+/// ext4 and xfs, a native workload and dbench with its default loadfile: 4 cells.
+const TWO_FILESYSTEMS_AND_DBENCH: &str = r#"
+name = "fresh machine"
+repeat = 1
+timeout = "1m"
+
+[device]
+loop = { size = "320M" }
+
+[[filesystem]]
+type = "ext4"
+
+[[filesystem]]
+type = "xfs"
+
+[[workload]]
+name = "rw"
+run = { op = "randwrite", bs = "4k", size = "8m", time = "1s" }
+
+[[workload]]
+name = "dbench"
+dbench = { clients = 1, time = 1 }
+"#;
+
+/// Runs `fslab ARGS` in a private mount namespace where each of `hide` is covered: a directory
+/// by an empty tmpfs, a file by /dev/null (which is not an executable).
+fn fslab_without(hide: &[&str], args: &[String]) -> Run {
+    let mut script = String::from("set -e\n");
+    for h in hide {
+        if Path::new(h).is_dir() {
+            script.push_str(&format!("mount -t tmpfs none {h}\n"));
+        } else {
+            script.push_str(&format!("mount --bind /dev/null {h}\n"));
+        }
+    }
+    script.push_str("exec \"$@\"\n");
+    let mut cmd = Command::new("unshare");
+    cmd.args(["-m", "--propagation", "private", "sh", "-c", &script, "sh"])
+        .arg(env!("CARGO_BIN_EXE_fslab"))
+        .args(args)
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped());
+    let child = cmd.spawn().expect("start unshare (util-linux)");
+    finish(child, &refs(args), STUDY_LIMIT)
+}
+
+#[test]
+#[ignore = "system tier: root, unshare, loop devices, mkfs.ext4, dbench's loadfile to hide"]
+fn a_machine_without_xfsprogs_or_dbench_runs_what_it_can_and_says_what_to_install() {
+    require_root();
+    require_tool("unshare", "util-linux");
+    require_tool("mkfs.xfs", "xfsprogs");
+    let mkfs_xfs = program("mkfs.xfs").expect("mkfs.xfs (xfsprogs)");
+    let mkfs_ext4 = program("mkfs.ext4").expect("mkfs.ext4 (e2fsprogs)");
+    let lab = Lab::new(TWO_FILESYSTEMS_AND_DBENCH);
+    let hide = ["/usr/share/dbench", mkfs_xfs.to_str().unwrap()];
+
+    // The preflight marks each cell and estimates the runnable ones only.
+    let dry = fslab_without(&hide, &lab.run_args(&["--dry-run"]));
+    assert_eq!(dry.code, 0, "{}", dry.stderr);
+    assert!(
+        dry.stdout.contains("1 of 4 cells can run on this machine"),
+        "{}",
+        dry.stdout
+    );
+    assert!(
+        line_with(&dry.stdout, "ext4 rw").contains("op=randwrite"),
+        "{}",
+        dry.stdout
+    );
+    for cell in ["ext4 dbench", "xfs rw", "xfs dbench"] {
+        assert!(line_with(&dry.stdout, cell).contains("unsupported ["), "{}", dry.stdout);
+    }
+    assert!(dry.stdout.contains("apt-get install dbench"), "{}", dry.stdout);
+    assert!(dry.stdout.contains("apt-get install xfsprogs"), "{}", dry.stdout);
+    assert!(!lab.db().exists(), "a dry run made a store");
+
+    // The study runs the one cell it can, records why the others cannot run, and succeeds.
+    let run = fslab_without(&hide, &lab.run_args(&[]));
+    assert_eq!(run.code, 0, "{}\n{}", run.stdout, run.stderr);
+    assert!(
+        run.stderr.contains("1 ok, 0 failed, 0 hung; 3 cells unsupported"),
+        "{}",
+        run.stderr
+    );
+    let store = lab.store();
+    let cells = store.cells(1).unwrap();
+    let status = |fs: &str, w: &str| {
+        let c = cell(&cells, fs, w);
+        (c.status, c.reason.clone().unwrap_or_default())
+    };
+    assert_eq!(status("ext4", "rw").0, CellStatus::Done);
+    let (st, why) = status("ext4", "dbench");
+    assert_eq!(st, CellStatus::Unsupported);
+    assert!(why.contains("/usr/share/dbench/client.txt does not exist"), "{why}");
+    assert!(why.contains("apt-get install dbench"), "{why}");
+    for w in ["rw", "dbench"] {
+        let (st, why) = status("xfs", w);
+        assert_eq!(st, CellStatus::Unsupported, "xfs {w}");
+        assert!(
+            why.contains("mkfs.xfs is not installed: apt-get install xfsprogs"),
+            "{why}"
+        );
+    }
+    lab.assert_clean();
+
+    // With no mkfs at all, nothing can run: the dry run and the run say so, exit 3, and the run
+    // creates no store.
+    let none = Lab::new(TWO_FILESYSTEMS_AND_DBENCH);
+    let hide = [hide[0], hide[1], mkfs_ext4.to_str().unwrap()];
+    let dry = fslab_without(&hide, &none.run_args(&["--dry-run"]));
+    assert_eq!(dry.code, 3, "{}", dry.stderr);
+    assert!(
+        dry.stdout.contains("0 of 4 cells can run on this machine"),
+        "{}",
+        dry.stdout
+    );
+    let run = fslab_without(&hide, &none.run_args(&[]));
+    assert_eq!(run.code, 3, "{}", run.stderr);
+    assert!(
+        run.stderr
+            .contains("no cell of study `fresh machine` (full form) can run on this machine"),
+        "{}",
+        run.stderr
+    );
+    assert!(run.stderr.contains("apt-get install e2fsprogs"), "{}", run.stderr);
+    assert!(!none.db().exists(), "a study that cannot run made a store");
+    none.assert_clean();
 }
 
 // ---------------------------------------------------------------------------------------------

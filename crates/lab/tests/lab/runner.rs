@@ -601,12 +601,33 @@ run = { file = "reads.toml" }
 #[test]
 fn preflight_names_the_workload_the_cell_and_the_tool_s_own_error() {
     let lab = Lab::new(&FIVE_TOOLS.replace("file-test-mode = \"rndrw\"", "file-test-mode = \"sideways\""));
-    let e = lifecycle::preflight(&lab.study, Form::Full).unwrap_err();
+    let e = lifecycle::preflight(&lab.study, Form::Full, &Fake::new()).unwrap_err();
     assert!(e.is_input());
     let text = e.to_string();
     assert!(text.starts_with("workload `sysbench` (ext4 sysbench): "), "{text}");
     assert!(text.contains("`sideways` is not a test mode"), "{text}");
-    assert!(lifecycle::preflight(&Lab::new(FIVE_TOOLS).study, Form::Full).is_ok());
+    assert!(lifecycle::preflight(&Lab::new(FIVE_TOOLS).study, Form::Full, &Fake::new()).is_ok());
+}
+
+#[test]
+fn preflight_marks_each_cell_the_machine_cannot_run_with_why() {
+    let lab = Lab::new(&THREE_FILESYSTEMS.replace("FRESH", "cell"));
+    let mut machine = Fake::new();
+    machine.lacks = vec!["xfs"];
+    let verdicts = lifecycle::preflight(&lab.study, Form::Full, &machine).unwrap();
+    let cells = fslab_lab::matrix::expand(&lab.study, Form::Full);
+    assert_eq!(verdicts.len(), cells.len());
+    for (cell, verdict) in cells.iter().zip(&verdicts) {
+        match lab.study.filesystems[cell.filesystem].fs_type.as_str() {
+            "xfs" => assert!(verdict.as_deref().is_some_and(|r| r.contains("xfs")), "{verdict:?}"),
+            _ => assert_eq!(verdict, &None, "{}", cell.label),
+        }
+    }
+    machine.lacks = vec!["ext4", "xfs", "jfs"];
+    let verdicts = lifecycle::preflight(&lab.study, Form::Full, &machine).unwrap();
+    assert!(verdicts.iter().all(Option::is_some), "{verdicts:?}");
+    let why = lifecycle::nothing_runs(&lab.study, Form::Full, &verdicts);
+    assert!(why.contains("can run on this machine"), "{why}");
 }
 
 #[test]
