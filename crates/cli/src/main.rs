@@ -1,6 +1,7 @@
 //! The `fslab` binary: commands that wire the library crates together.
 
 mod compare;
+mod doctor;
 mod frontend;
 mod info;
 mod report;
@@ -30,6 +31,9 @@ enum Command {
     Sysbench(frontend::Words),
     /// IOzone's throughput and automatic modes with IOzone's options.
     Iozone(frontend::Words),
+    /// What this machine can and cannot run (filesystems, tools, io_uring, O_DIRECT), and how to
+    /// get what it lacks.
+    Doctor(doctor::Args),
     /// The test bed: CPU, memory, kernel, distribution, devices, tool versions, raw read speed.
     Info(info::Args),
     /// Whole comparison studies: run, resume, list and show them.
@@ -70,6 +74,7 @@ fn main() -> ExitCode {
         Command::Dbench(args) => frontend::main(dbench::frontend::frontend(args)),
         Command::Sysbench(w) => frontend::main(Tool::Sysbench.parse(&w.words)),
         Command::Iozone(w) => frontend::main(Tool::Iozone.parse(&w.words)),
+        Command::Doctor(args) => doctor::main(args),
         Command::Info(args) => info::main(args),
         Command::Study(args) => study::main(args),
         Command::Report(args) => report::main(args),

@@ -91,6 +91,11 @@ const KNOWN: &[Support] = &[
 ];
 
 impl Support {
+    /// Every filesystem type a study may name.
+    pub fn known() -> &'static [Support] {
+        KNOWN
+    }
+
     /// What fslab knows about `fs_type`; Unsupported for a type it does not know.
     pub fn of(fs_type: &str) -> Result<&'static Support, LabError> {
         KNOWN
@@ -131,7 +136,7 @@ impl Support {
 }
 
 /// Whether the kernel lists `fs_type` in /proc/filesystems, trying `modprobe` once if not.
-fn kernel_has(fs_type: &str) -> bool {
+pub(crate) fn kernel_has(fs_type: &str) -> bool {
     let listed = || {
         std::fs::read_to_string("/proc/filesystems")
             .unwrap_or_default()

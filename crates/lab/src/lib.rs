@@ -18,6 +18,7 @@
 pub mod age;
 pub mod caches;
 pub mod device;
+pub mod doctor;
 pub mod error;
 pub mod filesystem;
 pub mod fill;

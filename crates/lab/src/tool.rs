@@ -38,10 +38,12 @@ const PACKAGES: &[(&str, &str)] = &[
     ("fsck.f2fs", "f2fs-tools"),
     ("fsfreeze", "util-linux"),
     ("wipefs", "util-linux"),
-    ("losetup", "util-linux"),
+    ("losetup", "mount"),
     ("partx", "util-linux"),
     ("mkswap", "util-linux"),
     ("mount", "mount"),
+    ("umount", "mount"),
+    ("unshare", "util-linux"),
     ("modprobe", "kmod"),
 ];
 

@@ -3,7 +3,7 @@
 
 use fslab_testkit::Run;
 use std::path::Path;
-use std::process::{Child, Command};
+use std::process::{Child, Command, Stdio};
 use std::time::Duration;
 
 /// Longer than any command of the tests should take.
@@ -49,4 +49,26 @@ pub fn s(p: &Path) -> &str {
 
 pub fn refs(args: &[String]) -> Vec<&str> {
     args.iter().map(String::as_str).collect()
+}
+
+/// Runs `fslab ARGS` in a private mount namespace where each of `hide` is covered: a directory
+/// by an empty tmpfs, a file by /dev/null (which is not an executable).
+pub fn fslab_without(hide: &[&str], args: &[String]) -> Run {
+    let mut script = String::from("set -e\n");
+    for h in hide {
+        if Path::new(h).is_dir() {
+            script.push_str(&format!("mount -t tmpfs none {h}\n"));
+        } else {
+            script.push_str(&format!("mount --bind /dev/null {h}\n"));
+        }
+    }
+    script.push_str("exec \"$@\"\n");
+    let mut cmd = Command::new("unshare");
+    cmd.args(["-m", "--propagation", "private", "sh", "-c", &script, "sh"])
+        .arg(env!("CARGO_BIN_EXE_fslab"))
+        .args(args)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    let child = cmd.spawn().expect("start unshare (util-linux)");
+    finish(child, &refs(args), HANG * 2)
 }

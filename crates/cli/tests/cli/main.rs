@@ -4,6 +4,7 @@
 
 mod common;
 mod dbench;
+mod doctor;
 mod ffsb;
 mod info;
 mod interrupt;

@@ -7,7 +7,7 @@
 //! side never share a device or a mount, and "nothing left behind" means nothing under that
 //! directory. Whatever a failing test leaves there is released when it ends.
 
-use crate::common::{finish, fslab_command, refs};
+use crate::common::{finish, fslab_command, fslab_without, refs};
 use crate::lab::{Lab, STUDY_LIMIT};
 use fslab_engine::result::{Status, StopReason};
 use fslab_store::{CellRow, CellStatus, RunRow, RunStatus, StepRow, Store, StudyRow, StudyStatus};
@@ -737,28 +737,6 @@ run = { op = "randwrite", bs = "4k", size = "8m", time = "1s" }
 name = "dbench"
 dbench = { clients = 1, time = 1 }
 "#;
-
-/// Runs `fslab ARGS` in a private mount namespace where each of `hide` is covered: a directory
-/// by an empty tmpfs, a file by /dev/null (which is not an executable).
-fn fslab_without(hide: &[&str], args: &[String]) -> Run {
-    let mut script = String::from("set -e\n");
-    for h in hide {
-        if Path::new(h).is_dir() {
-            script.push_str(&format!("mount -t tmpfs none {h}\n"));
-        } else {
-            script.push_str(&format!("mount --bind /dev/null {h}\n"));
-        }
-    }
-    script.push_str("exec \"$@\"\n");
-    let mut cmd = Command::new("unshare");
-    cmd.args(["-m", "--propagation", "private", "sh", "-c", &script, "sh"])
-        .arg(env!("CARGO_BIN_EXE_fslab"))
-        .args(args)
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::piped());
-    let child = cmd.spawn().expect("start unshare (util-linux)");
-    finish(child, &refs(args), STUDY_LIMIT)
-}
 
 #[test]
 #[ignore = "system tier: root, unshare, loop devices, mkfs.ext4, dbench's loadfile to hide"]
