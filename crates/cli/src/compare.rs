@@ -14,6 +14,16 @@ use std::process::ExitCode;
 const NOTHING_TESTED: u8 = 4;
 
 #[derive(Debug, clap::Args)]
+#[command(
+    after_help = "Exit status: 0, 1 when --fail-above finds a figure worse by more than its \
+limit, 4 when --fail-above could test no figure.
+
+Examples:
+  fslab compare 1 2
+  fslab compare 3:ext4 3:xfs
+  fslab compare baseline candidate --fail-above 5%
+  fslab compare 1 2 --json > comparison.json"
+)]
 pub struct Args {
     /// The baseline: a study (id or name), or one configuration of it as STUDY:CONFIG (`3:xfs`).
     baseline: String,
@@ -59,9 +69,9 @@ pub fn main(args: Args) -> Result<ExitCode, Failure> {
     let comparison = compare::compare(baseline, candidate, args.min_effect).map_err(failure)?;
     if args.json {
         let doc = serde_json::to_string_pretty(&comparison.document()).expect("the comparison serialises");
-        println!("{doc}");
+        crate::out::print(&format!("{doc}\n"))?;
     } else {
-        print!("{}", comparison.text());
+        crate::out::print(&comparison.text())?;
     }
     let Some(limit) = args.fail_above else {
         return Ok(ExitCode::SUCCESS);

@@ -1,9 +1,7 @@
 //! `fslab doctor`: what this machine can and cannot run, and how to get what it lacks.
 
 use crate::Failure;
-use anyhow::anyhow;
 use fslab_lab::doctor;
-use std::io::Write;
 use std::process::ExitCode;
 
 #[derive(Debug, clap::Args)]
@@ -29,12 +27,7 @@ pub fn main(args: Args) -> Result<ExitCode, Failure> {
     } else {
         doctor::render(&found)
     };
-    match std::io::stdout().write_all(text.as_bytes()) {
-        Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => {
-            return Err(Failure::Run(anyhow!("writing to stdout: {e}")))
-        }
-        _ => {}
-    }
+    crate::out::print(&text)?;
     if found.iter().any(|f| f.essential && !f.ok) {
         return Ok(ExitCode::from(3));
     }

@@ -4,7 +4,6 @@ use crate::Failure;
 use anyhow::anyhow;
 use fslab_lab::device::BlockDevice;
 use fslab_lab::testbed::{raw_read_mib_s, system_disks, TestBed};
-use std::io::Write;
 use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::Duration;
@@ -17,7 +16,12 @@ const SCHEMA_VERSION: u32 = 1;
     after_help = "Without --device, fslab describes the machine's disks (not loop, ram or zram \
 devices) and reads none of them. Each device named with --device is also read for --read-secs \
 seconds, as `hdparm -t` does (its page cache dropped, then buffered 2 MiB reads): this needs root, \
-and on a busy disk it is slow but harmless."
+and on a busy disk it is slow but harmless.
+
+Examples:
+  fslab info
+  fslab info --device /dev/nvme0n1 --read-secs 5
+  fslab info --json > testbed.json"
 )]
 pub struct Args {
     /// A block device to describe and measure the raw read speed of (repeatable).
@@ -55,9 +59,5 @@ pub fn main(args: Args) -> Result<ExitCode, Failure> {
     } else {
         bed.render()
     };
-    // A reader that stops early (`fslab info | head`) is not an error.
-    match std::io::stdout().write_all(text.as_bytes()) {
-        Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => Err(Failure::Run(anyhow!("writing to stdout: {e}"))),
-        _ => Ok(ExitCode::SUCCESS),
-    }
+    crate::out::print(&text).map(|()| ExitCode::SUCCESS)
 }

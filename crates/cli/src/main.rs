@@ -4,10 +4,12 @@ mod compare;
 mod doctor;
 mod frontend;
 mod info;
+mod out;
 mod report;
 mod study;
 
-use clap::{Parser, Subcommand};
+use anyhow::anyhow;
+use clap::{CommandFactory, Parser, Subcommand};
 use fslab_classic::{dbench, ffsb, native, Tool};
 use std::process::ExitCode;
 
@@ -22,10 +24,19 @@ struct Cli {
 #[derive(Debug, Subcommand)]
 enum Command {
     /// Run one workload (a native TOML file, or fio-like flags) and print what it measured.
+    #[command(after_help = "Examples:
+  fslab run workloads/quick.toml
+  fslab run --op randread --bs 4k --size 1g --threads 4 --time 30s --dir /mnt/test
+  fslab run --op randwrite --engine io_uring --iodepth 32 --direct --dir /mnt/test --json
+  fslab run workloads/fileserver.toml --explain")]
     Run(native::Args),
     /// Run an FFSB profile (5.x or 6.0 grammar) and print what FFSB prints.
     Ffsb(ffsb::frontend::Args),
     /// Replay a dbench loadfile with dbench's options and print what dbench prints.
+    #[command(after_help = "Examples:
+  fslab dbench -D /mnt/test -t 60 4
+  fslab dbench -D /mnt/test -t 60 --sync 16
+  fslab dbench -c my-loadfile.txt -D /mnt/test 1 --json")]
     Dbench(dbench::frontend::Args),
     /// sysbench fileio: prepare, run or cleanup with sysbench's options.
     Sysbench(frontend::Words),
@@ -42,7 +53,26 @@ enum Command {
     Report(report::Args),
     /// Compare two studies, or two configurations, with Welch's t-test.
     Compare(compare::Args),
+    /// A shell's completion script for fslab, on stdout.
+    #[command(
+        after_help = "Examples:\n  fslab completions bash > /etc/bash_completion.d/fslab\n  \
+fslab completions zsh > \"${fpath[1]}/_fslab\"\n  fslab completions fish > ~/.config/fish/completions/fslab.fish"
+    )]
+    Completions {
+        #[arg(value_enum)]
+        shell: clap_complete::Shell,
+    },
+    /// Writes man pages for fslab and each of its commands (fslab.1, fslab-study.1, ...) into DIR.
+    #[command(
+        after_help = "Examples:\n  fslab manpages /usr/local/share/man/man1 && mandb -q && man fslab-study-run\n  \
+fslab manpages ./man && man -l man/fslab-report.1"
+    )]
+    Manpages {
+        /// The directory to write them in (made if missing).
+        dir: std::path::PathBuf,
+    },
     /// The JSON Schema of a document fslab prints (also in docs/schema/).
+    #[command(after_help = "Examples:\n  fslab schema outcome > outcome.schema.json\n  fslab schema report")]
     Schema {
         /// outcome: `fslab run|ffsb|dbench|sysbench|iozone --json`; report: `fslab report
         /// --format json`; compare: `fslab compare --json`.
@@ -57,6 +87,30 @@ enum Document {
     Outcome,
     Report,
     Compare,
+}
+
+/// Writes `fslab.1` and one page per command (`fslab-study.1`, `fslab-study-run.1`...) into
+/// `dir`, and prints their names.
+fn manpages(dir: &std::path::Path) -> Result<ExitCode, Failure> {
+    std::fs::create_dir_all(dir).map_err(|e| Failure::Input(anyhow!("cannot make {}: {e}", dir.display())))?;
+    fn write(cmd: clap::Command, name: String, dir: &std::path::Path) -> Result<(), Failure> {
+        let cmd = cmd.name(name.clone());
+        let mut page = Vec::new();
+        clap_mangen::Man::new(cmd.clone())
+            .render(&mut page)
+            .map_err(|e| Failure::Run(e.into()))?;
+        let path = dir.join(format!("{name}.1"));
+        std::fs::write(&path, page).map_err(|e| Failure::Input(anyhow!("cannot write {}: {e}", path.display())))?;
+        out::print(&format!("{}\n", path.display()))?;
+        for sub in cmd.get_subcommands().filter(|s| s.get_name() != "help") {
+            write(sub.clone(), format!("{name}-{}", sub.get_name()), dir)?;
+        }
+        Ok(())
+    }
+    let mut cli = Cli::command();
+    cli.build();
+    write(cli, "fslab".into(), dir)?;
+    Ok(ExitCode::SUCCESS)
 }
 
 /// Exit codes: 0 success, 1 a run failed, 2 bad input or usage, 3 the environment lacks something.
@@ -79,17 +133,21 @@ fn main() -> ExitCode {
         Command::Study(args) => study::main(args),
         Command::Report(args) => report::main(args),
         Command::Compare(args) => compare::main(args),
-        Command::Schema { document } => {
-            print!(
-                "{}",
-                match document {
-                    Document::Outcome => fslab_classic::Outcome::schema(),
-                    Document::Report => fslab_report::export::json::schema(),
-                    Document::Compare => fslab_report::compare::schema(),
-                }
-            );
-            Ok(ExitCode::SUCCESS)
+        Command::Completions { shell } => {
+            let mut script = Vec::new();
+            clap_complete::generate(shell, &mut Cli::command(), "fslab", &mut script);
+            out::print(&String::from_utf8_lossy(&script)).map(|()| ExitCode::SUCCESS)
         }
+        Command::Manpages { dir } => manpages(&dir),
+        Command::Schema { document } => out::print(
+            match document {
+                Document::Outcome => fslab_classic::Outcome::schema(),
+                Document::Report => fslab_report::export::json::schema(),
+                Document::Compare => fslab_report::compare::schema(),
+            }
+            .as_str(),
+        )
+        .map(|()| ExitCode::SUCCESS),
     };
     match result {
         Ok(code) => code,

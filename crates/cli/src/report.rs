@@ -10,6 +10,11 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 #[derive(Debug, clap::Args)]
+#[command(after_help = "Examples:
+  fslab report 1
+  fslab report quick --html quick.html
+  fslab report 1 --format csv > runs.csv
+  fslab report 1 --format json | jq '.findings'")]
 pub struct Args {
     /// A study's id or name (the newest study of that name).
     study: String,
@@ -81,7 +86,7 @@ pub fn main(args: Args) -> Result<ExitCode, Failure> {
         (None, Some(_)) => None,
     };
     if let Some(f) = format {
-        print!("{}", export::render(&data, f.into()).map_err(failure)?);
+        crate::out::print(&export::render(&data, f.into()).map_err(failure)?)?;
     }
     Ok(ExitCode::SUCCESS)
 }
@@ -122,7 +127,9 @@ pub(crate) fn after_study(store: &Store, id: StudyId, db: &Path) {
         .unwrap_or(Path::new("."));
     let written = write_into(store, id, beside).or_else(|_| write_into(store, id, Path::new(".")));
     match written {
-        Ok(path) => println!("  report: {}", path.display()),
+        Ok(path) => {
+            let _ = crate::out::print(&format!("  report: {}\n", path.display()));
+        }
         Err(e) => eprintln!("fslab: the results are stored, but the HTML report could not be written: {e}"),
     }
 }

@@ -1,6 +1,6 @@
 //! `fslab study run|resume|list|show`: whole comparison studies, kept in the results store.
 
-use crate::Failure;
+use crate::{out, Failure};
 use anyhow::anyhow;
 use fslab_lab::lifecycle;
 use fslab_lab::machine::Host;
@@ -16,6 +16,11 @@ use std::process::ExitCode;
 use std::time::Duration;
 
 #[derive(Debug, clap::Args)]
+#[command(after_help = "Examples:
+  fslab study run studies/quick.toml --dry-run
+  fslab study run studies/quick.toml
+  fslab study list
+  fslab study show 1")]
 pub struct Args {
     #[command(subcommand)]
     command: Command,
@@ -28,13 +33,19 @@ pub struct Args {
 #[derive(Debug, clap::Subcommand)]
 enum Command {
     /// Run a study: format, mount, run, repeat and store every result.
+    #[command(after_help = "Examples:
+  fslab study run studies/quick.toml
+  fslab study run studies/quick.toml --dry-run
+  fslab study run studies/seed-001-dbench.toml --quick
+  fslab study run my-study.toml --scratch /var/tmp --db results.db")]
     Run {
         /// The study file (TOML).
         study: PathBuf,
         /// The study's quick form: small images, seconds-long runs, one repeat.
         #[arg(long)]
         quick: bool,
-        /// Print the expanded matrix and an estimate of the duration; run nothing.
+        /// The preflight: print each cell, runnable here or unsupported (and why), and an
+        /// estimate of the duration; run nothing. Exit 3 when no cell can run.
         #[arg(long)]
         dry_run: bool,
         /// Confirm that the block device the study names under `destroy` may be formatted.
@@ -45,17 +56,24 @@ enum Command {
         scratch: Option<PathBuf>,
     },
     /// Run what an interrupted study lacks (the newest unfinished one, or STUDY).
+    #[command(after_help = "Examples:
+  fslab study resume
+  fslab study resume 3 --scratch /var/tmp")]
     Resume {
         /// A study's id or name.
         study: Option<String>,
+        /// Confirm again that the block device the study names under `destroy` may be formatted.
         #[arg(long)]
         yes: bool,
+        /// Where loop images and mount points go [default: the system's temporary directory].
         #[arg(long)]
         scratch: Option<PathBuf>,
     },
     /// The studies in the store.
+    #[command(after_help = "Examples:\n  fslab study list\n  fslab study list --db results.db")]
     List,
     /// One study: its cells, their status and headline figures.
+    #[command(after_help = "Examples:\n  fslab study show 1\n  fslab study show quick --db results.db")]
     Show {
         /// A study's id or name.
         study: String,
@@ -82,7 +100,7 @@ pub fn main(args: Args) -> Result<ExitCode, Failure> {
             let s = Study::from_file(&study).map_err(|e| Failure::Input(e.into()))?;
             if dry_run {
                 let verdicts = lifecycle::preflight(&s, form, &machine).map_err(|e| lab_failure(e, &study))?;
-                print!("{}", dry_run_text(&s, form, &verdicts));
+                out::print(&dry_run_text(&s, form, &verdicts))?;
                 if verdicts.iter().all(Option::is_some) {
                     return Err(Failure::Environment(anyhow!(
                         "{}",
@@ -103,12 +121,12 @@ pub fn main(args: Args) -> Result<ExitCode, Failure> {
         }
         Command::List => {
             let store = open(&db)?;
-            print!("{}", list_text(&store).map_err(Failure::Environment)?);
+            out::print(&list_text(&store).map_err(Failure::Environment)?)?;
             Ok(ExitCode::SUCCESS)
         }
         Command::Show { study } => {
             let store = open(&db)?;
-            print!("{}", show_text(&store, &study).map_err(Failure::Input)?);
+            out::print(&show_text(&store, &study).map_err(Failure::Input)?)?;
             Ok(ExitCode::SUCCESS)
         }
     }
@@ -139,14 +157,19 @@ fn execute(
     let mut on = |e: &Event| eprint!("{}", event_line(s, e, colour));
     let summary = lifecycle::execute(machine, store, s, id, &opts, yes, &mut on).map_err(|e| lab_failure(e, db))?;
     eprintln!("{}", summary_line(&summary));
-    println!("study {id} `{}`: results in {}", s.name, db.display());
-    println!("  fslab study show {id} --db {}", db.display());
+    // The results are stored: a closed stdout no longer matters.
+    let _ = out::print(&format!(
+        "study {id} `{}`: results in {}\n  fslab study show {id} --db {}\n",
+        s.name,
+        db.display(),
+        db.display()
+    ));
     crate::report::after_study(store, id, db);
     if summary.interrupted {
-        println!(
-            "  interrupted: fslab study resume {id} --db {} runs what is missing",
+        let _ = out::print(&format!(
+            "  interrupted: fslab study resume {id} --db {} runs what is missing\n",
             db.display()
-        );
+        ));
         return Ok(ExitCode::from(130));
     }
     if summary.runs > 0 && summary.ok == 0 {

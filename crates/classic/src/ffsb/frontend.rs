@@ -11,7 +11,12 @@ use std::path::PathBuf;
 #[derive(Debug, clap::Parser)]
 #[command(
     name = "fslab ffsb",
-    after_help = "With --dir, the profile's only filesystem goes to DIR and several go to DIR/fs0, DIR/fs1..."
+    after_help = "With --dir, the profile's only filesystem goes to DIR and several go to DIR/fs0, DIR/fs1...
+
+Examples:
+  fslab ffsb profile.ffsb
+  fslab ffsb profile.ffsb --dir /mnt/test --json > outcome.json
+  fslab ffsb profile.ffsb --explain"
 )]
 pub struct Args {
     /// The FFSB profile, in FFSB 6.0's or 5.x's grammar (detected).

@@ -551,6 +551,11 @@ fslab's options:
   --check       check the options and plan the runs; print nothing, run nothing
   --drop-caches drop the page cache before the first sub-test (root only)
   --seed N      seed of the random offsets
+
+Examples:
+  fslab iozone -i 0 -i 1 -s 512m -r 64k --dir /mnt/test
+  fslab iozone -t 4 -i 0 -i 1 -i 2 -s 256m -r 4k --dir /mnt/test
+  fslab iozone -a -n 64k -g 16m --dir /mnt/test
 ";
 
 #[cfg(test)]

@@ -449,7 +449,8 @@ pub fn help() -> &'static str {
     "\
 Usage: fslab sysbench [options]... fileio prepare|run|cleanup|help
 
-sysbench 1.0.20's fileio test on fslab's engine. The files are <DIR>/sysbench/test_file.N.
+sysbench 1.0.20's fileio test on fslab's engine. The files are test_file.0, test_file.1...
+in --dir DIR, else in the current directory, as sysbench makes them.
 
 fileio options:
   --file-num=N                  number of files to create [128]
@@ -481,6 +482,12 @@ fslab options:
   --explain                     print the workload as fslab will run it (native TOML) and exit
   --check                       check the options, print nothing and exit
   --drop-caches                 (run) drop the page cache before the measured run (root only)
+
+Examples:
+  fslab sysbench fileio --file-total-size=1G prepare --dir /mnt/test
+  fslab sysbench fileio --file-total-size=1G --file-test-mode=rndrw --time=60 run --dir /mnt/test
+  fslab sysbench fileio --file-total-size=1G --threads=4 --file-test-mode=rndrd --explain run
+  fslab sysbench fileio cleanup --dir /mnt/test
 "
 }
 

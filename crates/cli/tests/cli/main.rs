@@ -6,6 +6,7 @@ mod common;
 mod dbench;
 mod doctor;
 mod ffsb;
+mod help;
 mod info;
 mod interrupt;
 mod iozone;
