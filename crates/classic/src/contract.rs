@@ -139,6 +139,10 @@ pub struct Common {
     /// full result, and the text the original prints).
     #[arg(long)]
     pub json: bool,
+    /// Print the outcome in another layout instead: `json` is --json; `fio-json` is fio 3.x's
+    /// JSON (json+, with latency bins), which fio's own tools read.
+    #[arg(long, value_enum, value_name = "FORMAT")]
+    pub output_format: Option<OutputFormat>,
     /// Print the workload as fslab will run it (native TOML) and exit.
     #[arg(long)]
     pub explain: bool,
@@ -152,7 +156,21 @@ pub struct Common {
     pub drop_caches: bool,
 }
 
+/// What `--output-format` prints.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum OutputFormat {
+    /// fslab's outcome document (as --json).
+    Json,
+    /// fio 3.x's JSON layout, with json+'s latency bins.
+    FioJson,
+}
+
 impl Common {
+    /// Whether the outcome is printed as a JSON document rather than as text.
+    pub fn prints_json(&self) -> bool {
+        self.json || self.output_format.is_some()
+    }
+
     /// Takes the common flags out of a command line whose tool reads the rest itself (sysbench's
     /// `--key=value` options and IOzone's `-i 0` cannot be declared to clap): `--dir DIR`,
     /// `--dir=DIR`, `--json`... as [`Common`] declares them.
@@ -215,6 +233,14 @@ impl Common {
             if on {
                 w.push(flag.to_string());
             }
+        }
+        if let Some(f) = self.output_format {
+            w.push(format!(
+                "--output-format={}",
+                clap::ValueEnum::to_possible_value(&f)
+                    .expect("every format has a name")
+                    .get_name()
+            ));
         }
         w
     }

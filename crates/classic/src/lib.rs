@@ -8,6 +8,7 @@
 pub mod contract;
 pub mod dbench;
 pub mod ffsb;
+pub mod fio_json;
 pub mod iozone;
 pub mod native;
 pub mod sysbench;

@@ -9,7 +9,7 @@
 //! fslab exits quietly with 141, as a tool killed by SIGPIPE does.
 
 use crate::Failure;
-use fslab_classic::contract::Phase;
+use fslab_classic::contract::{OutputFormat, Phase};
 use fslab_classic::{Common, Context, Error, ErrorKind, FrontEnd, Outcome};
 use fslab_engine::result::Status;
 use fslab_engine::Progress;
@@ -44,7 +44,7 @@ pub fn main(parsed: Result<(Box<dyn FrontEnd>, Common), Error>) -> Result<ExitCo
         }
         return Ok(ExitCode::SUCCESS);
     }
-    let json = common.json;
+    let json = common.prints_json();
     let interrupt = Arc::new(AtomicBool::new(false));
     let signalled = catch_interrupts(&interrupt).map_err(|e| Failure::Environment(e.into()))?;
     let pipe_closed = Arc::new(AtomicBool::new(false));
@@ -86,7 +86,9 @@ pub fn main(parsed: Result<(Box<dyn FrontEnd>, Common), Error>) -> Result<ExitCo
     let mut outcome = outcome.map_err(failure)?;
     let interrupted = signalled.load(Ordering::SeqCst);
     outcome.interrupted = interrupted;
-    let shown = if json {
+    let shown = if common.output_format == Some(OutputFormat::FioJson) {
+        print_out(&format!("{:#}\n", fslab_classic::fio_json::document(&outcome)))
+    } else if json {
         print_out(&format!("{}\n", outcome.to_json()))
     } else if outcome.report.is_empty() {
         // Native runs have no original to imitate: fslab's own summary of each engine run.

@@ -6,6 +6,7 @@ mod common;
 mod dbench;
 mod doctor;
 mod ffsb;
+mod fio_json;
 mod help;
 mod info;
 mod interrupt;
