@@ -205,6 +205,44 @@ fn a_run_on_a_frozen_filesystem_hangs_and_the_study_goes_on() {
     lab.assert_clean();
 }
 
+/// Ctrl-C while the worker is blocked on a frozen filesystem: the lab thaws what it mounted so
+/// that the worker dies, unmounts and detaches it, and exits 130 leaving nothing behind (as the
+/// hung-run path does).
+#[test]
+#[ignore = "system tier: root, loop devices, mkfs.ext4, fsfreeze"]
+fn ctrl_c_on_a_frozen_filesystem_thaws_it_and_leaves_nothing_behind() {
+    require_root();
+    require_tool("mkfs.ext4", "e2fsprogs");
+    require_tool("fsfreeze", "util-linux");
+    let lab = Lab::new(&HUNG.replace("timeout = \"4s\"", "timeout = \"10m\""));
+    let args = lab.run_args(&[]);
+    let child = start(&args);
+    let mnt = wait_for("the study's first filesystem mounted", Duration::from_secs(60), || {
+        lab.mounts().into_iter().next()
+    });
+    wait_for("the worker writing", Duration::from_secs(10), || {
+        (bytes_under(&mnt) > 0).then_some(())
+    });
+    let frozen = Command::new("fsfreeze")
+        .arg("-f")
+        .arg(&mnt)
+        .output()
+        .expect("run fsfreeze");
+    assert!(frozen.status.success(), "fsfreeze -f {}: {frozen:?}", mnt.display());
+    let pid = rustix::process::Pid::from_child(&child);
+    rustix::process::kill_process(pid, rustix::process::Signal::Int).expect("SIGINT to fslab");
+    let run = finish(child, &refs(&args), STUDY_LIMIT);
+    assert_eq!(run.code, 130, "{}", run.stderr);
+    lab.assert_clean();
+    let store = lab.store();
+    let study = store.study("hung").unwrap().expect("the study");
+    assert_eq!(study.status, StudyStatus::Interrupted);
+    assert!(
+        store.runs(study.id).unwrap().is_empty(),
+        "the interrupted run is not recorded"
+    );
+}
+
 /// Six one-second runs on ext4.
 const SIX_RUNS: &str = r#"
 name = "killed"
