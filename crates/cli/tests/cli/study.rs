@@ -625,6 +625,46 @@ fn a_block_device_is_refused_unless_named_confirmed_and_unmounted() {
     assert_eq!(lab.mounts(), [mnt], "the device is still mounted where the test put it");
 }
 
+/// A block-device study killed with -9 leaves its own mount of the device behind: `resume --yes`
+/// recognises it (beneath the scratch directory the store recorded) and clears it, where it
+/// used to refuse the device as mounted.
+#[test]
+#[ignore = "system tier: root, loop devices, mkfs.ext4, losetup"]
+fn a_block_device_study_killed_with_9_resumes_over_its_own_leftover_mount() {
+    require_root();
+    require_tool("mkfs.ext4", "e2fsprogs");
+    require_tool("losetup", "mount");
+    let lab = Lab::new("");
+    let dev = lab.own_device();
+    let text = block_study(&dev, Some(&dev))
+        .replace("time = \"1s\"", "time = \"2s\"")
+        .replace(
+            "name = \"block\"\n",
+            "name = \"block\"\nrepeat = 2\ndrop_caches = false\n",
+        );
+    lab.write_study(&text);
+    let mut child = start(&lab.run_args(&["--yes"]));
+    let mnt = wait_for("the device mounted", Duration::from_secs(60), || {
+        lab.mounts().into_iter().next()
+    });
+    child.kill().expect("kill -9 fslab study run");
+    child.wait().expect("reap fslab");
+    // The orphaned worker ends with its two-second run; the mount stays.
+    wait_for("the orphaned worker gone", Duration::from_secs(60), || {
+        lab.processes().is_empty().then_some(())
+    });
+    assert_eq!(lab.mounts(), [mnt.clone()], "fslab's own mount is left behind");
+    let root = lab.root.display().to_string();
+    let resumed = lab.fslab(&["study", "resume", "1", "--yes", "--scratch", &root]);
+    assert_eq!(resumed.code, 0, "{}", resumed.stderr);
+    let store = lab.store();
+    let study = complete_study(&store, 2);
+    let runs = store.runs(study.id).unwrap();
+    assert_eq!(runs.len(), 2, "{runs:#?}");
+    assert!(runs.iter().all(|r| r.status == RunStatus::Ok), "{runs:#?}");
+    assert_eq!(lab.mounts(), Vec::<std::path::PathBuf>::new(), "left mounted");
+}
+
 /// A study on the block device `dev`, naming `destroy` for destruction.
 fn block_study(dev: &str, destroy: Option<&str>) -> String {
     let destroy = destroy.map(|d| format!("destroy = \"{d}\"\n")).unwrap_or_default();
