@@ -80,9 +80,15 @@ impl Store {
         let found = match schema::version(&conn) {
             Ok(found) => found,
             // A store in write-ahead-log mode whose directory cannot be written: SQLite cannot
-            // make its shared-memory file beside it. Nobody can be writing it then, so it is
-            // read as it is on disk.
-            Err(e) if e.sqlite_error_code() == Some(rusqlite::ErrorCode::CannotOpen) => {
+            // make its shared-memory file beside it (CANTOPEN on a read-only filesystem,
+            // READONLY in a directory the user may not write). Nobody can be writing it then,
+            // so it is read as it is on disk.
+            Err(e)
+                if matches!(
+                    e.sqlite_error_code(),
+                    Some(rusqlite::ErrorCode::CannotOpen | rusqlite::ErrorCode::ReadOnly)
+                ) =>
+            {
                 let uri = format!("file:{}?immutable=1", uri_path(&path));
                 conn = Connection::open_with_flags(&uri, flags | OpenFlags::SQLITE_OPEN_URI).map_err(failed)?;
                 schema::version(&conn).map_err(failed)?

@@ -653,7 +653,7 @@ fn a_block_device_study_killed_with_9_resumes_over_its_own_leftover_mount() {
     wait_for("the orphaned worker gone", Duration::from_secs(60), || {
         lab.processes().is_empty().then_some(())
     });
-    assert_eq!(lab.mounts(), [mnt.clone()], "fslab's own mount is left behind");
+    assert_eq!(lab.mounts(), [mnt], "fslab's own mount is left behind");
     let root = lab.root.display().to_string();
     let resumed = lab.fslab(&["study", "resume", "1", "--yes", "--scratch", &root]);
     assert_eq!(resumed.code, 0, "{}", resumed.stderr);
