@@ -103,7 +103,8 @@ pub(crate) fn open_existing(db: Option<PathBuf>) -> Result<Store, Failure> {
             db.display()
         )));
     }
-    Store::open(&db).map_err(|e| Failure::Environment(e.into()))
+    // Read only: a report of a store the user cannot write (a read-only file or directory).
+    Store::open_read(&db).map_err(|e| Failure::Environment(e.into()))
 }
 
 /// A report error as the CLI ends with it: what the user named wrong is bad input (2); a store

@@ -120,20 +120,26 @@ pub fn main(args: Args) -> Result<ExitCode, Failure> {
             execute(&machine, &store, &s, row.id, form, yes, scratch, &db)
         }
         Command::List => {
-            let store = open(&db)?;
+            let store = open_read(&db)?;
             out::print(&list_text(&store).map_err(Failure::Environment)?)?;
             Ok(ExitCode::SUCCESS)
         }
         Command::Show { study } => {
-            let store = open(&db)?;
+            let store = open_read(&db)?;
             out::print(&show_text(&store, &study).map_err(Failure::Input)?)?;
             Ok(ExitCode::SUCCESS)
         }
     }
 }
 
+/// The store, to write into (its errors name it).
 fn open(db: &Path) -> Result<Store, Failure> {
-    Store::open(db).map_err(|e| Failure::Environment(anyhow!("cannot open the results store {}: {e}", db.display())))
+    Store::open(db).map_err(|e| Failure::Environment(e.into()))
+}
+
+/// The store, to read only: listing and showing work on a store the user cannot write.
+fn open_read(db: &Path) -> Result<Store, Failure> {
+    Store::open_read(db).map_err(|e| Failure::Environment(e.into()))
 }
 
 /// Runs (or resumes) a study and prints where its results are.

@@ -47,6 +47,9 @@ pub enum LabError {
     /// No study of that id or name in the store.
     #[error("{0}")]
     NoStudy(String),
+    /// Another live process runs this study.
+    #[error("study {study} is being run by pid {pid}; wait for it to end, or stop it (kill {pid}) and resume")]
+    Busy { study: i64, pid: u32 },
     #[error(transparent)]
     Store(#[from] fslab_store::StoreError),
 }

@@ -9,7 +9,7 @@ use crate::runner::{self, Event, Options, Summary};
 use crate::study::{Study, Target};
 use crate::LabError;
 use fslab_classic::contract::{Request, Role};
-use fslab_store::{NewStudy, Store, StudyId, StudyRow, StudyStatus};
+use fslab_store::{Claim, NewStudy, Runner, Store, StudyId, StudyRow, StudyStatus};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::AtomicBool;
@@ -160,16 +160,69 @@ pub fn execute(
     yes: bool,
     on: &mut dyn FnMut(&Event),
 ) -> Result<Summary, LabError> {
-    machine.ready()?;
-    check_device(study, yes)?;
-    store.set_study_status(id, StudyStatus::Running.as_str())?;
-    let summary = runner::run_study(machine, store, study, id, opts, on);
-    let status = match &summary {
-        Ok(s) if !s.interrupted => StudyStatus::Complete,
-        _ => StudyStatus::Interrupted,
+    // Before anything is touched: a second run or resume of a study must not clear the first
+    // one's mounts nor record runs it is recording.
+    let me = this_runner()?;
+    let scratch = runner::scratch_dir(opts, id);
+    let left = match store.claim_study(id, me, &scratch.display().to_string(), &|r| runner_alive(r))? {
+        Claim::Busy(holder) => {
+            return Err(LabError::Busy {
+                study: id,
+                pid: holder.pid,
+            })
+        }
+        Claim::Claimed { left } => left,
     };
-    store.set_study_status(id, status.as_str())?;
-    summary
+    let summary = (|| {
+        machine.ready()?;
+        // What a runner that died left mounted (fslab's own mounts, beneath the scratch
+        // directories recorded with the study) goes before the device is checked, which still
+        // refuses any other mount.
+        if let Some(left) = left {
+            machine.clear_leftovers(Path::new(&left));
+        }
+        machine.clear_leftovers(&scratch);
+        check_device(study, yes)?;
+        store.set_study_status(id, StudyStatus::Running.as_str())?;
+        let summary = runner::run_study(machine, store, study, id, opts, on);
+        let status = match &summary {
+            Ok(s) if !s.interrupted => StudyStatus::Complete,
+            _ => StudyStatus::Interrupted,
+        };
+        store.set_study_status(id, status.as_str())?;
+        summary
+    })();
+    let released = store.release_study(id, me);
+    let summary = summary?;
+    released?;
+    Ok(summary)
+}
+
+/// This process, as the store records a study's runner.
+fn this_runner() -> Result<Runner, LabError> {
+    let pid = std::process::id();
+    let started = process_start(pid).ok_or_else(|| {
+        LabError::io(
+            format!("cannot read /proc/{pid}/stat"),
+            std::io::Error::from(std::io::ErrorKind::NotFound),
+        )
+    })?;
+    Ok(Runner { pid, started })
+}
+
+/// Whether a recorded runner still runs: its pid is a live process that started when it did
+/// (not another process the kernel gave the pid to since).
+pub fn runner_alive(r: Runner) -> bool {
+    process_start(r.pid) == Some(r.started)
+}
+
+/// When a process started, in clock ticks since boot: field 22 of /proc/PID/stat, counted
+/// after the command name, which is in parentheses and may hold anything.
+pub fn process_start(pid: u32) -> Option<u64> {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+    let (_, after) = stat.rsplit_once(')')?;
+    // After the name: state (field 3) ... starttime (field 22).
+    after.split_whitespace().nth(19)?.parse().ok()
 }
 
 /// Why no cell of a study can run here: each distinct reason once.

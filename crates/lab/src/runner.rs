@@ -103,6 +103,12 @@ pub fn cell_spec(study: &Study, cell: &Cell, form: Form) -> CellSpec {
     }
 }
 
+/// Where study `id` makes its loop images and mount points: a directory of its own beneath
+/// `--scratch`, cleared when it starts and ends.
+pub fn scratch_dir(opts: &Options, id: StudyId) -> PathBuf {
+    opts.scratch.join(format!("fslab-study-{id}"))
+}
+
 /// A cell with the runs it still needs.
 struct Todo {
     cell: Cell,
@@ -170,7 +176,7 @@ pub fn run_study(
         runs_left,
         estimate: matrix::estimate(study, opts.form, machine),
     });
-    let scratch = opts.scratch.join(format!("fslab-study-{id}"));
+    let scratch = scratch_dir(opts, id);
     machine.clear_leftovers(&scratch);
     std::fs::create_dir_all(&scratch).map_err(|e| LabError::io(format!("cannot make {}", scratch.display()), e))?;
     let labels = todo

@@ -64,7 +64,12 @@ pub fn run_phase(exe: &Path, args: &[String], watch: &Watch) -> std::io::Result<
             });
         }
         if stop() {
-            kill_group(&mut child);
+            // As for a hung run: a worker blocked in the kernel (on a frozen filesystem) dies
+            // only once released, and the lab then unmounts and detaches what it made.
+            if !kill_group(&mut child) {
+                (watch.unstick)();
+                wait_for(&mut child, KILL_GRACE);
+            }
             return Ok(Ended::Interrupted);
         }
         if Instant::now() >= deadline {

@@ -19,6 +19,32 @@ pub enum StoreError {
     )]
     TooNew { path: PathBuf, found: u32, supported: u32 },
 
+    #[error(
+        "{}: the file is empty, not a results store; remove it to start a new store there, \
+         or pass another --db",
+        path.display()
+    )]
+    Empty { path: PathBuf },
+
+    #[error(
+        "{}: the results store is damaged (SQLite's quick_check: {detail}); nothing was written to it. \
+         Keep a copy, then recover what it holds with `sqlite3 FILE .recover`, or use another --db",
+        path.display()
+    )]
+    Corrupt { path: PathBuf, detail: String },
+
+    #[error(
+        "{}: the results store has schema version {found} and must be brought to version {wanted} \
+         before it can be read, which needs writing to it: {source}",
+        path.display()
+    )]
+    ReadOnlyOld {
+        path: PathBuf,
+        found: u32,
+        wanted: u32,
+        source: Box<StoreError>,
+    },
+
     #[error("{}: migrating the results store to schema version {version} failed: {source}", path.display())]
     Migration {
         path: PathBuf,

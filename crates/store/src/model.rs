@@ -251,3 +251,22 @@ stored_as_text!(CellStatus {
     Hung = "hung",
 });
 stored_as_text!(RunStatus { Ok = "ok", Failed = "failed", Hung = "hung" });
+
+/// The process running a study: its pid, and when it started (the kernel's start time of the
+/// process, in clock ticks since boot), so that a pid the kernel gave to another process since
+/// is not taken for the runner.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Runner {
+    pub pid: u32,
+    pub started: u64,
+}
+
+/// What [`crate::Store::claim_study`] found.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Claim {
+    /// Another live process runs the study: nothing changed.
+    Busy(Runner),
+    /// The study is this process's now. `left`: the scratch directory of a runner that died
+    /// without letting go (killed, crashed), where it may have left mounts and loop devices.
+    Claimed { left: Option<String> },
+}

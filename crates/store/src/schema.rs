@@ -15,10 +15,23 @@ use std::time::Duration;
 pub const BUSY_TIMEOUT: Duration = Duration::from_secs(30);
 
 /// Migration `i` brings the schema from version `i` to version `i + 1`.
-pub const MIGRATIONS: &[&str] = &[V1, V2, V3];
+pub const MIGRATIONS: &[&str] = &[V1, V2, V3, V4];
 
 /// The schema version this fslab writes: the number of migrations.
 pub const SCHEMA_VERSION: u32 = MIGRATIONS.len() as u32;
+
+/// Version 4: the process running a study, so that a second `study run` or `resume` of it is
+/// refused while the first lives; and where it mounts what it makes (its scratch directory), so
+/// that whoever takes over from a process that died clears what it left mounted there.
+const V4: &str = r#"
+CREATE TABLE runners (
+    study_id INTEGER PRIMARY KEY REFERENCES studies(id) ON DELETE CASCADE,
+    pid      INTEGER NOT NULL,
+    started  INTEGER NOT NULL,
+    scratch  TEXT NOT NULL,
+    since    TEXT NOT NULL
+);
+"#;
 
 /// Version 3: a cell's names, made once by the lab and used by every reader (its label, its
 /// configuration, the workload options that vary); which metric a run leads with; the tool's own

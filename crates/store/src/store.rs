@@ -29,11 +29,20 @@ impl Store {
                 source,
             })?;
         }
+        // An existing file is a store already: a file left empty (truncated, or made by
+        // mistake) is not silently made a new one, and a damaged one is not written to.
+        let existing = std::fs::metadata(&path).ok();
+        if existing.as_ref().is_some_and(|m| m.is_file() && m.len() == 0) {
+            return Err(StoreError::Empty { path });
+        }
         let flags = OpenFlags::SQLITE_OPEN_READ_WRITE | OpenFlags::SQLITE_OPEN_CREATE | OpenFlags::SQLITE_OPEN_NO_MUTEX;
         let conn = Connection::open_with_flags(&path, flags).map_err(|source| StoreError::Open {
             path: path.clone(),
             source,
         })?;
+        if existing.is_some() {
+            quick_check(&conn, &path)?;
+        }
         schema::configure(&conn, &path).map_err(|e| match e {
             StoreError::Sqlite(source) => StoreError::Open {
                 path: path.clone(),
@@ -46,6 +55,67 @@ impl Store {
             conn,
             path,
             migrations_applied,
+        })
+    }
+
+    /// Opens the store at `path` to read it only: for listing, showing, reporting and comparing,
+    /// which must work on a store the user cannot write (a read-only file or directory). A store
+    /// at an older schema version is brought forward first, which needs writing; a missing file
+    /// is [`Store::open`]'s to create.
+    pub fn open_read(path: impl AsRef<Path>) -> Result<Store> {
+        let path = path.as_ref().to_path_buf();
+        if !path.exists() {
+            return Store::open(path);
+        }
+        let failed = |source| StoreError::Open {
+            path: path.clone(),
+            source,
+        };
+        if std::fs::metadata(&path).is_ok_and(|m| m.is_file() && m.len() == 0) {
+            return Err(StoreError::Empty { path });
+        }
+        let flags = OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX;
+        let mut conn = Connection::open_with_flags(&path, flags).map_err(failed)?;
+        conn.busy_timeout(schema::BUSY_TIMEOUT).map_err(failed)?;
+        let found = match schema::version(&conn) {
+            Ok(found) => found,
+            // A store in write-ahead-log mode whose directory cannot be written: SQLite cannot
+            // make its shared-memory file beside it (CANTOPEN on a read-only filesystem,
+            // READONLY in a directory the user may not write). Nobody can be writing it then,
+            // so it is read as it is on disk.
+            Err(e)
+                if matches!(
+                    e.sqlite_error_code(),
+                    Some(rusqlite::ErrorCode::CannotOpen | rusqlite::ErrorCode::ReadOnly)
+                ) =>
+            {
+                let uri = format!("file:{}?immutable=1", uri_path(&path));
+                conn = Connection::open_with_flags(&uri, flags | OpenFlags::SQLITE_OPEN_URI).map_err(failed)?;
+                schema::version(&conn).map_err(failed)?
+            }
+            Err(e) => return Err(failed(e)),
+        };
+        if found > schema::SCHEMA_VERSION {
+            return Err(StoreError::TooNew {
+                path,
+                found,
+                supported: schema::SCHEMA_VERSION,
+            });
+        }
+        if found < schema::SCHEMA_VERSION {
+            drop(conn);
+            return Store::open(&path).map_err(|e| StoreError::ReadOnlyOld {
+                path: path.clone(),
+                found,
+                wanted: schema::SCHEMA_VERSION,
+                source: Box::new(e),
+            });
+        }
+        conn.pragma_update(None, "foreign_keys", true).map_err(failed)?;
+        Ok(Store {
+            conn,
+            path,
+            migrations_applied: 0,
         })
     }
 
@@ -71,6 +141,42 @@ impl Store {
     pub fn migrations_applied(&self) -> u32 {
         self.migrations_applied
     }
+}
+
+/// Checks an existing database before anything is written to it: `PRAGMA quick_check` reads
+/// every page and says what is wrong.
+fn quick_check(conn: &Connection, path: &Path) -> Result<()> {
+    let problems = conn.prepare("PRAGMA quick_check(5)").and_then(|mut stmt| {
+        stmt.query_map([], |row| row.get::<_, String>(0))?
+            .collect::<rusqlite::Result<Vec<String>>>()
+    });
+    let corrupt = |detail: String| StoreError::Corrupt {
+        path: path.to_path_buf(),
+        detail,
+    };
+    match problems {
+        Ok(lines) if lines.len() == 1 && lines[0] == "ok" => Ok(()),
+        Ok(lines) => Err(corrupt(lines.join("; "))),
+        Err(e) if e.sqlite_error_code() == Some(rusqlite::ErrorCode::DatabaseCorrupt) => Err(corrupt(e.to_string())),
+        Err(source) => Err(StoreError::Open {
+            path: path.to_path_buf(),
+            source,
+        }),
+    }
+}
+
+/// A path as the path of a `file:` URI: the characters a URI gives a meaning to, escaped.
+fn uri_path(path: &Path) -> String {
+    use std::os::unix::ffi::OsStrExt;
+    let mut out = String::new();
+    for &b in path.as_os_str().as_bytes() {
+        match b {
+            b'%' | b'?' | b'#' => out.push_str(&format!("%{b:02X}")),
+            _ if b.is_ascii() && !b.is_ascii_control() => out.push(b as char),
+            _ => out.push_str(&format!("%{b:02X}")),
+        }
+    }
+    out
 }
 
 /// [`Store::default_path`] with the environment given as `var`. Empty variables count as unset,

@@ -4,7 +4,8 @@
 use crate::columns::{cpu_values, to_json, CPU_COLUMNS};
 use crate::error::{Result, StoreError};
 use crate::model::{
-    CellId, CellSpec, CellStatus, NewStudy, RunId, RunRecord, RunStatus, StepRecord, StudyId, StudyStatus,
+    CellId, CellSpec, CellStatus, Claim, NewStudy, RunId, RunRecord, RunStatus, Runner, StepRecord, StudyId,
+    StudyStatus,
 };
 use crate::store::Store;
 use fslab_engine::result::{rfc3339, OpResult, Second};
@@ -160,6 +161,74 @@ impl Store {
         settle_cell(&tx, cell)?;
         tx.commit()?;
         Ok(run_id)
+    }
+
+    /// Marks `me` as the process running `study`, mounting what it makes beneath `scratch`,
+    /// unless another live process runs it: then that one is returned and nothing changes.
+    /// `alive` says whether a recorded runner still runs; one that died (killed, crashed) is
+    /// replaced, and its scratch directory returned for clearing.
+    pub fn claim_study(
+        &self,
+        study: StudyId,
+        me: Runner,
+        scratch: &str,
+        alive: &dyn Fn(Runner) -> bool,
+    ) -> Result<Claim> {
+        let tx = Transaction::new_unchecked(&self.conn, TransactionBehavior::Immediate)?;
+        require_study(&tx, study)?;
+        let holder = tx
+            .query_row(
+                "SELECT pid, started, scratch FROM runners WHERE study_id = ?1",
+                [study],
+                |row| {
+                    Ok((
+                        Runner {
+                            pid: row.get(0)?,
+                            started: row.get::<_, i64>(1)? as u64,
+                        },
+                        row.get::<_, String>(2)?,
+                    ))
+                },
+            )
+            .optional()?;
+        let left = match holder {
+            Some((h, _)) if h != me && alive(h) => return Ok(Claim::Busy(h)),
+            Some((h, scratch)) if h != me => Some(scratch),
+            _ => None,
+        };
+        let started = i64::try_from(me.started).map_err(|_| StoreError::TooLarge {
+            what: "a process's start time",
+            value: me.started,
+        })?;
+        tx.execute(
+            "INSERT INTO runners (study_id, pid, started, scratch, since) VALUES (?1, ?2, ?3, ?4, ?5) \
+             ON CONFLICT (study_id) DO UPDATE SET pid = ?2, started = ?3, scratch = ?4, since = ?5",
+            (study, me.pid, started, scratch, now()),
+        )?;
+        tx.commit()?;
+        Ok(Claim::Claimed { left })
+    }
+
+    /// Lets go of a study `me` runs (claimed with [`Store::claim_study`]).
+    pub fn release_study(&self, study: StudyId, me: Runner) -> Result<()> {
+        self.conn.execute(
+            "DELETE FROM runners WHERE study_id = ?1 AND pid = ?2 AND started = ?3",
+            (study, me.pid, me.started as i64),
+        )?;
+        Ok(())
+    }
+
+    /// The process recorded as running `study`, if any (it may have died since).
+    pub fn runner(&self, study: StudyId) -> Result<Option<Runner>> {
+        Ok(self
+            .conn
+            .query_row("SELECT pid, started FROM runners WHERE study_id = ?1", [study], |row| {
+                Ok(Runner {
+                    pid: row.get(0)?,
+                    started: row.get::<_, i64>(1)? as u64,
+                })
+            })
+            .optional()?)
     }
 
     /// Deletes a study with its cells, steps, runs and everything they measured.

@@ -382,10 +382,12 @@ fn throughput_is_the_last_per_second_sample_of_the_execute_phase() {
     .unwrap();
     let samples = live.samples();
     let phases: Vec<report::Phase> = samples.iter().map(|s| s.phase).collect();
-    assert_eq!(
-        phases,
-        vec![report::Phase::Warmup, report::Phase::Execute, report::Phase::Execute]
-    );
+    // The warm-up's seconds, then the execute phase's: how many of each a loaded machine's
+    // ticks land in may vary by one, their order may not.
+    let warmups = phases.iter().take_while(|p| **p == report::Phase::Warmup).count();
+    assert!(warmups >= 1, "{phases:?}");
+    assert!(phases[warmups..].iter().all(|p| *p == report::Phase::Execute), "{phases:?}");
+    assert!((2..=3).contains(&(phases.len() - warmups)), "{phases:?}");
     let last = samples.last().unwrap();
     assert_eq!(live.throughput(), Some(last.mb_per_sec));
     assert!(last.mb_per_sec > 0.0);

@@ -62,13 +62,23 @@ fn every_command_s_help_describes_each_option_and_ends_with_examples() {
             assert!(e.starts_with("  fslab "), "{args:?}: `{e}`");
         }
         // An option or argument line (indented 2 or 6, where wrapped descriptions go deeper):
-        // the flag, then its description on the same line.
-        for line in run.stdout.lines() {
+        // the flag, then its description on the same line or, in clap's next-line layout, on
+        // the next line, indented deeper.
+        let lines: Vec<&str> = run.stdout.lines().collect();
+        for (i, line) in lines.iter().enumerate() {
             let t = line.trim_start();
             let indent = line.len() - t.len();
             if (indent == 2 || indent == 6) && (t.starts_with('-') || t.starts_with('<') || t.starts_with('[')) {
-                let described = t.split_once("  ").is_some_and(|(_, d)| !d.trim().is_empty());
-                assert!(described, "{args:?}: no description: `{line}`\n{}", run.stdout);
+                let same_line = t.split_once("  ").is_some_and(|(_, d)| !d.trim().is_empty());
+                let next_line = lines.get(i + 1).is_some_and(|n| {
+                    let nt = n.trim_start();
+                    !nt.is_empty() && n.len() - nt.len() > indent + 2
+                });
+                assert!(
+                    same_line || next_line,
+                    "{args:?}: no description: `{line}`\n{}",
+                    run.stdout
+                );
             }
         }
     }

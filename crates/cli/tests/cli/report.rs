@@ -189,3 +189,53 @@ fn compare_refuses_what_it_cannot_compare() {
     assert_eq!(run.code, 2);
     assert!(run.stderr.contains("`five` is not a percentage"), "{}", run.stderr);
 }
+
+/// A store the user may not write (a read-only file in a read-only directory, read by `nobody`):
+/// listing, showing, reports and comparisons read it; resuming, which writes, is refused.
+#[test]
+#[ignore = "system tier: root, to read a store as another user (nobody)"]
+fn a_store_the_user_cannot_write_is_listed_shown_reported_and_compared() {
+    use std::os::unix::fs::PermissionsExt;
+    use std::os::unix::process::CommandExt;
+    fslab_testkit::require_root();
+    let dir = fslab_testkit::tempdir();
+    let ro = dir.path().join("ro");
+    std::fs::create_dir(&ro).unwrap();
+    let (store, id, db) = studies::study_store(&ro);
+    drop(store);
+    assert!(!ro.join("fslab.db-shm").exists(), "closed: no shared-memory file");
+    let mode = |p: &std::path::Path, m: u32| std::fs::set_permissions(p, std::fs::Permissions::from_mode(m)).unwrap();
+    mode(dir.path(), 0o755);
+    mode(&ro, 0o555);
+    mode(&db, 0o444);
+    let id = id.to_string();
+    let as_nobody = |words: &[&str]| {
+        let out = std::process::Command::new(env!("CARGO_BIN_EXE_fslab"))
+            .args(words)
+            .args(["--db", s(&db)])
+            .current_dir("/")
+            .uid(65534)
+            .gid(65534)
+            .output()
+            .expect("run fslab as nobody");
+        (
+            out.status.code(),
+            String::from_utf8_lossy(&out.stdout).into_owned(),
+            String::from_utf8_lossy(&out.stderr).into_owned(),
+        )
+    };
+    let (code, out, err) = as_nobody(&["study", "list"]);
+    assert_eq!(code, Some(0), "{err}");
+    assert!(out.contains("report <test>"), "{out}");
+    let (code, out, err) = as_nobody(&["study", "show", &id]);
+    assert_eq!(code, Some(0), "{err}");
+    assert!(out.contains("report <test>"), "{out}");
+    let (code, out, err) = as_nobody(&["report", &id]);
+    assert_eq!(code, Some(0), "{err}");
+    assert!(!out.is_empty());
+    let (code, _, err) = as_nobody(&["compare", &format!("{id}:ext4"), &format!("{id}:xfs")]);
+    assert_eq!(code, Some(0), "{err}");
+    let (code, _, err) = as_nobody(&["study", "resume", &id]);
+    assert_ne!(code, Some(0), "resuming writes: {err}");
+    mode(&ro, 0o755);
+}

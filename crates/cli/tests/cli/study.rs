@@ -205,6 +205,44 @@ fn a_run_on_a_frozen_filesystem_hangs_and_the_study_goes_on() {
     lab.assert_clean();
 }
 
+/// Ctrl-C while the worker is blocked on a frozen filesystem: the lab thaws what it mounted so
+/// that the worker dies, unmounts and detaches it, and exits 130 leaving nothing behind (as the
+/// hung-run path does).
+#[test]
+#[ignore = "system tier: root, loop devices, mkfs.ext4, fsfreeze"]
+fn ctrl_c_on_a_frozen_filesystem_thaws_it_and_leaves_nothing_behind() {
+    require_root();
+    require_tool("mkfs.ext4", "e2fsprogs");
+    require_tool("fsfreeze", "util-linux");
+    let lab = Lab::new(&HUNG.replace("timeout = \"4s\"", "timeout = \"10m\""));
+    let args = lab.run_args(&[]);
+    let child = start(&args);
+    let mnt = wait_for("the study's first filesystem mounted", Duration::from_secs(60), || {
+        lab.mounts().into_iter().next()
+    });
+    wait_for("the worker writing", Duration::from_secs(10), || {
+        (bytes_under(&mnt) > 0).then_some(())
+    });
+    let frozen = Command::new("fsfreeze")
+        .arg("-f")
+        .arg(&mnt)
+        .output()
+        .expect("run fsfreeze");
+    assert!(frozen.status.success(), "fsfreeze -f {}: {frozen:?}", mnt.display());
+    let pid = rustix::process::Pid::from_child(&child);
+    rustix::process::kill_process(pid, rustix::process::Signal::Int).expect("SIGINT to fslab");
+    let run = finish(child, &refs(&args), STUDY_LIMIT);
+    assert_eq!(run.code, 130, "{}", run.stderr);
+    lab.assert_clean();
+    let store = lab.store();
+    let study = store.study("hung").unwrap().expect("the study");
+    assert_eq!(study.status, StudyStatus::Interrupted);
+    assert!(
+        store.runs(study.id).unwrap().is_empty(),
+        "the interrupted run is not recorded"
+    );
+}
+
 /// Six one-second runs on ext4.
 const SIX_RUNS: &str = r#"
 name = "killed"
@@ -585,6 +623,46 @@ fn a_block_device_is_refused_unless_named_confirmed_and_unmounted() {
     assert_refused(&lab, &run, &dev, &format!("mounted at {}", mnt.display()));
     assert_untouched(&dev, &uuid);
     assert_eq!(lab.mounts(), [mnt], "the device is still mounted where the test put it");
+}
+
+/// A block-device study killed with -9 leaves its own mount of the device behind: `resume --yes`
+/// recognises it (beneath the scratch directory the store recorded) and clears it, where it
+/// used to refuse the device as mounted.
+#[test]
+#[ignore = "system tier: root, loop devices, mkfs.ext4, losetup"]
+fn a_block_device_study_killed_with_9_resumes_over_its_own_leftover_mount() {
+    require_root();
+    require_tool("mkfs.ext4", "e2fsprogs");
+    require_tool("losetup", "mount");
+    let lab = Lab::new("");
+    let dev = lab.own_device();
+    let text = block_study(&dev, Some(&dev))
+        .replace("time = \"1s\"", "time = \"2s\"")
+        .replace(
+            "name = \"block\"\n",
+            "name = \"block\"\nrepeat = 2\ndrop_caches = false\n",
+        );
+    lab.write_study(&text);
+    let mut child = start(&lab.run_args(&["--yes"]));
+    let mnt = wait_for("the device mounted", Duration::from_secs(60), || {
+        lab.mounts().into_iter().next()
+    });
+    child.kill().expect("kill -9 fslab study run");
+    child.wait().expect("reap fslab");
+    // The orphaned worker ends with its two-second run; the mount stays.
+    wait_for("the orphaned worker gone", Duration::from_secs(60), || {
+        lab.processes().is_empty().then_some(())
+    });
+    assert_eq!(lab.mounts(), [mnt], "fslab's own mount is left behind");
+    let root = lab.root.display().to_string();
+    let resumed = lab.fslab(&["study", "resume", "1", "--yes", "--scratch", &root]);
+    assert_eq!(resumed.code, 0, "{}", resumed.stderr);
+    let store = lab.store();
+    let study = complete_study(&store, 2);
+    let runs = store.runs(study.id).unwrap();
+    assert_eq!(runs.len(), 2, "{runs:#?}");
+    assert!(runs.iter().all(|r| r.status == RunStatus::Ok), "{runs:#?}");
+    assert_eq!(lab.mounts(), Vec::<std::path::PathBuf>::new(), "left mounted");
 }
 
 /// A study on the block device `dev`, naming `destroy` for destruction.

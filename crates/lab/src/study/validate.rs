@@ -171,12 +171,20 @@ pub(super) fn check(raw: RawStudy, base: &Path) -> Result<Study, Bad> {
             }
         }
     };
+    let timeout = raw.timeout.map_or(Duration::from_secs(15 * 60), |t| t.0);
+    if timeout.is_zero() {
+        // A run is hung once it outlasts the timeout: at zero every run would be.
+        return Err(bad(
+            vec![Key("timeout")],
+            "timeout = 0 would count every run as hung; give the longest a run may take (\"15m\")",
+        ));
+    }
     Ok(Study {
         name: raw.name,
         description: raw.description,
         repeat,
         adaptive,
-        timeout: raw.timeout.map_or(Duration::from_secs(15 * 60), |t| t.0),
+        timeout,
         fresh: raw.fresh.unwrap_or(Fresh::Repeat),
         drop_caches: raw.drop_caches,
         warmup: raw.warmup,

@@ -177,3 +177,20 @@ fn a_filesystem_may_name_its_own_schedulers_and_warm_up() {
         [false, true]
     );
 }
+
+#[test]
+fn a_zero_timeout_is_refused_at_its_line() {
+    for zero in [r#""0s""#, r#""0m""#] {
+        let text = format!(
+            "name = \"t\"\ntimeout = {zero}\n{}",
+            &EMPTY_AND_FILLED[EMPTY_AND_FILLED.find("[[filesystem]]").unwrap()..]
+        );
+        let e = Study::from_toml(&text, "study.toml", Path::new("/nonexistent"))
+            .expect_err(zero)
+            .to_string();
+        assert!(e.starts_with("study.toml:2:"), "the line of `timeout`: {e}");
+        assert!(e.contains("every run as hung"), "{e}");
+    }
+    let ok = EMPTY_AND_FILLED.replace("fresh = \"study\"", "fresh = \"study\"\ntimeout = \"1s\"");
+    assert_eq!(study(&ok).timeout, std::time::Duration::from_secs(1));
+}

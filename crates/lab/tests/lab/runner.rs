@@ -14,7 +14,7 @@ use fslab_lab::runner::{Event, Options, Summary};
 use fslab_lab::study::Study;
 use fslab_lab::worker::{Ended, Watch};
 use fslab_lab::LabError;
-use fslab_store::{CellStatus, RunStatus, Store};
+use fslab_store::{CellStatus, Claim, RunStatus, Runner, Store};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::AtomicBool;
 use std::sync::Mutex;
@@ -201,6 +201,7 @@ impl Machine for Fake {
     }
 
     fn clear_leftovers(&self, scratch: &Path) {
+        self.note(format!("clear {}", scratch.display()));
         let _ = std::fs::remove_dir_all(scratch);
     }
 }
@@ -569,6 +570,75 @@ fn an_interrupted_study_resumes_with_only_the_runs_it_lacks() {
     let (summary, _) = lab.resume(&idle, id, stop);
     assert_eq!(summary.runs, 0);
     assert_eq!(idle.count("mkfs"), 0);
+}
+
+/// A study another live process runs is refused before anything is touched, naming that
+/// process; one whose recorded runner died is taken over, and let go of at the end.
+#[test]
+fn a_study_another_live_process_runs_is_refused_and_a_dead_runner_s_is_taken_over() {
+    let lab = Lab::new(&THREE_FILESYSTEMS.replace("FRESH", "cell"));
+    let id = lab
+        .store
+        .create_study(&fslab_store::NewStudy {
+            name: lab.study.name.clone(),
+            file: "study.toml".into(),
+            text: String::new(),
+            started_at: "2026-11-25T00:00:00Z".into(),
+            testbed: serde_json::json!({}),
+            planned_runs: fslab_lab::matrix::planned_runs(&lab.study, Form::Full),
+            form: "full".into(),
+        })
+        .unwrap();
+    // pid 1 lives as long as the machine does.
+    let init = Runner {
+        pid: 1,
+        started: lifecycle::process_start(1).expect("pid 1's start time"),
+    };
+    assert!(lifecycle::runner_alive(init));
+    assert_eq!(
+        lab.store.claim_study(id, init, "/elsewhere", &|_| true).unwrap(),
+        Claim::Claimed { left: None }
+    );
+    let opts = Options {
+        form: Form::Full,
+        scratch: lab.dir.path().join("scratch"),
+        stop: never(),
+    };
+    let busy = Fake::new();
+    let e = lifecycle::execute(&busy, &lab.store, &lab.study, id, &opts, false, &mut |_| {})
+        .expect_err("the study is someone else's");
+    assert_eq!(
+        e.to_string(),
+        format!("study {id} is being run by pid 1; wait for it to end, or stop it (kill 1) and resume")
+    );
+    assert_eq!(busy.log.lock().unwrap().len(), 0, "{:?}", busy.log.lock().unwrap());
+    assert!(lab.store.runs(id).unwrap().is_empty());
+    assert_eq!(lab.store.runner(id).unwrap(), Some(init));
+    // The same pid with another start time is a process that died; its pid was given again.
+    let dead = Runner {
+        pid: 1,
+        started: init.started + 1,
+    };
+    assert!(!lifecycle::runner_alive(dead));
+    lab.store.release_study(id, init).unwrap();
+    assert_eq!(
+        lab.store
+            .claim_study(id, dead, "/dead/fslab-study-9", &|_| true)
+            .unwrap(),
+        Claim::Claimed { left: None }
+    );
+    let machine = Fake::new();
+    let (summary, _) = lab.resume(&machine, id, never());
+    assert!(summary.runs > 0 && !summary.interrupted);
+    assert_eq!(lab.store.runner(id).unwrap(), None, "let go of at the end");
+    // What the dead runner may have left mounted, beneath the scratch recorded with it, is
+    // cleared first of all, before any filesystem is made.
+    let log = machine.log.lock().unwrap().clone();
+    assert_eq!(log[0], "clear /dead/fslab-study-9", "{log:#?}");
+    assert!(
+        log[1].starts_with("clear ") && log[1].ends_with(&format!("fslab-study-{id}")),
+        "{log:#?}"
+    );
 }
 
 #[test]

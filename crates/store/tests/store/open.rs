@@ -175,3 +175,101 @@ fn a_version_1_store_is_brought_forward_and_its_cells_read_as_unfilled() {
     let back = store.cells(study.id).unwrap();
     assert_eq!(back.iter().find(|c| c.id == id).unwrap().spec.fill_to, Some(0.4));
 }
+
+#[test]
+fn an_empty_file_is_refused_not_made_a_new_store() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("fslab.db");
+    std::fs::write(&path, b"").unwrap();
+    for e in [Store::open(&path).err(), Store::open_read(&path).err()] {
+        let e = e.expect("an empty file is not a store");
+        assert!(matches!(e, StoreError::Empty { .. }), "{e:?}");
+        let text = e.to_string();
+        assert!(
+            text.starts_with(&format!("{}: the file is empty", path.display())),
+            "{text}"
+        );
+    }
+    assert_eq!(std::fs::metadata(&path).unwrap().len(), 0, "nothing was written");
+}
+
+#[test]
+fn a_store_with_damaged_pages_is_refused_before_anything_is_written() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = {
+        let one = one_cell(dir.path());
+        one.store.record_run(one.cell, &ok_run(0, &tiny_result(), 5.0)).unwrap();
+        one.path
+    };
+    // Closed: the log is back in the file. Its last two pages (tables' leaves) are overwritten.
+    assert!(!dir.path().join("fslab.db-wal").exists());
+    let mut bytes = std::fs::read(&path).unwrap();
+    let page = 4096;
+    assert!(bytes.len() >= 6 * page, "{} bytes", bytes.len());
+    let end = bytes.len();
+    bytes[end - 2 * page..].fill(0xA5);
+    std::fs::write(&path, &bytes).unwrap();
+    let e = Store::open(&path).err().expect("a damaged store is refused");
+    assert!(matches!(e, StoreError::Corrupt { .. }), "{e:?}");
+    let text = e.to_string();
+    assert!(
+        text.starts_with(&format!(
+            "{}: the results store is damaged (SQLite's quick_check: ",
+            path.display()
+        )),
+        "{text}"
+    );
+    assert!(text.contains("nothing was written"), "{text}");
+    assert_eq!(std::fs::read(&path).unwrap(), bytes, "the file is as it was");
+}
+
+#[test]
+fn a_store_is_read_where_it_cannot_be_written() {
+    // Everything a reader needs works on a connection that cannot write: writing through it is
+    // refused by SQLite itself.
+    let dir = tempfile::tempdir().unwrap();
+    let path = {
+        let one = one_cell(dir.path());
+        one.store.record_run(one.cell, &ok_run(0, &tiny_result(), 5.0)).unwrap();
+        one.path
+    };
+    let store = Store::open_read(&path).unwrap();
+    let studies = store.list_studies().unwrap();
+    assert_eq!(studies.len(), 1);
+    assert_eq!(store.runs(studies[0].id).unwrap().len(), 1);
+    let e = store.create_study(&new_study("t", 1)).expect_err("read only");
+    assert!(e.to_string().contains("readonly"), "{e}");
+}
+
+#[test]
+#[ignore = "system tier: root, to mount a tmpfs and remount it read-only"]
+fn a_store_on_a_read_only_filesystem_is_listed_and_read() {
+    fslab_testkit::require_root();
+    let fs = fslab_testkit::Tmpfs::mount("32m");
+    let path = {
+        let one = one_cell(fs.path());
+        one.store.record_run(one.cell, &ok_run(0, &tiny_result(), 5.0)).unwrap();
+        one.path
+    };
+    assert!(
+        !fs.path().join("fslab.db-shm").exists(),
+        "closed: no shared-memory file"
+    );
+    let remount = |how: &str| {
+        let status = Command::new("mount")
+            .args(["-o", &format!("remount,{how}")])
+            .arg(fs.path())
+            .status()
+            .unwrap();
+        assert!(status.success(), "mount -o remount,{how}: {status}");
+    };
+    remount("ro");
+    let read = Store::open_read(&path);
+    let write = Store::open(&path).err();
+    remount("rw");
+    let store = read.unwrap_or_else(|e| panic!("{e}"));
+    let studies = store.list_studies().unwrap();
+    assert_eq!(studies.len(), 1);
+    assert_eq!(store.runs(studies[0].id).unwrap().len(), 1);
+    assert!(write.is_some(), "writing is refused");
+}
