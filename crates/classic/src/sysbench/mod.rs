@@ -55,7 +55,10 @@ impl Error {
             Error::Option { .. } | Error::Usage(_) | Error::NotPrepared(_) => true,
             Error::Setup(SetupError::Foreign { .. } | SetupError::Linked { .. }) => true,
             Error::Setup(SetupError::Confine(e)) | Error::Confine(e) => {
-                matches!(e, ConfineError::Escapes { .. } | ConfineError::RunDir { .. })
+                matches!(
+                    e,
+                    ConfineError::Escapes { .. } | ConfineError::RunDir { .. } | ConfineError::Symlink { .. }
+                )
             }
             Error::Setup(_) => false,
         }

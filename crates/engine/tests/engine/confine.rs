@@ -200,6 +200,34 @@ fn a_symlink_in_place_of_the_marker_is_not_written_through() {
     );
 }
 
+#[test]
+fn a_run_directory_that_is_a_symlink_is_refused_naming_its_target() {
+    let base = tempdir();
+    let target = base.path().join("elsewhere");
+    std::fs::create_dir(&target).unwrap();
+    let link = base.path().join("run");
+    symlink(&target, &link).unwrap();
+    let e = try_run(&writes(""), &link).expect_err("a run directory that is a symlink must be refused");
+    let msg = e.to_string();
+    assert!(
+        msg.contains(&format!(
+            "the run directory {} is (or passes through) a symlink to {}",
+            link.display(),
+            target.display()
+        )),
+        "the error names the link and its target: {msg}"
+    );
+    // A parent of the run directory that is a symlink leads elsewhere just the same.
+    std::fs::create_dir(target.join("sub")).unwrap();
+    let e = try_run(&writes(""), &link.join("sub")).expect_err("a run directory beneath a symlink must be refused");
+    assert!(e.to_string().contains("(or passes through) a symlink"), "{e}");
+    assert_eq!(
+        tree(&target),
+        vec!["sub".to_string()],
+        "the run wrote through the symlink"
+    );
+}
+
 /// Overwrites only, so that a second run with `reuse` finds every file at its size and keeps it.
 fn overwrites() -> Workload {
     workload(
