@@ -154,6 +154,10 @@ pub struct Common {
     /// so that the measured phase starts with a cold cache.
     #[arg(long)]
     pub drop_caches: bool,
+    /// What resolving `--dir` found ([`Common::resolve_dir`]): the symlink it led through and the
+    /// directory fslab runs in, for stderr.
+    #[arg(skip)]
+    pub dir_note: Option<String>,
 }
 
 /// What `--output-format` prints.
@@ -218,6 +222,16 @@ impl Common {
         Ok((common, rest))
     }
 
+    /// Resolves `--dir` once: a directory named through a symlink is replaced by the real one
+    /// (everything then stays beneath it), and [`dir_note`](Self::dir_note) says so.
+    pub fn resolve_dir(&mut self) {
+        if let Some(dir) = &self.dir {
+            let (real, note) = real_dir("--dir", dir);
+            self.dir = Some(real);
+            self.dir_note = note.or(self.dir_note.take());
+        }
+    }
+
     /// These flags as words, for a worker's command line.
     fn words(&self) -> Vec<String> {
         let mut w = Vec::new();
@@ -243,6 +257,24 @@ impl Common {
             ));
         }
         w
+    }
+}
+
+/// The directory `path` (named by option `flag`) resolved once, and when it is or passes through a
+/// symlink, a note saying where fslab will run instead. A path that cannot be resolved stays as
+/// it is, for the front-end's own error.
+pub fn real_dir(flag: &str, path: &Path) -> (PathBuf, Option<String>) {
+    match fslab_engine::confine::resolve_dir(path) {
+        Ok((real, Some(link))) => {
+            let note = format!(
+                "{flag} {} leads through the symlink {}: fslab runs in {} and keeps everything beneath it",
+                path.display(),
+                link.display(),
+                real.display()
+            );
+            (real, Some(note))
+        }
+        _ => (path.to_path_buf(), None),
     }
 }
 
@@ -572,11 +604,16 @@ impl From<fslab_engine::RunError> for Error {
         use fslab_engine::confine::ConfineError;
         use fslab_engine::fileset::SetupError;
         use fslab_engine::RunError;
-        let bad_path = |c: &ConfineError| matches!(c, ConfineError::Escapes { .. } | ConfineError::RunDir { .. });
+        let bad_path = |c: &ConfineError| {
+            matches!(
+                c,
+                ConfineError::Escapes { .. } | ConfineError::RunDir { .. } | ConfineError::Symlink { .. }
+            )
+        };
         let kind = match &e {
             RunError::Invalid(_) => ErrorKind::Input,
             RunError::Confine(c) | RunError::Setup(SetupError::Confine(c)) if bad_path(c) => ErrorKind::Input,
-            RunError::Setup(SetupError::Foreign { .. }) => ErrorKind::Input,
+            RunError::Setup(SetupError::Foreign { .. } | SetupError::Linked { .. }) => ErrorKind::Input,
             RunError::DropCaches(_) | RunError::Threads { .. } => ErrorKind::Environment,
             RunError::Confine(_) | RunError::Setup(_) => ErrorKind::Run,
         };

@@ -99,7 +99,8 @@ pub fn parse(args: &[String]) -> Result<(Box<dyn FrontEnd>, Common), Error> {
 }
 
 /// The workload these arguments name or describe, with their overrides.
-pub fn frontend(args: Args) -> Result<(Box<dyn FrontEnd>, Common), Error> {
+pub fn frontend(mut args: Args) -> Result<(Box<dyn FrontEnd>, Common), Error> {
+    args.common.resolve_dir();
     let mut workload = match (&args.workload, args.adhoc.op) {
         (Some(path), None) => Workload::from_file(path).map_err(Error::input)?,
         (None, Some(op)) => args.adhoc.workload(op, args.time),

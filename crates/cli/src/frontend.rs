@@ -32,7 +32,8 @@ pub struct Words {
 pub fn main(parsed: Result<(Box<dyn FrontEnd>, Common), Error>) -> Result<ExitCode, Failure> {
     let (mut frontend, common) = parsed.map_err(failure)?;
     frontend.plan().validate().map_err(failure)?;
-    for note in frontend.notes() {
+    // Where a --dir through a symlink leads, once, before anything runs there.
+    for note in common.dir_note.iter().chain(&frontend.notes()) {
         eprintln!("fslab: note: {note}");
     }
     if common.check {

@@ -5,6 +5,11 @@
 //! run directory, so neither `..` nor a symlink can lead out of it. Files are then reached only by
 //! `*at` calls on one path component with `O_NOFOLLOW`, so a planted symlink in place of a file is
 //! refused too.
+//!
+//! The run directory itself (and a fileset's `root`) must be a real directory: a path that is, or
+//! passes through, a symlink is refused by [`RunDir::open`], naming its target. Front-ends resolve
+//! the directory the user names once with [`resolve_dir`], say where they will run, and pass the
+//! real path on, so that a symlink swapped in later is not followed either.
 
 use rustix::fs::{Mode, OFlags, ResolveFlags};
 use std::io;
@@ -18,6 +23,8 @@ pub enum ConfineError {
     Escapes { root: String, path: String },
     #[error("cannot open the run directory {root}: {error}")]
     RunDir { root: String, error: io::Error },
+    #[error("the run directory {root} is (or passes through) a symlink{target}; fslab runs only in a real directory: name it")]
+    Symlink { root: String, target: String },
     #[error("`{path}` under {root}: {error}")]
     Io {
         root: String,
@@ -34,15 +41,33 @@ pub struct RunDir {
 }
 
 impl RunDir {
+    /// Opens the run directory `root`, refusing a path that is or passes through a symlink
+    /// ([`resolve_dir`] gives the real path to name instead).
     pub fn open(root: &Path) -> Result<RunDir, ConfineError> {
-        let fd = rustix::fs::open(
+        let flags = OFlags::DIRECTORY | OFlags::RDONLY | OFlags::CLOEXEC;
+        let opened = match rustix::fs::openat2(
+            rustix::fs::CWD,
             root,
-            OFlags::DIRECTORY | OFlags::RDONLY | OFlags::CLOEXEC,
+            flags,
             Mode::empty(),
-        )
-        .map_err(|e| ConfineError::RunDir {
-            root: root.display().to_string(),
-            error: e.into(),
+            ResolveFlags::NO_SYMLINKS | ResolveFlags::NO_MAGICLINKS,
+        ) {
+            // Kernels before 5.6 lack openat2: compare the path with its resolution instead.
+            Err(rustix::io::Errno::NOSYS) => match resolve_dir(root) {
+                Ok((_, Some(_))) => Err(rustix::io::Errno::LOOP),
+                _ => rustix::fs::open(root, flags, Mode::empty()),
+            },
+            other => other,
+        };
+        let fd = opened.map_err(|e| match e {
+            rustix::io::Errno::LOOP => ConfineError::Symlink {
+                root: root.display().to_string(),
+                target: std::fs::canonicalize(root).map_or(String::new(), |t| format!(" to {}", t.display())),
+            },
+            e => ConfineError::RunDir {
+                root: root.display().to_string(),
+                error: e.into(),
+            },
         })?;
         Ok(RunDir {
             fd,
@@ -111,6 +136,19 @@ impl RunDir {
             self.io(path, e)
         }
     }
+}
+
+/// The directory `path` names, resolved once: its real path, and, when `path` is or passes
+/// through a symlink, the symlink (one component of `path`) that led elsewhere. A path that
+/// cannot be resolved (a missing directory) is returned as it is, for the caller's own error.
+pub fn resolve_dir(path: &Path) -> io::Result<(std::path::PathBuf, Option<std::path::PathBuf>)> {
+    let real = std::fs::canonicalize(path)?;
+    let link = path
+        .ancestors()
+        .filter(|a| !a.as_os_str().is_empty())
+        .find(|a| std::fs::symlink_metadata(a).is_ok_and(|m| m.file_type().is_symlink()))
+        .map(Path::to_path_buf);
+    Ok((real, link))
 }
 
 /// Refuses absolute paths and `..`: every path stays beneath the run directory.

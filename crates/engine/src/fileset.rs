@@ -49,6 +49,10 @@ pub enum SetupError {
         path: String,
         entry: String,
     },
+    /// A file fslab would reuse has other names: fslab made none such (its files have one link),
+    /// and writing into it would change a file elsewhere.
+    #[error("fileset `{fileset}`: {path} has {links} hard links, so fslab did not make it (its files have one); it writes into no file it did not make: remove it yourself")]
+    Linked { fileset: String, path: String, links: u64 },
 }
 
 /// Room for a file name: a prefix of up to 40 bytes, 20 digits and a NUL.
@@ -172,7 +176,7 @@ impl FileTable {
         };
         let nfiles = sizes.len() as u64;
         let stamp = marker_text(spec);
-        let reused = spec.reuse && matches_on_disk(&root, spec, nfiles, &stamp);
+        let reused = spec.reuse && matches_on_disk(&root, spec, nfiles, &stamp, run.root())?;
         if !reused {
             clear(&root, spec, run.root(), name)?;
         }
@@ -532,27 +536,49 @@ fn read_marker(root: &OwnedFd) -> Option<String> {
 }
 
 /// The fileset on disk was made by fslab for this very spec and every file is there at a size
-/// the spec allows.
-fn matches_on_disk(root: &OwnedFd, spec: &Fileset, files: u64, stamp: &str) -> bool {
+/// the spec allows. A file the run would write into that has another name (a hard link planted
+/// in place of fslab's) is refused: fslab made no such file.
+fn matches_on_disk(
+    root: &OwnedFd,
+    spec: &Fileset,
+    files: u64,
+    stamp: &str,
+    run_root: &str,
+) -> Result<bool, SetupError> {
     if read_marker(root).as_deref() != Some(stamp) {
-        return false;
+        return Ok(false);
     }
     let ndirs = spec.dirs.max(1);
     let (lo, hi) = (spec.size.min(), spec.size.max());
     for id in 0..files {
-        match rustix::fs::statat(root, rel_path(spec, id).as_str(), AtFlags::SYMLINK_NOFOLLOW) {
+        let rel = rel_path(spec, id);
+        match rustix::fs::statat(root, rel.as_str(), AtFlags::SYMLINK_NOFOLLOW) {
             Ok(st) if (st.st_mode & libc::S_IFMT) == libc::S_IFREG => {
+                if st.st_nlink > 1 {
+                    let path = if spec.in_run_dir() {
+                        format!("{run_root}/{rel}")
+                    } else {
+                        format!("{run_root}/{}/{rel}", spec.dir_name())
+                    };
+                    return Err(SetupError::Linked {
+                        fileset: spec.name.clone(),
+                        path,
+                        // st_nlink is narrower than u64 on some targets.
+                        #[allow(clippy::unnecessary_cast)]
+                        links: st.st_nlink as u64,
+                    });
+                }
                 let size = st.st_size as u64;
                 if size < lo || size > hi {
-                    return false;
+                    return Ok(false);
                 }
             }
-            _ => return false,
+            _ => return Ok(false),
         }
     }
     if !spec.names.is_empty() {
         // Its files are fixed: no create or rename can have left others.
-        return true;
+        return Ok(true);
     }
     // Files that creates or renames of an earlier run left beside them would collide with the
     // names this run gives new files.
@@ -566,13 +592,13 @@ fn matches_on_disk(root: &OwnedFd, spec: &Fileset, files: u64, stamp: &str) -> b
             let name = file_name("d", k, &mut d).to_str().expect("ascii").to_string();
             match confine::open_beneath(root.as_fd(), &name).and_then(|fd| ours(&fd)) {
                 Ok(n) => count += n,
-                Err(_) => return false,
+                Err(_) => return Ok(false),
             }
         }
     }
     let meta_empty = spec.in_run_dir()
         || confine::open_beneath(root.as_fd(), "meta").map_or(true, |m| list(&m).is_ok_and(|l| l.is_empty()));
-    count == files && meta_empty
+    Ok(count == files && meta_empty)
 }
 
 fn sizes_on_disk(dirs: &[OwnedFd], spec: &Fileset, files: u64) -> Vec<u64> {
@@ -850,14 +876,9 @@ fn write_files(dirs: &[OwnedFd], spec: &Fileset, sizes: &[u64]) -> Result<u64, (
                         let name = set_file_name(spec, id);
                         let here = || rel_path(spec, id);
                         let dir = &dirs[(id % dirs.len() as u64) as usize];
-                        // A named file is new: its directory may be the user's, and clearing
-                        // it left no file of that name that fslab may overwrite.
-                        let fresh = if spec.names.is_empty() {
-                            OFlags::TRUNC
-                        } else {
-                            OFlags::EXCL
-                        };
-                        let flags = OFlags::WRONLY | OFlags::CREATE | fresh | OFlags::NOFOLLOW | OFlags::CLOEXEC;
+                        // Every file is new: clearing left none of its names, and a file that
+                        // appeared since (a hard link, the user's) is not fslab's to write into.
+                        let flags = OFlags::WRONLY | OFlags::CREATE | OFlags::EXCL | OFlags::NOFOLLOW | OFlags::CLOEXEC;
                         let fd = rustix::fs::openat(dir, name.as_str(), flags, Mode::from_raw_mode(0o644))
                             .map_err(|e| (here(), e.into()))?;
                         if spec.prealloc {

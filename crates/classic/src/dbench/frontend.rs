@@ -61,15 +61,22 @@ pub fn parse(args: &[String]) -> Result<(Box<dyn FrontEnd>, Common), Error> {
 }
 
 /// dbench for these arguments: the loadfile read and compiled.
-pub fn frontend(args: Args) -> Result<(Box<dyn FrontEnd>, Common), Error> {
+pub fn frontend(mut args: Args) -> Result<(Box<dyn FrontEnd>, Common), Error> {
+    // `-D` or `--dir`, resolved once when it leads through a symlink (and said on stderr).
+    args.common.resolve_dir();
+    let dir = match args.directory.take() {
+        Some(d) => {
+            let (real, note) = contract::real_dir("-D", &d);
+            args.common.dir_note = note;
+            Some(real)
+        }
+        None => args.common.dir.clone(),
+    };
     let opts = Options {
         nprocs: args.nprocs,
         time: args.time,
         warmup: args.warmup,
-        dir: args
-            .directory
-            .or_else(|| args.common.dir.clone())
-            .unwrap_or_else(|| PathBuf::from(".")),
+        dir: dir.unwrap_or_else(|| PathBuf::from(".")),
         loadfile: args.loadfile,
         sync_open: args.sync_open,
         sync_dirs: args.sync_dirs,

@@ -14,6 +14,7 @@ use super::grammar::Grammar;
 use super::ops::{FfsbOp, Moves};
 use super::profile::{FsSpec, Profile, TgSpec};
 use super::ProfileError;
+use fslab_engine::confine::resolve_dir;
 use fslab_engine::workload::{Fileset, FinalSync, Group, Names, OpKind, OpSpec, OpenMode, SizeDist, Stop, SyncKind};
 use fslab_engine::{Bytes, Span, Workload};
 use std::path::{Component, Path, PathBuf};
@@ -94,7 +95,7 @@ pub fn compile(profile: &Profile, opts: &Options) -> Result<Plan, ProfileError> 
         (None, None, Grammar::V6) => 0,
     };
     let mut warnings = profile.warnings.clone();
-    let (roots, make_roots) = roots(profile, opts)?;
+    let (roots, make_roots) = roots(profile, opts, &mut warnings)?;
     let mut filesets = Vec::new();
     let mut init_util = Vec::new();
     for (i, fs) in profile.filesystems.iter().enumerate() {
@@ -227,7 +228,7 @@ fn description(profile: &Profile) -> String {
 }
 
 /// Each filesystem's directory: its location, or DIR (one filesystem) or DIR/fs<i> (several).
-fn roots(profile: &Profile, opts: &Options) -> Result<(Vec<PathBuf>, bool), ProfileError> {
+fn roots(profile: &Profile, opts: &Options, warnings: &mut Vec<String>) -> Result<(Vec<PathBuf>, bool), ProfileError> {
     let file = profile.file.as_str();
     let n = profile.filesystems.len();
     if let Some(dir) = &opts.dir {
@@ -269,7 +270,21 @@ fn roots(profile: &Profile, opts: &Options) -> Result<(Vec<PathBuf>, bool), Prof
                 format!("location `{location}` contains `..`; fslab refuses paths that climb out of a directory (name the directory itself, or give --dir DIR)"),
             ));
         }
-        if let Some(k) = roots.iter().position(|r| r.as_path() == path) {
+        // A location that is (or passes through) a symlink is resolved once, here: the run works
+        // in the directory it leads to, said on stderr, and stays beneath it.
+        let path = match resolve_dir(path) {
+            Ok((real, Some(link))) => {
+                warnings.push(format!(
+                    "line {line}: location `{location}` leads through the symlink {}: filesystem {} runs in {} and stays beneath it",
+                    link.display(),
+                    roots.len(),
+                    real.display()
+                ));
+                real
+            }
+            _ => path.to_path_buf(),
+        };
+        if let Some(k) = roots.iter().position(|r| *r == path) {
             return Err(ProfileError::at(
                 file,
                 line,
@@ -279,7 +294,7 @@ fn roots(profile: &Profile, opts: &Options) -> Result<(Vec<PathBuf>, bool), Prof
                 ),
             ));
         }
-        roots.push(path.to_path_buf());
+        roots.push(path);
     }
     Ok((roots, false))
 }

@@ -52,7 +52,8 @@ pub fn parse(args: &[String]) -> Result<(Box<dyn FrontEnd>, Common), Error> {
 }
 
 /// FFSB for these arguments: the profile read and compiled.
-pub fn frontend(args: Args) -> Result<(Box<dyn FrontEnd>, Common), Error> {
+pub fn frontend(mut args: Args) -> Result<(Box<dyn FrontEnd>, Common), Error> {
+    args.common.resolve_dir();
     let profile = load(&args.profile).map_err(Error::input)?;
     let opts = Options {
         time: args.time.or(args.time_arg),

@@ -20,7 +20,8 @@ pub struct Iozone {
 /// Reads `fslab iozone`'s command line; the runs are planned in `--dir` (or the current
 /// directory), where `-F` names must lie.
 pub fn parse(args: &[String]) -> Result<(Box<dyn FrontEnd>, Common), Error> {
-    let (common, rest) = Common::take(args)?;
+    let (mut common, rest) = Common::take(args)?;
+    common.resolve_dir();
     let opts = Options::parse(&rest).map_err(|e| Error::input(format!("iozone: {e}")))?;
     let dir = match &common.dir {
         Some(d) => d.clone(),

@@ -21,6 +21,7 @@ use fslab_engine::{RunError, RunOptions, RunResult};
 use serde::Serialize;
 use std::io::{Seek, SeekFrom, Write};
 use std::os::fd::AsRawFd;
+use std::os::unix::fs::MetadataExt;
 use std::path::Path;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
@@ -250,6 +251,13 @@ fn finish_files(run_dir: &Path, layout: &Layout, size: u64, record: u64) -> Resu
             let meta = std::fs::symlink_metadata(&path).map_err(fail)?;
             if !meta.file_type().is_file() {
                 return Err(fail(std::io::Error::other("is not a regular file")));
+            }
+            // fslab's files have one link: another name means a file fslab did not make.
+            if meta.nlink() > 1 {
+                return Err(fail(std::io::Error::other(format!(
+                    "has {} hard links, so fslab did not make it; it writes into no file it did not make: remove it yourself",
+                    meta.nlink()
+                ))));
             }
             if meta.len() >= size {
                 continue;

@@ -19,7 +19,8 @@ pub struct Sysbench {
 
 /// Reads `fslab sysbench`'s command line.
 pub fn parse(args: &[String]) -> Result<(Box<dyn FrontEnd>, Common), Error> {
-    let (common, rest) = Common::take(args)?;
+    let (mut common, rest) = Common::take(args)?;
+    common.resolve_dir();
     let inv = super::parse(&rest).map_err(failure)?;
     let workload = super::workload(&inv.options);
     let dir = common.dir.clone().unwrap_or_else(|| PathBuf::from("."));

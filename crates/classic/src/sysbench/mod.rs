@@ -53,9 +53,12 @@ impl Error {
     pub fn is_input(&self) -> bool {
         match self {
             Error::Option { .. } | Error::Usage(_) | Error::NotPrepared(_) => true,
-            Error::Setup(SetupError::Foreign { .. }) => true,
+            Error::Setup(SetupError::Foreign { .. } | SetupError::Linked { .. }) => true,
             Error::Setup(SetupError::Confine(e)) | Error::Confine(e) => {
-                matches!(e, ConfineError::Escapes { .. } | ConfineError::RunDir { .. })
+                matches!(
+                    e,
+                    ConfineError::Escapes { .. } | ConfineError::RunDir { .. } | ConfineError::Symlink { .. }
+                )
             }
             Error::Setup(_) => false,
         }

@@ -3,6 +3,7 @@
 //! comparisons), and whole studies on loop devices: the system tier, with the seed studies.
 
 mod common;
+mod confine;
 mod dbench;
 mod doctor;
 mod ffsb;

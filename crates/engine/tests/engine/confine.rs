@@ -4,7 +4,7 @@
 use crate::common::{data_files, run_ok, tree, try_run, workload};
 use fslab_engine::{RunError, Workload};
 use fslab_testkit::tempdir;
-use std::os::unix::fs::symlink;
+use std::os::unix::fs::{symlink, MetadataExt};
 use std::path::Path;
 
 fn writes(fileset_extra: &str) -> Workload {
@@ -197,5 +197,93 @@ fn a_symlink_in_place_of_the_marker_is_not_written_through() {
         std::fs::read(&target).unwrap(),
         b"keep me",
         "the marker symlink was written through"
+    );
+}
+
+#[test]
+fn a_run_directory_that_is_a_symlink_is_refused_naming_its_target() {
+    let base = tempdir();
+    let target = base.path().join("elsewhere");
+    std::fs::create_dir(&target).unwrap();
+    let link = base.path().join("run");
+    symlink(&target, &link).unwrap();
+    let e = try_run(&writes(""), &link).expect_err("a run directory that is a symlink must be refused");
+    let msg = e.to_string();
+    assert!(
+        msg.contains(&format!(
+            "the run directory {} is (or passes through) a symlink to {}",
+            link.display(),
+            target.display()
+        )),
+        "the error names the link and its target: {msg}"
+    );
+    // A parent of the run directory that is a symlink leads elsewhere just the same.
+    std::fs::create_dir(target.join("sub")).unwrap();
+    let e = try_run(&writes(""), &link.join("sub")).expect_err("a run directory beneath a symlink must be refused");
+    assert!(e.to_string().contains("(or passes through) a symlink"), "{e}");
+    assert_eq!(
+        tree(&target),
+        vec!["sub".to_string()],
+        "the run wrote through the symlink"
+    );
+}
+
+/// Overwrites only, so that a second run with `reuse` finds every file at its size and keeps it.
+fn overwrites() -> Workload {
+    workload(
+        r#"
+name = "overwrites"
+seed = 8
+stop = { ops = 64 }
+
+[[fileset]]
+name = "data"
+files = 2
+size = "64k"
+reuse = true
+
+[[group]]
+name = "g"
+fileset = "data"
+
+[[group.op]]
+op = "write"
+size = "4k"
+"#,
+    )
+}
+
+#[test]
+fn a_reused_file_with_another_hard_link_is_refused_before_any_write() {
+    let run = tempdir();
+    let outside = tempdir();
+    let target = outside.path().join("precious");
+    let content: Vec<u8> = (0..64 * 1024).map(|i| (i % 251) as u8).collect();
+    std::fs::write(&target, &content).unwrap();
+    let w = overwrites();
+    run_ok(&w, run.path());
+    // The same bytes the run would find in a file of its own, but another name of `precious`.
+    let f0 = run.path().join("data/d0/f0");
+    std::fs::remove_file(&f0).unwrap();
+    std::fs::hard_link(&target, &f0).unwrap();
+    let e = try_run(&w, run.path()).expect_err("a file with two links must not be reused");
+    let msg = e.to_string();
+    assert!(
+        msg.contains(&format!(
+            "{}/data/d0/f0 has 2 hard links, so fslab did not make it",
+            run.path().display()
+        )),
+        "the error names the file and why: {msg}"
+    );
+    assert!(matches!(e, RunError::Setup(_)), "{e:?}");
+    assert_eq!(
+        std::fs::read(&target).unwrap(),
+        content,
+        "the outside file was written through its hard link"
+    );
+    assert_eq!(
+        std::fs::metadata(&f0).unwrap().nlink(),
+        2,
+        "the link was left for the user"
     );
 }
