@@ -64,6 +64,7 @@ impl Workload {
         let workload: Workload = toml::from_str(text).map_err(|e| at(e.span(), e.message().to_string()))?;
         workload
             .validate()
+            .and_then(|()| workload.check_filesets_have_work())
             .map_err(|inv| at(span_of(text, &inv.path), inv.message))?;
         Ok(workload)
     }

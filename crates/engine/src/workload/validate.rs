@@ -271,6 +271,16 @@ impl Workload {
                 return bad(here, "stop.steady's window needs 2 seconds at least".into());
             }
         }
+        Ok(())
+    }
+}
+
+impl Workload {
+    /// What a workload file must also be, beyond [`validate`](Self::validate): filesets its
+    /// operations can work on. (A front-end's workload may leave a fileset empty for the run to
+    /// fill, as FFSB's `init_util`: this applies to workload files only.)
+    pub(super) fn check_filesets_have_work(&self) -> Result<(), Invalid> {
+        use PathSeg::{Index, Key};
         for (i, fs) in self.filesets.iter().enumerate() {
             check_has_work(self, fs).map_err(|(field, message)| Invalid {
                 path: vec![Key("fileset"), Index(i), Key(field)],
