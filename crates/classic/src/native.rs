@@ -103,6 +103,14 @@ pub fn frontend(mut args: Args) -> Result<(Box<dyn FrontEnd>, Common), Error> {
     args.common.resolve_dir();
     let mut workload = match (&args.workload, args.adhoc.op) {
         (Some(path), None) => Workload::from_file(path).map_err(Error::input)?,
+        (None, Some(_)) if args.adhoc.size.0 == 0 => {
+            return Err(Error::input(
+                "--size 0: each file needs at least one byte (e.g. --size 4k)",
+            ))
+        }
+        (None, Some(_)) if args.adhoc.nrfiles == 0 => {
+            return Err(Error::input("--nrfiles 0: the threads need at least one file"))
+        }
         (None, Some(op)) => args.adhoc.workload(op, args.time),
         (Some(_), Some(_)) => return Err(Error::input("give a workload file or --op, not both")),
         (None, None) => {
@@ -233,7 +241,7 @@ impl AdHoc {
             description: format!("ad-hoc: {name}, bs {bs}, {} file(s) of {}", self.nrfiles, self.size),
             stop: Stop {
                 time,
-                bytes: (time.is_none() && random).then(|| Bytes(self.size.0 * self.threads as u64)),
+                bytes: (time.is_none() && random).then(|| Bytes(self.size.0.saturating_mul(self.threads as u64))),
                 ..Stop::default()
             },
             filesets: vec![Fileset {

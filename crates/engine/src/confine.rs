@@ -159,11 +159,15 @@ pub fn check_relative(p: &str) -> Result<(), String> {
     }
     if path.is_absolute() {
         return Err(format!(
-            "`{p}` is an absolute path; paths must stay beneath the run directory"
+            "`{}` is an absolute path; paths must stay beneath the run directory",
+            crate::input::excerpt(p)
         ));
     }
     if path.components().any(|c| !matches!(c, std::path::Component::Normal(_))) {
-        return Err(format!("`{p}` leaves the run directory (`..` or `.` is not allowed)"));
+        return Err(format!(
+            "`{}` leaves the run directory (`..` or `.` is not allowed)",
+            crate::input::excerpt(p)
+        ));
     }
     Ok(())
 }

@@ -237,6 +237,29 @@ impl Script {
     }
 }
 
+impl Script {
+    /// Refuses offsets and lengths above `max` (the largest file Linux holds), naming the step.
+    pub(crate) fn check_ranges(&self, max: u64) -> Result<(), String> {
+        for (i, step) in self.steps.iter().enumerate() {
+            let (what, end) = match step.call {
+                Call::Read { offset, len, .. } | Call::Write { offset, len, .. } => {
+                    ("offset", offset.checked_add(len as u64))
+                }
+                Call::Lock { offset, len, .. } | Call::Unlock { offset, len, .. } => ("range", offset.checked_add(len)),
+                _ => continue,
+            };
+            if end.is_none_or(|end| end > max) {
+                let label = self.labels.get(step.label as usize).map_or("", |l| l.as_str());
+                return Err(format!(
+                    "step {} ({label}): the {what} ends beyond {max} bytes (8 EiB, the largest file Linux holds)",
+                    i + 1
+                ));
+            }
+        }
+        Ok(())
+    }
+}
+
 impl Call {
     /// The operation type a call counts as in the per-second series.
     pub fn kind(&self) -> OpKind {
@@ -302,6 +325,10 @@ impl Call {
         Ok(())
     }
 }
+
+/// The largest buffer a replaying thread holds: a read or write of more (a loadfile may say up
+/// to 4 GiB) is made in pieces of this size.
+const MAX_CALL_BUFFER: usize = 1 << 20;
 
 /// One thread's replay state: its directories, its handles, its buffers.
 pub struct Replayer<'s> {
@@ -434,19 +461,36 @@ impl<'s> Replayer<'s> {
             Call::Read { handle, offset, len } => {
                 let len = *len as usize;
                 if len > self.buf.len() {
-                    self.buf.resize(len, 1);
+                    self.buf.resize(len.min(MAX_CALL_BUFFER), 1);
                 }
                 let fd = self.handles.get(handle).ok_or_else(|| not_open(*handle))?;
-                rustix::io::pread(fd, &mut self.buf[..len], *offset)?;
+                // A read larger than the buffer goes in pieces, until one comes back short.
+                let mut done = 0;
+                while done < len {
+                    let piece = (len - done).min(self.buf.len());
+                    let n = rustix::io::pread(fd, &mut self.buf[..piece], offset + done as u64)?;
+                    if n < piece {
+                        break;
+                    }
+                    done += n;
+                }
                 Ok(len as u64)
             }
             Call::Write { handle, offset, len } => {
                 let want = *len as usize;
                 if want > self.buf.len() {
-                    self.buf.resize(want, 1);
+                    self.buf.resize(want.min(MAX_CALL_BUFFER), 1);
                 }
                 let fd = self.handles.get(handle).ok_or_else(|| not_open(*handle))?;
-                let n = rustix::io::pwrite(fd, &self.buf[..want], *offset)?;
+                let mut n = 0;
+                while n < want {
+                    let piece = (want - n).min(self.buf.len());
+                    let wrote = rustix::io::pwrite(fd, &self.buf[..piece], offset + n as u64)?;
+                    n += wrote;
+                    if wrote < piece {
+                        break;
+                    }
+                }
                 if n != want {
                     return Err(io::Error::other(format!("wrote {n} of {want} bytes")));
                 }

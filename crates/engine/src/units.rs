@@ -26,8 +26,9 @@ impl Bytes {
 impl FromStr for Bytes {
     type Err = String;
 
-    fn from_str(s: &str) -> Result<Self, String> {
-        let t = s.trim();
+    fn from_str(text: &str) -> Result<Self, String> {
+        let s = &crate::input::excerpt(text);
+        let t = text.trim();
         let split = t.find(|c: char| !(c.is_ascii_digit() || c == '.')).unwrap_or(t.len());
         let (num, suffix) = t.split_at(split);
         if num.is_empty() {
@@ -39,7 +40,10 @@ impl FromStr for Bytes {
             "m" | "mb" | "mib" => Self::MIB,
             "g" | "gb" | "gib" => Self::GIB,
             "t" | "tb" | "tib" => Self::GIB * 1024,
-            other => return Err(format!("`{s}` has an unknown size suffix `{other}` (use k, m, g or t)")),
+            other => {
+                let other = crate::input::excerpt(other);
+                return Err(format!("`{s}` has an unknown size suffix `{other}` (use k, m, g or t)"));
+            }
         };
         let value = if num.contains('.') {
             let f: f64 = num.parse().map_err(|_| format!("`{s}` is not a size"))?;
@@ -99,8 +103,9 @@ impl Span {
 impl FromStr for Span {
     type Err = String;
 
-    fn from_str(s: &str) -> Result<Self, String> {
-        let t = s.trim();
+    fn from_str(text: &str) -> Result<Self, String> {
+        let s = &crate::input::excerpt(text);
+        let t = text.trim();
         let split = t.find(|c: char| !(c.is_ascii_digit() || c == '.')).unwrap_or(t.len());
         let (num, suffix) = t.split_at(split);
         let value: f64 = num
@@ -113,9 +118,10 @@ impl FromStr for Span {
             "m" | "min" => value * 60.0,
             "h" => value * 3600.0,
             other => {
+                let other = crate::input::excerpt(other);
                 return Err(format!(
                     "`{s}` has an unknown time unit `{other}` (use us, ms, s, m or h)"
-                ))
+                ));
             }
         };
         if !secs.is_finite() || secs < 0.0 {
@@ -251,7 +257,12 @@ pub mod opt_fraction {
                 Some(p) => p.trim().parse::<f64>().map(|p| p / 100.0),
                 None => t.trim().parse::<f64>(),
             }
-            .map_err(|_| de::Error::custom(format!("`{t}` is not a percentage (write e.g. \"2%\")")))?,
+            .map_err(|_| {
+                de::Error::custom(format!(
+                    "`{}` is not a percentage (write e.g. \"2%\")",
+                    crate::input::excerpt(&t)
+                ))
+            })?,
         };
         if !(fraction.is_finite() && fraction > 0.0 && fraction < 1.0) {
             return Err(de::Error::custom(format!(

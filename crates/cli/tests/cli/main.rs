@@ -13,6 +13,7 @@ mod info;
 mod interrupt;
 mod iozone;
 mod lab;
+mod limits;
 mod report;
 mod run;
 mod schema;

@@ -80,7 +80,9 @@ pub enum RunError {
 pub fn run(workload: &Workload, opts: &RunOptions, progress: &mut dyn FnMut(&Progress)) -> Result<RunResult, RunError> {
     workload.validate()?;
     let started_at = result::rfc3339(SystemTime::now());
-    let seed = workload.seed.unwrap_or_else(rand::random);
+    // A drawn seed fits TOML's integers, so that the compiled workload in the result can be
+    // written back as a workload file that reproduces the run.
+    let seed = workload.seed.unwrap_or_else(|| rand::random::<u64>() >> 1);
     let mut compiled = workload.clone();
     compiled.seed = Some(seed);
     prepare::raise_open_file_limit();

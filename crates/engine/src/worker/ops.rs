@@ -74,7 +74,7 @@ impl<'a> Worker<'a> {
         &mut self,
         id: u64,
         dir: Dir,
-        f: impl FnOnce(&mut dyn Backend, &mut OpenFile, &mut IoBuffers, &[Xfer]) -> T,
+        f: impl FnOnce(&mut dyn Backend, &mut OpenFile, &mut IoBuffers, &mut Vec<Xfer>) -> T,
     ) -> stdio::Result<T> {
         match self.group.open {
             OpenMode::Keep => {
@@ -87,7 +87,7 @@ impl<'a> Worker<'a> {
                     }
                 };
                 let file = &mut self.io.cache.entries[slot].1;
-                Ok(f(self.io.backend.as_mut(), file, &mut self.io.bufs, &self.io.xfers))
+                Ok(f(self.io.backend.as_mut(), file, &mut self.io.bufs, &mut self.io.xfers))
             }
             OpenMode::PerOp => {
                 let access = match (dir, self.group.engine) {
@@ -101,7 +101,7 @@ impl<'a> Worker<'a> {
                     self.io.backend.as_mut(),
                     &mut file,
                     &mut self.io.bufs,
-                    &self.io.xfers,
+                    &mut self.io.xfers,
                 ))
             }
         }
@@ -117,6 +117,27 @@ impl<'a> Worker<'a> {
             (moved, result)
         })?;
         result.map(|()| moved)
+    }
+
+    /// Moves the transfers `blocks` gives on file `id`, a batch at a time, then syncs if the op
+    /// asks: (what moved, its FFSB transactions).
+    fn move_all(
+        &mut self,
+        id: u64,
+        dir: Dir,
+        sync: Option<SyncKind>,
+        blocks: &mut dyn Blocks,
+        bs: u64,
+    ) -> stdio::Result<(Moved, u64)> {
+        let stop = &self.shared.stop;
+        let (moved, tx, result) = self.with_file(id, dir, |backend, file, bufs, xfers| {
+            let (moved, tx, mut result) = transfer_all(backend, file, dir, (xfers, bufs), (blocks, bs), stop);
+            if let (Ok(()), Some(kind)) = (&result, sync) {
+                result = backend.sync(file, kind);
+            }
+            (moved, tx, result)
+        })?;
+        result.map(|()| (moved, tx))
     }
 
     /// read and write: `size` bytes in `bs` blocks, in `seeks` runs at random offsets, with
@@ -145,60 +166,29 @@ impl<'a> Worker<'a> {
             self.table.release(id, None);
             return Ok(Outcome::Skipped);
         }
-        let skip = spec.skip.map_or(0, |s| s.0);
-        let align = spec.align.map_or(bs, |a| a.0).max(1);
         let blocks = want.div_ceil(bs);
         let seeks = spec.seeks.unwrap_or(1).max(1) as u64;
-        let per_run = blocks.div_ceil(seeks).max(1);
-        self.io.xfers.clear();
-        let mut left = want;
-        while left > 0 {
-            let run_blocks = per_run.min(left.div_ceil(bs));
-            let run_bytes = (run_blocks * bs).min(left);
-            let span = run_bytes + (run_blocks - 1) * skip;
-            let room = fsize.saturating_sub(span);
-            let offset = if room == 0 {
-                0
-            } else {
-                self.rng.gen_range(0..=room / align) * align
-            };
-            let mut off = offset;
-            let mut run_left = run_bytes;
-            while run_left > 0 && off < fsize {
-                let len = bs.min(run_left).min(fsize - off);
-                self.io.xfers.push(Xfer {
-                    offset: off,
-                    len: len as u32,
-                });
-                run_left -= len;
-                left -= len;
-                off += len + skip;
-            }
-            if run_left > 0 {
-                break;
-            }
-        }
-        let result = self.move_blocks(id, dir, spec.sync);
+        let mut runs = Runs {
+            rng: self.rng.clone(),
+            left: want,
+            per_run: blocks.div_ceil(seeks).max(1),
+            bs,
+            skip: spec.skip.map_or(0, |s| s.0),
+            align: spec.align.map_or(bs, |a| a.0).max(1),
+            fsize,
+            off: 0,
+            run_left: 0,
+            ended: false,
+        };
+        let result = self.move_all(id, dir, spec.sync, &mut runs, bs);
+        // The offsets were drawn from a copy of the thread's generator: it goes on from there.
+        self.rng = runs.rng;
         self.table.release(id, None);
-        let moved = result.map_err(|e| self.annotate(id, spec.op.name(), e))?;
+        let (moved, transactions) = result.map_err(|e| self.annotate(id, spec.op.name(), e))?;
         Ok(Outcome::Done {
             bytes: moved.bytes,
-            transactions: transactions(dir, &moved, &self.io.xfers, bs),
+            transactions,
         })
-    }
-
-    /// Fills `self.io.xfers` with `[from, to)` in blocks of `bs`.
-    fn sequential(&mut self, from: u64, to: u64, bs: u64) {
-        self.io.xfers.clear();
-        let mut off = from;
-        while off < to {
-            let len = bs.min(to - off);
-            self.io.xfers.push(Xfer {
-                offset: off,
-                len: len as u32,
-            });
-            off += len;
-        }
     }
 
     /// readall and writeall: the whole file.
@@ -213,13 +203,12 @@ impl<'a> Worker<'a> {
             Dir::Write
         };
         let bs = spec.block_size();
-        self.sequential(0, size, bs);
-        let result = self.move_blocks(id, dir, spec.sync);
+        let result = self.move_all(id, dir, spec.sync, &mut Sequential { off: 0, to: size, bs }, bs);
         self.table.release(id, None);
-        let moved = result.map_err(|e| self.annotate(id, spec.op.name(), e))?;
+        let (moved, transactions) = result.map_err(|e| self.annotate(id, spec.op.name(), e))?;
         Ok(Outcome::Done {
             bytes: moved.bytes,
-            transactions: transactions(dir, &moved, &self.io.xfers, bs),
+            transactions,
         })
     }
 
@@ -260,14 +249,21 @@ impl<'a> Worker<'a> {
         let spec = &self.group.ops[i];
         let id = self.table.new_id();
         let size = self.table.spec.size.sample(&mut self.rng);
-        self.sequential(0, size, spec.block_size());
+        let bs = spec.block_size();
         let flags = self.io.base_flags | OFlags::WRONLY | OFlags::CREATE | OFlags::EXCL;
+        let stop = &self.shared.stop;
         let result = (|| {
             let mut file = self.open(id, flags)?;
-            let (moved, r) = self
-                .io
-                .backend
-                .transfer(&mut file, Dir::Write, &self.io.xfers, &mut self.io.bufs);
+            let io = &mut self.io;
+            let mut blocks = Sequential { off: 0, to: size, bs };
+            let (moved, _, r) = transfer_all(
+                io.backend.as_mut(),
+                &mut file,
+                Dir::Write,
+                (&mut io.xfers, &mut io.bufs),
+                (&mut blocks, bs),
+                stop,
+            );
             r?;
             if let Some(kind) = spec.sync {
                 self.io.backend.sync(&mut file, kind)?;
@@ -459,5 +455,120 @@ pub(super) fn transactions(dir: Dir, moved: &Moved, xfers: &[Xfer], bs: u64) -> 
             moved.whole_calls.saturating_sub(short)
         }
         Dir::Write => moved.calls,
+    }
+}
+
+/// The most transfers a thread holds at once. An operation with more (a file of terabytes
+/// written whole) is moved a batch at a time, so that a thread's memory stays its buffers
+/// whatever the sizes; the run's stop ends it between two batches.
+pub(super) const BATCH: usize = 1024;
+
+/// Where an operation's blocks go, given a batch at a time.
+pub(super) trait Blocks {
+    /// Appends up to `max` transfers to `xfers`; none when the operation has no more.
+    fn fill(&mut self, xfers: &mut Vec<Xfer>, max: usize);
+}
+
+/// `[off, to)` in blocks of `bs`.
+struct Sequential {
+    off: u64,
+    to: u64,
+    bs: u64,
+}
+
+impl Blocks for Sequential {
+    fn fill(&mut self, xfers: &mut Vec<Xfer>, max: usize) {
+        while self.off < self.to && xfers.len() < max {
+            let len = self.bs.min(self.to - self.off);
+            xfers.push(Xfer {
+                offset: self.off,
+                len: len as u32,
+            });
+            self.off += len;
+        }
+    }
+}
+
+/// read and write: `left` bytes in runs of `per_run` blocks of `bs`, each run at a random
+/// offset (a multiple of `align`) with `skip` bytes between its blocks, within a file of `fsize`.
+struct Runs {
+    rng: rand::rngs::SmallRng,
+    left: u64,
+    per_run: u64,
+    bs: u64,
+    skip: u64,
+    align: u64,
+    fsize: u64,
+    /// The next block of the current run, and what the run has left to move.
+    off: u64,
+    run_left: u64,
+    ended: bool,
+}
+
+impl Blocks for Runs {
+    fn fill(&mut self, xfers: &mut Vec<Xfer>, max: usize) {
+        while !self.ended && xfers.len() < max {
+            if self.run_left == 0 {
+                if self.left == 0 {
+                    self.ended = true;
+                    break;
+                }
+                let run_blocks = self.per_run.min(self.left.div_ceil(self.bs));
+                let run_bytes = (run_blocks * self.bs).min(self.left);
+                let span = run_bytes + (run_blocks - 1) * self.skip;
+                let room = self.fsize.saturating_sub(span);
+                self.off = if room == 0 {
+                    0
+                } else {
+                    self.rng.gen_range(0..=room / self.align) * self.align
+                };
+                self.run_left = run_bytes;
+            }
+            if self.off >= self.fsize {
+                // The run does not fit the file: the operation ends here.
+                self.ended = true;
+                break;
+            }
+            let len = self.bs.min(self.run_left).min(self.fsize - self.off);
+            xfers.push(Xfer {
+                offset: self.off,
+                len: len as u32,
+            });
+            self.run_left -= len;
+            self.left -= len;
+            self.off += len + self.skip;
+        }
+    }
+}
+
+/// Moves every transfer `blocks` gives (in blocks of `bs`) on `file`, [`BATCH`] at a time (or the backend's depth,
+/// when larger), until they run out, a read meets the end of the file, a transfer fails or the
+/// run stops: (what moved, its FFSB transactions, how it ended).
+fn transfer_all(
+    backend: &mut dyn Backend,
+    file: &mut OpenFile,
+    dir: Dir,
+    (xfers, bufs): (&mut Vec<Xfer>, &mut IoBuffers),
+    (blocks, bs): (&mut dyn Blocks, u64),
+    stop: &std::sync::atomic::AtomicBool,
+) -> (Moved, u64, stdio::Result<()>) {
+    let batch = BATCH.max(bufs.slots());
+    let mut total = Moved::default();
+    let mut tx = 0;
+    loop {
+        xfers.clear();
+        blocks.fill(xfers, batch);
+        if xfers.is_empty() {
+            return (total, tx, Ok(()));
+        }
+        let (moved, result) = backend.transfer(file, dir, xfers, bufs);
+        total.bytes += moved.bytes;
+        total.calls += moved.calls;
+        total.whole_calls += moved.whole_calls;
+        total.eof |= moved.eof;
+        tx += transactions(dir, &moved, xfers, bs);
+        if result.is_err() || moved.eof || stop.load(std::sync::atomic::Ordering::Relaxed) {
+            return (total, tx, result);
+        }
     }
 }

@@ -24,7 +24,9 @@ pub struct Workload {
     #[serde(default, skip_serializing_if = "String::is_empty")]
     pub description: String,
     /// Seed of every random choice; a random one is drawn (and reported) when absent.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    // A seed above TOML's largest integer is written as a string of its digits (`to_toml`).
+    #[serde(default, skip_serializing_if = "Option::is_none", deserialize_with = "seed_from")]
+    #[schemars(with = "Option<u64>")]
     pub seed: Option<u64>,
     #[serde(default)]
     pub stop: Stop,
@@ -585,6 +587,25 @@ pub enum Scope {
     #[default]
     Own,
     Shared,
+}
+
+/// A seed: an integer, or a string of digits (how a workload file holds one above i64::MAX).
+fn seed_from<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<u64>, D::Error> {
+    #[derive(Deserialize)]
+    #[serde(untagged, expecting = "a seed: an integer from 0, or a string of its digits")]
+    enum Seed {
+        Number(u64),
+        Digits(String),
+    }
+    match Seed::deserialize(d)? {
+        Seed::Number(n) => Ok(Some(n)),
+        Seed::Digits(t) => t.trim().parse().map(Some).map_err(|_| {
+            serde::de::Error::custom(format!(
+                "`{}` is not a seed (an integer from 0 to 18446744073709551615)",
+                crate::input::excerpt(&t)
+            ))
+        }),
+    }
 }
 
 fn default_prefix() -> String {

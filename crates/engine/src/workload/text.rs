@@ -24,9 +24,22 @@ pub enum LoadError {
 impl Workload {
     /// Reads and checks a native workload file.
     pub fn from_file(path: &Path) -> Result<Workload, LoadError> {
-        let text = std::fs::read_to_string(path).map_err(|error| LoadError::Read {
-            file: path.display().to_string(),
-            error,
+        let text = crate::input::read_text(path).map_err(|e| match e {
+            crate::input::TextError::Io { file, error } => LoadError::Read { file, error },
+            crate::input::TextError::NotUtf8 {
+                file,
+                line,
+                column,
+                offset,
+                byte,
+            } => LoadError::At {
+                file,
+                line,
+                column,
+                message: format!(
+                    "byte 0x{byte:02x} (at byte offset {offset}) is not valid UTF-8; the file must be UTF-8 text"
+                ),
+            },
         })?;
         Workload::from_toml(&text, &path.display().to_string())
     }
@@ -51,13 +64,35 @@ impl Workload {
         let workload: Workload = toml::from_str(text).map_err(|e| at(e.span(), e.message().to_string()))?;
         workload
             .validate()
+            .and_then(|()| workload.check_filesets_have_work())
             .map_err(|inv| at(span_of(text, &inv.path), inv.message))?;
         Ok(workload)
     }
 
-    /// The workload as native TOML, as `--explain` prints it.
+    /// The workload as native TOML, as `--explain` prints it. Every integer of a valid workload
+    /// fits TOML's (validation refuses larger ones, naming the field); one that has not been
+    /// validated and holds a larger one comes out as a comment that says so, not a panic.
     pub fn to_toml(&self) -> String {
-        toml::to_string(self).expect("a workload always serialises")
+        if let Some(seed) = self.seed.filter(|&s| s > i64::MAX as u64) {
+            // TOML's integers stop at i64::MAX: a larger seed is written as its digits.
+            let mut w = self.clone();
+            w.seed = None;
+            let text = w.to_toml();
+            return match text.parse::<toml_edit::DocumentMut>() {
+                Ok(mut doc) => {
+                    doc["seed"] = toml_edit::value(seed.to_string());
+                    doc.to_string()
+                }
+                Err(_) => text,
+            };
+        }
+        toml::to_string(self).unwrap_or_else(|e| {
+            let why = match self.validate() {
+                Err(invalid) => invalid.message,
+                Ok(()) => e.to_string(),
+            };
+            format!("# this workload cannot be written as TOML: {why}\n")
+        })
     }
 }
 

@@ -36,10 +36,14 @@ impl Workload {
         if self.groups.is_empty() {
             return bad(vec![], "the workload has no [[group]]".into());
         }
+        self.check_ranges()?;
         for (i, fs) in self.filesets.iter().enumerate() {
             let here = |k| vec![Key("fileset"), Index(i), Key(k)];
             if self.filesets[..i].iter().any(|o| o.name == fs.name) {
-                return bad(here("name"), format!("a second fileset is named `{}`", fs.name));
+                return bad(
+                    here("name"),
+                    format!("a second fileset is named `{}`", crate::input::excerpt(&fs.name)),
+                );
             }
             // The directory is `dir` when given, else the name: point at whichever it is.
             let field = if fs.dir.is_some() { "dir" } else { "name" };
@@ -56,7 +60,10 @@ impl Workload {
             }
             if let Some(root) = &fs.root {
                 if !Path::new(root).is_absolute() {
-                    return bad(here("root"), format!("root `{root}` must be an absolute directory"));
+                    return bad(
+                        here("root"),
+                        format!("root `{}` must be an absolute directory", crate::input::excerpt(root)),
+                    );
                 }
             }
             if fs.prefix.is_empty()
@@ -69,7 +76,7 @@ impl Workload {
                     here("prefix"),
                     format!(
                         "prefix `{}` cannot name files (it must be a plain name other than `d` and `m`)",
-                        fs.prefix
+                        crate::input::excerpt(&fs.prefix)
                     ),
                 );
             }
@@ -101,7 +108,10 @@ impl Workload {
         for (gi, g) in self.groups.iter().enumerate() {
             let here = |k| vec![Key("group"), Index(gi), Key(k)];
             if self.groups[..gi].iter().any(|o| o.name == g.name) {
-                return bad(here("name"), format!("a second group is named `{}`", g.name));
+                return bad(
+                    here("name"),
+                    format!("a second group is named `{}`", crate::input::excerpt(&g.name)),
+                );
             }
             if g.threads == 0 {
                 return bad(here("threads"), "threads must be at least 1".into());
@@ -119,19 +129,35 @@ impl Workload {
                     let known: Vec<_> = self.filesets.iter().map(|f| f.name.as_str()).collect();
                     return bad(
                         here("fileset"),
-                        format!("no fileset is named `{name}` (the filesets are: {})", known.join(", ")),
+                        format!(
+                            "no fileset is named `{}` (the filesets are: {})",
+                            crate::input::excerpt(name),
+                            crate::input::excerpt(&known.join(", "))
+                        ),
                     );
                 };
                 sets.push(fs);
             }
             if sets.is_empty() && g.script.is_none() {
-                return bad(here("fileset"), format!("group `{}` names no fileset", g.name));
+                return bad(
+                    here("fileset"),
+                    format!("group `{}` names no fileset", crate::input::excerpt(&g.name)),
+                );
             }
             if g.fsync_every == Some(0) {
                 return bad(here("fsync_every"), "fsync_every must be at least 1".into());
             }
             if g.iodepth == 0 {
                 return bad(here("iodepth"), "iodepth must be at least 1".into());
+            }
+            if g.iodepth > MAX_IODEPTH {
+                return bad(
+                    here("iodepth"),
+                    format!(
+                        "iodepth {} is above fslab's limit of {MAX_IODEPTH} transfers in flight per thread (each has a buffer of its own; the kernel's io_uring queue holds at most 32768 entries)",
+                        g.iodepth
+                    ),
+                );
             }
             if g.iodepth > 1 && g.engine != EngineKind::IoUring {
                 return bad(
@@ -164,7 +190,10 @@ impl Workload {
                 continue;
             }
             if g.ops.is_empty() {
-                return bad(here("name"), format!("group `{}` has no [[group.op]]", g.name));
+                return bad(
+                    here("name"),
+                    format!("group `{}` has no [[group.op]]", crate::input::excerpt(&g.name)),
+                );
             }
             if g.ops.iter().all(|o| o.weight == 0) {
                 return bad(here("op"), "every op has weight 0".into());
@@ -201,14 +230,18 @@ impl Workload {
             }
         }
         let s = &self.stop;
-        let endless = self
-            .groups
-            .iter()
-            .any(|g| g.script.is_some() || g.ops.iter().any(|o| !o.op.is_stream() || o.wrap == Some(true)));
-        if s.time.is_none() && s.ops.is_none() && s.bytes.is_none() && s.util.is_none() && endless {
+        // A group's threads finish by themselves when all they do is streams without wrap. The run
+        // then ends when every thread has finished, or with stonewall when the first one has.
+        let finite = |g: &Group| g.script.is_none() && g.ops.iter().all(|o| o.op.is_stream() && o.wrap != Some(true));
+        let ends_itself = if s.stonewall {
+            self.groups.iter().any(finite)
+        } else {
+            self.groups.iter().all(finite)
+        };
+        if s.time.is_none() && s.ops.is_none() && s.bytes.is_none() && s.util.is_none() && !ends_itself {
             return bad(
                 vec![Key("stop")],
-                "the workload never stops: set stop.time, stop.ops or stop.bytes (only streams without wrap end by themselves)".into(),
+                "the workload never stops: set stop.time, stop.ops or stop.bytes (only streams without wrap end by themselves; with stonewall, one group of them is enough)".into(),
             );
         }
         if s.util.is_some_and(|u| !(u > 0.0 && u <= 1.0)) {
@@ -241,6 +274,117 @@ impl Workload {
         Ok(())
     }
 }
+
+impl Workload {
+    /// What a workload file must also be, beyond [`validate`](Self::validate): filesets its
+    /// operations can work on. (A front-end's workload may leave a fileset empty for the run to
+    /// fill, as FFSB's `init_util`: this applies to workload files only.)
+    pub(super) fn check_filesets_have_work(&self) -> Result<(), Invalid> {
+        use PathSeg::{Index, Key};
+        for (i, fs) in self.filesets.iter().enumerate() {
+            check_has_work(self, fs).map_err(|(field, message)| Invalid {
+                path: vec![Key("fileset"), Index(i), Key(field)],
+                message,
+            })?;
+        }
+        Ok(())
+    }
+}
+
+/// The largest size, offset or count a workload may give: the largest file Linux holds
+/// (`MAX_LFS_FILESIZE`, 8 EiB less a byte) and the largest integer TOML can write. Anything above
+/// it means nothing to a filesystem, and `--explain` could not print it.
+pub const MAX_VALUE: u64 = i64::MAX as u64;
+
+/// The largest block size (`bs`, `setup_bs`): each thread holds a buffer this large, and one
+/// read() or write() moves less than 2 GiB on Linux.
+pub const MAX_BLOCK: u64 = 1 << 30;
+
+impl Workload {
+    /// Refuses sizes, offsets and counts above [`MAX_VALUE`] and blocks above [`MAX_BLOCK`],
+    /// naming the field.
+    fn check_ranges(&self) -> Result<(), Invalid> {
+        use PathSeg::{Index, Key};
+        fn at_most(path: Vec<PathSeg>, what: &str, value: u64, max: u64, why: &str) -> Result<(), Invalid> {
+            if value <= max {
+                return Ok(());
+            }
+            let message = if max == MAX_BLOCK {
+                format!(
+                    "{what} {} is larger than fslab's largest block, {}",
+                    Bytes(value),
+                    Bytes(max)
+                )
+            } else {
+                format!("{what} {value} is above {max} ({why})")
+            };
+            Err(Invalid { path, message })
+        }
+        let big = |path: Vec<PathSeg>, what: &str, value: u64| {
+            at_most(path, what, value, MAX_VALUE, "8 EiB, the largest file Linux holds")
+        };
+        let many = |path: Vec<PathSeg>, what: &str, value: u64| {
+            at_most(
+                path,
+                what,
+                value,
+                MAX_VALUE,
+                "the largest integer a workload file can hold",
+            )
+        };
+        let block = |path: Vec<PathSeg>, what: &str, value: u64| at_most(path, what, value, MAX_BLOCK, "");
+        for (i, fs) in self.filesets.iter().enumerate() {
+            let here = |k| vec![Key("fileset"), Index(i), Key(k)];
+            many(here("files"), "files", fs.files)?;
+            many(here("dirs"), "dirs", fs.dirs)?;
+            if let Some(b) = fs.until_bytes {
+                big(here("until_bytes"), "until_bytes", b.0)?;
+            }
+            big(here("size"), "a file size of", fs.size.max())?;
+            if let Some(b) = fs.setup_bs {
+                block(here("setup_bs"), "setup_bs", b.0)?;
+            }
+        }
+        let stop = |k| vec![Key("stop"), Key(k)];
+        if let Some(ops) = self.stop.ops {
+            many(stop("ops"), "stop.ops", ops)?;
+        }
+        if let Some(bytes) = self.stop.bytes {
+            big(stop("bytes"), "stop.bytes", bytes.0)?;
+        }
+        for (gi, g) in self.groups.iter().enumerate() {
+            let here = |k| vec![Key("group"), Index(gi), Key(k)];
+            if let Some(n) = g.fsync_every {
+                many(here("fsync_every"), "fsync_every", n)?;
+            }
+            if let Some(r) = g.rate {
+                many(here("rate"), "rate", r.ops.or(r.bytes.map(|b| b.0)).unwrap_or(0))?;
+            }
+            for (oi, op) in g.ops.iter().enumerate() {
+                let at = |k| vec![Key("group"), Index(gi), Key("op"), Index(oi), Key(k)];
+                for (field, value) in [("size", op.size), ("skip", op.skip), ("align", op.align)] {
+                    if let Some(v) = value {
+                        big(at(field), field, v.0)?;
+                    }
+                }
+                if let Some(bs) = op.bs {
+                    block(at("bs"), "bs", bs.0)?;
+                }
+            }
+            if let Some(script) = &g.script {
+                script.check_ranges(MAX_VALUE).map_err(|message| Invalid {
+                    path: here("script"),
+                    message,
+                })?;
+            }
+        }
+        Ok(())
+    }
+}
+
+/// The most transfers a thread keeps in flight (`iodepth`): each has a buffer of its own, and
+/// the kernel's io_uring queue holds at most 32768 entries.
+pub const MAX_IODEPTH: u32 = 4096;
 
 /// The most threads a run may have: each takes a stack and a few memory mappings, and the
 /// kernel's default of 65530 mappings a process runs out near 16,000 threads.
@@ -393,14 +537,57 @@ fn check_label(label: &str) -> Result<(), String> {
     if label.trim().is_empty() {
         return Err("a label must not be empty".into());
     }
+    let quoted = crate::input::excerpt(label);
     if label.chars().any(char::is_control) {
-        return Err(format!("label {label:?} holds a control character"));
+        return Err(format!("label {quoted:?} holds a control character"));
     }
     if label != label.trim() {
-        return Err(format!("label {label:?} starts or ends with a space"));
+        return Err(format!("label {quoted:?} starts or ends with a space"));
     }
     if label.chars().count() > MAX {
-        return Err(format!("label `{label}` is longer than {MAX} characters"));
+        return Err(format!("label `{quoted}` is longer than {MAX} characters"));
+    }
+    Ok(())
+}
+
+/// A fileset its operations can work on: with no files, some operation makes them (or works on
+/// directories); with files all empty, some operation writes into them.
+fn check_has_work(w: &Workload, fs: &Fileset) -> Result<(), (&'static str, String)> {
+    let ops: Vec<OpKind> = w
+        .groups
+        .iter()
+        .filter(|g| g.fileset.contains(&fs.name))
+        .flat_map(|g| g.ops.iter().map(|o| o.op))
+        .collect();
+    if ops.is_empty() {
+        return Ok(());
+    }
+    let no_files = fs.files == 0 && fs.until_bytes.is_none();
+    let makes = |k: &OpKind| {
+        matches!(
+            k,
+            OpKind::Create | OpKind::Mkdir | OpKind::Rmdir | OpKind::MetaOp | OpKind::Readdir
+        )
+    };
+    if no_files && !ops.iter().any(makes) {
+        return Err((
+            "files",
+            format!(
+                "fileset `{}` has no files and no operation creates any: give files = 1 or more",
+                fs.name
+            ),
+        ));
+    }
+    // Reads and in-place writes stay within a file: on empty files they have nothing to do.
+    let within = |k: &OpKind| matches!(k, OpKind::Read | OpKind::Write | OpKind::ReadAll | OpKind::SeqRead);
+    if !no_files && fs.size.max() == 0 && ops.iter().all(within) {
+        return Err((
+            "size",
+            format!(
+                "every file of fileset `{}` is empty and no operation makes it grow: give a size above 0",
+                fs.name
+            ),
+        ));
     }
     Ok(())
 }
@@ -465,13 +652,14 @@ fn check_names(w: &Workload, i: usize) -> Result<(), (&'static str, String)> {
             return Err((
                 "names",
                 format!(
-                    "{name:?} cannot name a file: give a plain file name (no `/`, not `.`, `..` or `{}`)",
+                    "{:?} cannot name a file: give a plain file name (no `/`, not `.`, `..` or `{}`)",
+                    crate::input::excerpt(name),
                     marker::FILESET
                 ),
             ));
         }
         if fs.names[..k].contains(name) {
-            return Err(("names", format!("`{name}` is named twice")));
+            return Err(("names", format!("`{}` is named twice", crate::input::excerpt(name))));
         }
     }
     Ok(())
