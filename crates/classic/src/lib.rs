@@ -11,5 +11,6 @@ pub mod ffsb;
 pub mod iozone;
 pub mod native;
 pub mod sysbench;
+pub mod text;
 
 pub use contract::{Common, Context, Error, ErrorKind, FrontEnd, Outcome, Tool};
