@@ -212,6 +212,45 @@ pub const TARGETS: &[Target] = &[
         seeds: &[],
     },
     Target {
+        name: "run-flags",
+        what: "fslab run's ad-hoc flags, one argument a line (parse, check, --explain)",
+        run: run_flags,
+        dict: &[
+            "--op\n",
+            "randread\n",
+            "randwrite\n",
+            "seqread\n",
+            "seqwrite\n",
+            "create\n",
+            "--size\n",
+            "--nrfiles\n",
+            "--bs\n",
+            "--threads\n",
+            "--iodepth\n",
+            "--engine\n",
+            "io_uring\n",
+            "sync\n",
+            "mmap\n",
+            "--direct\n",
+            "--time\n",
+            "--ramp\n",
+            "--seed\n",
+            "--fsync\n",
+            "--dir\n",
+            "--continue-on-error\n",
+            "--no-latency\n",
+            "4k\n",
+            "1g\n",
+            "16t\n",
+            "0\n",
+            "3\n",
+            "100000\n",
+            "1e30\n",
+            "5s\n",
+        ],
+        seeds: &[],
+    },
+    Target {
         name: "workload",
         what: "native workload TOML (read, validate, to_toml, read back the same)",
         run: native_workload,
@@ -369,6 +408,9 @@ fn dbench_loadfile(input: &[u8]) -> String {
 fn frontend(result: Result<(Box<dyn FrontEnd>, fslab_classic::Common), fslab_classic::Error>) -> String {
     match result {
         Ok((fe, _)) => {
+            if let Err(e) = fe.plan().validate() {
+                return shape("invalid", &e.to_string());
+            }
             let phases = fe.plan().phases.len();
             let explained = fe.explain();
             let notes = fe.notes();
@@ -392,6 +434,15 @@ fn sysbench_args(input: &[u8]) -> String {
 fn iozone_args(input: &[u8]) -> String {
     match args(input) {
         Ok(a) => frontend(iozone::frontend::parse(&a)),
+        Err(e) => e,
+    }
+}
+
+fn run_flags(input: &[u8]) -> String {
+    match args(input) {
+        // A file argument is read: only flags are fuzzed here (the workload target reads TOML).
+        Ok(a) if a.iter().any(|w| !w.starts_with('-') && Path::new(w).exists()) => "a file".into(),
+        Ok(a) => frontend(fslab_classic::native::parse(&a)),
         Err(e) => e,
     }
 }
