@@ -550,7 +550,11 @@ pub struct Error {
 
 impl std::fmt::Display for Error {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        self.error.fmt(f)
+        match self.kind {
+            // Bad input is often echoed back: a megabyte-long option stays a readable message.
+            ErrorKind::Input => f.write_str(&crate::text::shorten(&self.error.to_string())),
+            _ => self.error.fmt(f),
+        }
     }
 }
 
@@ -729,6 +733,28 @@ mod tests {
 
     fn words(s: &str) -> Vec<String> {
         s.split_whitespace().map(String::from).collect()
+    }
+
+    #[test]
+    fn input_errors_echo_a_long_word_as_an_excerpt() {
+        let long = "a".repeat(100_000);
+        for (tool, args) in [
+            (
+                Tool::Sysbench,
+                vec!["fileio".to_string(), format!("--file-test-mode={long}"), "run".into()],
+            ),
+            (Tool::Sysbench, vec!["fileio".to_string(), long.clone()]),
+            (Tool::Iozone, vec!["-s".to_string(), long.clone()]),
+            (Tool::Run, vec!["--op".to_string(), long.clone()]),
+        ] {
+            let e = match tool.parse(&args) {
+                Err(e) => e,
+                Ok(_) => panic!("{tool} took {} bytes of nonsense", long.len()),
+            };
+            let m = e.to_string();
+            assert!(m.len() < 1000, "{tool}: {} bytes: {}", m.len(), &m[..200]);
+            assert!(m.contains("aaaa…aaaa") && m.contains(" bytes)"), "{tool}: {m}");
+        }
     }
 
     #[test]

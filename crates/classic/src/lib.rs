@@ -12,5 +12,6 @@ pub mod fio_json;
 pub mod iozone;
 pub mod native;
 pub mod sysbench;
+pub mod text;
 
 pub use contract::{Common, Context, Error, ErrorKind, FrontEnd, Outcome, Tool};

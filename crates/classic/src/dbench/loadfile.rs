@@ -154,7 +154,7 @@ pub fn parse_line(raw: &str, number: usize, file: &str) -> Result<Option<Line>, 
     let bad = |message: String| Error::Loadfile {
         file: file.to_string(),
         line: number,
-        message,
+        message: crate::text::shorten(&message),
     };
     let text = raw.replace('\\', "/");
     if text.trim_start().starts_with('#') {
@@ -197,6 +197,18 @@ pub fn parse_line(raw: &str, number: usize, file: &str) -> Result<Option<Line>, 
         let v = num(k)?;
         u32::try_from(v).map_err(|_| bad(format!("{name}: {} {v} is too large", field(k))))
     };
+    // Offsets and lock lengths are a file's signed 64-bit off_t.
+    let off = |k: usize| {
+        let v = num(k)?;
+        if v > i64::MAX as u64 {
+            return Err(bad(format!(
+                "{name}: {} {v} is too large (at most {})",
+                field(k),
+                i64::MAX
+            )));
+        }
+        Ok(v)
+    };
     let path = |k: usize| -> Result<String, Error> {
         if p[k].is_empty() {
             return Err(bad(format!("{name}: the {} is empty", field(k))));
@@ -229,23 +241,23 @@ pub fn parse_line(raw: &str, number: usize, file: &str) -> Result<Option<Line>, 
         },
         "WriteX" => Op::WriteX {
             handle: num32(0)?,
-            offset: num(1)?,
+            offset: off(1)?,
             size: num32(2)?,
         },
         "ReadX" => Op::ReadX {
             handle: num32(0)?,
-            offset: num(1)?,
+            offset: off(1)?,
             size: num32(2)?,
         },
         "LockX" => Op::LockX {
             handle: num32(0)?,
-            offset: num(1)?,
-            size: num(2)?,
+            offset: off(1)?,
+            size: off(2)?,
         },
         "UnlockX" => Op::UnlockX {
             handle: num32(0)?,
-            offset: num(1)?,
-            size: num(2)?,
+            offset: off(1)?,
+            size: off(2)?,
         },
         "Flush" => Op::Flush { handle: num32(0)? },
         _ => unreachable!("every name of GRAMMAR is handled"),
@@ -382,6 +394,35 @@ mod tests {
             }
         );
         assert!(err("LockX 3 0 NT_STATUS_OK").contains("LockX takes handle offset size"));
+    }
+
+    #[test]
+    fn offsets_beyond_an_off_t_are_refused() {
+        let e = err("WriteX 9938 9223372036854775808 1 1 NT_STATUS_OK");
+        assert_eq!(
+            e,
+            "t.txt:7: WriteX: offset 9223372036854775808 is too large (at most 9223372036854775807)"
+        );
+        let e = err("LockX 9938 0 0xffffffffffffffff NT_STATUS_OK");
+        assert!(
+            e.starts_with("t.txt:7: LockX: size 18446744073709551615 is too large"),
+            "{e}"
+        );
+        assert!(matches!(
+            one("ReadX 1 9223372036854775807 1 1 NT_STATUS_OK").op,
+            Op::ReadX {
+                offset: 9223372036854775807,
+                ..
+            }
+        ));
+    }
+
+    #[test]
+    fn a_megabyte_token_is_echoed_as_an_excerpt() {
+        let e = err(&format!("{} x NT_STATUS_OK", "Q".repeat(1 << 20)));
+        assert!(e.starts_with("t.txt:7: unknown operation `QQQQ"), "{e}");
+        assert!(e.contains("(1048578 bytes)"), "{e}");
+        assert!(e.len() < 600, "{} bytes", e.len());
     }
 
     #[test]

@@ -180,7 +180,12 @@ pub fn read_loadfile(opts: &Options) -> Result<Vec<Line>, Error> {
         }
         Err(error) => return Err(Error::Read { file, error }),
     };
-    loadfile::parse(&String::from_utf8_lossy(&bytes), &file)
+    let text = crate::text::decode(bytes).map_err(|e| Error::Loadfile {
+        file: file.clone(),
+        line: e.line,
+        message: e.message(),
+    })?;
+    loadfile::parse(&text, &file)
 }
 
 /// Reads the loadfile and compiles the whole run.

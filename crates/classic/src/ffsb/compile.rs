@@ -448,6 +448,16 @@ fn group(
             ));
         }
     }
+    let smallest = targets.iter().map(|&k| filesets[k].size.min()).min().unwrap_or(0);
+    if ops.iter().any(|(o, _)| *o == FfsbOp::Read) && tg.read_size > smallest {
+        // FFSB 6.0 asserts (and dies) when a read would go past the end of a smaller file.
+        warnings.push(format!(
+            "line {}: read_size {} is larger than the smallest file read ({smallest} bytes); FFSB 6.0 \
+             crashes on such a file, fslab reads the whole file instead (fewer bytes than read_size)",
+            at("read_size"),
+            tg.read_size
+        ));
+    }
     if profile.directio {
         for (used, bs, option) in [
             (
@@ -739,6 +749,23 @@ directio=1
         )
         .unwrap_err();
         assert!(e.contains("read_size 16384 is larger than every file"), "{e}");
+    }
+
+    #[test]
+    fn a_read_size_larger_than_the_smallest_file_warns() {
+        let ranged = PROFILE.replace("min_filesize=64k", "min_filesize=8k");
+        let p = plan(&ranged, &Options::default()).unwrap();
+        let w: Vec<&String> = p.warnings.iter().filter(|w| w.contains("read_size")).collect();
+        assert_eq!(
+            w,
+            vec![
+                "line 14: read_size 16384 is larger than the smallest file read (8192 bytes); FFSB 6.0 \
+                  crashes on such a file, fslab reads the whole file instead (fewer bytes than read_size)"
+            ]
+        );
+        // Every file at least as large: no warning.
+        let p = plan(PROFILE, &Options::default()).unwrap();
+        assert!(p.warnings.iter().all(|w| !w.contains("read_size")), "{:?}", p.warnings);
     }
 
     #[test]

@@ -45,7 +45,7 @@ impl ProfileError {
         ProfileError {
             file: file.to_string(),
             line: Some(line),
-            message,
+            message: crate::text::shorten(&message),
         }
     }
 
@@ -53,7 +53,7 @@ impl ProfileError {
         ProfileError {
             file: file.to_string(),
             line: None,
-            message,
+            message: crate::text::shorten(&message),
         }
     }
 }
@@ -70,6 +70,7 @@ impl fmt::Display for ProfileError {
 /// Reads and parses the profile at `path`.
 pub fn load(path: &Path) -> Result<Profile, ProfileError> {
     let file = path.display().to_string();
-    let text = std::fs::read_to_string(path).map_err(|e| ProfileError::whole(&file, e.to_string()))?;
+    let bytes = std::fs::read(path).map_err(|e| ProfileError::whole(&file, e.to_string()))?;
+    let text = crate::text::decode(bytes).map_err(|e| ProfileError::at(&file, e.line, e.message()))?;
     parse(&text, &file)
 }

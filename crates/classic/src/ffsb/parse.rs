@@ -355,6 +355,8 @@ struct Section {
     scope: Scope,
     line: usize,
     number: Option<u32>,
+    /// Whether an `[end]` closed it (rather than the end of the file).
+    closed: bool,
     opts: Vec<Opt>,
     children: Vec<Section>,
 }
@@ -365,6 +367,7 @@ impl Section {
             scope,
             line,
             number,
+            closed: false,
             opts: Vec::new(),
             children: Vec::new(),
         }
@@ -409,7 +412,8 @@ impl Builder<'_> {
                             if stack.len() == 1 {
                                 return Err(self.err(no, format!("`[{inner}]` closes no open section")));
                             }
-                            let done = stack.pop().expect("an open section");
+                            let mut done = stack.pop().expect("an open section");
+                            done.closed = true;
                             if self.grammar == Grammar::V5 && number != done.number {
                                 self.warnings.push(format!(
                                     "line {no}: `[{inner}]` closes the section opened at line {} with another number",
@@ -664,13 +668,20 @@ fn parse_size(text: &str, grammar: Grammar) -> Result<u64, String> {
         }
     };
     let n: u64 = num.parse().map_err(|_| "the number is too large".to_string())?;
-    n.checked_mul(mult).ok_or_else(|| "the size is too large".to_string())
+    n.checked_mul(mult)
+        // A file's size and offsets are signed 64-bit numbers (off_t).
+        .filter(|&b| b <= i64::MAX as u64)
+        .ok_or_else(|| format!("the size is too large (a file holds at most {} bytes)", i64::MAX))
 }
 
 /// The known name closest to `name` by edit distance, when it is close enough to be a typo.
 pub(crate) fn closest<'a>(name: &str, known: &[&'a str]) -> Option<&'a str> {
+    let near = |k: &&&str| name.len().abs_diff(k.len()) <= (name.len().max(k.len()) / 3).max(2);
     let (best, d) = known
         .iter()
+        // The distance is at least the difference in length: a megabyte-long name skips the
+        // quadratic work.
+        .filter(near)
         .map(|k| (*k, levenshtein(name, k)))
         .min_by_key(|(_, d)| *d)?;
     (d <= (name.len().max(best.len()) / 3).max(2)).then_some(best)
@@ -766,9 +777,52 @@ pub fn parse(text: &str, file: &str) -> Result<Profile, ProfileError> {
         };
         validate::declared_counts(&profile, declared("num_filesystems"), declared("num_threadgroups"))?;
     }
+    no_threadgroup_inside(file, &profile, &root)?;
     validate::sections_present(&profile)?;
     validate::resolve_bindfs(&mut profile)?;
     Ok(profile)
+}
+
+/// A profile whose only [threadgroup]s sit inside a [filesystem] (where they age it) most likely
+/// lacks that filesystem's `[end]`: say so at the line where the section went wrong, rather than
+/// "the profile has no [threadgroup] section".
+fn no_threadgroup_inside(file: &str, profile: &Profile, root: &Section) -> Result<(), ProfileError> {
+    if !profile.threadgroups.is_empty() {
+        return Ok(());
+    }
+    let Some((fs, tg)) = root
+        .children
+        .iter()
+        .filter(|s| s.scope == Scope::Filesystem)
+        .find_map(|fs| {
+            fs.children
+                .iter()
+                .find(|c| c.scope == Scope::Threadgroup)
+                .map(|tg| (fs, tg))
+        })
+    else {
+        return Ok(());
+    };
+    let (line, message) = if fs.closed {
+        (
+            tg.line,
+            format!(
+                "the profile has no [threadgroup] to run: this one is inside the [filesystem] opened at line {}, \
+                 where it only ages that filesystem; close the [filesystem] with [end] before line {}",
+                fs.line, tg.line
+            ),
+        )
+    } else {
+        (
+            fs.line,
+            format!(
+                "this [filesystem] is never closed by [end], so the [threadgroup] at line {} is read as its \
+                 aging threadgroup and the profile has no [threadgroup] to run; put [end] before line {}",
+                tg.line, tg.line
+            ),
+        )
+    };
+    Err(ProfileError::at(file, line, message))
 }
 
 fn u32_value(file: &str, opt: &Opt, n: u64) -> Result<u64, ProfileError> {
@@ -815,11 +869,14 @@ fn filesystem(file: &str, grammar: Grammar, section: &Section, base: FsSpec) -> 
         .filter(|c| c.scope == Scope::Threadgroup)
         .collect();
     if let Some(extra) = agers.get(1) {
-        return Err(ProfileError::at(
-            file,
-            extra.line,
-            "a [filesystem] holds at most one aging [threadgroup]".into(),
-        ));
+        let mut message = "a [filesystem] holds at most one aging [threadgroup]".to_string();
+        if !section.closed {
+            message.push_str(&format!(
+                "; the [filesystem] opened at line {} is never closed by [end]: put [end] before line {}",
+                section.line, agers[0].line
+            ));
+        }
+        return Err(ProfileError::at(file, extra.line, message));
     }
     if let Some(ager) = agers.first() {
         fs.aging = Some(threadgroup(file, grammar, ager, TgSpec::default())?);
@@ -1059,6 +1116,61 @@ mod tests {
             e.contains("unknown section `[filesytem]`") && e.contains("did you mean `[filesystem]`?"),
             "{e}"
         );
+    }
+
+    #[test]
+    fn a_filesystem_missing_its_end_is_named_at_its_line() {
+        // The [end] of the [filesystem] is missing: its [threadgroup] becomes the aging one.
+        let e = parse_err("time=1\n[filesystem]\nlocation=/a\n[threadgroup]\nnum_threads=1\nread_weight=1\n[end]\n");
+        assert!(
+            e.starts_with("p.ffsb:2: this [filesystem] is never closed by [end], so the [threadgroup] at line 4"),
+            "{e}"
+        );
+        assert!(e.contains("put [end] before line 4"), "{e}");
+        // Closed after the threadgroup: the threadgroup's line says where it is.
+        let e = parse_err("[filesystem]\nlocation=/a\n[threadgroup]\nnum_threads=1\n[end]\n[end]\n");
+        assert!(
+            e.starts_with("p.ffsb:3: the profile has no [threadgroup] to run: this one is inside the [filesystem] opened at line 1"),
+            "{e}"
+        );
+        // Two threadgroups swallowed by an unclosed filesystem.
+        let e = parse_err(
+            "[filesystem]\nlocation=/a\n[threadgroup]\nnum_threads=1\n[end]\n[threadgroup]\nnum_threads=1\n[end]\n",
+        );
+        assert!(
+            e.starts_with("p.ffsb:6: a [filesystem] holds at most one aging [threadgroup]; the [filesystem] opened at line 1 is never closed by [end]: put [end] before line 3"),
+            "{e}"
+        );
+        // Without any threadgroup, the whole-file message stays.
+        let e = parse_err("[filesystem]\nlocation=/a\n[end]\n");
+        assert_eq!(e, "p.ffsb: the profile has no [threadgroup] section");
+    }
+
+    #[test]
+    fn a_megabyte_line_is_echoed_as_an_excerpt() {
+        let long = "a".repeat(1 << 20);
+        let started = std::time::Instant::now();
+        let e = parse_err(&V6.replace("read_size=8K", &format!("{long}=1")));
+        assert!(e.starts_with("p.ffsb:11: unknown option `aaaa"), "{e}");
+        assert!(e.contains(&format!("({} bytes)", (1 << 20) + 2)), "{e}");
+        assert!(e.len() < 300, "{} bytes", e.len());
+        let e = parse_err(&V6.replace("read_size=8K", &format!("read_size={long}")));
+        assert!(e.starts_with("p.ffsb:11: `read_size=aaaa"), "{e}");
+        assert!(e.len() < 300, "{} bytes", e.len());
+        // Not a measure of speed: the quadratic edit distance on a megabyte would take minutes.
+        assert!(started.elapsed() < std::time::Duration::from_secs(60));
+    }
+
+    #[test]
+    fn sizes_beyond_a_files_largest_are_refused() {
+        let e = parse_err(&V6.replace("max_filesize=1MB", "max_filesize=18446744073709551615"));
+        assert!(
+            e.starts_with("p.ffsb:6: `max_filesize=18446744073709551615`: the size is too large"),
+            "{e}"
+        );
+        let e = parse_err(&V6.replace("max_filesize=1MB", "max_filesize=8589934592G"));
+        assert!(e.contains("the size is too large"), "{e}");
+        assert_eq!(parse_size("8589934591G", Grammar::V6), Ok(8589934591 << 30));
     }
 
     #[test]

@@ -266,7 +266,11 @@ fn doubling(from: u64, to: u64) -> Vec<u64> {
     let mut x = from;
     while x <= to {
         v.push(x);
-        x *= 2;
+        // Sizes near the top of u64 end the list rather than wrap around to 0 (and loop).
+        match x.checked_mul(2) {
+            Some(next) => x = next,
+            None => break,
+        }
     }
     v
 }
@@ -309,6 +313,12 @@ mod tests {
         assert!(p.steps.last().unwrap().workload.cleanup);
         assert!(!p.steps[0].workload.cleanup);
         assert!(p.steps.iter().all(|s| !s.workload.stop.stonewall));
+    }
+
+    #[test]
+    fn doubling_stops_at_the_top_of_u64() {
+        assert_eq!(doubling(1 << 62, u64::MAX), vec![1 << 62, 1 << 63]);
+        assert_eq!(doubling(3, 20), vec![3, 6, 12]);
     }
 
     #[test]

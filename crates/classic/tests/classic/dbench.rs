@@ -450,3 +450,22 @@ fn debian_client_txt_compiles_with_its_operation_counts() {
     assert_eq!(w.groups[0].script.as_ref().unwrap().steps.len(), 458_344);
     assert!(w.validate().is_ok());
 }
+
+#[test]
+fn a_loadfile_that_is_not_utf8_is_refused_at_its_line_and_byte() {
+    let dir = fslab_testkit::tempdir();
+    let path = dir.path().join("client.txt");
+    std::fs::write(&path, b"Mkdir \"/a\" NT_STATUS_OK\nMkdir \"/\xff\" NT_STATUS_OK\n").unwrap();
+    let opts = Options {
+        loadfile: Some(path.clone()),
+        ..Options::default()
+    };
+    let e = dbench::read_loadfile(&opts).unwrap_err().to_string();
+    assert_eq!(
+        e,
+        format!(
+            "{}:2: byte 9 of the line (0xff) is not valid UTF-8; the file must be UTF-8 text",
+            path.display()
+        )
+    );
+}

@@ -574,3 +574,18 @@ fn reuse_keeps_a_matching_fileset_and_rebuilds_another() {
     assert!(!third.setup[0].reused, "another count rebuilds the fileset");
     assert_eq!(files(&dir.path().join("data")).len(), 7);
 }
+
+#[test]
+fn a_profile_that_is_not_utf8_is_refused_at_its_line_and_byte() {
+    let dir = tempdir();
+    let path = dir.path().join("bad.ffsb");
+    std::fs::write(&path, b"time=1\n[filesystem]\nlocation=/a\xe9b\n[end]\n").unwrap();
+    let e = ffsb::load(&path).unwrap_err().to_string();
+    assert_eq!(
+        e,
+        format!(
+            "{}:3: byte 12 of the line (0xe9) is not valid UTF-8; the file must be UTF-8 text",
+            path.display()
+        )
+    );
+}
