@@ -1,0 +1,419 @@
+//! `[group.uring]`: how an io_uring group sets up and drives its rings. Each setting survives a
+//! trip through TOML, is refused where it cannot apply, leaves the counts of a run as they are,
+//! and reaches the kernel (seen with strace, which decodes io_uring_setup and io_uring_register).
+
+mod common;
+
+use common::{op, run_ok, tempdir, workload};
+use fslab_engine::io::{IoBuffers, UringBackend};
+use fslab_engine::workload::{ForceAsync, OpKind, Taskrun, UringOpts};
+use fslab_engine::{RunOptions, Workload};
+use std::os::fd::AsRawFd;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+/// A seeded run of `ops` single-block operations on two files of 1 MiB at iodepth 8; `uring` is
+/// the text of its `[group.uring]` table and `mix` its operations.
+fn uring_run(ops: u64, uring: &str, mix: &str) -> String {
+    format!(
+        r#"
+name = "uring"
+seed = 7
+stop = {{ ops = {ops} }}
+
+[[fileset]]
+name = "data"
+files = 2
+dirs = 0
+size = "1m"
+
+[[group]]
+name = "g"
+fileset = "data"
+engine = "io_uring"
+iodepth = 8
+
+[group.uring]
+{uring}
+
+{mix}
+"#
+    )
+}
+
+const READS: &str = r#"
+[[group.op]]
+op = "read"
+size = "4k"
+bs = "4k"
+"#;
+
+const READS_AND_WRITES: &str = r#"
+[[group.op]]
+op = "read"
+weight = 3
+size = "4k"
+bs = "4k"
+
+[[group.op]]
+op = "write"
+size = "4k"
+bs = "4k"
+"#;
+
+const EVERY_SETTING: &str = r#"
+registerfiles = true
+fixedbufs = false
+taskrun = "coop"
+force_async = "always"
+iowq_workers = 2
+batch_submit = 4
+batch_complete = 2
+"#;
+
+#[test]
+fn every_setting_survives_a_trip_through_toml() {
+    let w = workload(&uring_run(100, EVERY_SETTING, READS));
+    let u = w.groups[0].uring;
+    assert_eq!(
+        u,
+        UringOpts {
+            registerfiles: true,
+            fixedbufs: false,
+            taskrun: Taskrun::Coop,
+            force_async: ForceAsync::Always,
+            iowq_workers: 2,
+            batch_submit: 4,
+            batch_complete: 2,
+            sqpoll: false,
+            hipri: false,
+        }
+    );
+    let text = w.to_toml();
+    assert!(text.contains("[group.uring]"), "{text}");
+    let back = Workload::from_toml(&text, "explained.toml").unwrap_or_else(|e| panic!("{e}\n{text}"));
+    assert_eq!(back, w, "changed through to_toml:\n{text}");
+
+    for extra in ["sqpoll = true", "hipri = true"] {
+        let w = workload(&uring_run(100, extra, READS).replace("iodepth = 8", "iodepth = 8\ndirect = true"));
+        let text = w.to_toml();
+        assert_eq!(Workload::from_toml(&text, "explained.toml").unwrap(), w, "{text}");
+    }
+}
+
+#[test]
+fn the_defaults_are_left_out_of_the_explained_form() {
+    let w = workload(&uring_run(100, "", READS));
+    assert_eq!(w.groups[0].uring, UringOpts::default());
+    let text = w.to_toml();
+    assert!(!text.contains("uring]"), "{text}");
+}
+
+#[test]
+fn settings_that_cannot_apply_are_refused() {
+    let refused = |text: String, what: &str| {
+        let e = Workload::from_toml(&text, "w.toml").expect_err(what);
+        e.to_string()
+    };
+    let e = refused(
+        uring_run(10, "registerfiles = true", READS).replace("engine = \"io_uring\"\niodepth = 8\n", ""),
+        "uring settings on the sync engine",
+    );
+    assert!(e.contains("needs engine = \"io_uring\""), "{e}");
+    let e = refused(
+        uring_run(10, "batch_complete = 9", READS),
+        "batch_complete above iodepth",
+    );
+    assert!(e.contains("batch_complete"), "{e}");
+    let e = refused(uring_run(10, "batch_complete = 0", READS), "batch_complete 0");
+    assert!(e.contains("batch_complete"), "{e}");
+    let e = refused(uring_run(10, "batch_submit = 9", READS), "batch_submit above iodepth");
+    assert!(e.contains("batch_submit"), "{e}");
+    let e = refused(uring_run(10, "hipri = true", READS), "hipri without O_DIRECT");
+    assert!(e.contains("direct"), "{e}");
+    let e = refused(
+        uring_run(10, "sqpoll = true\ntaskrun = \"coop\"", READS),
+        "sqpoll with taskrun",
+    );
+    assert!(e.contains("sqpoll"), "{e}");
+    let e = refused(uring_run(10, "force_async = true", READS), "force_async is not a bool");
+    assert!(
+        e.starts_with("w.toml:19:"),
+        "the error points at force_async's line: {e}"
+    );
+    let e = refused(uring_run(10, "unknown = 1", READS), "an unknown key");
+    assert!(e.contains("unknown"), "{e}");
+}
+
+/// The same seeded workload moves the same operations and bytes whatever its ring settings.
+#[test]
+fn ring_settings_leave_the_counts_as_they_are() {
+    let counts = |uring: &str| {
+        let dir = tempdir();
+        let r = run_ok(&workload(&uring_run(400, uring, READS_AND_WRITES)), dir.path());
+        let (rd, wr) = (op(&r, OpKind::Read), op(&r, OpKind::Write));
+        assert_eq!(rd.count + wr.count, 400, "with `{uring}`");
+        assert_eq!((rd.errors, wr.errors), (0, 0), "with `{uring}`");
+        assert_eq!(rd.bytes, rd.count * 4096, "with `{uring}`");
+        assert_eq!(wr.bytes, wr.count * 4096, "with `{uring}`");
+        for (path, size) in common::data_files(dir.path()) {
+            assert_eq!(size, 1 << 20, "{} changed size with `{uring}`", path.display());
+        }
+        (rd.count, wr.count)
+    };
+    let plain = counts("");
+    for uring in [
+        EVERY_SETTING,
+        "taskrun = \"signal\"",
+        "taskrun = \"defer\"\nbatch_complete = 8",
+        "force_async = \"never\"\nregisterfiles = true",
+        "batch_submit = 1",
+        "sqpoll = true",
+    ] {
+        assert_eq!(counts(uring), plain, "(reads, writes) with `{uring}` vs the defaults");
+    }
+}
+
+#[test]
+fn iodepth_1_runs_with_every_setting() {
+    let text =
+        uring_run(200, "registerfiles = true\nforce_async = \"always\"", READS).replace("iodepth = 8", "iodepth = 1");
+    let r = run_ok(&workload(&text), tempdir().path());
+    let rd = op(&r, OpKind::Read);
+    assert_eq!((rd.count, rd.errors, rd.bytes), (200, 0, 200 * 4096));
+}
+
+// ---- what reaches the kernel: strace of a child that runs the workload -----------------------
+
+const CHILD_WORKLOAD: &str = "FSLAB_URING_TEST_WORKLOAD";
+const CHILD_DIR: &str = "FSLAB_URING_TEST_DIR";
+
+/// Not a test of its own: the body of the child the strace tests start (this same test binary,
+/// asked to run only this function). It runs the workload its environment names.
+#[test]
+#[ignore = "run by the strace tests in a child process"]
+fn child_runs_the_workload_of_its_environment() {
+    let (Ok(text), Ok(dir)) = (std::env::var(CHILD_WORKLOAD), std::env::var(CHILD_DIR)) else {
+        return;
+    };
+    let r = fslab_engine::run(
+        &workload(&text),
+        &RunOptions {
+            dir: PathBuf::from(dir),
+            ..RunOptions::default()
+        },
+        &mut |_| {},
+    )
+    .expect("the child's run");
+    assert!(r.first_error.is_none(), "{:?}", r.first_error);
+}
+
+/// The io_uring_setup and io_uring_register calls of a run of `uring`, as strace prints them.
+fn ring_calls(uring: &str) -> Vec<String> {
+    let dir = tempdir();
+    let trace = dir.path().join("trace");
+    let run = dir.path().join("run");
+    std::fs::create_dir(&run).unwrap();
+    let exe = std::env::current_exe().expect("the test binary");
+    let out = Command::new("strace")
+        .args(["-f", "-qq", "-e", "trace=io_uring_setup,io_uring_register", "-o"])
+        .arg(&trace)
+        .arg(&exe)
+        .args([
+            "--exact",
+            "child_runs_the_workload_of_its_environment",
+            "--ignored",
+            "--test-threads=1",
+        ])
+        .env(CHILD_WORKLOAD, uring_run(200, uring, READS))
+        .env(CHILD_DIR, &run)
+        .output()
+        .unwrap_or_else(|e| panic!("cannot run strace ({e}); this test needs it installed"));
+    assert!(
+        out.status.success(),
+        "the traced child failed: {}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let text = std::fs::read_to_string(&trace).expect("strace's output");
+    let calls: Vec<String> = text
+        .lines()
+        .filter(|l| l.contains("io_uring_"))
+        .map(|l| l.to_string())
+        .collect();
+    assert!(
+        calls.iter().any(|l| l.contains("io_uring_setup(")),
+        "no ring was set up:\n{text}"
+    );
+    calls
+}
+
+/// The flags of the ring(s) set up, as strace writes them (names, with a hex rest).
+fn setup_flags(calls: &[String]) -> Vec<String> {
+    calls
+        .iter()
+        .filter(|l| l.contains("io_uring_setup("))
+        .map(|l| {
+            let s = &l[l.find("flags=").expect("flags") + 6..];
+            s[..s.find(',').unwrap()].to_string()
+        })
+        .collect()
+}
+
+/// IORING_SETUP_SINGLE_ISSUER | IORING_SETUP_DEFER_TASKRUN, as strace 6.1 prints them (it does
+/// not know their names); later versions name them.
+fn has_defer(flags: &str) -> bool {
+    flags.contains("0x3000") || (flags.contains("SINGLE_ISSUER") && flags.contains("DEFER_TASKRUN"))
+}
+
+#[test]
+fn the_default_ring_defers_its_task_work_as_fio_does() {
+    let calls = ring_calls("");
+    for f in setup_flags(&calls) {
+        assert!(f.contains("COOP_TASKRUN") && has_defer(&f), "setup flags {f}");
+    }
+    let regs = calls
+        .iter()
+        .filter(|l| l.contains("io_uring_register("))
+        .cloned()
+        .collect::<Vec<_>>();
+    assert!(
+        regs.iter().any(|l| l.contains("IORING_REGISTER_BUFFERS")),
+        "fixed buffers: {regs:?}"
+    );
+    assert!(!regs.iter().any(|l| l.contains("IORING_REGISTER_FILES")), "{regs:?}");
+    assert!(!regs.iter().any(|l| l.contains("IOWQ_MAX_WORKERS")), "{regs:?}");
+}
+
+#[test]
+fn ring_settings_reach_the_kernel() {
+    let calls = ring_calls("registerfiles = true\nfixedbufs = false\ntaskrun = \"coop\"\niowq_workers = 2");
+    for f in setup_flags(&calls) {
+        assert!(f.contains("COOP_TASKRUN") && !has_defer(&f), "setup flags {f}");
+    }
+    let regs: Vec<&String> = calls.iter().filter(|l| l.contains("io_uring_register(")).collect();
+    assert!(
+        regs.iter()
+            .any(|l| l.contains("IORING_REGISTER_FILES") && l.ends_with("= 0")),
+        "the two files registered: {regs:?}"
+    );
+    assert!(
+        regs.iter()
+            .any(|l| l.contains("IORING_REGISTER_IOWQ_MAX_WORKERS, [[IO_WQ_BOUND]=2, [IO_WQ_UNBOUND]=0]")),
+        "the io-wq limit: {regs:?}"
+    );
+    assert!(
+        !regs.iter().any(|l| l.contains("IORING_REGISTER_BUFFERS")),
+        "no fixed buffers: {regs:?}"
+    );
+
+    let calls = ring_calls("taskrun = \"signal\"");
+    for f in setup_flags(&calls) {
+        assert!(!f.contains("COOP_TASKRUN") && !has_defer(&f), "setup flags {f}");
+    }
+    let calls = ring_calls("sqpoll = true");
+    for f in setup_flags(&calls) {
+        assert!(f.contains("IORING_SETUP_SQPOLL") && !has_defer(&f), "setup flags {f}");
+    }
+}
+
+// ---- force_async = "auto": async where the kernel would punt every transfer anyway ------------
+
+/// A directory on a filesystem mounted for the test (tmpfs, or ext4 on a loop device).
+struct Mount {
+    _tmp: tempfile::TempDir,
+    mnt: PathBuf,
+    dev: Option<String>,
+}
+
+fn tool(cmd: &mut Command) -> String {
+    let out = cmd
+        .output()
+        .unwrap_or_else(|e| panic!("cannot run {:?}: {e}", cmd.get_program()));
+    assert!(
+        out.status.success(),
+        "{cmd:?} failed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8_lossy(&out.stdout).trim().to_string()
+}
+
+impl Mount {
+    fn new(fs: &str) -> Mount {
+        let uid = tool(Command::new("id").arg("-u"));
+        assert_eq!(uid, "0", "mounting a {fs} needs root; this test runs as uid {uid}");
+        let tmp = tempdir();
+        let mnt = tmp.path().join("mnt");
+        std::fs::create_dir(&mnt).unwrap();
+        let dev = if fs == "tmpfs" {
+            tool(
+                Command::new("mount")
+                    .args(["-t", "tmpfs", "-o", "size=64m", "fslab-test"])
+                    .arg(&mnt),
+            );
+            None
+        } else {
+            let img = tmp.path().join("fs.img");
+            std::fs::File::create(&img).unwrap().set_len(64 << 20).unwrap();
+            tool(Command::new("mkfs.ext4").args(["-q", "-F"]).arg(&img));
+            let dev = tool(Command::new("losetup").args(["--find", "--show"]).arg(&img));
+            tool(Command::new("mount").arg(&dev).arg(&mnt));
+            Some(dev)
+        };
+        Mount { _tmp: tmp, mnt, dev }
+    }
+
+    fn path(&self) -> &Path {
+        &self.mnt
+    }
+}
+
+impl Drop for Mount {
+    fn drop(&mut self) {
+        let _ = Command::new("umount").arg(&self.mnt).status();
+        if let Some(dev) = &self.dev {
+            let _ = Command::new("losetup").args(["-d", dev]).status();
+        }
+    }
+}
+
+/// Whether a ring with force_async `mode` marks transfers on a file of `dir` async.
+fn forces_async(dir: &Path, mode: ForceAsync, direct: bool) -> bool {
+    let path = dir.join("f");
+    std::fs::write(&path, vec![7u8; 64 << 10]).unwrap();
+    let mut open = std::fs::OpenOptions::new();
+    open.read(true);
+    if direct {
+        use std::os::unix::fs::OpenOptionsExt;
+        open.custom_flags(libc::O_DIRECT);
+    }
+    let file = open.open(&path).unwrap();
+    let opts = UringOpts {
+        force_async: mode,
+        ..UringOpts::default()
+    };
+    let mut ring = UringBackend::new(4, &opts).expect("a ring");
+    let bufs = IoBuffers::new(4096, 4, 1);
+    ring.settle_async(file.as_raw_fd(), &bufs);
+    ring.forces_async()
+}
+
+#[test]
+fn auto_marks_transfers_async_on_tmpfs_and_not_on_ext4() {
+    let tmpfs = Mount::new("tmpfs");
+    assert!(
+        forces_async(tmpfs.path(), ForceAsync::Auto, false),
+        "tmpfs has no FMODE_NOWAIT"
+    );
+    assert!(!forces_async(tmpfs.path(), ForceAsync::Never, false));
+    let ext4 = Mount::new("ext4");
+    assert!(
+        !forces_async(ext4.path(), ForceAsync::Auto, true),
+        "ext4 O_DIRECT reads go inline"
+    );
+    assert!(
+        !forces_async(ext4.path(), ForceAsync::Auto, false),
+        "ext4 buffered reads go inline"
+    );
+    assert!(forces_async(ext4.path(), ForceAsync::Always, true));
+}
