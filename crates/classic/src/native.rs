@@ -5,9 +5,7 @@
 use crate::contract::{
     self, option_words, Call, Common, Context, Error, FrontEnd, Outcome, Phase, Plan, Request, Style, Tool,
 };
-use fslab_engine::workload::{
-    EngineKind, Fileset, ForceAsync, Group, OpKind, OpSpec, Scope, SizeDist, Stop, Taskrun, UringOpts,
-};
+use fslab_engine::workload::{EngineKind, Fileset, Group, OpKind, OpSpec, Scope, SizeDist, Stop, Taskrun, UringOpts};
 use fslab_engine::{Bytes, RunOptions, Span, Workload};
 use std::path::PathBuf;
 
@@ -78,17 +76,19 @@ pub struct AdHoc {
     /// io_uring: register the files with the ring (fio's registerfiles).
     #[arg(long)]
     pub registerfiles: bool,
-    /// io_uring: plain buffers instead of buffers registered with the ring (fio's fixedbufs=0).
+    /// io_uring: register the buffers with the ring (fio's fixedbufs); when not given, they are
+    /// unless transfers are marked async.
     #[arg(long)]
-    pub no_fixedbufs: bool,
+    pub fixedbufs: Option<bool>,
     /// io_uring: when the kernel runs completion task work (defer: SINGLE_ISSUER and
     /// DEFER_TASKRUN, as fio; coop: COOP_TASKRUN; signal: neither).
     #[arg(long, value_enum, default_value = "defer")]
     pub taskrun: TaskrunArg,
     /// io_uring: IOSQE_ASYNC on every transfer, straight to io-wq workers (fio's force_async=1);
-    /// auto: when the file cannot do non-blocking reads (tmpfs), which the kernel punts anyway.
-    #[arg(long, value_enum, default_value = "auto")]
-    pub force_async: ForceAsyncArg,
+    /// when not given, when the file cannot do non-blocking reads (tmpfs), as the kernel punts
+    /// those anyway.
+    #[arg(long)]
+    pub force_async: Option<bool>,
     /// io_uring: the most io-wq workers for regular files, per thread (0: the kernel's limit).
     #[arg(long, default_value_t = 0)]
     pub iowq_workers: u32,
@@ -107,13 +107,6 @@ pub struct AdHoc {
     /// Percentage of reads for randrw.
     #[arg(long, default_value_t = 50, value_parser = clap::value_parser!(u32).range(0..=100))]
     pub rwmixread: u32,
-}
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
-pub enum ForceAsyncArg {
-    Auto,
-    Always,
-    Never,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
@@ -240,17 +233,13 @@ impl AdHoc {
     fn uring(&self) -> UringOpts {
         UringOpts {
             registerfiles: self.registerfiles,
-            fixedbufs: !self.no_fixedbufs,
+            fixedbufs: self.fixedbufs,
             taskrun: match self.taskrun {
                 TaskrunArg::Signal => Taskrun::Signal,
                 TaskrunArg::Coop => Taskrun::Coop,
                 TaskrunArg::Defer => Taskrun::Defer,
             },
-            force_async: match self.force_async {
-                ForceAsyncArg::Auto => ForceAsync::Auto,
-                ForceAsyncArg::Always => ForceAsync::Always,
-                ForceAsyncArg::Never => ForceAsync::Never,
-            },
+            force_async: self.force_async,
             iowq_workers: self.iowq_workers,
             batch_submit: self.iodepth_batch_submit,
             batch_complete: self.iodepth_batch_complete_min,

@@ -6,7 +6,7 @@ mod common;
 
 use common::{op, run_ok, tempdir, workload};
 use fslab_engine::io::{IoBuffers, UringBackend};
-use fslab_engine::workload::{ForceAsync, OpKind, Taskrun, UringOpts};
+use fslab_engine::workload::{OpKind, Taskrun, UringOpts};
 use fslab_engine::{RunOptions, Workload};
 use std::os::fd::AsRawFd;
 use std::path::{Path, PathBuf};
@@ -65,7 +65,7 @@ const EVERY_SETTING: &str = r#"
 registerfiles = true
 fixedbufs = false
 taskrun = "coop"
-force_async = "always"
+force_async = true
 iowq_workers = 2
 batch_submit = 4
 batch_complete = 2
@@ -79,9 +79,9 @@ fn every_setting_survives_a_trip_through_toml() {
         u,
         UringOpts {
             registerfiles: true,
-            fixedbufs: false,
+            fixedbufs: Some(false),
             taskrun: Taskrun::Coop,
-            force_async: ForceAsync::Always,
+            force_async: Some(true),
             iowq_workers: 2,
             batch_submit: 4,
             batch_complete: 2,
@@ -136,7 +136,7 @@ fn settings_that_cannot_apply_are_refused() {
         "sqpoll with taskrun",
     );
     assert!(e.contains("sqpoll"), "{e}");
-    let e = refused(uring_run(10, "force_async = true", READS), "force_async is not a bool");
+    let e = refused(uring_run(10, "force_async = \"auto\"", READS), "force_async is a bool");
     assert!(
         e.starts_with("w.toml:19:"),
         "the error points at force_async's line: {e}"
@@ -166,7 +166,7 @@ fn ring_settings_leave_the_counts_as_they_are() {
         EVERY_SETTING,
         "taskrun = \"signal\"",
         "taskrun = \"defer\"\nbatch_complete = 8",
-        "force_async = \"never\"\nregisterfiles = true",
+        "force_async = false\nregisterfiles = true",
         "batch_submit = 1",
         "sqpoll = true",
     ] {
@@ -176,8 +176,7 @@ fn ring_settings_leave_the_counts_as_they_are() {
 
 #[test]
 fn iodepth_1_runs_with_every_setting() {
-    let text =
-        uring_run(200, "registerfiles = true\nforce_async = \"always\"", READS).replace("iodepth = 8", "iodepth = 1");
+    let text = uring_run(200, "registerfiles = true\nforce_async = true", READS).replace("iodepth = 8", "iodepth = 1");
     let r = run_ok(&workload(&text), tempdir().path());
     let rd = op(&r, OpKind::Read);
     assert_eq!((rd.count, rd.errors, rd.bytes), (200, 0, 200 * 4096));
@@ -317,7 +316,7 @@ fn ring_settings_reach_the_kernel() {
     }
 }
 
-// ---- force_async = "auto": async where the kernel would punt every transfer anyway ------------
+// ---- without force_async: async where the kernel would punt every transfer anyway ------------
 
 /// A directory on a filesystem mounted for the test (tmpfs, or ext4 on a loop device).
 struct Mount {
@@ -377,8 +376,9 @@ impl Drop for Mount {
     }
 }
 
-/// Whether a ring with force_async `mode` marks transfers on a file of `dir` async.
-fn forces_async(dir: &Path, mode: ForceAsync, direct: bool) -> bool {
+/// Whether a ring with force_async `mode` marks transfers on a file of `dir` async, and whether
+/// it then registers its buffers (without `fixedbufs`).
+fn forces_async(dir: &Path, mode: Option<bool>, direct: bool) -> (bool, bool) {
     let path = dir.join("f");
     std::fs::write(&path, vec![7u8; 64 << 10]).unwrap();
     let mut open = std::fs::OpenOptions::new();
@@ -395,25 +395,29 @@ fn forces_async(dir: &Path, mode: ForceAsync, direct: bool) -> bool {
     let mut ring = UringBackend::new(4, &opts).expect("a ring");
     let bufs = IoBuffers::new(4096, 4, 1);
     ring.settle_async(file.as_raw_fd(), &bufs);
-    ring.forces_async()
+    ring.register(&bufs);
+    (ring.forces_async(), ring.fixed_buffers())
 }
 
 #[test]
-fn auto_marks_transfers_async_on_tmpfs_and_not_on_ext4() {
+fn tmpfs_transfers_go_async_without_fixed_buffers_and_ext4_ones_inline_with_them() {
     let tmpfs = Mount::new("tmpfs");
-    assert!(
-        forces_async(tmpfs.path(), ForceAsync::Auto, false),
+    assert_eq!(
+        forces_async(tmpfs.path(), None, false),
+        (true, false),
         "tmpfs has no FMODE_NOWAIT"
     );
-    assert!(!forces_async(tmpfs.path(), ForceAsync::Never, false));
+    assert_eq!(forces_async(tmpfs.path(), Some(false), false), (false, true));
     let ext4 = Mount::new("ext4");
-    assert!(
-        !forces_async(ext4.path(), ForceAsync::Auto, true),
+    assert_eq!(
+        forces_async(ext4.path(), None, true),
+        (false, true),
         "ext4 O_DIRECT reads go inline"
     );
-    assert!(
-        !forces_async(ext4.path(), ForceAsync::Auto, false),
+    assert_eq!(
+        forces_async(ext4.path(), None, false),
+        (false, true),
         "ext4 buffered reads go inline"
     );
-    assert!(forces_async(ext4.path(), ForceAsync::Always, true));
+    assert_eq!(forces_async(ext4.path(), Some(true), true), (true, false));
 }

@@ -4,7 +4,7 @@
 //! io-wq worker limit, SQPOLL and IOPOLL.
 
 use super::{Backend, Dir, IoBuffers, Moved, OpenFile, Xfer};
-use crate::workload::{ForceAsync, SyncKind, Taskrun, UringOpts};
+use crate::workload::{SyncKind, Taskrun, UringOpts};
 use io_uring::{opcode, squeue, types, IoUring};
 use std::io;
 use std::os::fd::{AsRawFd, RawFd};
@@ -29,7 +29,7 @@ pub struct UringBackend {
     files: Vec<RawFd>,
     /// Flags of every transfer's submission (IOSQE_ASYNC when forced).
     sqe_flags: squeue::Flags,
-    /// Whether transfers are async is settled (`force_async` auto settles it on the first file).
+    /// Whether transfers are async is settled (without `force_async`, on the first file).
     async_decided: bool,
     /// The IORING_SETUP_* flags the ring was made with.
     setup_flags: u32,
@@ -92,7 +92,7 @@ impl UringBackend {
             let mut max = [opts.iowq_workers, 0];
             ring.submitter().register_iowq_max_workers(&mut max)?;
         }
-        let sqe_flags = if opts.force_async == ForceAsync::Always {
+        let sqe_flags = if opts.force_async == Some(true) {
             squeue::Flags::ASYNC
         } else {
             squeue::Flags::empty()
@@ -104,7 +104,7 @@ impl UringBackend {
             registered: None,
             files: Vec::new(),
             sqe_flags,
-            async_decided: opts.force_async != ForceAsync::Auto,
+            async_decided: opts.force_async.is_some(),
             setup_flags,
         })
     }
@@ -123,10 +123,17 @@ impl UringBackend {
         self.ring.as_raw_fd()
     }
 
+    /// Transfers use buffers registered with the ring.
+    pub fn fixed_buffers(&self) -> bool {
+        self.registered.is_some()
+    }
+
     /// Registers `bufs` with the ring, once, when the group uses fixed buffers; later transfers
-    /// into them use fixed buffers.
+    /// into them use fixed buffers. Without `fixedbufs`, buffers are registered unless transfers
+    /// are marked async: an io-wq worker takes the ring's lock to look a fixed buffer up, and
+    /// contends for it with the submitting thread (`settle_async` comes first).
     pub fn register(&mut self, bufs: &IoBuffers) {
-        if !self.opts.fixedbufs {
+        if !self.opts.fixedbufs.unwrap_or(!self.forces_async()) {
             return;
         }
         let key = (bufs.slot_ptr(0), bufs.slot_len() * bufs.slots());
@@ -158,7 +165,7 @@ impl UringBackend {
         Ok(true)
     }
 
-    /// With `force_async = "auto"`, settles on the first file whether transfers go to io-wq
+    /// Without `force_async`, settles on the first file whether transfers go to io-wq
     /// marked async: when the file cannot do non-blocking I/O, the kernel punts every transfer
     /// to io-wq anyway. The probe is a one-block preadv2 with RWF_NOWAIT, refused with
     /// EOPNOTSUPP by exactly the files io_uring cannot try inline (no FMODE_NOWAIT).
@@ -274,8 +281,8 @@ impl Backend for UringBackend {
         xfers: &[Xfer],
         bufs: &mut IoBuffers,
     ) -> (Moved, io::Result<()>) {
-        self.register(bufs);
         self.settle_async(file.fd.as_raw_fd(), bufs);
+        self.register(bufs);
         let fd = Target::Fd(file.fd.as_raw_fd());
         let mut moved = Moved::default();
         let mut first_err: Option<io::Error> = None;

@@ -62,10 +62,10 @@ impl<'a> Worker<'a> {
         let Some(ring) = backend.as_uring() else {
             return self.fail(first_op, "the pipelined loop needs an io_uring ring".into(), None);
         };
-        ring.register(&self.io.bufs);
         if let Some(f) = fds.first() {
             ring.settle_async(f.fd.as_raw_fd(), &self.io.bufs);
         }
+        ring.register(&self.io.bufs);
         let raw: Vec<RawFd> = fds.iter().map(|f| f.fd.as_raw_fd()).collect();
         let targets: Vec<Target> = match ring.register_files(&raw) {
             Ok(true) => (0..raw.len() as u32).map(Target::Fixed).collect(),

@@ -478,17 +478,21 @@ pub struct UringOpts {
     #[serde(default, skip_serializing_if = "is_false")]
     pub registerfiles: bool,
     /// Register the I/O buffers with the ring, sparing the kernel a page pin per transfer
-    /// (fio's fixedbufs; on by default here, off in fio).
-    #[serde(default = "yes", skip_serializing_if = "is_true")]
-    pub fixedbufs: bool,
+    /// (fio's fixedbufs). When absent: registered unless transfers go to io-wq marked async,
+    /// where each worker takes the ring's lock to look its buffer up.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub fixedbufs: Option<bool>,
     /// How the kernel runs the completions' task work in the submitting thread (see
     /// [`Taskrun`]).
     #[serde(default, skip_serializing_if = "is_default")]
     pub taskrun: Taskrun,
     /// IOSQE_ASYNC on every transfer, handing it to the kernel's io-wq workers at once instead
-    /// of trying it inline first (fio's force_async = 1): see [`ForceAsync`].
-    #[serde(default, skip_serializing_if = "is_default")]
-    pub force_async: ForceAsync,
+    /// of trying it inline first (fio's force_async = 1). When absent: async when the thread's
+    /// first file refuses a non-blocking read (preadv2 with RWF_NOWAIT fails with EOPNOTSUPP, as
+    /// on tmpfs). The kernel hands every transfer on such a file to io-wq anyway; marked async,
+    /// they run on several workers at once instead of queueing behind one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub force_async: Option<bool>,
     /// The most io-wq workers the ring's thread may have for bounded work (regular files);
     /// 0 leaves the kernel's limit.
     #[serde(default, skip_serializing_if = "is_zero_u32")]
@@ -514,9 +518,9 @@ impl Default for UringOpts {
     fn default() -> Self {
         UringOpts {
             registerfiles: false,
-            fixedbufs: true,
+            fixedbufs: None,
             taskrun: Taskrun::default(),
-            force_async: ForceAsync::default(),
+            force_async: None,
             iowq_workers: 0,
             batch_submit: 0,
             batch_complete: 1,
@@ -524,20 +528,6 @@ impl Default for UringOpts {
             hipri: false,
         }
     }
-}
-
-/// Whether transfers carry IOSQE_ASYNC. The kernel hands a transfer on a file that cannot do
-/// non-blocking I/O (no FMODE_NOWAIT: tmpfs, for one) to an io-wq worker anyway; marked async, such
-/// transfers run on several workers at once instead of queueing behind one.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum ForceAsync {
-    /// Async when the thread's first file refuses a non-blocking read (preadv2 with RWF_NOWAIT
-    /// fails with EOPNOTSUPP), so the kernel would punt every transfer anyway; the default.
-    #[default]
-    Auto,
-    Always,
-    Never,
 }
 
 /// When the kernel runs the task work that turns finished transfers into completions.
@@ -673,9 +663,6 @@ fn is_one(n: &u32) -> bool {
 }
 fn is_zero_u32(n: &u32) -> bool {
     *n == 0
-}
-fn is_true(b: &bool) -> bool {
-    *b
 }
 fn yes() -> bool {
     true
