@@ -21,7 +21,7 @@ use crate::marker;
 use crate::workload::{Fileset, SizeDist, Workload};
 use rand::{Rng, SeedableRng};
 use rustix::fs::{AtFlags, Mode, OFlags};
-use std::collections::HashMap;
+use crate::idmap::IdMap;
 use std::ffi::{CStr, CString};
 use std::io;
 use std::os::fd::{AsFd, BorrowedFd, OwnedFd};
@@ -85,7 +85,7 @@ struct Live {
 #[derive(Debug, Default)]
 struct Dynamic {
     live: Vec<Live>,
-    pos: HashMap<u64, usize>,
+    pos: IdMap<usize>,
 }
 
 impl Dynamic {
