@@ -604,6 +604,23 @@ pub struct OpSpec {
     /// seqread with own scope: from the end of the file to its start (IOzone's backward read).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub reverse: Option<bool>,
+    /// stat, delete, open_close: which file is next, a random one (the default) or the files in
+    /// the order they were made (see [`Order`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub order: Option<Order>,
+}
+
+/// The order in which an operation goes through the files of its fileset.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Order {
+    /// A file drawn at random.
+    #[default]
+    Random,
+    /// The files by id, oldest first, as fio's file_service_type = sequential and mdtest go
+    /// through theirs: one cursor for the fileset, starting over after the newest file (stat,
+    /// open_close); delete takes the oldest file left.
+    Sequential,
 }
 
 impl OpSpec {
@@ -621,6 +638,7 @@ impl OpSpec {
             scope: None,
             wrap: None,
             reverse: None,
+            order: None,
         }
     }
 

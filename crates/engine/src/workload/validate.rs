@@ -290,6 +290,12 @@ fn check_op(op: &OpSpec, fs: &Fileset, g: &Group) -> Result<(), (&'static str, S
             "`reverse` applies to seqread with scope = \"own\" only".into(),
         ));
     }
+    if op.order.is_some() && !matches!(k, OpKind::Stat | OpKind::Delete | OpKind::OpenClose) {
+        return Err((
+            "order",
+            format!("`order` does not apply to {k} (only to stat, delete and open_close)"),
+        ));
+    }
     let bs = op.block_size();
     if bs == 0 {
         return Err(("bs", "bs must be above 0".into()));
