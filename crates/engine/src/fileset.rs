@@ -54,25 +54,28 @@ pub enum SetupError {
 /// Room for a file name: a prefix of up to 40 bytes, 20 digits and a NUL.
 pub type NameBuf = [u8; 64];
 
-/// Writes `<prefix><id>` into `buf` and returns it as a C string, without allocating.
+/// Writes `<prefix><id>` into `buf` and returns it as a C string, without allocating. Every
+/// operation names its file with it, so it writes the digits in place and checks only the prefix
+/// for a NUL (digits never are one) instead of the whole name.
 pub fn file_name<'b>(prefix: &str, id: u64, buf: &'b mut NameBuf) -> &'b CStr {
-    let mut digits = [0u8; 20];
-    let mut n = id;
-    let mut i = digits.len();
-    loop {
-        i -= 1;
-        digits[i] = b'0' + (n % 10) as u8;
-        n /= 10;
-        if n == 0 {
-            break;
-        }
-    }
     let p = prefix.len();
-    let len = digits.len() - i;
-    buf[..p].copy_from_slice(prefix.as_bytes());
-    buf[p..p + len].copy_from_slice(&digits[i..]);
-    buf[p + len] = 0;
-    CStr::from_bytes_with_nul(&buf[..p + len + 1]).expect("one NUL at the end")
+    let digits = id.checked_ilog10().map_or(1, |l| l as usize + 1);
+    let end = p + digits;
+    for (d, s) in buf[..p].iter_mut().zip(prefix.bytes()) {
+        *d = s;
+    }
+    let mut n = id;
+    for d in buf[p..end].iter_mut().rev() {
+        *d = b'0' + (n % 10) as u8;
+        n /= 10;
+    }
+    buf[end] = 0;
+    let name = &buf[..=end];
+    if prefix.bytes().any(|b| b == 0) {
+        return CStr::from_bytes_with_nul(name).expect("a prefix without NUL");
+    }
+    // SAFETY: `name` ends with its only NUL: the prefix has none and digits are never one.
+    unsafe { CStr::from_bytes_with_nul_unchecked(name) }
 }
 
 #[derive(Debug)]

@@ -526,3 +526,20 @@ fn order_applies_to_stat_delete_and_open_close_only() {
         assert!(e.to_string().contains("`order` does not apply"), "{e}");
     }
 }
+
+#[test]
+fn file_names_are_the_prefix_and_the_id_in_decimal() {
+    use fslab_engine::fileset::{file_name, NameBuf};
+    for (prefix, id, want) in [
+        ("f", 0, "f0"),
+        ("f", 9, "f9"),
+        ("f", 10, "f10"),
+        ("f", 12345, "f12345"),
+        ("test_file.", 7, "test_file.7"),
+        ("f", u64::MAX, "f18446744073709551615"),
+        ("f", 1_000_000, "f1000000"),
+    ] {
+        let mut b: NameBuf = [0xff; 64];
+        assert_eq!(file_name(prefix, id, &mut b).to_str().unwrap(), want);
+    }
+}
