@@ -141,7 +141,7 @@ o=$NEXT.layout.json
 run "$o" "${o%.json}.err" "$FSLAB" run --op randread --bs 4k --size 1g --threads 1 --time 1s --dir "$RD" --json ||
     fail_run "fslab (layout)" "$o" "${o%.json}.err"
 [[ -f $FILE && $(stat -c %s "$FILE") == 1073741824 ]] || die "fslab did not lay out $FILE at 1 GiB"
-log "  laid out $FILE (1 GiB) in $(calc '"%.2f" % a[0]' "$(jq "$o" 'r["setup"][0]["duration"]')") s; both tools read it from here on"
+log "  laid out $FILE (1 GiB) in $(calc '"%.2f" % a[0]' "$(jq "$o" 'r["setup"][0]["duration_s"]')") s; both tools read it from here on"
 LAYOUT_ID=$(fileid)
 
 # ---- cases 1-3: random reads -------------------------------------------------------------------
@@ -225,7 +225,7 @@ TOML
     run "$o" "${o%.json}.err" "$FSLAB" run "$T/million.toml" --dir "$MD" --json || fail_run fslab "$o" "${o%.json}.err"
     check_fslab "$o" time no
     rss=$(calc '"%.1f" % (a[0] / 1024)' "$RSS_KIB")
-    setup_s=$(calc '"%.2f" % a[0]' "$(jq "$o" 'r["setup"][0]["duration"]')")
+    setup_s=$(calc '"%.2f" % a[0]' "$(jq "$o" 'r["setup"][0]["duration_s"]')")
     nfiles=$(jq "$o" 'r["setup"][0]["files"]')
     nreal=$(find "$MD/million" -type f -name 'f*' | wc -l)
     verdict=$(calc '"PASS" if a[0] <= 200 else "MISS"' "$rss")

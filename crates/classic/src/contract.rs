@@ -16,13 +16,15 @@ use fslab_engine::result::{FirstError, RunResult, Status};
 use fslab_engine::{Metric, Progress, Span, Workload};
 use serde::{Deserialize, Serialize};
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
 use std::time::Duration;
 
 /// Version of the [`Outcome`] document's layout; raised on any change a reader would notice.
 pub const SCHEMA_VERSION: u32 = 2;
 
 /// A front-end: one of fslab's commands, and the key of a study's `[[workload]]`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum Tool {
     /// `fslab run`: a native workload file, or fio-like flags.
@@ -274,10 +276,12 @@ pub trait FrontEnd {
     fn execute(&mut self, ctx: &mut Context) -> Result<Outcome, Error>;
 }
 
-/// What a run is given besides its input: where to run, and where its text and progress go.
+/// What a run is given besides its input: where to run, where its text and progress go, and the
+/// flag that stops it early (Ctrl-C, a closed output).
 pub struct Context<'a> {
     pub dir: Option<PathBuf>,
     pub drop_caches: bool,
+    interrupt: Arc<AtomicBool>,
     out: &'a mut dyn FnMut(&str),
     progress: &'a mut dyn FnMut(&str, &Progress),
     text: String,
@@ -287,19 +291,32 @@ pub struct Context<'a> {
 impl<'a> Context<'a> {
     /// `out` takes the original's text as it is written (stdout, or nothing with `--json`);
     /// `progress` the engine's once-a-second progress, named by phase (for a progress bar).
+    /// `interrupt`, once set, stops the engine run under way and any after it.
     pub fn new(
         common: &Common,
+        interrupt: Arc<AtomicBool>,
         out: &'a mut dyn FnMut(&str),
         progress: &'a mut dyn FnMut(&str, &Progress),
     ) -> Context<'a> {
         Context {
             dir: common.dir.clone(),
             drop_caches: common.drop_caches,
+            interrupt,
             out,
             progress,
             text: String::new(),
             notes: Vec::new(),
         }
+    }
+
+    /// The flag that stops the run, for the engine's [`RunOptions`](fslab_engine::RunOptions).
+    pub fn interrupt(&self) -> Option<Arc<AtomicBool>> {
+        Some(self.interrupt.clone())
+    }
+
+    /// Whether the run was stopped from outside.
+    pub fn interrupted(&self) -> bool {
+        self.interrupt.load(Ordering::Relaxed)
     }
 
     /// Writes text as the original prints it.
@@ -331,14 +348,14 @@ impl<'a> Context<'a> {
 }
 
 /// One engine run of a tool's run, named (`run`, or IOzone's `initial writers`...).
-#[derive(Debug, Clone, Serialize, Deserialize)]
+#[derive(Debug, Clone, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct PhaseResult {
     pub name: String,
     pub result: RunResult,
 }
 
 /// Everything one run of a front-end produced: what `--json` prints and the lab stores.
-#[derive(Debug, Clone, Serialize, Deserialize)]
+#[derive(Debug, Clone, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct Outcome {
     pub schema_version: u32,
     pub fslab_version: String,
@@ -357,6 +374,9 @@ pub struct Outcome {
     /// original).
     #[serde(default)]
     pub report: String,
+    /// Stopped from outside (Ctrl-C): the figures are those of a partial run.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub interrupted: bool,
 }
 
 /// A worker's document that the lab cannot use.
@@ -379,7 +399,16 @@ impl Outcome {
             metrics: Vec::new(),
             figures: None,
             report: String::new(),
+            interrupted: false,
         }
+    }
+
+    /// The JSON Schema of the `--json` document (docs/schema/outcome.schema.json).
+    pub fn schema() -> String {
+        let schema = schemars::schema_for!(Outcome);
+        let mut text = serde_json::to_string_pretty(&schema).expect("a schema serialises");
+        text.push('\n');
+        text
     }
 
     /// Reads a worker's `--json` document.
@@ -453,13 +482,24 @@ impl Outcome {
     }
 }
 
-/// What went wrong before or while running, and whose fault it is.
-#[derive(Debug, thiserror::Error)]
-#[error("{error}")]
+/// What went wrong before or while running, and whose fault it is. It reads as the error it
+/// wraps (whose own causes follow it in a chain).
+#[derive(Debug)]
 pub struct Error {
     pub kind: ErrorKind,
-    #[source]
     error: Box<dyn std::error::Error + Send + Sync>,
+}
+
+impl std::fmt::Display for Error {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        self.error.fmt(f)
+    }
+}
+
+impl std::error::Error for Error {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        self.error.source()
+    }
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -511,7 +551,7 @@ impl From<fslab_engine::RunError> for Error {
             RunError::Invalid(_) => ErrorKind::Input,
             RunError::Confine(c) | RunError::Setup(SetupError::Confine(c)) if bad_path(c) => ErrorKind::Input,
             RunError::Setup(SetupError::Foreign { .. }) => ErrorKind::Input,
-            RunError::DropCaches(_) => ErrorKind::Environment,
+            RunError::DropCaches(_) | RunError::Threads { .. } => ErrorKind::Environment,
             RunError::Confine(_) | RunError::Setup(_) => ErrorKind::Run,
         };
         Error::new(kind, e)

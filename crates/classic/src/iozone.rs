@@ -29,5 +29,5 @@ pub mod subtest;
 
 pub use options::{Options, UsageError, USAGE};
 pub use plan::{Mode, Plan};
-pub use run::{run, Report, RunFailure};
+pub use run::{run, Report, RunFailure, RunWith};
 pub use subtest::Test;

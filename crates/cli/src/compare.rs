@@ -10,8 +10,8 @@ use fslab_store::Store;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-/// Version of `--json`'s document layout.
-const SCHEMA_VERSION: u32 = 1;
+/// The exit status of `--fail-above` when nothing could be tested.
+const NOTHING_TESTED: u8 = 4;
 
 #[derive(Debug, clap::Args)]
 pub struct Args {
@@ -27,7 +27,9 @@ pub struct Args {
     /// The smallest change that counts as significant, besides p < 0.05 (`2%`, or `2`).
     #[arg(long, value_name = "PERCENT", default_value = "1%", value_parser = percent)]
     min_effect: f64,
-    /// Exit with status 1 when a figure is significantly worse by more than PERCENT (`5%`).
+    /// Exit with status 1 when a figure is significantly worse by more than PERCENT (`5%`), and
+    /// with status 4 when no figure could be tested (fewer than 2 runs a side): a gate that
+    /// cannot judge does not pass.
     #[arg(long, value_name = "PERCENT", value_parser = percent)]
     fail_above: Option<f64>,
     /// Print one JSON document (with a schema_version) instead of the table.
@@ -56,15 +58,21 @@ pub fn main(args: Args) -> Result<ExitCode, Failure> {
     let candidate = Side::new(&cand, cand_config.as_deref()).map_err(failure)?;
     let comparison = compare::compare(baseline, candidate, args.min_effect).map_err(failure)?;
     if args.json {
-        let mut doc = serde_json::to_value(&comparison).expect("the comparison serialises");
-        doc["schema_version"] = SCHEMA_VERSION.into();
-        println!("{doc:#}");
+        let doc = serde_json::to_string_pretty(&comparison.document()).expect("the comparison serialises");
+        println!("{doc}");
     } else {
         print!("{}", comparison.text());
     }
     let Some(limit) = args.fail_above else {
         return Ok(ExitCode::SUCCESS);
     };
+    if !comparison.tested_any() {
+        eprintln!(
+            "fslab: no figure has 2 runs or more on both sides: nothing could be tested, so --fail-above {limit}% cannot \
+             pass or fail (exit 4)"
+        );
+        return Ok(ExitCode::from(NOTHING_TESTED));
+    }
     let untested = comparison
         .lines
         .iter()

@@ -2,6 +2,11 @@
 //! tool: notes to stderr, `--check` or `--explain` and stop, or run it with the original's text
 //! on stdout (or the outcome as one JSON document with `--json`) and a progress bar on a
 //! terminal.
+//!
+//! Ctrl-C (or SIGTERM) stops the run: its workers stop, the figures so far are printed marked
+//! partial, what the run made is cleaned up as at its end, and fslab exits 130 (a second Ctrl-C
+//! ends it at once). A reader that closes the output (`| head`) stops the run the same way, and
+//! fslab exits quietly with 141, as a tool killed by SIGPIPE does.
 
 use crate::Failure;
 use fslab_classic::contract::Phase;
@@ -11,6 +16,8 @@ use fslab_engine::Progress;
 use indicatif::{ProgressBar, ProgressStyle};
 use std::io::{IsTerminal, Write};
 use std::process::ExitCode;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
 
 /// sysbench's and IOzone's words, which their own parsers read (clap cannot declare them).
 #[derive(Debug, clap::Args)]
@@ -32,18 +39,24 @@ pub fn main(parsed: Result<(Box<dyn FrontEnd>, Common), Error>) -> Result<ExitCo
         return Ok(ExitCode::SUCCESS);
     }
     if common.explain {
-        print_out(&frontend.explain());
+        if !print_out(&frontend.explain()) {
+            return Ok(ExitCode::from(CLOSED_OUTPUT));
+        }
         return Ok(ExitCode::SUCCESS);
     }
     let json = common.json;
+    let interrupt = Arc::new(AtomicBool::new(false));
+    let signalled = catch_interrupts(&interrupt).map_err(|e| Failure::Environment(e.into()))?;
+    let pipe_closed = Arc::new(AtomicBool::new(false));
     let show_bar = !json
         && !frontend.tool().prints_as_it_runs()
         && std::io::stdout().is_terminal()
         && std::io::stderr().is_terminal();
     let bar = show_bar.then(|| progress_bar(frontend.as_ref()));
     let mut out = |text: &str| {
-        if !json {
-            print_out(text);
+        if !json && !print_out(text) {
+            pipe_closed.store(true, Ordering::SeqCst);
+            interrupt.store(true, Ordering::SeqCst);
         }
     };
     let mut progress = |phase: &str, p: &Progress| {
@@ -57,7 +70,7 @@ pub fn main(parsed: Result<(Box<dyn FrontEnd>, Common), Error>) -> Result<ExitCo
             ));
         }
     };
-    let mut ctx = Context::new(&common, &mut out, &mut progress);
+    let mut ctx = Context::new(&common, interrupt.clone(), &mut out, &mut progress);
     let outcome = frontend.execute(&mut ctx);
     let notes = ctx.take_notes();
     if let Some(bar) = &bar {
@@ -66,23 +79,59 @@ pub fn main(parsed: Result<(Box<dyn FrontEnd>, Common), Error>) -> Result<ExitCo
     for note in notes {
         eprintln!("fslab: note: {note}");
     }
-    let outcome = outcome.map_err(failure)?;
-    if json {
-        print_out(&format!("{}\n", outcome.to_json()));
+    if pipe_closed.load(Ordering::SeqCst) {
+        // The reader has gone: nothing more to say to it, and no error either.
+        return Ok(ExitCode::from(CLOSED_OUTPUT));
+    }
+    let mut outcome = outcome.map_err(failure)?;
+    let interrupted = signalled.load(Ordering::SeqCst);
+    outcome.interrupted = interrupted;
+    let shown = if json {
+        print_out(&format!("{}\n", outcome.to_json()))
     } else if outcome.report.is_empty() {
         // Native runs have no original to imitate: fslab's own summary of each engine run.
-        for phase in &outcome.phases {
-            print_out(&fslab_report::summary::run_summary(&phase.result));
-        }
+        outcome
+            .phases
+            .iter()
+            .all(|phase| print_out(&fslab_report::summary::run_summary(&phase.result)))
+    } else {
+        true
+    };
+    if !shown {
+        return Ok(ExitCode::from(CLOSED_OUTPUT));
+    }
+    if interrupted {
+        let measured: f64 = outcome.phases.iter().map(|p| p.result.duration.as_secs_f64()).sum();
+        eprintln!("fslab: interrupted after {measured:.1} s measured: the figures are those of a partial run");
+        return Ok(ExitCode::from(INTERRUPTED));
     }
     Ok(exit_code(&outcome))
 }
 
-/// Writes to stdout; a reader that stopped early (`| head`) is not an error.
-fn print_out(text: &str) {
+/// The exit status after Ctrl-C or SIGTERM (128 + SIGINT, as a shell reports it).
+const INTERRUPTED: u8 = 130;
+/// The exit status when the output was closed (128 + SIGPIPE, as for a tool killed by it).
+const CLOSED_OUTPUT: u8 = 141;
+
+/// From now on, Ctrl-C and SIGTERM set `interrupt` (the run stops) and the flag returned (the
+/// run was interrupted); a second one ends fslab at once.
+fn catch_interrupts(interrupt: &Arc<AtomicBool>) -> std::io::Result<Arc<AtomicBool>> {
+    use signal_hook::consts::{SIGINT, SIGTERM};
+    let signalled = Arc::new(AtomicBool::new(false));
+    for signal in [SIGINT, SIGTERM] {
+        // Registered first, so that it sees the flag the first signal set.
+        signal_hook::flag::register_conditional_shutdown(signal, i32::from(INTERRUPTED), signalled.clone())?;
+        signal_hook::flag::register(signal, signalled.clone())?;
+        signal_hook::flag::register(signal, interrupt.clone())?;
+    }
+    Ok(signalled)
+}
+
+/// Writes to stdout; false when the reader has closed it (`| head`).
+fn print_out(text: &str) -> bool {
     let mut stdout = std::io::stdout().lock();
-    let _ = stdout.write_all(text.as_bytes());
-    let _ = stdout.flush();
+    let written = stdout.write_all(text.as_bytes()).and_then(|()| stdout.flush());
+    !matches!(written, Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe)
 }
 
 /// A bar over the measured time when the plan's first run has one, a spinner otherwise.

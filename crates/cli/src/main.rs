@@ -38,6 +38,21 @@ enum Command {
     Report(report::Args),
     /// Compare two studies, or two configurations, with Welch's t-test.
     Compare(compare::Args),
+    /// The JSON Schema of a document fslab prints (also in docs/schema/).
+    Schema {
+        /// outcome: `fslab run|ffsb|dbench|sysbench|iozone --json`; report: `fslab report
+        /// --format json`; compare: `fslab compare --json`.
+        #[arg(value_enum)]
+        document: Document,
+    },
+}
+
+/// The documents fslab prints as JSON.
+#[derive(Debug, Clone, Copy, clap::ValueEnum)]
+enum Document {
+    Outcome,
+    Report,
+    Compare,
 }
 
 /// Exit codes: 0 success, 1 a run failed, 2 bad input or usage, 3 the environment lacks something.
@@ -59,6 +74,17 @@ fn main() -> ExitCode {
         Command::Study(args) => study::main(args),
         Command::Report(args) => report::main(args),
         Command::Compare(args) => compare::main(args),
+        Command::Schema { document } => {
+            print!(
+                "{}",
+                match document {
+                    Document::Outcome => fslab_classic::Outcome::schema(),
+                    Document::Report => fslab_report::export::json::schema(),
+                    Document::Compare => fslab_report::compare::schema(),
+                }
+            );
+            Ok(ExitCode::SUCCESS)
+        }
     };
     match result {
         Ok(code) => code,
@@ -68,7 +94,8 @@ fn main() -> ExitCode {
                 Failure::Input(e) => (2, e),
                 Failure::Environment(e) => (3, e),
             };
-            eprintln!("fslab: {e:#}");
+            // Every error of fslab's says its cause in its own message: the chain would say it twice.
+            eprintln!("fslab: {e}");
             ExitCode::from(code)
         }
     }

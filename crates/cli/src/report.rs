@@ -37,12 +37,29 @@ enum FormatArg {
 impl From<FormatArg> for Format {
     fn from(f: FormatArg) -> Format {
         match f {
-            FormatArg::Text => Format::Text,
+            FormatArg::Text => Format::Text {
+                width: terminal_width(),
+            },
             FormatArg::Md => Format::Markdown,
             FormatArg::Csv => Format::Csv,
             FormatArg::Json => Format::Json,
         }
     }
+}
+
+/// The terminal's width in columns; `$COLUMNS`, or 120, when stdout is not a terminal.
+pub fn terminal_width() -> usize {
+    let stdout = std::io::stdout();
+    if let Ok(size) = rustix::termios::tcgetwinsize(&stdout) {
+        if size.ws_col > 0 {
+            return size.ws_col as usize;
+        }
+    }
+    std::env::var("COLUMNS")
+        .ok()
+        .and_then(|c| c.parse().ok())
+        .filter(|c: &usize| *c > 0)
+        .unwrap_or(120)
 }
 
 pub fn main(args: Args) -> Result<ExitCode, Failure> {

@@ -126,7 +126,7 @@ fn execute(
     let opts = Options {
         form,
         scratch: scratch.unwrap_or_else(std::env::temp_dir),
-        stop: lifecycle::catch_interrupts(),
+        stop: lifecycle::catch_interrupts().map_err(|e| Failure::Environment(e.into()))?,
     };
     let colour = std::io::stderr().is_terminal() && std::env::var_os("NO_COLOR").is_none();
     let mut on = |e: &Event| eprint!("{}", event_line(s, e, colour));

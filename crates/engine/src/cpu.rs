@@ -161,23 +161,31 @@ impl CpuSnapshot {
 /// all CPUs) in the window and sum to 100 when the window contained any
 /// ticks; they are all zero if the window had no ticks or either snapshot
 /// lacked `/proc/stat` data. The remaining fields describe this process only.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct CpuUsage {
     /// Percentage of time in user mode (includes guest time).
+    #[serde(rename = "user_pct", alias = "user")]
     pub user: f64,
     /// Percentage of time in user mode at reduced priority (niced).
+    #[serde(rename = "nice_pct", alias = "nice")]
     pub nice: f64,
     /// Percentage of time in kernel mode.
+    #[serde(rename = "system_pct", alias = "system")]
     pub system: f64,
     /// Percentage of time idle with outstanding disk I/O.
+    #[serde(rename = "iowait_pct", alias = "iowait")]
     pub iowait: f64,
     /// Percentage of time servicing hardware interrupts.
+    #[serde(rename = "irq_pct", alias = "irq")]
     pub irq: f64,
     /// Percentage of time servicing software interrupts.
+    #[serde(rename = "softirq_pct", alias = "softirq")]
     pub softirq: f64,
     /// Percentage of time stolen by the hypervisor.
+    #[serde(rename = "steal_pct", alias = "steal")]
     pub steal: f64,
     /// Percentage of time idle.
+    #[serde(rename = "idle_pct", alias = "idle")]
     pub idle: f64,
     /// User CPU seconds consumed by this process in the window.
     pub process_user_secs: f64,

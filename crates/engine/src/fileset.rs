@@ -577,7 +577,7 @@ fn marker_text(spec: &Fileset) -> String {
 }
 
 /// One `name = "..."` line of a marker.
-#[derive(serde::Serialize, serde::Deserialize)]
+#[derive(serde::Serialize, serde::Deserialize, schemars::JsonSchema)]
 struct NameLine {
     name: String,
 }
@@ -592,7 +592,7 @@ fn marker_names(marker: &str) -> Vec<String> {
         .collect()
 }
 
-#[derive(serde::Serialize)]
+#[derive(serde::Serialize, schemars::JsonSchema)]
 struct SizeHolder {
     size: SizeDist,
 }

@@ -102,7 +102,7 @@ impl OpStats {
 }
 
 /// Latency summary of one operation type, in microseconds.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct Latency {
     pub min_us: f64,
     pub mean_us: f64,

@@ -21,6 +21,7 @@ pub mod result;
 pub mod run;
 pub mod script;
 mod space;
+pub mod steady;
 pub mod sysinfo;
 pub mod units;
 mod worker;

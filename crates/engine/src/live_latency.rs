@@ -59,7 +59,7 @@ fn middle(i: usize) -> u64 {
 
 /// The latency of one second's timed operations, in microseconds, from log-linear buckets
 /// (each figure within 1.6% of the exact one; the mean is exact).
-#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct SecondLatency {
     /// Operations timed in this second. The monitor reads a thread's operation counters and
     /// its latency buckets one after the other, not at one instant, so an operation that ends

@@ -4,7 +4,7 @@
 use crate::result::RunResult;
 use serde::{Deserialize, Serialize};
 
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct Metric {
     /// Unique within a run: `Throughput`, `reads/s`, `ops/s`.
     pub name: String,

@@ -14,7 +14,7 @@ pub use crate::units::{opt_secs, secs};
 /// Version of the JSON layout of [`RunResult`]; raised on any change a reader would notice.
 pub const SCHEMA_VERSION: u32 = 2;
 
-#[derive(Debug, Clone, Serialize, Deserialize)]
+#[derive(Debug, Clone, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct RunResult {
     pub schema_version: u32,
     pub fslab_version: String,
@@ -34,12 +34,21 @@ pub struct RunResult {
     pub setup: Vec<SetupReport>,
     /// Measured time, from the end of the ramp to the last thread's stop (plus the final sync
     /// when it is counted inside).
-    #[serde(with = "secs")]
+    #[serde(with = "secs", rename = "duration_s", alias = "duration")]
+    #[schemars(with = "f64")]
     pub duration: Duration,
-    #[serde(with = "secs")]
+    #[serde(with = "secs", rename = "ramp_s", alias = "ramp")]
+    #[schemars(with = "f64")]
     pub ramp: Duration,
     /// Time the final sync() took, wherever it was counted.
-    #[serde(default, skip_serializing_if = "Option::is_none", with = "opt_secs")]
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        with = "opt_secs",
+        rename = "final_sync_s",
+        alias = "final_sync"
+    )]
+    #[schemars(with = "Option<f64>")]
     pub final_sync: Option<Duration>,
     pub totals: Totals,
     /// One entry per operation type that ran, in the order of [`OpKind::ALL`]; a type's labelled
@@ -58,16 +67,19 @@ pub struct RunResult {
     /// One entry per second of the run, ramp included (`ramp` marks those seconds).
     pub series: Vec<Second>,
     pub cpu: CpuUsage,
+    /// With `stop.steady`: whether and when the figure levelled off.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub steady: Option<crate::steady::SteadyOutcome>,
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum Status {
     Ok,
     Failed,
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum StopReason {
     Time,
@@ -78,6 +90,10 @@ pub enum StopReason {
     Util,
     /// Every thread finished its streams.
     Done,
+    /// The figure `stop.steady` judges levelled off.
+    Steady,
+    /// The caller stopped it (Ctrl-C, a closed output): the figures cover a partial run.
+    Interrupted,
     Error,
 }
 
@@ -90,13 +106,15 @@ impl std::fmt::Display for StopReason {
             StopReason::Stonewall => "stonewall",
             StopReason::Util => "util",
             StopReason::Done => "done",
+            StopReason::Steady => "steady",
+            StopReason::Interrupted => "interrupted",
             StopReason::Error => "error",
         })
     }
 }
 
 /// The first error of the run, and how many there were in all.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct FirstError {
     pub op: OpKind,
     pub message: String,
@@ -104,7 +122,7 @@ pub struct FirstError {
     pub total_errors: u64,
 }
 
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct Totals {
     pub ops: u64,
     pub errors: u64,
@@ -120,7 +138,7 @@ pub struct Totals {
 
 /// The figures of one operation type, or of one labelled entry of the mix (see
 /// [`OpSpec::label`](crate::workload::OpSpec::label)).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct OpResult {
     pub op: OpKind,
     /// The label of the mix entries counted here; none for unlabelled entries.
@@ -136,18 +154,19 @@ pub struct OpResult {
     pub mib_per_sec: f64,
     pub latency: Latency,
     /// (upper bound in ns, count) of each non-empty histogram bucket.
+    #[serde(rename = "histogram_ns", alias = "histogram")]
     pub histogram: Vec<(u64, u64)>,
 }
 
 /// One group's operations, counted as [`RunResult::ops`] is.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct GroupResult {
     pub name: String,
     pub ops: Vec<OpResult>,
 }
 
 /// The figures of one label of a script.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct StepResult {
     pub name: String,
     pub count: u64,
@@ -157,11 +176,12 @@ pub struct StepResult {
     pub bytes: u64,
     pub ops_per_sec: f64,
     pub latency: Latency,
+    #[serde(rename = "histogram_ns", alias = "histogram")]
     pub histogram: Vec<(u64, u64)>,
 }
 
 /// What one thread did over the measured phase.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct ThreadResult {
     pub group: String,
     pub thread: u32,
@@ -174,21 +194,23 @@ pub struct ThreadResult {
 }
 
 /// What setting a fileset up did, reported apart from the measured run.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct SetupReport {
     pub fileset: String,
     pub files: u64,
     pub bytes: u64,
     /// The files already there matched and were kept.
     pub reused: bool,
-    #[serde(with = "secs")]
+    #[serde(with = "secs", rename = "duration_s", alias = "duration")]
+    #[schemars(with = "f64")]
     pub duration: Duration,
 }
 
 /// One second of the run.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct Second {
     /// Seconds since the threads started, at the end of this sample.
+    #[serde(rename = "t_s", alias = "t")]
     pub t: f64,
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub ramp: bool,

@@ -22,7 +22,7 @@ use std::os::fd::{AsFd, AsRawFd, BorrowedFd, OwnedFd};
 /// The path that names the thread's base directory itself.
 pub const BASE_DIR: &str = ".";
 
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Script {
     /// Where the script came from, for people (e.g. the loadfile's path).
@@ -50,7 +50,7 @@ pub struct Script {
 
 /// (No deny_unknown_fields here: serde cannot combine it with `flatten`; the call's own fields
 /// are checked by `Call`.)
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct Step {
     /// Index into the script's labels.
     pub label: u16,
@@ -74,7 +74,7 @@ fn is_zero(n: &u64) -> bool {
 /// The name look-up made before a call on a path, inside the same step (so its time is the
 /// step's): dbench's `resolve_name`, which plays a case-insensitive server. Its outcome never
 /// decides the step's.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum Resolve {
     /// No look-up.
@@ -94,7 +94,7 @@ impl Resolve {
 }
 
 /// What a step's outcome must be; a step that does otherwise is counted as a mismatch.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum Expect {
     #[default]
@@ -103,7 +103,7 @@ pub enum Expect {
     Any,
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(tag = "call", rename_all = "snake_case", deny_unknown_fields)]
 pub enum Call {
     /// open(O_RDWR) into handle, and when that says EISDIR, open(O_RDONLY | O_DIRECTORY), as

@@ -10,7 +10,7 @@
 use serde::{Deserialize, Serialize};
 
 /// Description of the machine a result was measured on.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct SystemInfo {
     /// Host name (`uname` nodename).
     pub hostname: String,

@@ -121,8 +121,17 @@ impl FromStr for Span {
         if !secs.is_finite() || secs < 0.0 {
             return Err(format!("`{s}` is not a valid duration"));
         }
+        if secs > Span::LONGEST.as_secs_f64() {
+            return Err(format!("`{s}` is too long: fslab takes durations up to 10 years"));
+        }
         Ok(Span(Duration::from_secs_f64(secs)))
     }
+}
+
+impl Span {
+    /// The longest duration fslab takes: far beyond any run, and short enough that adding it
+    /// to a clock reading or multiplying it by a few thousand repeats cannot overflow.
+    pub const LONGEST: Duration = Duration::from_secs(10 * 365 * 24 * 3600);
 }
 
 impl fmt::Display for Span {
@@ -149,6 +158,36 @@ impl Serialize for Span {
 impl<'de> Deserialize<'de> for Span {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         d.deserialize_any(NumOrStr::<Span>(std::marker::PhantomData))
+    }
+}
+
+/// A size is written as a number of bytes, or as text with a unit (`4k`, `1g`).
+impl schemars::JsonSchema for Bytes {
+    fn schema_name() -> std::borrow::Cow<'static, str> {
+        "Bytes".into()
+    }
+
+    fn json_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+        schemars::json_schema!({
+            "description": "bytes: a number, or text with a binary unit (k, m, g, t: 1024-based), e.g. \"4k\"",
+            "type": ["integer", "string"],
+            "minimum": 0
+        })
+    }
+}
+
+/// A span of time is written as seconds, or as text with a unit (`30s`, `500ms`, `15m`).
+impl schemars::JsonSchema for Span {
+    fn schema_name() -> std::borrow::Cow<'static, str> {
+        "Span".into()
+    }
+
+    fn json_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+        schemars::json_schema!({
+            "description": "a duration: seconds as a number, or text with a unit (us, ms, s, m, h), e.g. \"30s\"",
+            "type": ["number", "string"],
+            "minimum": 0
+        })
     }
 }
 
@@ -186,6 +225,44 @@ pub mod opt_secs {
     }
 }
 
+/// An optional fraction written as a percentage: `"2%"` (or a plain number, 0.02), written back
+/// as `"2%"`.
+pub mod opt_fraction {
+    use serde::{de, Deserialize, Deserializer, Serializer};
+
+    pub fn serialize<S: Serializer>(v: &Option<f64>, s: S) -> Result<S::Ok, S::Error> {
+        match v {
+            Some(f) => s.serialize_some(&format!("{}%", f * 100.0)),
+            None => s.serialize_none(),
+        }
+    }
+
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Option<f64>, D::Error> {
+        #[derive(Deserialize)]
+        #[serde(untagged)]
+        enum Written {
+            Number(f64),
+            Text(String),
+        }
+        let fraction = match Option::<Written>::deserialize(d)? {
+            None => return Ok(None),
+            Some(Written::Number(f)) => f,
+            Some(Written::Text(t)) => match t.trim().strip_suffix('%') {
+                Some(p) => p.trim().parse::<f64>().map(|p| p / 100.0),
+                None => t.trim().parse::<f64>(),
+            }
+            .map_err(|_| de::Error::custom(format!("`{t}` is not a percentage (write e.g. \"2%\")")))?,
+        };
+        if !(fraction.is_finite() && fraction > 0.0 && fraction < 1.0) {
+            return Err(de::Error::custom(format!(
+                "{}% is not a percentage above 0 and below 100",
+                fraction * 100.0
+            )));
+        }
+        Ok(Some(fraction))
+    }
+}
+
 /// Accepts either a string to parse or a plain non-negative number (bytes or seconds).
 struct NumOrStr<T>(std::marker::PhantomData<T>);
 
@@ -219,6 +296,18 @@ impl<T: FromStr<Err = String>> de::Visitor<'_> for NumOrStr<T> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_duration_too_long_for_a_clock_is_refused_not_a_panic() {
+        for text in ["1e30", "18446744073709551616", "315360001s", "5256001m"] {
+            assert!(text.parse::<Span>().is_err(), "{text}");
+        }
+        let e = "18446744073709551616".parse::<Span>().unwrap_err();
+        assert!(e.contains("too long"), "{e}");
+        let w: Result<std::collections::BTreeMap<String, Span>, _> = toml::from_str("t = 1e30");
+        assert!(w.unwrap_err().to_string().contains("too long"));
+        assert!("315360000s".parse::<Span>().is_ok(), "ten years is the longest");
+    }
 
     #[test]
     fn sizes_parse_with_binary_suffixes() {

@@ -39,13 +39,12 @@ pub enum LabError {
     Workload {
         workload: String,
         cell: String,
-        #[source]
         error: fslab_classic::Error,
     },
     /// No study of that id or name in the store.
     #[error("{0}")]
     NoStudy(String),
-    #[error("the results store: {0}")]
+    #[error(transparent)]
     Store(#[from] fslab_store::StoreError),
 }
 

@@ -12,7 +12,8 @@ use fslab_classic::contract::{Request, Role};
 use fslab_store::{NewStudy, Store, StudyId, StudyRow, StudyStatus};
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::AtomicBool;
+use std::sync::{Arc, OnceLock};
 
 /// Checks that every cell's workload is valid as its tool reads it (its profile, loadfile or
 /// options, compiled to engine workloads) before anything is formatted: a bad one is
@@ -138,20 +139,17 @@ fn check_device(study: &Study, yes: bool) -> Result<(), LabError> {
     }
 }
 
-/// Set by SIGINT or SIGTERM once [`catch_interrupts`] is called.
-static INTERRUPTED: AtomicBool = AtomicBool::new(false);
-
-extern "C" fn on_signal(_: libc::c_int) {
-    INTERRUPTED.store(true, Ordering::SeqCst);
-}
-
 /// Catches Ctrl-C and SIGTERM from now on: the flag a study's runner watches, so that it stops
-/// its worker and tears down before the process exits.
-pub fn catch_interrupts() -> &'static AtomicBool {
-    // SAFETY: the handler only stores to an atomic, which is async-signal-safe.
-    unsafe {
-        libc::signal(libc::SIGINT, on_signal as *const () as libc::sighandler_t);
-        libc::signal(libc::SIGTERM, on_signal as *const () as libc::sighandler_t);
+/// its worker and tears down before the process exits. A second one ends the process at once
+/// (`fslab study resume` clears what it leaves).
+pub fn catch_interrupts() -> std::io::Result<&'static AtomicBool> {
+    use signal_hook::consts::{SIGINT, SIGTERM};
+    static FLAG: OnceLock<Arc<AtomicBool>> = OnceLock::new();
+    let flag = FLAG.get_or_init(|| Arc::new(AtomicBool::new(false)));
+    for signal in [SIGINT, SIGTERM] {
+        // Registered first, so that it sees the flag the first signal set.
+        signal_hook::flag::register_conditional_shutdown(signal, 130, flag.clone())?;
+        signal_hook::flag::register(signal, flag.clone())?;
     }
-    &INTERRUPTED
+    Ok(flag)
 }

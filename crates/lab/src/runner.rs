@@ -11,7 +11,7 @@
 use crate::machine::{Image, Machine};
 use crate::matrix::{self, Cell, Form};
 use crate::step::{timed, StepRecord};
-use crate::study::{Filesystem, Fresh, Study, Target};
+use crate::study::{Adaptive, Filesystem, Fresh, Study, Target};
 use crate::worker::{Ended, Watch};
 use crate::LabError;
 use fslab_classic::contract::{Call, Request, Role};
@@ -124,8 +124,10 @@ pub fn run_study(
     let repeats = matrix::repeats(study, opts.form);
     let stored = store.cells(id)?;
     let mut todo = Vec::new();
+    let mut all: Vec<(Cell, CellId)> = Vec::new();
     for cell in cells.iter() {
         let cid = store.add_cell(id, &cell_spec(study, cell, opts.form))?;
+        all.push((cell.clone(), cid));
         if stored
             .iter()
             .any(|c| c.id == cid && c.status == CellStatus::Unsupported)
@@ -166,7 +168,10 @@ pub fn run_study(
         on,
         tree: None,
     };
-    let result = lab.run_all(&todo);
+    let mut result = lab.run_all(&todo);
+    if let (Ok(()), Some(adaptive), Form::Full) = (&result, study.adaptive, opts.form) {
+        result = lab.adapt(&all, adaptive);
+    }
     let summary = lab.summary.clone();
     machine.clear_leftovers(&scratch);
     result.map(|()| summary)
@@ -290,6 +295,103 @@ impl Lab<'_> {
             self.unmake(fs, inst, first.id, repeat)?;
         }
         Ok(true)
+    }
+
+    /// The adaptive repeat: while a cell's headline figure varies more than the study allows,
+    /// one more run of it on a fresh filesystem, up to its maximum and within the budget; then
+    /// a `repeats` step on each cell says how many runs it took and why it stopped.
+    fn adapt(&mut self, all: &[(Cell, CellId)], adaptive: Adaptive) -> Result<(), LabError> {
+        let started = Instant::now();
+        let over_budget = |elapsed: Duration| adaptive.budget.is_some_and(|b| elapsed >= b);
+        let mut out_of_budget = false;
+        loop {
+            let mut ran = false;
+            for (cell, id) in all {
+                if self.interrupted() {
+                    return Ok(());
+                }
+                let Judged::More { next, .. } = self.judge(*id, adaptive)? else {
+                    continue;
+                };
+                if over_budget(started.elapsed()) {
+                    out_of_budget = true;
+                    break;
+                }
+                let fs = &self.study.filesystems[cell.filesystem];
+                let todo = Todo {
+                    cell: cell.clone(),
+                    id: *id,
+                    repeats: vec![next],
+                };
+                self.total += 1;
+                self.labels.insert(*id, cell.label.clone());
+                if !self.run_batch(fs, &[&todo], vec![(&todo, next)])? {
+                    continue;
+                }
+                ran = true;
+            }
+            if !ran || out_of_budget {
+                break;
+            }
+        }
+        for (_, id) in all {
+            let why = match self.judge(*id, adaptive)? {
+                Judged::Settled(why) => why,
+                Judged::More { cov, .. } if out_of_budget => format!(
+                    "stopped: the study's budget for extra runs ({}) is spent; CoV {:.1}%",
+                    fmt_duration(adaptive.budget.unwrap_or_default()),
+                    cov * 100.0
+                ),
+                Judged::More { .. } | Judged::Unjudged => continue,
+            };
+            let rec = StepRecord {
+                name: "repeats".to_string(),
+                repeat: None,
+                duration: Duration::ZERO,
+                cpu: Default::default(),
+                ok: true,
+                detail: why,
+            };
+            self.store.record_step(*id, &rec)?;
+        }
+        Ok(())
+    }
+
+    /// Whether cell `id` needs another run under the adaptive repeat, and why not if not.
+    fn judge(&self, id: CellId, adaptive: Adaptive) -> Result<Judged, LabError> {
+        let runs: Vec<_> = self.store.runs_of_cell(id)?.into_iter().filter(|r| !r.warmup).collect();
+        let n = runs.len() as u32;
+        let next = runs.iter().map(|r| r.repeat + 1).max().unwrap_or(0);
+        if n < self.study.repeat {
+            // Unsupported, interrupted, or its filesystem could not be made: nothing to judge.
+            return Ok(Judged::Unjudged);
+        }
+        if runs.iter().any(|r| r.status != RunStatus::Ok) {
+            return Ok(Judged::Settled(format!("{n} runs, not all ended well: no more")));
+        }
+        let values: Vec<f64> = runs
+            .iter()
+            .filter_map(|r| r.metrics.iter().find(|m| m.headline).map(|m| m.value))
+            .collect();
+        let cov = cov_of(&values);
+        let Some(cov) = cov else {
+            return Ok(Judged::Settled(format!("{n} runs: no headline figure to judge")));
+        };
+        if cov <= adaptive.until_cov {
+            return Ok(Judged::Settled(format!(
+                "{n} runs: CoV {:.1}%, at or below {:.1}%",
+                cov * 100.0,
+                adaptive.until_cov * 100.0
+            )));
+        }
+        if n >= adaptive.max {
+            return Ok(Judged::Settled(format!(
+                "{n} runs, the most allowed: CoV {:.1}%, above {:.1}%",
+                cov * 100.0,
+                adaptive.until_cov * 100.0
+            )));
+        }
+        Ok(Judged::More { next, cov })
     }
 
     fn interrupted(&self) -> bool {
@@ -679,6 +781,28 @@ fn batches<'t>(fresh: Fresh, mine: &[&'t Todo]) -> Vec<Vec<(&'t Todo, u32)>> {
             .flat_map(|t| t.repeats.iter().map(move |r| vec![(*t, *r)]))
             .collect(),
     }
+}
+
+/// What the adaptive repeat makes of a cell's runs so far.
+enum Judged {
+    /// One more run, numbered `next`: the runs vary by `cov`.
+    More { next: u32, cov: f64 },
+    /// No more: why.
+    Settled(String),
+    /// Too few runs to judge (an unsupported cell, an interrupted study).
+    Unjudged,
+}
+
+/// The coefficient of variation of `values` (sample standard deviation over the mean); none for
+/// fewer than two values or a zero mean.
+fn cov_of(values: &[f64]) -> Option<f64> {
+    if values.len() < 2 {
+        return None;
+    }
+    let n = values.len() as f64;
+    let mean = values.iter().sum::<f64>() / n;
+    let var = values.iter().map(|v| (v - mean).powi(2)).sum::<f64>() / (n - 1.0);
+    (mean != 0.0).then(|| var.sqrt() / mean.abs())
 }
 
 /// How one of a run's worker processes ended.

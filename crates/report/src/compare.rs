@@ -1,21 +1,23 @@
 //! Comparisons: a candidate against a baseline, figure by figure, as mmtests compares kernels.
 //! Each side is a study, or one configuration of a study; cells are paired by what they ran
 //! (configuration, workload and parameters for two studies; workload and parameters for two
-//! configurations). A change is significant only when Welch's t-test gives p < 0.05 *and* the
-//! change is at least the minimum effect: a tiny but consistent difference is not worth a
-//! warning, and a large but noisy one is not proven.
+//! configurations). A change is significant by the same rule as the report's verdicts
+//! ([`crate::verdict`]): Welch's t-test gives p < 0.05 *and* the change is at least the minimum
+//! effect: a tiny but consistent difference is not worth a warning, and a large but noisy one
+//! is not proven. Each line is one test of its own (a comparison of two configurations of a
+//! study is the report's row of two).
 
 use crate::error::{ReportError, Result};
 use crate::stats::{self, Summary};
-use crate::study::{Cell, StudyData};
+use crate::study::{Cell, LatencyFigure, StudyData};
 use crate::summary;
 use crate::table::{figure_name, mean_and_ci};
+use crate::verdict::Difference;
 use serde::Serialize;
 use std::collections::BTreeMap;
 use std::fmt::Write;
 
-/// The significance level of the t-test.
-pub const ALPHA: f64 = 0.05;
+pub use crate::verdict::ALPHA;
 
 /// One side of a comparison.
 #[derive(Clone, Copy)]
@@ -69,7 +71,7 @@ fn find_configuration(data: &StudyData, name: &str) -> Result<usize> {
 }
 
 /// What became of one figure of one cell.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum Verdict {
     /// Significantly better (in the figure's own direction).
@@ -80,12 +82,13 @@ pub enum Verdict {
     NoSignificantChange,
     /// Fewer than two runs on a side: no t-test is possible.
     NotTested,
-    /// A side has no figures (the cell hung, failed, is unsupported) or lacks this figure.
+    /// A side has no figures (the cell hung, failed, is unsupported) or lacks this figure; the
+    /// line's note says which and why.
     Missing,
 }
 
 /// One figure of one pair of cells.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
 pub struct Line {
     /// The cell as both sides ran it: `dbench clients=4`, with the configuration when two
     /// studies are compared (`ext4 dbench clients=4`).
@@ -110,7 +113,7 @@ impl Line {
 }
 
 /// A whole comparison.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
 pub struct Comparison {
     pub baseline: String,
     pub candidate: String,
@@ -121,6 +124,35 @@ pub struct Comparison {
     /// Cells one side has and the other lacks.
     pub only_in_baseline: Vec<String>,
     pub only_in_candidate: Vec<String>,
+}
+
+/// `fslab compare --json`: the comparison with the version of its layout.
+#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
+pub struct CompareDocument<'a> {
+    /// Raised when a field changes meaning or goes away.
+    pub schema_version: u32,
+    #[serde(flatten)]
+    pub comparison: &'a Comparison,
+}
+
+/// The version of [`CompareDocument`]'s layout.
+pub const SCHEMA_VERSION: u32 = 2;
+
+impl Comparison {
+    /// The `--json` document.
+    pub fn document(&self) -> CompareDocument<'_> {
+        CompareDocument {
+            schema_version: SCHEMA_VERSION,
+            comparison: self,
+        }
+    }
+}
+
+/// The JSON Schema of `fslab compare --json` (docs/schema/compare.schema.json).
+pub fn schema() -> String {
+    let mut text = serde_json::to_string_pretty(&schemars::schema_for!(CompareDocument)).expect("a schema serialises");
+    text.push('\n');
+    text
 }
 
 /// What pairs two cells: with a configuration named on each side, the workload and its
@@ -222,41 +254,54 @@ fn pair(name: &str, base: &Cell, cand: &Cell, min_effect_pct: f64) -> Vec<Line> 
             note: Some(note),
         }];
     }
-    base.metrics
-        .iter()
-        .map(|b| {
-            let c = cand.metric(&b.name);
-            let change_pct = c
-                .filter(|_| b.summary.mean != 0.0)
-                .map(|c| (c.summary.mean - b.summary.mean) / b.summary.mean.abs() * 100.0);
-            let welch = c.and_then(|c| stats::welch(&b.values, &c.values));
-            let verdict = verdict(b.higher_is_better, change_pct, welch, min_effect_pct);
+    // Each figure the baseline gives, then each operation's latency percentiles, run by run.
+    let figures = base.metrics.iter().map(|b| {
+        let c = cand.metric(&b.name).map(|c| &c.summary);
+        (b.name.clone(), b.unit.clone(), b.higher_is_better, &b.summary, c)
+    });
+    let latencies = base.latency_runs.iter().map(|b| {
+        let c = cand
+            .latency_runs
+            .iter()
+            .find(|c| c.name() == b.name())
+            .map(|c| &c.summary);
+        (b.name(), LatencyFigure::UNIT.to_string(), false, &b.summary, c)
+    });
+    figures
+        .chain(latencies)
+        .map(|(metric, unit, higher_is_better, b, c)| {
+            let d = c.map(|c| Difference::of(b, c));
+            let (change_pct, welch) = (d.and_then(|d| d.change_pct), d.and_then(|d| d.welch));
+            let verdict = verdict(higher_is_better, d, min_effect_pct);
+            let note = match (c, change_pct) {
+                (None, _) => Some("the candidate does not give this figure".to_string()),
+                (Some(_), None) => Some("the baseline's mean is 0: no change can be worked out".to_string()),
+                _ => None,
+            };
             Line {
                 cell: name.to_string(),
-                metric: b.name.clone(),
-                unit: b.unit.clone(),
-                higher_is_better: b.higher_is_better,
-                baseline: Some(b.summary.clone()),
-                candidate: c.map(|c| c.summary.clone()),
+                metric,
+                unit,
+                higher_is_better,
+                baseline: Some(b.clone()),
+                candidate: c.cloned(),
                 change_pct,
                 welch,
                 verdict,
-                note: c
-                    .is_none()
-                    .then(|| "the candidate does not give this figure".to_string()),
+                note,
             }
         })
         .collect()
 }
 
-fn verdict(higher_is_better: bool, change_pct: Option<f64>, welch: Option<stats::Welch>, min_effect: f64) -> Verdict {
-    let Some(change) = change_pct else {
+fn verdict(higher_is_better: bool, d: Option<Difference>, min_effect: f64) -> Verdict {
+    let Some((d, change)) = d.and_then(|d| Some((d, d.change_pct?))) else {
         return Verdict::Missing;
     };
-    let Some(welch) = welch else {
+    let Some(welch) = d.welch else {
         return Verdict::NotTested;
     };
-    if welch.p >= ALPHA || change.abs() < min_effect {
+    if !d.is_real(welch.p, min_effect) {
         return Verdict::NoSignificantChange;
     }
     if (change > 0.0) == higher_is_better {
@@ -267,6 +312,11 @@ fn verdict(higher_is_better: bool, change_pct: Option<f64>, welch: Option<stats:
 }
 
 impl Comparison {
+    /// Whether any line could be tested (two runs a side at least).
+    pub fn tested_any(&self) -> bool {
+        self.lines.iter().any(|l| l.welch.is_some())
+    }
+
     /// The significant regressions larger than `pct` percent.
     pub fn regressions_above(&self, pct: f64) -> Vec<&Line> {
         self.lines
@@ -304,9 +354,8 @@ impl Comparison {
             self.alpha, self.min_effect_pct
         );
         for l in self.lines.iter().filter(|l| l.verdict == Verdict::Missing) {
-            if let Some(note) = &l.note {
-                let _ = writeln!(out, "{}: {note}", l.cell);
-            }
+            let note = l.note.as_deref().unwrap_or("no figure on one side");
+            let _ = writeln!(out, "missing, {} {}: {note}", l.cell, l.metric);
         }
         for (side, cells) in [
             ("baseline", &self.only_in_baseline),
@@ -334,6 +383,6 @@ fn verdict_text(l: &Line) -> String {
         Verdict::Worse => "WORSE".into(),
         Verdict::NoSignificantChange => "no significant change".into(),
         Verdict::NotTested => "not tested: needs 2 runs a side".into(),
-        Verdict::Missing => "missing: see below".into(),
+        Verdict::Missing => "missing (listed below)".into(),
     }
 }

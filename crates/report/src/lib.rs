@@ -11,10 +11,12 @@ pub mod chart;
 pub mod compare;
 mod error;
 pub mod export;
+pub mod findings;
 pub mod stats;
 pub mod study;
 pub mod summary;
 pub mod table;
+pub mod verdict;
 
 pub use error::{ReportError, Result};
 pub use export::html;

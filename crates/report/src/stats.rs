@@ -20,7 +20,7 @@ pub const HIGH_COV: f64 = 0.10;
 pub const OUTLIER_Z: f64 = 3.5;
 
 /// What the repeats of one figure of one cell add up to.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
 pub struct Summary {
     /// How many values (repeats that ended well).
     pub n: usize,
@@ -63,6 +63,20 @@ impl Summary {
             ci95,
             outliers: outliers(&finite),
         })
+    }
+
+    /// The same figures in another unit: every value multiplied by `factor` (> 0).
+    pub fn scaled(&self, factor: f64) -> Summary {
+        Summary {
+            n: self.n,
+            mean: self.mean * factor,
+            sd: self.sd.map(|s| s * factor),
+            cov: self.cov,
+            min: self.min * factor,
+            max: self.max * factor,
+            ci95: self.ci95.map(|(lo, hi)| (lo * factor, hi * factor)),
+            outliers: self.outliers.clone(),
+        }
     }
 
     /// Half the width of the 95% confidence interval (the "± x" printed after a mean).
@@ -152,7 +166,7 @@ pub fn outliers(values: &[f64]) -> Vec<usize> {
 }
 
 /// Welch's t-test of two samples, which does not assume equal variances.
-#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, schemars::JsonSchema)]
 pub struct Welch {
     pub t: f64,
     /// Welch–Satterthwaite degrees of freedom.
@@ -164,12 +178,14 @@ pub struct Welch {
 /// Welch's t-test of `a` against `b`; none unless each has two values at least. When both
 /// samples have no spread, the p-value is 1 for equal means and 0 for different ones.
 pub fn welch(a: &[f64], b: &[f64]) -> Option<Welch> {
-    if a.len() < 2 || b.len() < 2 {
-        return None;
-    }
-    let (ma, mb) = (mean(a), mean(b));
-    let (va, vb) = (sample_sd(a, ma)?.powi(2), sample_sd(b, mb)?.powi(2));
-    let (na, nb) = (a.len() as f64, b.len() as f64);
+    welch_of(&Summary::of(a)?, &Summary::of(b)?)
+}
+
+/// Welch's t-test from two samples' summaries (it needs only their means, spreads and sizes).
+pub fn welch_of(a: &Summary, b: &Summary) -> Option<Welch> {
+    let (ma, mb) = (a.mean, b.mean);
+    let (va, vb) = (a.sd?.powi(2), b.sd?.powi(2));
+    let (na, nb) = (a.n as f64, b.n as f64);
     let (sa, sb) = (va / na, vb / nb);
     let se2 = sa + sb;
     if se2 == 0.0 {

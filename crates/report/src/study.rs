@@ -21,7 +21,7 @@ pub struct StudyData {
 }
 
 /// One filesystem configuration of a study.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
 pub struct Configuration {
     /// As the tables name it: `xfs`, or `xfs mq-deadline ra=0K` when the study varies those.
     pub label: String,
@@ -36,7 +36,7 @@ pub struct Configuration {
 }
 
 /// One workload of a study and its rows.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
 pub struct Workload {
     pub name: String,
     pub tool: String,
@@ -47,7 +47,7 @@ pub struct Workload {
 }
 
 /// A row of a workload's tables: one combination of the varying parameters.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
 pub struct Row {
     /// `clients=4 threads=16`, or the workload's name when nothing varies.
     pub label: String,
@@ -79,13 +79,19 @@ pub struct Cell {
     pub p99_us: Option<Summary>,
     /// Latency percentiles of each operation type, pooled over the runs that ended well.
     pub latency: Vec<OpLatency>,
+    /// The median, 99th and 99.9th percentile latency of each operation type in each run that
+    /// ended well, as figures over the runs (CSV's latency columns, `compare`'s latency lines).
+    pub latency_runs: Vec<LatencyFigure>,
     /// The per-second series of the first run that ended well.
     pub series: Vec<SeriesPoint>,
+    /// With `stop.steady`: when each run that ended well levelled off, in seconds after its
+    /// ramp (none for a run that never did); empty without a steady condition.
+    pub steady: Vec<Option<f64>>,
     pub steps: Vec<StepRow>,
 }
 
 /// One figure of a cell over its repeats.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
 pub struct MetricStats {
     pub name: String,
     pub unit: String,
@@ -97,7 +103,7 @@ pub struct MetricStats {
 
 /// The CPU split over a run, in percent, as sar groups it: user (with nice), system (with irq
 /// and softirq), iowait, and the rest (idle and steal).
-#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, schemars::JsonSchema)]
 pub struct CpuSplit {
     pub user: f64,
     pub system: f64,
@@ -158,7 +164,7 @@ impl CpuSplit {
 }
 
 /// Latency of one operation type, pooled over a cell's runs, microseconds.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
 pub struct OpLatency {
     pub op: String,
     pub count: u64,
@@ -169,8 +175,36 @@ pub struct OpLatency {
     pub max_us: f64,
 }
 
+/// An operation type and one of its percentiles (`read`, `p99`).
+type LatencyKey = (String, &'static str);
+
+/// One percentile of one operation type's latency, run by run.
+#[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
+pub struct LatencyFigure {
+    /// `read`, or a script's step (`NTCreateX`).
+    pub op: String,
+    /// `p50`, `p99` or `p99.9`.
+    pub quantile: &'static str,
+    /// Microseconds, per run that ended well: (the run's id, its value).
+    pub values: Vec<(i64, f64)>,
+    pub summary: Summary,
+}
+
+impl LatencyFigure {
+    /// The percentiles kept per run.
+    pub const QUANTILES: [(&'static str, f64); 3] = [("p50", 0.5), ("p99", 0.99), ("p99.9", 0.999)];
+
+    /// As tables and CSV name it: `read latency p99`.
+    pub fn name(&self) -> String {
+        format!("{} latency {}", self.op, self.quantile)
+    }
+
+    /// Its unit.
+    pub const UNIT: &'static str = "us";
+}
+
 /// Why a cell has no figures to show.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
 pub struct Missing {
     /// `unsupported`, `failed`, `hung` or `pending`.
     pub status: String,
@@ -306,7 +340,7 @@ impl StudyData {
 }
 
 /// A cell without figures, or a run that did not end well.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
 pub struct Failure {
     /// `ext4 dbench clients=4`.
     pub cell: String,
@@ -479,12 +513,18 @@ impl Cell {
         let mut per_op: BTreeMap<String, Vec<(u64, u64)>> = BTreeMap::new();
         let mut p99s = Vec::new();
         let mut series = Vec::new();
+        let mut per_run: Vec<(LatencyKey, Vec<(i64, f64)>)> = Vec::new();
+        let mut steady = Vec::new();
         for run in &ok {
             let results = store.result(run.id)?;
+            let main = results.iter().find(|(p, _)| p == "run").or(results.first());
+            if let Some(s) = main.and_then(|(_, r)| r.steady) {
+                steady.push(s.at_s);
+            }
             if results.len() > 1 {
                 cpus.extend(CpuSplit::of_run(&results));
                 for (phase, r) in &results {
-                    push_to(&mut by_phase, phase, CpuSplit::of(&r.cpu));
+                    push_to(&mut by_phase, phase.clone(), CpuSplit::of(&r.cpu));
                 }
             } else {
                 cpus.extend(run.cpu.as_ref().map(CpuSplit::of));
@@ -493,6 +533,13 @@ impl Cell {
             let all = stats::merge_buckets(histograms.iter().map(|(_, h)| *h));
             if let Some(p99) = stats::bucket_quantile(&all, 0.99) {
                 p99s.push(p99 as f64 / 1000.0);
+            }
+            for (name, h) in &histograms {
+                for (q, at) in LatencyFigure::QUANTILES {
+                    if let Some(ns) = stats::bucket_quantile(h, at) {
+                        push_to(&mut per_run, (name.clone(), q), (run.id, ns as f64 / 1000.0));
+                    }
+                }
             }
             for (name, h) in histograms {
                 let merged = per_op.entry(name).or_default();
@@ -517,7 +564,20 @@ impl Cell {
                 .collect(),
             p99_us: Summary::of(&p99s),
             latency: per_op.into_iter().filter_map(|(op, h)| op_latency(op, &h)).collect(),
+            latency_runs: per_run
+                .into_iter()
+                .filter_map(|((op, quantile), values)| {
+                    let summary = Summary::of(&values.iter().map(|(_, v)| *v).collect::<Vec<_>>())?;
+                    Some(LatencyFigure {
+                        op,
+                        quantile,
+                        values,
+                        summary,
+                    })
+                })
+                .collect(),
             series,
+            steady,
             steps,
             runs,
         })
@@ -585,10 +645,10 @@ impl Cell {
 }
 
 /// Adds `item` to the list of `key` in `lists`, which keeps the keys in order of first appearance.
-fn push_to<T>(lists: &mut Vec<(String, Vec<T>)>, key: &str, item: T) {
-    match lists.iter_mut().find(|(k, _)| k == key) {
+fn push_to<K: PartialEq, T>(lists: &mut Vec<(K, Vec<T>)>, key: K, item: T) {
+    match lists.iter_mut().find(|(k, _)| *k == key) {
         Some((_, items)) => items.push(item),
-        None => lists.push((key.to_string(), vec![item])),
+        None => lists.push((key, vec![item])),
     }
 }
 

@@ -1,16 +1,18 @@
 //! Tables as the seeds lay them out: rows are a workload's parameter values (threads, clients),
 //! columns are configurations, one table per figure; each value is the mean over the repeats
-//! with its 95% confidence interval and how it stands against the best of its row.
+//! with its 95% confidence interval, the number of runs, and how it stands against the best of
+//! its row where the statistics say so ([`crate::verdict`]).
 //!
 //! A table is built once and drawn by every export (terminal, Markdown, HTML) and by the charts,
 //! so that all of them show the same numbers.
 
 use crate::stats::Summary;
 use crate::study::{Cell, CpuSplit, Row, StudyData};
+use crate::verdict::{self, Standing};
 use serde::Serialize;
 
 /// One figure of one workload (or of the lab's steps) across configurations.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
 pub struct Table {
     /// `dbench: Throughput`.
     pub title: String,
@@ -32,7 +34,7 @@ pub struct Table {
     pub primary: bool,
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
 pub struct TableRow {
     /// The row's values under the corner's axes (`4`, or `4 / 16` for two axes).
     pub label: String,
@@ -41,15 +43,15 @@ pub struct TableRow {
     pub cells: Vec<TableCell>,
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
 #[serde(tag = "kind", rename_all = "snake_case")]
 pub enum TableCell {
     /// A figure over the repeats.
     Value {
         summary: Summary,
-        /// How many times worse than the best of the row (1 for the best); none when the best
-        /// or this value is zero.
-        times_the_best: Option<f64>,
+        /// How it stands against the best of its row, where the row is ranked: best, tied with
+        /// the best, or N× worse (significant), or untested (fewer than two runs).
+        standing: Option<Standing>,
         /// High variation, outliers, runs that failed.
         warnings: Vec<String>,
     },
@@ -229,7 +231,7 @@ fn figure_table(data: &StudyData, w: usize, f: &Figure) -> Table {
                         warnings.extend(cell.troubles());
                         TableCell::Value {
                             summary,
-                            times_the_best: None,
+                            standing: None,
                             warnings,
                         }
                     }
@@ -244,8 +246,35 @@ fn figure_table(data: &StudyData, w: usize, f: &Figure) -> Table {
     }
     rank(&mut table);
     table.notes = notes(&table);
+    // How many runs each cell took, and why, when the study repeats adaptively; and whether its
+    // runs levelled off, when they stop at steady state.
+    for cell in data.cells.iter().filter(|c| c.workload == w) {
+        for s in cell.steps.iter().filter(|s| s.step.name == ADAPTIVE_STEP) {
+            table.notes.push(format!("{}: {}", cell.row.spec.label, s.step.detail));
+        }
+        if !cell.steady.is_empty() {
+            table.notes.push(steady_note(&cell.row.spec.label, &cell.steady));
+        }
+    }
     table
 }
+
+/// `ext4 fileserver: steady state in 2 of 3 runs, after 12.0 s on average`.
+fn steady_note(label: &str, steady: &[Option<f64>]) -> String {
+    let reached: Vec<f64> = steady.iter().flatten().copied().collect();
+    if reached.is_empty() {
+        return format!("{label}: no run levelled off before its time limit (stop.steady)");
+    }
+    format!(
+        "{label}: steady state in {} of {} runs, after {:.1} s on average (stop.steady)",
+        reached.len(),
+        steady.len(),
+        reached.iter().sum::<f64>() / reached.len() as f64
+    )
+}
+
+/// The lab's record of how many runs an adaptive repeat gave a cell, and why.
+const ADAPTIVE_STEP: &str = "repeats";
 
 /// A CPU split of workload `w`'s cells (`split` reads it from a cell): user, system, iowait,
 /// idle in percent.
@@ -316,11 +345,17 @@ fn empty_table(data: &StudyData, w: usize, name: &str, unit: &str, higher_is_bet
 }
 
 /// The lab's own figures: the mean duration of each step (wipe, mkfs, mount, fill, umount,
-/// fsck...) per configuration, in seconds, over every cell and repeat; and, apart, the CPU
-/// split of each step's time.
+/// fsck...) per configuration, over every cell and repeat, in seconds (in milliseconds for a
+/// step that takes less than a second everywhere: the row says which); and, apart, the CPU
+/// split of each step's time, in percent.
 pub fn steps_tables(data: &StudyData) -> Vec<Table> {
     let mut names: Vec<&str> = Vec::new();
-    for s in data.cells.iter().flat_map(|c| &c.steps) {
+    for s in data
+        .cells
+        .iter()
+        .flat_map(|c| &c.steps)
+        .filter(|s| s.step.name != ADAPTIVE_STEP)
+    {
         if !names.contains(&s.step.name.as_str()) {
             names.push(&s.step.name);
         }
@@ -330,9 +365,9 @@ pub fn steps_tables(data: &StudyData) -> Vec<Table> {
     }
     let columns: Vec<String> = data.configurations.iter().map(|c| c.label.clone()).collect();
     let base = Table {
-        title: "the lab's steps: duration (s)".to_string(),
-        figure: "duration (s)".to_string(),
-        unit: "s".to_string(),
+        title: "the lab's steps: duration".to_string(),
+        figure: "duration".to_string(),
+        unit: String::new(),
         higher_is_better: false,
         corner: "step".to_string(),
         columns,
@@ -343,8 +378,9 @@ pub fn steps_tables(data: &StudyData) -> Vec<Table> {
     };
     let mut time = base.clone();
     let mut split = Table {
-        title: "the lab's steps: where the time went (CPU split, s)".to_string(),
-        figure: "time by CPU state (s)".to_string(),
+        title: "the lab's steps: CPU split (%)".to_string(),
+        figure: "CPU split (%)".to_string(),
+        unit: "%".to_string(),
         parts: CpuSplit::PARTS.iter().map(|s| s.to_string()).collect(),
         primary: false,
         ..base
@@ -361,26 +397,30 @@ pub fn steps_tables(data: &StudyData) -> Vec<Table> {
                 .filter(|s| s.step.name == name && s.step.ok)
                 .collect();
             let secs: Vec<f64> = steps.iter().map(|s| s.step.duration.as_secs_f64()).collect();
-            durations.push(match Summary::of(&secs) {
-                Some(summary) => TableCell::Value {
-                    warnings: Vec::new(),
-                    summary,
-                    times_the_best: None,
+            durations.push(secs);
+            let cpu: Vec<CpuSplit> = steps.iter().map(|s| CpuSplit::of(&s.step.cpu)).collect();
+            splits.push(match CpuSplit::mean(&cpu) {
+                Some(cpu) => TableCell::Split {
+                    parts: cpu.parts().to_vec(),
                 },
                 None => TableCell::Absent,
             });
-            let cpu: Vec<CpuSplit> = steps.iter().map(|s| CpuSplit::of(&s.step.cpu)).collect();
-            splits.push(match (CpuSplit::mean(&cpu), Summary::of(&secs)) {
-                (Some(cpu), Some(t)) => TableCell::Split {
-                    parts: cpu.parts().iter().map(|p| p / 100.0 * t.mean).collect(),
-                },
-                _ => TableCell::Absent,
-            });
         }
+        let cells = durations
+            .iter()
+            .map(|secs| match Summary::of(secs) {
+                Some(summary) => TableCell::Value {
+                    warnings: Vec::new(),
+                    summary,
+                    standing: None,
+                },
+                None => TableCell::Absent,
+            })
+            .collect();
         time.rows.push(TableRow {
             label: name.to_string(),
             name: name.to_string(),
-            cells: durations,
+            cells,
         });
         split.rows.push(TableRow {
             label: name.to_string(),
@@ -388,10 +428,57 @@ pub fn steps_tables(data: &StudyData) -> Vec<Table> {
             cells: splits,
         });
     }
-    rank(&mut time);
+    // Only the steps whose time is a result of the study get verdicts: formatting, filling,
+    // ageing and checking a filesystem; not sub-second housekeeping (wipe, mount, umount).
+    rank_rows(&mut time, |row| RANKED_STEPS.contains(&row.name.as_str()));
     time.notes = failed_steps(data);
-    vec![time, split]
+    vec![readable(time), split]
 }
+
+/// The steps' durations in seconds, for a chart, which needs one unit.
+pub fn steps_seconds(data: &StudyData) -> Option<Table> {
+    let mut time = steps_tables(data).into_iter().next()?;
+    for row in &mut time.rows {
+        if let Some(label) = row.label.strip_suffix(" (ms)") {
+            row.label = label.to_string();
+            scale_row(row, 0.001);
+        } else if let Some(label) = row.label.strip_suffix(" (s)") {
+            row.label = label.to_string();
+        }
+    }
+    time.title = "the lab's steps: duration (s)".to_string();
+    time.figure = "duration (s)".to_string();
+    time.unit = "s".to_string();
+    Some(time)
+}
+
+/// The steps' table with each row in the unit that reads best: milliseconds for a step that
+/// takes less than a second everywhere, seconds otherwise; the row's label says which.
+fn readable(mut time: Table) -> Table {
+    for row in &mut time.rows {
+        let quick = row.cells.iter().all(|c| match c {
+            TableCell::Value { summary, .. } => summary.max < 1.0,
+            _ => true,
+        });
+        if quick {
+            scale_row(row, 1000.0);
+        }
+        row.label = format!("{} ({})", row.label, if quick { "ms" } else { "s" });
+    }
+    time
+}
+
+/// Multiplies every value of a row by `factor`.
+fn scale_row(row: &mut TableRow, factor: f64) {
+    for cell in &mut row.cells {
+        if let TableCell::Value { summary, .. } = cell {
+            *summary = summary.scaled(factor);
+        }
+    }
+}
+
+/// The lab's steps whose durations are compared between configurations.
+const RANKED_STEPS: [&str; 4] = ["mkfs", "fill", "age", "fsck"];
 
 /// Steps that failed, with their message: they are left out of the durations.
 fn failed_steps(data: &StudyData) -> Vec<String> {
@@ -403,37 +490,31 @@ fn failed_steps(data: &StudyData) -> Vec<String> {
         .collect()
 }
 
-/// Sets each value's times-the-best against the best mean of its row.
+/// Ranks every row of a figure's table.
 fn rank(table: &mut Table) {
+    rank_rows(table, |_| true);
+}
+
+/// Sets each value's standing against the best of its row ([`verdict::rank`]), in the rows
+/// `ranked` picks.
+fn rank_rows(table: &mut Table, ranked: impl Fn(&TableRow) -> bool) {
     let higher = table.higher_is_better;
-    for row in &mut table.rows {
-        let means = row.cells.iter().filter_map(|c| match c {
-            TableCell::Value { summary, .. } => Some(summary.mean),
-            _ => None,
-        });
-        let best = if higher {
-            means.fold(f64::NEG_INFINITY, f64::max)
-        } else {
-            means.fold(f64::INFINITY, f64::min)
-        };
-        for cell in &mut row.cells {
-            if let TableCell::Value {
-                summary,
-                times_the_best,
-                ..
-            } = cell
-            {
-                *times_the_best = times_the_best_of(summary.mean, best, higher);
+    for row in table.rows.iter_mut().filter(|r| ranked(r)) {
+        let summaries: Vec<Option<&Summary>> = row
+            .cells
+            .iter()
+            .map(|c| match c {
+                TableCell::Value { summary, .. } => Some(summary),
+                _ => None,
+            })
+            .collect();
+        let standings = verdict::rank(&summaries, higher, verdict::MIN_EFFECT_PCT);
+        for (cell, s) in row.cells.iter_mut().zip(standings) {
+            if let TableCell::Value { standing, .. } = cell {
+                *standing = s;
             }
         }
     }
-}
-
-/// How many times worse than `best` a `value` is: best ÷ value when more is better, value ÷ best
-/// when less is; as seed 003 writes it, "XFS was the worst at 2.8x the best".
-pub fn times_the_best_of(value: f64, best: f64, higher_is_better: bool) -> Option<f64> {
-    let ratio = if higher_is_better { best / value } else { value / best };
-    (ratio.is_finite() && ratio > 0.0).then_some(ratio)
 }
 
 /// The notes under a table: each missing cell with its reason, then each warning.
@@ -464,6 +545,20 @@ pub fn grid(t: &Table) -> Vec<Vec<String>> {
     let rows = t.rows.iter().map(|r| {
         std::iter::once(r.label.clone())
             .chain(r.cells.iter().map(|c| cell_text(c, &t.unit)))
+            .collect()
+    });
+    std::iter::once(header).chain(rows).collect()
+}
+
+/// A table with its rows and columns swapped, the header first: one row per configuration, the
+/// workload's rows (threads, clients) as columns.
+pub fn transposed_grid(t: &Table) -> Vec<Vec<String>> {
+    let header = std::iter::once("configuration".to_string())
+        .chain(t.rows.iter().map(|r| r.name.clone()))
+        .collect();
+    let rows = t.columns.iter().enumerate().map(|(k, column)| {
+        std::iter::once(column.clone())
+            .chain(t.rows.iter().map(|r| cell_text(&r.cells[k], &t.unit)))
             .collect()
     });
     std::iter::once(header).chain(rows).collect()
@@ -503,29 +598,29 @@ pub fn mean_and_ci(s: &Summary) -> String {
     }
 }
 
-/// `best`, or `2.17×` (how many times worse than the best of the row).
-pub fn times_the_best(ratio: Option<f64>) -> String {
-    match ratio {
-        Some(r) if (r - 1.0).abs() < 0.005 => "best".to_string(),
-        Some(r) => format!("{r:.2}×"),
-        None => String::new(),
+/// How many runs, and the verdict when there is one: `n=3, best`, `n=3, 2.10×`, `n=1`.
+pub fn runs_and_standing(summary: &Summary, standing: Option<&Standing>) -> String {
+    match standing.map(Standing::text).filter(|t| !t.is_empty()) {
+        Some(t) => format!("n={}, {t}", summary.n),
+        None => format!("n={}", summary.n),
     }
 }
 
-/// A cell of a table in `unit` as one line of text: `277.2 ± 3.1 (best)`, `12/45/8/35` (a
+/// A cell of a table in `unit` as one line of text: `277.2 ± 3.1 (n=3, best)`, `12/45/8/35` (a
 /// split in whole percent, or in figures of four digits in another unit), `hung`, `-`.
 pub fn cell_text(cell: &TableCell, unit: &str) -> String {
     match cell {
         TableCell::Value {
             summary,
-            times_the_best: ratio,
+            standing,
             warnings,
         } => {
             let flag = if warnings.is_empty() { "" } else { " !" };
-            match times_the_best(*ratio) {
-                r if r.is_empty() => format!("{}{flag}", mean_and_ci(summary)),
-                r => format!("{} ({r}){flag}", mean_and_ci(summary)),
-            }
+            format!(
+                "{} ({}){flag}",
+                mean_and_ci(summary),
+                runs_and_standing(summary, standing.as_ref())
+            )
         }
         TableCell::Split { parts } => parts
             .iter()
@@ -552,9 +647,14 @@ pub fn legend(table: &Table) -> String {
         .iter()
         .flat_map(|r| &r.cells)
         .any(|c| matches!(c, TableCell::Value { warnings, .. } if !warnings.is_empty()));
-    let warned = if !flagged { "" } else { "; ! marks a warning below" };
+    let warned = if !flagged {
+        ""
+    } else {
+        "; ! marks a warning, listed below"
+    };
     format!(
-        "mean ± 95% confidence interval over the runs; (N×): times worse than the best of the row; {direction}{warned}"
+        "mean ± 95% confidence interval over n runs; {direction}; best, ≈ best and N× only where the difference \
+         is significant (see the note on verdicts at the top){warned}"
     )
 }
 
@@ -563,12 +663,25 @@ mod tests {
     use super::*;
 
     #[test]
-    fn times_the_best_reads_as_how_many_times_worse() {
-        assert_eq!(times_the_best_of(50.0, 100.0, true), Some(2.0));
-        assert_eq!(times_the_best_of(280.0, 100.0, false), Some(2.8));
-        assert_eq!(times_the_best_of(0.0, 100.0, true), None);
-        assert_eq!(times_the_best(Some(1.0)), "best");
-        assert_eq!(times_the_best(Some(2.804)), "2.80×");
+    fn every_value_says_how_many_runs_it_is_and_its_verdict_if_any() {
+        let three = Summary::of(&[1.0, 2.0, 3.0]).unwrap();
+        let one = Summary::of(&[62.1]).unwrap();
+        assert_eq!(runs_and_standing(&three, Some(&Standing::Best)), "n=3, best");
+        assert_eq!(
+            runs_and_standing(&three, Some(&Standing::Worse { times: 2.804, p: 0.01 })),
+            "n=3, 2.80×"
+        );
+        assert_eq!(
+            runs_and_standing(&three, Some(&Standing::Tied { p: None })),
+            "n=3, ≈ best"
+        );
+        assert_eq!(runs_and_standing(&one, Some(&Standing::Untested)), "n=1");
+        let cell = TableCell::Value {
+            summary: one,
+            standing: Some(Standing::Untested),
+            warnings: Vec::new(),
+        };
+        assert_eq!(cell_text(&cell, "MB/sec"), "62.100 (n=1)");
     }
 
     #[test]

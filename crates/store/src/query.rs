@@ -159,19 +159,30 @@ impl Store {
     /// Every run of a study, warm-ups included (marked), in matrix order then by repeat, with
     /// their metrics and the CPU split of their "run" phase (or first phase).
     pub fn runs(&self, study: StudyId) -> Result<Vec<RunRow>> {
-        let mut metrics = self.metrics_of_study(study)?;
+        self.runs_where(Scope::Study(study))
+    }
+
+    /// Every run of one cell, warm-ups included (marked), by repeat, as [`Store::runs`] gives
+    /// them.
+    pub fn runs_of_cell(&self, cell: CellId) -> Result<Vec<RunRow>> {
+        self.runs_where(Scope::Cell(cell))
+    }
+
+    fn runs_where(&self, scope: Scope) -> Result<Vec<RunRow>> {
+        let (condition, id) = scope.condition();
+        let mut metrics = self.metrics_where(scope)?;
         let sql = format!(
             "SELECT r.id, r.cell_id, r.repeat, r.warmup, r.status, r.error, r.started_at, r.wall_s, r.figures, \
                 r.environment, cpu.result_id, {cpu} \
              FROM runs r JOIN cells c ON c.id = r.cell_id \
              LEFT JOIN cpu ON cpu.result_id = \
                 (SELECT id FROM results WHERE run_id = r.id ORDER BY phase <> 'run', ordinal LIMIT 1) \
-             WHERE c.study_id = ?1 ORDER BY c.ordinal, r.cell_id, r.repeat, r.warmup DESC, r.id",
+             WHERE {condition} ORDER BY c.ordinal, r.cell_id, r.repeat, r.warmup DESC, r.id",
             cpu = qualified("cpu", CPU_COLUMNS)
         );
         let mut stmt = self.conn.prepare(&sql)?;
         debug_assert_eq!(stmt.column_count(), 11 + CPU_COLUMN_COUNT);
-        let rows = stmt.query_map([study], |row| {
+        let rows = stmt.query_map([id], |row| {
             let has_cpu = row.get::<_, Option<i64>>(10)?.is_some();
             let cpu = if has_cpu { Some(cpu_from_row(row, 11)?) } else { None };
             let raw = RawRun {
@@ -197,15 +208,16 @@ impl Store {
         .collect()
     }
 
-    /// The metrics of every run of a study, by run.
-    fn metrics_of_study(&self, study: StudyId) -> Result<HashMap<RunId, Vec<Metric>>> {
-        let mut stmt = self.conn.prepare(
+    /// The metrics of every run in `scope`, by run.
+    fn metrics_where(&self, scope: Scope) -> Result<HashMap<RunId, Vec<Metric>>> {
+        let (condition, id) = scope.condition();
+        let mut stmt = self.conn.prepare(&format!(
             "SELECT m.run_id, m.name, m.value, m.unit, m.higher_is_better, m.headline \
              FROM metrics m JOIN runs r ON r.id = m.run_id JOIN cells c ON c.id = r.cell_id \
-             WHERE c.study_id = ?1 ORDER BY m.run_id, m.rowid",
-        )?;
+             WHERE {condition} ORDER BY m.run_id, m.rowid"
+        ))?;
         let mut by_run: HashMap<RunId, Vec<Metric>> = HashMap::new();
-        let rows = stmt.query_map([study], |row| {
+        let rows = stmt.query_map([id], |row| {
             let metric = Metric {
                 name: row.get(1)?,
                 value: real(row, 2)?,
@@ -299,6 +311,23 @@ impl Store {
             Ok(point)
         })
         .collect()
+    }
+}
+
+/// Whose runs a query reads: a study's or one cell's.
+#[derive(Clone, Copy)]
+enum Scope {
+    Study(StudyId),
+    Cell(CellId),
+}
+
+impl Scope {
+    /// The condition on the cells table `c` and its parameter.
+    fn condition(self) -> (&'static str, i64) {
+        match self {
+            Scope::Study(id) => ("c.study_id = ?1", id),
+            Scope::Cell(id) => ("c.id = ?1", id),
+        }
     }
 }
 

@@ -1,68 +1,31 @@
-//! Helpers shared by fslab's tests (a dev-dependency of every crate, never of the binary): tiny
-//! real engine runs and guards that turn a hang into a failed test.
+//! Helpers shared by fslab's tests: a dev-dependency of every crate, never of the binary.
+//!
+//! What more than one crate's tests need lives here, once; what one crate's tests need stays in
+//! that crate's test binary (`tests/<crate>/`).
+//!
+//! - What a test needs: [`require_root`], [`require_tool`], [`require_file`] fail the test with
+//!   a message naming what is missing (the system tier's tests begin with them).
+//! - Hangs: [`within`] fails a test whose work does not end in time instead of hanging it;
+//!   [`run_within`] does so for an engine run, [`run_binary`] for a program.
+//! - Real results: [`tiny_result`], a real engine run that ends at once; [`studies`], the
+//!   report's stored studies with hand-checked figures and planted differences.
+//! - Files and mounts: [`tempdir`], [`entries`], [`MountGuard`] (unmounts when dropped) and
+//!   [`Tmpfs`] (a small tmpfs of a test's own; needs root).
+//!
+//! It depends on the engine and the store, never on the lab: the lab's unit tests would then
+//! see two copies of the lab's types.
 
-use fslab_engine::{RunError, RunOptions, RunResult, Workload};
-use std::path::Path;
-use std::sync::mpsc;
-use std::time::Duration;
+mod binary;
+mod engine;
+mod files;
+mod mount;
+mod require;
+pub mod studies;
+mod within;
 
-/// Reads of two 64 KiB files by two threads, stopped at [`TINY_OPS`] operations: a real engine
-/// run that ends at once.
-pub const TINY_READS: &str = r#"
-name = "tiny-reads"
-seed = 7
-
-[stop]
-ops = 40
-
-[[fileset]]
-name = "data"
-files = 2
-dirs = 0
-size = "64k"
-
-[[group]]
-name = "readers"
-threads = 2
-fileset = "data"
-
-[[group.op]]
-op = "read"
-bs = "4k"
-"#;
-
-/// The operations [`TINY_READS`] stops at.
-pub const TINY_OPS: u64 = 40;
-
-/// Runs `w` with `opts` on a thread of its own; a run that neither ends nor panics within
-/// `limit` fails the test rather than hanging it.
-pub fn run_within(w: &Workload, opts: RunOptions, limit: Duration) -> Result<RunResult, RunError> {
-    let (tx, rx) = mpsc::channel();
-    let w = w.clone();
-    std::thread::spawn(move || {
-        let _ = tx.send(fslab_engine::run(&w, &opts, &mut |_| {}));
-    });
-    match rx.recv_timeout(limit) {
-        Ok(r) => r,
-        Err(mpsc::RecvTimeoutError::Timeout) => panic!("the run did not end within {limit:?}: it hangs"),
-        Err(mpsc::RecvTimeoutError::Disconnected) => panic!("the engine panicked during the run"),
-    }
-}
-
-/// A real result: [`TINY_READS`] run by the engine in a temporary directory.
-pub fn tiny_result() -> RunResult {
-    let workload = Workload::from_toml(TINY_READS, "tiny.toml").unwrap_or_else(|e| panic!("{e}"));
-    let dir = tempfile::tempdir().expect("a temporary directory");
-    tiny_result_in(&workload, dir.path())
-}
-
-fn tiny_result_in(workload: &Workload, dir: &Path) -> RunResult {
-    let opts = RunOptions {
-        dir: dir.to_path_buf(),
-        ..RunOptions::default()
-    };
-    let result =
-        run_within(workload, opts, Duration::from_secs(30)).unwrap_or_else(|e| panic!("the engine run failed: {e}"));
-    assert_eq!(result.totals.ops, TINY_OPS, "the engine did not stop at stop.ops");
-    result
-}
+pub use binary::{binary_command, finish, run_binary, Run};
+pub use engine::{run_within, tiny_result, TINY_OPS, TINY_READS};
+pub use files::{entries, tempdir};
+pub use mount::{is_mounted, MountGuard, Tmpfs};
+pub use require::{program, require_file, require_root, require_tool};
+pub use within::within;

@@ -140,6 +140,7 @@ impl FrontEnd for Dbench {
         let run_opts = RunOptions {
             dir: opts.dir.clone(),
             drop_caches: ctx.drop_caches,
+            interrupt: ctx.interrupt(),
             ..RunOptions::default()
         };
         let mut result = fslab_engine::run(&self.workload, &run_opts, &mut |p| {

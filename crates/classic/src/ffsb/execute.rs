@@ -10,6 +10,8 @@ use fslab_engine::{Bytes, Progress, RunError, RunOptions, RunResult, Workload};
 use std::hash::{BuildHasher, Hasher};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
+use std::sync::atomic::AtomicBool;
+use std::sync::Arc;
 use std::time::Instant;
 
 /// What is running when progress is reported.
@@ -93,8 +95,13 @@ pub fn preflight(plan: &Plan) -> Result<(), ExecError> {
     Ok(())
 }
 
-/// Runs the plan; `progress` hears from each engine run once a second.
-pub fn execute(plan: &Plan, progress: &mut dyn FnMut(Phase, &Progress)) -> Result<Outcome, ExecError> {
+/// Runs the plan; `progress` hears from each engine run once a second; `interrupt`, once set,
+/// stops the engine run under way (its figures are then partial).
+pub fn execute(
+    plan: &Plan,
+    interrupt: Option<Arc<AtomicBool>>,
+    progress: &mut dyn FnMut(Phase, &Progress),
+) -> Result<Outcome, ExecError> {
     preflight(plan)?;
     if plan.make_roots {
         for root in &plan.roots {
@@ -109,7 +116,7 @@ pub fn execute(plan: &Plan, progress: &mut dyn FnMut(Phase, &Progress)) -> Resul
 
     let mut aging = Vec::new();
     for a in &plan.aging {
-        aging.push(age(plan, a, &workload, seed, progress)?);
+        aging.push(age(plan, a, &workload, seed, interrupt.clone(), progress)?);
     }
     for (k, util) in plan.init_util.iter().enumerate() {
         if let Some(util) = util {
@@ -142,9 +149,9 @@ pub fn execute(plan: &Plan, progress: &mut dyn FnMut(Phase, &Progress)) -> Resul
     let before = started.elapsed().as_secs_f64();
     let opts = RunOptions {
         dir: plan.roots[0].clone(),
-        continue_on_error: false,
-        no_latency: false,
         drop_caches: plan.drop_caches,
+        interrupt,
+        ..RunOptions::default()
     };
     let result = fslab_engine::run(&workload, &opts, &mut |p: &Progress| progress(Phase::Benchmark, p))?;
     outcome.setup_secs = before + result.setup.iter().map(|s| s.duration.as_secs_f64()).sum::<f64>();
@@ -166,6 +173,7 @@ fn age(
     a: &AgingPlan,
     bench: &Workload,
     seed: u64,
+    interrupt: Option<Arc<AtomicBool>>,
     progress: &mut dyn FnMut(Phase, &Progress),
 ) -> Result<AgingOutcome, ExecError> {
     let root = &plan.roots[a.fs];
@@ -194,9 +202,8 @@ fn age(
     workload.seed = Some(seed ^ 0xa9e5_u64.wrapping_mul(a.fs as u64 + 1));
     let opts = RunOptions {
         dir: root.clone(),
-        continue_on_error: false,
-        no_latency: false,
-        drop_caches: false,
+        interrupt,
+        ..RunOptions::default()
     };
     let result = fslab_engine::run(&workload, &opts, &mut |p: &Progress| progress(Phase::Aging(a.fs), p))?;
     if result.status == Status::Failed {

@@ -134,7 +134,7 @@ impl FrontEnd for Ffsb {
     fn execute(&mut self, ctx: &mut Context) -> Result<Outcome, Error> {
         let plan = &self.plan;
         preflight(plan).map_err(failure)?;
-        let ran = execute(plan, &mut |phase, p| {
+        let ran = execute(plan, ctx.interrupt(), &mut |phase, p| {
             let name = match phase {
                 super::Phase::Aging(k) => format!("aging filesystem {k}"),
                 super::Phase::Benchmark => "run".to_string(),

@@ -2,7 +2,7 @@
 //! options (`-i0 -eCR`) cannot be declared to clap, so the words go to
 //! [`Options::parse`] once the common flags are taken out.
 
-use super::{run, Mode, Options, Plan as IozonePlan, RunFailure, USAGE};
+use super::{run, Mode, Options, Plan as IozonePlan, RunFailure, RunWith, USAGE};
 use crate::contract::{
     option_words, Call, Common, Context, Error, FrontEnd, Outcome, Phase, Plan, Request, Style, Tool,
 };
@@ -98,8 +98,12 @@ impl FrontEnd for Iozone {
             )));
         }
         ctx.print(&self.plan.preamble());
-        let drop_caches = ctx.drop_caches;
-        let report = run(&self.plan, &self.dir, drop_caches, &mut |text| ctx.print(text)).map_err(|e| match e {
+        let with = RunWith {
+            dir: &self.dir,
+            drop_caches: ctx.drop_caches,
+            interrupt: ctx.interrupt(),
+        };
+        let report = run(&self.plan, with, &mut |text| ctx.print(text)).map_err(|e| match e {
             RunFailure::Engine(e) => e.into(),
             other => Error::run(other),
         })?;

@@ -22,6 +22,8 @@ use serde::Serialize;
 use std::io::{Seek, SeekFrom, Write};
 use std::os::fd::AsRawFd;
 use std::path::Path;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
 
 const KB: u64 = 1024;
 
@@ -81,12 +83,24 @@ pub struct Report {
     pub report: Vec<(&'static str, f64)>,
     /// A run met an error; the runs after it were not made.
     pub failed: bool,
+    /// The run was stopped from outside (Ctrl-C): the sub-tests after the one under way were
+    /// not made.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub interrupted: bool,
 }
 
-/// Runs `plan` beneath `run_dir`, handing IOzone's text to `out` as it becomes known;
-/// `drop_caches`: the first sub-test starts with a cold cache.
-pub fn run(plan: &Plan, run_dir: &Path, drop_caches: bool, out: &mut dyn FnMut(&str)) -> Result<Report, RunFailure> {
-    let result = run_steps(plan, run_dir, drop_caches, out);
+/// How a plan runs: its directory, whether the first sub-test starts with a cold cache, and a
+/// flag that, once set, stops the sub-test under way and the ones after it.
+pub struct RunWith<'a> {
+    pub dir: &'a Path,
+    pub drop_caches: bool,
+    pub interrupt: Option<Arc<AtomicBool>>,
+}
+
+/// Runs `plan` as `with` says, handing IOzone's text to `out` as it becomes known.
+pub fn run(plan: &Plan, with: RunWith, out: &mut dyn FnMut(&str)) -> Result<Report, RunFailure> {
+    let run_dir = with.dir;
+    let result = run_steps(plan, &with, out);
     if !plan.opts.keep {
         // The last run removes the files (`cleanup`); after a failure, remove them here.
         if let Ok(dir) = RunDir::open(run_dir) {
@@ -98,7 +112,8 @@ pub fn run(plan: &Plan, run_dir: &Path, drop_caches: bool, out: &mut dyn FnMut(&
     result
 }
 
-fn run_steps(plan: &Plan, run_dir: &Path, drop_caches: bool, out: &mut dyn FnMut(&str)) -> Result<Report, RunFailure> {
+fn run_steps(plan: &Plan, with: &RunWith, out: &mut dyn FnMut(&str)) -> Result<Report, RunFailure> {
+    let run_dir = with.dir;
     let opts = &plan.opts;
     let throughput = matches!(plan.mode, Mode::Throughput { .. });
     let mut report = Report {
@@ -119,17 +134,23 @@ fn run_steps(plan: &Plan, run_dir: &Path, drop_caches: bool, out: &mut dyn FnMut
         subtests: Vec::new(),
         report: Vec::new(),
         failed: false,
+        interrupted: false,
     };
     if !throughput {
         out(&format!("\n{}", print::auto_header(&plan.tests)));
     }
     let mut run_opts = RunOptions {
         dir: run_dir.to_path_buf(),
-        drop_caches,
+        drop_caches: with.drop_caches,
+        interrupt: with.interrupt.clone(),
         ..RunOptions::default()
     };
     let mut row: Vec<Option<f64>> = Vec::new();
     for (k, step) in plan.steps.iter().enumerate() {
+        if with.interrupt.as_ref().is_some_and(|i| i.load(Ordering::Relaxed)) {
+            report.interrupted = true;
+            break;
+        }
         if throughput && k > 0 && !opts.pause.is_zero() {
             std::thread::sleep(opts.pause);
         }

@@ -148,6 +148,7 @@ impl FrontEnd for Sysbench {
                 let run_opts = RunOptions {
                     dir: self.dir.clone(),
                     drop_caches: ctx.drop_caches,
+                    interrupt: ctx.interrupt(),
                     ..RunOptions::default()
                 };
                 let result = fslab_engine::run(&self.workload, &run_opts, &mut |p| {

@@ -33,6 +33,9 @@ pub struct RunOptions {
     /// After the untimed setup, write dirty data back and drop the page cache, dentries and
     /// inodes (`/proc/sys/vm/drop_caches`, root only), so the measured phase starts cold.
     pub drop_caches: bool,
+    /// Set by the caller (Ctrl-C, a closed output) to stop the run early: every thread stops
+    /// within a tenth of a second and the result, partial, says it was interrupted.
+    pub interrupt: Option<std::sync::Arc<std::sync::atomic::AtomicBool>>,
 }
 
 /// The live view handed to the caller once a second.
@@ -61,6 +64,16 @@ pub enum RunError {
     Setup(#[from] SetupError),
     #[error("cannot drop the caches (/proc/sys/vm/drop_caches needs root): {0}")]
     DropCaches(std::io::Error),
+    /// The machine would not start as many threads as the workload asks for.
+    #[error(
+        "the workload asks for {wanted} threads, but the machine would start only {started} ({error}): \
+         ask for fewer threads, or raise the limit (ulimit -u, /proc/sys/kernel/threads-max)"
+    )]
+    Threads {
+        wanted: u64,
+        started: u64,
+        error: std::io::Error,
+    },
 }
 
 /// Runs `workload` in `opts.dir`; `progress` is called from this thread once a second.
@@ -79,7 +92,7 @@ pub fn run(workload: &Workload, opts: &RunOptions, progress: &mut dyn FnMut(&Pro
         prepare::drop_caches()?;
     }
 
-    let ran = spawn::run_threads(workload, opts, &prepared, bases, seed, progress);
+    let ran = spawn::run_threads(workload, opts, &prepared, bases, seed, progress)?;
     let measured = Measured::after(&workload.stop, &ran);
     let secs = measured.duration.as_secs_f64().max(1e-9);
 
@@ -118,6 +131,7 @@ pub fn run(workload: &Workload, opts: &RunOptions, progress: &mut dyn FnMut(&Pro
         threads: merged.threads,
         series: ran.series,
         cpu: measured.cpu,
+        steady: ran.timing.steady,
     })
 }
 

@@ -7,6 +7,7 @@ use crate::cpu::CpuSnapshot;
 use crate::live_latency::LatencyTally;
 use crate::result::{Second, StopReason};
 use crate::space::utilisation;
+use crate::steady::{SteadyFigure, SteadyOutcome};
 use crate::worker::{LiveCounters, Shared};
 use crate::workload::{OpKind, Workload};
 use std::sync::atomic::Ordering::Relaxed;
@@ -17,8 +18,10 @@ use std::time::{Duration, Instant};
 pub(super) struct Timing {
     pub measure_start: Instant,
     pub cpu_start: CpuSnapshot,
-    /// Set when the monitor itself ended the run (time or utilisation).
+    /// Set when the monitor itself ended the run (time, utilisation, steady state).
     pub stopped: Option<StopReason>,
+    /// With `stop.steady`: whether and when the figure levelled off.
+    pub steady: Option<SteadyOutcome>,
 }
 
 /// The monitor: releases the threads, ends the ramp, enforces the time and utilisation limits,
@@ -31,6 +34,7 @@ pub(super) fn monitor(
     done: &mpsc::Receiver<()>,
     threads: u64,
     util: Option<(std::os::fd::BorrowedFd<'_>, f64)>,
+    interrupt: Option<&std::sync::atomic::AtomicBool>,
     series: &mut Vec<Second>,
     progress: &mut dyn FnMut(&Progress),
 ) -> Timing {
@@ -39,7 +43,7 @@ pub(super) fn monitor(
     // Read before the barrier: no thread starts until the monitor is at the barrier too, and a
     // thread with little to do may finish before the monitor reads the clock after it.
     let start = Instant::now();
-    shared.barrier.wait();
+    shared.start.wait();
     let mut measure_start = start;
     let ramp_end = (!ramp.is_zero()).then(|| start + ramp);
     let mut deadline = workload.stop.time.map(|t| start + ramp + t.0);
@@ -52,6 +56,14 @@ pub(super) fn monitor(
     let mut running = threads;
     let scripted = workload.groups.iter().any(|g| g.script.is_some());
     let mut tally = LatencyTally::new(live.len());
+    // stop.steady: the figure of each whole second after the ramp, the newest last.
+    let steady = workload.stop.steady;
+    let mut window: std::collections::VecDeque<f64> = std::collections::VecDeque::new();
+    let mut steady_outcome = steady.map(|_| SteadyOutcome {
+        reached: false,
+        at_s: None,
+        mean: None,
+    });
 
     let mut sample = |now: Instant, last_tick: &mut Instant, in_ramp: bool, series: &mut Vec<Second>| {
         let mut cur = [[0u64; OpKind::ALL.len()]; 2];
@@ -111,8 +123,9 @@ pub(super) fn monitor(
         if let Some(d) = deadline {
             wake = wake.min(d);
         }
-        if util.is_some() {
-            // Filling to a utilisation is checked ten times a second.
+        if util.is_some() || interrupt.is_some() {
+            // Filling to a utilisation, and the caller's interruption, are checked ten times a
+            // second.
             wake = wake.min(Instant::now() + Duration::from_millis(100));
         }
         match done.recv_timeout(wake.saturating_duration_since(Instant::now())) {
@@ -129,6 +142,25 @@ pub(super) fn monitor(
             let p = sample(now, &mut last_tick, in_ramp, series);
             progress(&p);
             next_tick += Duration::from_secs(1);
+            if let (Some(rule), Some(outcome), false) = (steady, steady_outcome.as_mut(), p.in_ramp) {
+                let value = match rule.on {
+                    SteadyFigure::Throughput => p.bytes_per_sec,
+                    SteadyFigure::Iops => p.ops_per_sec,
+                    SteadyFigure::Latency => p.second.latency.map_or(0.0, |l| l.mean_us),
+                };
+                window.push_back(value);
+                while window.len() > rule.seconds() {
+                    window.pop_front();
+                }
+                let values: Vec<f64> = window.iter().copied().collect();
+                outcome.mean = Some(values.iter().sum::<f64>() / values.len() as f64);
+                if values.len() == rule.seconds() && rule.holds(&values) && !shared.stop.load(Relaxed) {
+                    outcome.reached = true;
+                    outcome.at_s = Some((now - measure_start).as_secs_f64());
+                    stopped = Some(StopReason::Steady);
+                    shared.stop.store(true, Relaxed);
+                }
+            }
         }
         if in_ramp && ramp_end.is_some_and(|r| now >= r) {
             in_ramp = false;
@@ -137,6 +169,10 @@ pub(super) fn monitor(
             // The time limit counts from the real end of the ramp.
             deadline = workload.stop.time.map(|t| measure_start + t.0);
             shared.measuring.store(true, Relaxed);
+        }
+        if interrupt.is_some_and(|i| i.load(Relaxed)) && !shared.stop.load(Relaxed) {
+            stopped = Some(StopReason::Interrupted);
+            shared.stop.store(true, Relaxed);
         }
         if deadline.is_some_and(|d| now >= d) && !shared.stop.load(Relaxed) {
             stopped = Some(StopReason::Time);
@@ -163,5 +199,6 @@ pub(super) fn monitor(
         measure_start,
         cpu_start,
         stopped,
+        steady: steady_outcome,
     }
 }

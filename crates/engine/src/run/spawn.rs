@@ -4,14 +4,14 @@
 
 use super::monitor::{monitor, Timing};
 use super::prepare::Prepared;
-use super::{Progress, RunOptions};
+use super::{Progress, RunError, RunOptions};
 use crate::histogram::OpStats;
 use crate::result::Second;
-use crate::worker::{LiveCounters, Shared, ThreadOutcome, ThreadPlan, Worker};
+use crate::worker::{Gate, LiveCounters, Shared, ThreadOutcome, ThreadPlan, Worker};
 use crate::workload::{Group, OpKind, Workload};
 use std::os::fd::OwnedFd;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering::Relaxed};
-use std::sync::{mpsc, Barrier};
+use std::sync::mpsc;
 use std::time::Instant;
 
 /// What the threads did, and what the monitor saw of them.
@@ -34,7 +34,7 @@ pub(super) fn run_threads(
     bases: Vec<Vec<Option<OwnedFd>>>,
     seed: u64,
     progress: &mut dyn FnMut(&Progress),
-) -> Ran {
+) -> Result<Ran, RunError> {
     let stop = &workload.stop;
     let total_threads = workload.total_threads();
     let shared = Shared {
@@ -45,7 +45,7 @@ pub(super) fn run_threads(
         latency: !opts.no_latency,
         util: stop.util,
         util_reached: AtomicBool::new(false),
-        barrier: Barrier::new(total_threads as usize + 1),
+        start: Gate::new(total_threads as usize + 1),
     };
     let live: Vec<LiveCounters> = (0..total_threads).map(|_| LiveCounters::new()).collect();
     let cursors: Vec<Vec<AtomicU64>> = workload
@@ -59,7 +59,7 @@ pub(super) fn run_threads(
 
     let (done_tx, done_rx) = mpsc::channel::<()>();
     let mut series = Vec::new();
-    let (outcomes, timing) = std::thread::scope(|s| {
+    let ran = std::thread::scope(|s| {
         let mut handles = Vec::new();
         let mut global = 0u64;
         for (gi, (g, bases)) in workload.groups.iter().zip(bases).enumerate() {
@@ -74,7 +74,7 @@ pub(super) fn run_threads(
                 let (shared, live, cursors, done) =
                     (&shared, &live[global as usize], &cursors[gi][..], done_tx.clone());
                 let group_tables = group_tables.clone();
-                let handle = std::thread::Builder::new()
+                let spawned = std::thread::Builder::new()
                     .name(format!("{}-{t}", g.name))
                     .spawn_scoped(s, move || {
                         let outcome = match Worker::new(g, group_tables, base, shared, live, cursors, plan) {
@@ -83,9 +83,23 @@ pub(super) fn run_threads(
                         };
                         let _ = done.send(());
                         outcome
-                    })
-                    .expect("spawn a worker thread");
-                handles.push((gi, t, handle));
+                    });
+                match spawned {
+                    Ok(handle) => handles.push((gi, t, handle)),
+                    Err(error) => {
+                        // The machine refuses more threads: send the ones started home and
+                        // wait for them, then say why.
+                        shared.start.call_off();
+                        for (_, _, h) in handles {
+                            let _ = h.join();
+                        }
+                        return Err(RunError::Threads {
+                            wanted: total_threads,
+                            started: global,
+                            error,
+                        });
+                    }
+                }
                 global += 1;
             }
         }
@@ -97,6 +111,7 @@ pub(super) fn run_threads(
             &done_rx,
             total_threads,
             util,
+            opts.interrupt.as_deref(),
             &mut series,
             progress,
         );
@@ -104,20 +119,21 @@ pub(super) fn run_threads(
             .into_iter()
             .map(|(gi, t, h)| (gi, t, h.join().expect("worker thread")))
             .collect();
-        (outcomes, timing)
+        Ok((outcomes, timing))
     });
-    Ran {
+    let (outcomes, timing) = ran?;
+    Ok(Ran {
         outcomes,
         timing,
         series,
         util_reached: shared.util_reached.load(Relaxed),
-    }
+    })
 }
 
 /// A thread whose worker could not be made (io_uring missing, say) still meets the others at
-/// the barrier, then stops the run with the reason as its error.
+/// the start, then stops the run with the reason as its error.
 fn could_not_start(g: &Group, shared: &Shared, e: std::io::Error) -> ThreadOutcome {
-    shared.barrier.wait();
+    shared.start.wait();
     shared.stop.store(true, Relaxed);
     ThreadOutcome {
         stats: g.ops.iter().map(|_| OpStats::default()).collect(),

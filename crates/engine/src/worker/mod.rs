@@ -10,6 +10,7 @@
 mod error;
 mod fd_cache;
 mod fsync;
+mod gate;
 mod guard;
 mod mix;
 mod ops;
@@ -33,11 +34,11 @@ use rand::SeedableRng;
 use rustix::fs::OFlags;
 use std::io as stdio;
 use std::sync::atomic::{AtomicBool, AtomicU64};
-use std::sync::Barrier;
 use std::time::Instant;
 use stream::Streams;
 use tally::{Slot, Tally};
 
+pub(crate) use gate::Gate;
 pub(crate) use tally::LiveCounters;
 
 /// State every thread of a run shares.
@@ -55,7 +56,8 @@ pub(crate) struct Shared {
     pub util: Option<f64>,
     /// A worker saw the filesystem reach `util`.
     pub util_reached: AtomicBool,
-    pub barrier: Barrier,
+    /// Where the threads and the monitor wait so that they start together.
+    pub start: Gate,
 }
 
 /// What one thread is asked to do.
@@ -206,7 +208,10 @@ impl<'a> Worker<'a> {
     /// Runs until the run stops or this thread runs out of work.
     pub fn run(mut self) -> ThreadOutcome {
         let prepared = self.prepare_streams();
-        self.shared.barrier.wait();
+        if !self.shared.start.wait() {
+            // The run could not start all its threads: it does not start at all.
+            return self.finish(false);
+        }
         if let Err(e) = prepared {
             return self.fail(OpKind::SeqWrite, e.to_string(), errno_of(&e));
         }

@@ -17,7 +17,7 @@ pub use crate::op::OpKind;
 pub use text::{locate, LoadError};
 pub use validate::{Invalid, PathSeg};
 
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Workload {
     pub name: String,
@@ -40,7 +40,7 @@ pub struct Workload {
 
 /// When the measured phase ends. With several conditions, the first one met ends the run; with
 /// none, the run ends when every thread has finished its streams.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Stop {
     /// Wall time of the measured phase (after the ramp).
@@ -59,6 +59,10 @@ pub struct Stop {
     /// Stop every thread as soon as the first one finishes (IOzone's stonewalling).
     #[serde(default, skip_serializing_if = "is_false")]
     pub stonewall: bool,
+    /// Stop before `time` once a figure has levelled off over a window of seconds (fio's
+    /// `steadystate`); `time` is then the longest the run may take.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub steady: Option<crate::steady::Steady>,
     /// A warm-up at the start whose operations are left out of the statistics.
     #[serde(default, skip_serializing_if = "is_zero_span")]
     pub ramp: Span,
@@ -67,7 +71,7 @@ pub struct Stop {
     pub final_sync: FinalSync,
 }
 
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum FinalSync {
     #[default]
@@ -77,7 +81,7 @@ pub enum FinalSync {
 }
 
 /// A set of files spread over directories beneath the run directory.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Fileset {
     pub name: String,
@@ -156,7 +160,7 @@ impl Fileset {
 
 /// How file sizes are drawn: `"1m"`, `{ min = "4k", max = "1m" }` or
 /// `{ table = [["4k", 3], ["1m", 1]] }` (size, weight).
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
 #[serde(untagged)]
 pub enum SizeDist {
     Fixed(Bytes),
@@ -253,7 +257,7 @@ impl SizeDist {
 }
 
 /// Threads that share a fileset, a mix of operations and an I/O setup.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Group {
     pub name: String,
@@ -403,6 +407,23 @@ impl fmt::Display for Names {
     }
 }
 
+/// One fileset's name, or a list of them.
+impl schemars::JsonSchema for Names {
+    fn schema_name() -> std::borrow::Cow<'static, str> {
+        "Names".into()
+    }
+
+    fn json_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+        schemars::json_schema!({
+            "description": "one name, or a list of names",
+            "anyOf": [
+                { "type": "string" },
+                { "type": "array", "items": { "type": "string" } }
+            ]
+        })
+    }
+}
+
 impl Serialize for Names {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         match self.0.as_slice() {
@@ -427,7 +448,7 @@ impl<'de> Deserialize<'de> for Names {
     }
 }
 
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum Pick {
     #[default]
@@ -435,7 +456,7 @@ pub enum Pick {
     Ratio,
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Rate {
     /// Operations per second.
@@ -446,7 +467,7 @@ pub struct Rate {
     pub bytes: Option<Bytes>,
 }
 
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum EngineKind {
     /// pread/pwrite.
@@ -470,7 +491,7 @@ impl fmt::Display for EngineKind {
 
 /// How an io_uring group sets up and drives its rings: `[group.uring]`. Each setting is named
 /// after fio's io_uring engine option it matches, where there is one.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct UringOpts {
     /// Register the group's open files with the ring, sparing the kernel a file lookup per
@@ -531,7 +552,7 @@ impl Default for UringOpts {
 }
 
 /// When the kernel runs the task work that turns finished transfers into completions.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum Taskrun {
     /// Whenever the kernel interrupts the thread for it (the kernel's default).
@@ -544,7 +565,7 @@ pub enum Taskrun {
     Defer,
 }
 
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum OSync {
     #[default]
@@ -553,7 +574,7 @@ pub enum OSync {
     Dsync,
 }
 
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum OpenMode {
     #[default]
@@ -563,7 +584,7 @@ pub enum OpenMode {
 
 /// One operation of a group's mix. Which fields apply depends on `op`; `validate` refuses the
 /// ones that do not.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct OpSpec {
     pub op: OpKind,
@@ -611,7 +632,7 @@ pub struct OpSpec {
 }
 
 /// The order in which an operation goes through the files of its fileset.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum Order {
     /// A file drawn at random.
@@ -648,7 +669,7 @@ impl OpSpec {
     }
 }
 
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum SyncKind {
     #[default]
@@ -656,7 +677,7 @@ pub enum SyncKind {
     Fdatasync,
 }
 
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum Scope {
     #[default]

@@ -106,6 +106,13 @@ impl Workload {
             if g.threads == 0 {
                 return bad(here("threads"), "threads must be at least 1".into());
             }
+            let all = self.total_threads();
+            if all > MAX_THREADS {
+                return bad(
+                    here("threads"),
+                    format!("the workload asks for {all} threads in all; fslab runs at most {MAX_THREADS} (as dbench's clients)"),
+                );
+            }
             let mut sets = Vec::new();
             for name in &g.fileset.0 {
                 let Some(fs) = self.fileset(name) else {
@@ -241,9 +248,31 @@ impl Workload {
         if s.ops == Some(0) || s.bytes == Some(Bytes(0)) {
             return bad(vec![Key("stop")], "stop.ops and stop.bytes must be above 0".into());
         }
+        if let Some(steady) = &s.steady {
+            let here = vec![Key("stop"), Key("steady")];
+            if s.time.is_none() {
+                return bad(
+                    here,
+                    "stop.steady needs stop.time, the longest the run may take when it never levels off".into(),
+                );
+            }
+            if steady.within.is_none() && steady.slope.is_none() {
+                return bad(
+                    here,
+                    "stop.steady needs `within` (\"2%\": every second within 2% of the window's mean) or `slope` (\"0.5%\": the mean changes less than that per second)".into(),
+                );
+            }
+            if steady.window.0 < std::time::Duration::from_secs(2) {
+                return bad(here, "stop.steady's window needs 2 seconds at least".into());
+            }
+        }
         Ok(())
     }
 }
+
+/// The most threads a run may have: each takes a stack and a few memory mappings, and the
+/// kernel's default of 65530 mappings a process runs out near 16,000 threads.
+pub const MAX_THREADS: u64 = 10_000;
 
 /// Checks one op against its group and fileset; on error, the field at fault and the message.
 fn check_op(op: &OpSpec, fs: &Fileset, g: &Group) -> Result<(), (&'static str, String)> {

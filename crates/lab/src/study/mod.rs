@@ -54,7 +54,11 @@ use std::time::Duration;
 pub struct Study {
     pub name: String,
     pub description: String,
+    /// Runs per cell: all of them with a plain `repeat = N`, the least with an adaptive repeat.
     pub repeat: u32,
+    /// `repeat = { min, max, until_cov, budget }`: more runs for a cell whose headline figure
+    /// still varies too much after `repeat` of them.
+    pub adaptive: Option<Adaptive>,
     pub timeout: Duration,
     pub fresh: Fresh,
     pub drop_caches: bool,
@@ -78,6 +82,19 @@ pub struct Study {
     /// The directory of the study file: relative paths in it (profiles, workload files,
     /// loadfiles) are relative to it.
     pub base: PathBuf,
+}
+
+/// More runs for a cell while its headline figure varies too much, as the Phoronix Test Suite
+/// does: after the cell's `repeat` runs, one more at a time while the coefficient of variation
+/// of its runs is above `until_cov`, up to `max` runs, and while the extra runs of the study
+/// have taken less than `budget`.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Adaptive {
+    pub max: u32,
+    /// A fraction: 0.03 for "3%".
+    pub until_cov: f64,
+    /// The time the study may spend on extra runs; none: no limit but `max`.
+    pub budget: Option<Duration>,
 }
 
 /// When to make a new filesystem.

@@ -53,8 +53,10 @@ pub(super) struct RawStudy {
     pub(super) name: String,
     #[serde(default)]
     pub(super) description: String,
-    #[serde(default = "one")]
-    pub(super) repeat: u32,
+    /// `3`, or `{ min = 3, max = 10, until_cov = "3%", budget = "20m" }` (read by validate.rs,
+    /// which names what is wrong with it).
+    #[serde(default)]
+    pub(super) repeat: Option<toml::Value>,
     #[serde(default)]
     pub(super) timeout: Option<Span>,
     #[serde(default)]

@@ -4,7 +4,7 @@
 //! file, and what is wrong.
 
 use super::text::{OneOrMany, RawDevice, RawFill, RawStudy};
-use super::{Device, Filesystem, Fresh, Quick, Study, StudyWorkload, Target, Tool, KNOWN_TYPES};
+use super::{Adaptive, Device, Filesystem, Fresh, Quick, Study, StudyWorkload, Target, Tool, KNOWN_TYPES};
 use fslab_engine::workload::PathSeg;
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -30,9 +30,7 @@ pub(super) fn check(raw: RawStudy, base: &Path) -> Result<Study, Bad> {
     if raw.name.trim().is_empty() {
         return Err(bad(vec![Key("name")], "the study needs a name"));
     }
-    if raw.repeat == 0 {
-        return Err(bad(vec![Key("repeat")], "repeat must be at least 1"));
-    }
+    let (repeat, adaptive) = check_repeat(raw.repeat)?;
     let device = match raw.device {
         None => Device {
             target: Target::Loop { size: 4 << 30 },
@@ -176,7 +174,8 @@ pub(super) fn check(raw: RawStudy, base: &Path) -> Result<Study, Bad> {
     Ok(Study {
         name: raw.name,
         description: raw.description,
-        repeat: raw.repeat,
+        repeat,
+        adaptive,
         timeout: raw.timeout.map_or(Duration::from_secs(15 * 60), |t| t.0),
         fresh: raw.fresh.unwrap_or(Fresh::Repeat),
         drop_caches: raw.drop_caches,
@@ -191,6 +190,74 @@ pub(super) fn check(raw: RawStudy, base: &Path) -> Result<Study, Bad> {
         quick,
         base: base.to_path_buf(),
     })
+}
+
+/// The runs per cell, and the adaptive repeat's limits when the study asks for one:
+/// `repeat = 3`, or `repeat = { min = 3, max = 10, until_cov = "3%", budget = "20m" }`.
+fn check_repeat(raw: Option<toml::Value>) -> Result<(u32, Option<Adaptive>), Bad> {
+    let here = |k: &str| vec![Key("repeat"), Name(k.to_string())];
+    let count = |v: &toml::Value, at: Vec<PathSeg>| match v {
+        toml::Value::Integer(n) if (1..=i64::from(u32::MAX)).contains(n) => Ok(*n as u32),
+        _ => Err(bad(at, "a number of runs, 1 or more")),
+    };
+    let table = match raw {
+        None => return Ok((1, None)),
+        Some(toml::Value::Table(t)) => t,
+        Some(v) => {
+            let n = count(&v, vec![Key("repeat")]).map_err(|_| {
+                bad(
+                    vec![Key("repeat")],
+                    "repeat is a number of runs (1 or more), or { min, max, until_cov, budget }",
+                )
+            })?;
+            return Ok((n, None));
+        }
+    };
+    if let Some(k) = table
+        .keys()
+        .find(|k| !["min", "max", "until_cov", "budget"].contains(&k.as_str()))
+    {
+        return Err(bad(
+            here(k),
+            format!("unknown key `{k}` (an adaptive repeat has min, max, until_cov and budget)"),
+        ));
+    }
+    let min = table.get("min").map_or(Ok(3), |v| count(v, here("min")))?;
+    let max = count(
+        table
+            .get("max")
+            .ok_or_else(|| bad(vec![Key("repeat")], "an adaptive repeat needs max"))?,
+        here("max"),
+    )?;
+    if min < 2 {
+        return Err(bad(
+            here("min"),
+            "an adaptive repeat needs 2 runs at least before it can judge their variation",
+        ));
+    }
+    if max < min {
+        return Err(bad(here("max"), format!("max ({max}) is below min ({min})")));
+    }
+    let until_cov = match table.get("until_cov") {
+        Some(toml::Value::String(s)) => percent(s).map_err(|m| bad(here("until_cov"), m))?,
+        Some(_) => return Err(bad(here("until_cov"), "until_cov is a percentage: \"3%\"")),
+        None => return Err(bad(vec![Key("repeat")], "an adaptive repeat needs until_cov (\"3%\")")),
+    };
+    let budget = match table.get("budget") {
+        None => None,
+        Some(toml::Value::String(s)) => match s.parse::<fslab_engine::Span>() {
+            Ok(b) if !b.0.is_zero() => Some(b.0),
+            Ok(_) => {
+                return Err(bad(
+                    here("budget"),
+                    "a budget of 0 allows no extra run: leave it out, or lower max",
+                ))
+            }
+            Err(e) => return Err(bad(here("budget"), e.to_string())),
+        },
+        Some(_) => return Err(bad(here("budget"), "budget is a duration: \"20m\"")),
+    };
+    Ok((min, Some(Adaptive { max, until_cov, budget })))
 }
 
 fn check_device(d: RawDevice) -> Result<Device, Bad> {

@@ -8,8 +8,10 @@
 
 use crate::chart::{self, latency, series, Svg};
 use crate::error::{ReportError, Result};
+use crate::findings;
 use crate::study::{Cell, StudyData};
 use crate::table::{self, Table, TableCell};
+use crate::verdict;
 use fslab_store::{Store, StudyId, StudyRow};
 use std::collections::HashSet;
 use std::fmt::Write;
@@ -46,13 +48,14 @@ pub fn file_name(study: &StudyRow) -> String {
 pub fn page(data: &StudyData) -> Result<String> {
     let mut p = Page::default();
     p.head(data);
-    p.testbed(data);
-    p.study_file(data);
+    p.findings(data);
     for w in 0..data.workloads.len() {
         p.workload(data, w)?;
     }
     p.steps(data)?;
     p.failures(data);
+    p.testbed(data);
+    p.study_file(data);
     p.tail(data);
     Ok(p.out)
 }
@@ -81,6 +84,9 @@ table.figures td { text-align: right; white-space: nowrap; font-variant-numeric:
 table.figures td.row { text-align: left; font-weight: 600; }
 td .rel { display: block; font-size: 0.78rem; color: #666; }
 td.best { background: #e8f5e9; }
+p.warning { background: #fff4e5; border-left: 4px solid #c77700; padding: 0.5rem 0.8rem; }
+ul.findings { margin: 0.2rem 0 0.8rem; }
+.direction { font-weight: normal; color: #555; font-size: 0.9rem; }
 table.figures td.missing { background: #fdecea; color: #a4161a; font-weight: 600; text-align: center; }
 td.warn::after { content: " !"; color: #c77700; font-weight: 700; }
 ul.notes { font-size: 0.85rem; color: #7a4b00; margin: 0.3rem 0 0; }
@@ -96,7 +102,8 @@ summary { cursor: pointer; font-weight: 600; }
 footer { margin-top: 3rem; font-size: 0.8rem; color: #777; }
 "#;
 
-const BARS_CAPTION: &str = "95% confidence intervals as error bars";
+const BARS_CAPTION: &str = "the mean on each bar, its 95% confidence interval as an error bar; \
+                            point at a bar for its runs and verdict";
 const CPU_CAPTION: &str = "mean CPU split over the measured time";
 
 /// Checks every chart has a size on screen once the page is laid out; tells the console when
@@ -149,35 +156,68 @@ impl Page {
              <meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n\
              <title>fslab: {name}</title>\n<style>{STYLE}</style>\n</head>\n<body>\n<main>\n\
              <header><h1>{name}</h1><p class=\"overview\">{}</p></header>\n<nav><ul>\
-             <li><a href=\"#testbed\">Test bed</a></li><li><a href=\"#study\">The study</a></li>",
+             <li><a href=\"#findings\">What it found</a></li>",
             escape(&data.overview())
         );
         for (w, workload) in data.workloads.iter().enumerate() {
             let _ = write!(self.out, "<li><a href=\"#w{w}\">{}</a></li>", escape(&workload.name));
         }
         self.out.push_str(
-            "<li><a href=\"#steps\">The lab's steps</a></li><li><a href=\"#failures\">Failures</a></li></ul></nav>\n",
+            "<li><a href=\"#steps\">The lab's steps</a></li><li><a href=\"#failures\">Failures</a></li>\
+             <li><a href=\"#testbed\">Test bed</a></li><li><a href=\"#study\">The study</a></li></ul></nav>\n",
         );
     }
 
-    fn testbed(&mut self, data: &StudyData) {
+    /// The answer first: what each workload's headline figure says, row by row.
+    fn findings(&mut self, data: &StudyData) {
+        let f = findings::of(data);
         self.out
-            .push_str("<section id=\"testbed\"><h2>Test bed</h2>\n<div class=\"scroll\"><table>\n");
+            .push_str("<section id=\"findings\"><h2>What the study found</h2>\n");
+        for w in &f.warnings {
+            let _ = writeln!(self.out, "<p class=\"warning\">{}</p>", escape(w));
+        }
+        for figure in &f.figures {
+            let direction = if figure.higher_is_better { "higher" } else { "lower" };
+            let _ = writeln!(
+                self.out,
+                "<h3>{} <span class=\"direction\">({direction} is better)</span></h3>\n<ul class=\"findings\">",
+                escape(&figure.title)
+            );
+            for r in &figure.rows {
+                let _ = writeln!(self.out, "<li><b>{}</b>: {}</li>", escape(&r.row), escape(&r.text));
+            }
+            self.out.push_str("</ul>\n");
+        }
+        let _ = writeln!(
+            self.out,
+            "<p class=\"legend\">{}</p>\n</section>",
+            escape(&verdict::footnote(verdict::MIN_EFFECT_PCT))
+        );
+    }
+
+    /// The machine, folded: a reader looks it up once the results are read.
+    fn testbed(&mut self, data: &StudyData) {
+        self.out.push_str(
+            "<section id=\"testbed\"><h2>Test bed</h2>\n<details><summary>CPU, memory, kernel, devices, tools</summary>\n\
+             <div class=\"scroll\"><table>\n",
+        );
         for (k, v) in data.testbed_lines() {
             let _ = writeln!(self.out, "<tr><th>{}</th><td>{}</td></tr>", escape(&k), escape(&v));
         }
-        self.out.push_str("</table></div></section>\n");
+        self.out.push_str("</table></div></details></section>\n");
     }
 
+    /// The configurations, then the study file as written, folded.
     fn study_file(&mut self, data: &StudyData) {
+        self.out
+            .push_str("<section id=\"study\"><h2>The study</h2>\n<h3>Configurations</h3>\n");
+        self.grid(&table::configuration_rows(data));
         let _ = write!(
             self.out,
-            "<section id=\"study\"><h2>The study as written</h2>\n<p>{}</p>\n<pre>{}</pre>\n<h3>Configurations</h3>\n",
+            "<details><summary>The study as written: {}</summary>\n<pre>{}</pre></details>\n</section>\n",
             escape(&data.study.file),
             escape(&data.study.text)
         );
-        self.grid(&table::configuration_rows(data));
-        self.out.push_str("</section>\n");
     }
 
     /// A plain table of text, the first row its header.
@@ -209,7 +249,8 @@ impl Page {
         if let Some(headline) = tables.first().filter(|t| t.parts.is_empty()) {
             self.chart("bars", BARS_CAPTION, chart::bars::chart(headline)?);
             let lines = chart::lines::chart(headline, &data.workloads[w])?;
-            self.chart("lines", "95% confidence intervals as vertical bars", lines);
+            let caption = "95% confidence intervals as vertical bars; point at a dot for its value, runs and verdict";
+            self.chart("lines", caption, lines);
         }
         // The whole run's split, and a sub-test's when the runs have several (IOzone).
         for cpu in tables.iter().filter(|t| t.primary && !t.parts.is_empty()) {
@@ -260,6 +301,13 @@ impl Page {
                 label: label(c),
                 colour: c.configuration,
                 points: &c.series,
+                // Seconds since the threads started: the ramp, then the time after it.
+                levelled_at: c
+                    .steady
+                    .first()
+                    .copied()
+                    .flatten()
+                    .map(|at| at + c.series.iter().filter(|p| p.ramp).map(|p| p.t).fold(0.0, f64::max)),
             })
             .collect();
         let title = format!("{what}: second by second (first run)");
@@ -273,7 +321,8 @@ impl Page {
             })
             .collect();
         let title = format!("{what}: latency per operation");
-        let caption = "bar: 99th percentile; whisker: median to 99.9th percentile; pooled over the runs";
+        let caption = "bar: 99th percentile; whisker: median to 99.9th percentile; pooled over the runs; \
+                       point at a bar for every percentile";
         self.chart("latency", caption, latency::chart(&title, &bars)?);
         Ok(())
     }
@@ -340,8 +389,9 @@ impl Page {
             self.table(t, &mut seen);
         }
         self.out.push_str("<div class=\"charts\">\n");
-        if let Some(time) = tables.first() {
-            self.chart("bars", "mean duration of each step", chart::bars::chart(time)?);
+        if let Some(time) = table::steps_seconds(data) {
+            let caption = "mean duration of each step; point at a bar for its runs and verdict";
+            self.chart("bars", caption, chart::bars::chart(&time)?);
         }
         if let Some(split) = tables.get(1) {
             let caption = "each step's time, split by what the CPU was doing meanwhile";
@@ -390,12 +440,13 @@ fn cell_html(cell: &TableCell, unit: &str) -> String {
     match cell {
         TableCell::Value {
             summary,
-            times_the_best,
+            standing,
             warnings,
         } => {
-            let rel = table::times_the_best(*times_the_best);
+            let rel = table::runs_and_standing(summary, standing.as_ref());
             let mut class = Vec::new();
-            if rel == "best" {
+            // The best and the entries that cannot be told from it share its shading.
+            if standing.is_some_and(|s| s.leads()) {
                 class.push("best");
             }
             if !warnings.is_empty() {

@@ -1,17 +1,29 @@
 //! The report as Markdown: every table of every workload (not only the primary ones), with the
 //! test bed, the configurations, the lab's steps and the failures.
 
+use crate::findings;
 use crate::study::StudyData;
 use crate::table::{self, Table};
+use crate::verdict;
 use std::collections::HashSet;
 use std::fmt::Write;
 
 pub fn report(data: &StudyData) -> String {
     let mut out = format!("# {}\n\n{}\n", data.study.name, data.overview());
-    let _ = writeln!(out, "\n## Test bed\n");
-    for (k, v) in data.testbed_lines() {
-        let _ = writeln!(out, "- {}: {}", escape(&k), escape(&v));
+    let found = findings::of(data);
+    let _ = writeln!(out, "\n## What the study found\n");
+    for w in &found.warnings {
+        let _ = writeln!(out, "> **{}**\n", escape(w));
     }
+    for figure in &found.figures {
+        let direction = if figure.higher_is_better { "higher" } else { "lower" };
+        let _ = writeln!(out, "**{}** ({direction} is better)\n", escape(&figure.title));
+        for r in &figure.rows {
+            let _ = writeln!(out, "- {}: {}", escape(&r.row), escape(&r.text));
+        }
+        out.push('\n');
+    }
+    let _ = writeln!(out, "_{}_", escape(&verdict::footnote(verdict::MIN_EFFECT_PCT)));
     let _ = writeln!(out, "\n## Configurations\n");
     out.push_str(&rows(&table::configuration_rows(data), false));
     for w in 0..data.workloads.len() {
@@ -36,6 +48,10 @@ pub fn report(data: &StudyData) -> String {
     }
     for f in failures {
         let _ = writeln!(out, "- **{}**: {}: {}", escape(&f.cell), f.what, escape(&f.reason));
+    }
+    let _ = writeln!(out, "\n## Test bed\n");
+    for (k, v) in data.testbed_lines() {
+        let _ = writeln!(out, "- {}: {}", escape(&k), escape(&v));
     }
     out
 }

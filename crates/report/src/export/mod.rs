@@ -10,7 +10,10 @@ pub mod text;
 /// The formats `fslab report --format` writes to stdout.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Format {
-    Text,
+    /// Aligned tables no wider than this many columns where they can be laid out so.
+    Text {
+        width: usize,
+    },
     Markdown,
     Csv,
     Json,
@@ -19,7 +22,7 @@ pub enum Format {
 /// The report of `data` in `format`.
 pub fn render(data: &crate::StudyData, format: Format) -> crate::Result<String> {
     match format {
-        Format::Text => Ok(text::report(data)),
+        Format::Text { width } => Ok(text::report(data, width)),
         Format::Markdown => Ok(markdown::report(data)),
         Format::Csv => csv::report(data),
         Format::Json => Ok(json::report(data)),

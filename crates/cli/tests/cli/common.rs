@@ -1,0 +1,52 @@
+//! Running the `fslab` binary from the tests, with a time limit so that a hang fails the test:
+//! testkit's `run_binary` with the path only the cli's tests know.
+
+use fslab_testkit::Run;
+use std::path::Path;
+use std::process::{Child, Command};
+use std::time::Duration;
+
+/// Longer than any command of the tests should take.
+pub const HANG: Duration = Duration::from_secs(60);
+
+/// The `fslab` binary cargo built for these tests.
+fn binary() -> &'static Path {
+    Path::new(env!("CARGO_BIN_EXE_fslab"))
+}
+
+/// Runs `fslab ARGS`.
+pub fn fslab(args: &[&str]) -> Run {
+    fslab_in(None, &[], args)
+}
+
+/// Runs `fslab ARGS` (in `cwd` when given, with extra environment), killing it and failing the
+/// test if it does not end within [`HANG`].
+pub fn fslab_in(cwd: Option<&Path>, env: &[(&str, &Path)], args: &[&str]) -> Run {
+    fslab_within(cwd, env, args, HANG)
+}
+
+/// [`fslab_in`] with its own time limit, for commands that take longer than [`HANG`] (a study).
+pub fn fslab_within(cwd: Option<&Path>, env: &[(&str, &Path)], args: &[&str], limit: Duration) -> Run {
+    fslab_testkit::run_binary(binary(), cwd, env, args, limit)
+}
+
+/// The command `fslab ARGS` with its output captured, for a test that starts it itself (in the
+/// background, or as another user) and then calls [`finish`].
+pub fn fslab_command(cwd: Option<&Path>, env: &[(&str, &Path)], args: &[&str]) -> Command {
+    fslab_testkit::binary_command(binary(), cwd, env, args)
+}
+
+/// Waits for a started `fslab ARGS`, killing it and failing the test if it does not end within
+/// `limit`.
+pub fn finish(child: Child, args: &[&str], limit: Duration) -> Run {
+    fslab_testkit::finish(child, "fslab", args, limit)
+}
+
+/// A path as a command-line argument.
+pub fn s(p: &Path) -> &str {
+    p.to_str().expect("a UTF-8 path")
+}
+
+pub fn refs(args: &[String]) -> Vec<&str> {
+    args.iter().map(String::as_str).collect()
+}

@@ -1,0 +1,308 @@
+//! `fslab ffsb` from the outside: the seed profiles, --explain, --json, FFSB's printed figures,
+//! bad profiles (line numbers, exit 2, nothing created).
+
+use crate::common::{fslab, s};
+use fslab_engine::Workload;
+use fslab_testkit::{entries, require_tool, tempdir};
+use serde_json::Value;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+fn profile(name: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../profiles").join(name)
+}
+
+/// Seed 002's profile with fewer files and threads, written to `dir`.
+fn small_profile(dir: &Path) -> PathBuf {
+    let text = std::fs::read_to_string(profile("smallfile.ffsb"))
+        .unwrap()
+        .replace("num_files=5000", "num_files=30")
+        .replace("num_dirs=1000", "num_dirs=5")
+        .replace("num_threads=128", "num_threads=2");
+    let path = dir.join("small.ffsb");
+    std::fs::write(&path, text).unwrap();
+    path
+}
+
+#[test]
+fn explain_prints_the_seed_profiles_as_native_workloads() {
+    for name in ["large-seqwrite.ffsb", "smallfile.ffsb"] {
+        let path = profile(name);
+        let r = fslab(&["ffsb", s(&path), "--explain"]);
+        assert_eq!(r.code, 0, "{}", r.stderr);
+        let w = Workload::from_toml(&r.stdout, name).unwrap_or_else(|e| panic!("{e}\n{}", r.stdout));
+        assert_eq!(w.filesets[0].root.as_deref(), Some("/mnt/test/"));
+        assert_eq!(
+            w.stop.time.map(|t| t.0),
+            Some(Duration::from_secs(if name.starts_with("large") { 300 } else { 1800 }))
+        );
+    }
+    // --time and --dir change what would run.
+    let dir = tempdir();
+    let path = profile("smallfile.ffsb");
+    let r = fslab(&["ffsb", s(&path), "--explain", "--time", "2", "--dir", s(dir.path())]);
+    let w = Workload::from_toml(&r.stdout, "explain").unwrap();
+    assert_eq!(w.stop.time.map(|t| t.0), Some(Duration::from_secs(2)));
+    assert_eq!(w.filesets[0].root.as_deref(), Some(s(dir.path())));
+    assert!(entries(dir.path()).is_empty(), "--explain creates nothing");
+}
+
+#[test]
+fn a_run_prints_what_ffsb_prints() {
+    let dir = tempdir();
+    let path = small_profile(dir.path());
+    let run_dir = dir.path().join("run");
+    std::fs::create_dir(&run_dir).unwrap();
+    // FFSB 5.x's positional time.
+    let r = fslab(&["ffsb", s(&path), "1", "--dir", s(&run_dir)]);
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    let out = &r.stdout;
+    for want in [
+        "(5.x grammar)",
+        "benchmark time = 1\n",
+        "fs setup took ",
+        "Benchmark took ",
+        "Total Results\n===============\n",
+        "             Op Name   Transactions\t Trans/sec\t% Trans\t    % Op Weight\t   Throughput\n",
+        "             readall : ",
+        "               write : ",
+        "              create : ",
+        " Transactions per Second\n",
+        "Read Throughput: ",
+        "Write Throughput: ",
+        "% User   Time\n",
+        "% System Time\n",
+        "% CPU Utilization\n",
+        "latency per operation",
+        "cpu, all CPUs (/proc/stat): user ",
+    ] {
+        assert!(out.contains(want), "no `{want}` in:\n{out}");
+    }
+    // Benchmark took X sec, with X at least the time asked for.
+    let took: f64 = out
+        .split("Benchmark took ")
+        .nth(1)
+        .and_then(|rest| rest.split(' ').next())
+        .and_then(|x| x.parse().ok())
+        .unwrap_or_else(|| panic!("{out}"));
+    assert!(took >= 1.0, "{took}");
+}
+
+#[test]
+fn json_carries_ffsb_s_figures_and_its_headline() {
+    let dir = tempdir();
+    let path = small_profile(dir.path());
+    let run_dir = dir.path().join("run");
+    std::fs::create_dir(&run_dir).unwrap();
+    let r = fslab(&["ffsb", s(&path), "--time", "1", "--dir", s(&run_dir), "--json"]);
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    let v: Value = serde_json::from_str(&r.stdout).unwrap_or_else(|e| panic!("{e}:\n{}", r.stdout));
+    assert_eq!(v["schema_version"], 2);
+    assert_eq!(v["tool"], "ffsb");
+    let result = &v["phases"][0]["result"];
+    assert_eq!(result["status"], "ok");
+    let c = &v["figures"];
+    assert_eq!((c["tool"].as_str(), c["grammar"].as_str()), (Some("ffsb"), Some("5.x")));
+    let ops: Vec<&str> = c["total"]["ops"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|o| o["op"].as_str().unwrap())
+        .collect();
+    assert_eq!(ops, vec!["readall", "write", "create"]);
+    let tps = c["total"]["transactions_per_sec"].as_f64().unwrap();
+    let runtime = c["runtime_secs"].as_f64().unwrap();
+    let trans = c["total"]["transactions"].as_u64().unwrap();
+    assert!((tps - trans as f64 / runtime).abs() < 1e-6);
+    assert_eq!(result["duration_s"].as_f64(), Some(runtime));
+    assert_eq!(v["metrics"][0]["name"], "Transactions/s");
+    assert_eq!(v["metrics"][0]["value"].as_f64(), Some(tps));
+    assert!(c["cpu_utilization_pct"].as_f64().is_some());
+    assert!(c["total"]["read_throughput"].as_str().unwrap().ends_with("B/sec"));
+}
+
+#[test]
+fn an_unknown_option_names_its_line_and_suggests_and_creates_nothing() {
+    let dir = tempdir();
+    let text = std::fs::read_to_string(profile("smallfile.ffsb"))
+        .unwrap()
+        .replace("num_threads=128", "num_thread=128");
+    let path = dir.path().join("typo.ffsb");
+    std::fs::write(&path, text).unwrap();
+    let run_dir = dir.path().join("run");
+    std::fs::create_dir(&run_dir).unwrap();
+    let r = fslab(&["ffsb", s(&path), "--time", "1", "--dir", s(&run_dir)]);
+    assert_eq!(r.code, 2, "{}", r.stderr);
+    let want = format!(
+        "{}:15: unknown option `num_thread` in [threadgroup] (did you mean `num_threads`?)",
+        path.display()
+    );
+    assert!(r.stderr.contains(&want), "{}", r.stderr);
+    assert!(r.stdout.is_empty());
+    assert!(entries(&run_dir).is_empty(), "nothing is created for a bad profile");
+}
+
+#[test]
+fn bad_values_and_locations_are_input_errors() {
+    let dir = tempdir();
+    let write = |name: &str, text: String| {
+        let p = dir.path().join(name);
+        std::fs::write(&p, text).unwrap();
+        p
+    };
+    let seed = std::fs::read_to_string(profile("smallfile.ffsb")).unwrap();
+    // A malformed value, with its line.
+    let p = write("value.ffsb", seed.replace("num_files=5000", "num_files=5k"));
+    let r = fslab(&["ffsb", s(&p)]);
+    assert_eq!(r.code, 2);
+    assert!(
+        r.stderr
+            .contains("value.ffsb:8: `num_files=5k`: 5.x profiles take plain byte counts"),
+        "{}",
+        r.stderr
+    );
+    // A relative location, and one that climbs with `..`.
+    let p = write("relative.ffsb", seed.replace("/mnt/test/", "mnt/test"));
+    let r = fslab(&["ffsb", s(&p), "--explain"]);
+    assert_eq!(r.code, 2);
+    assert!(
+        r.stderr.contains("relative.ffsb:7: location `mnt/test` is relative"),
+        "{}",
+        r.stderr
+    );
+    let p = write("dotdot.ffsb", seed.replace("/mnt/test/", "/tmp/../etc"));
+    let r = fslab(&["ffsb", s(&p), "--explain"]);
+    assert_eq!(r.code, 2);
+    assert!(
+        r.stderr.contains("dotdot.ffsb:7: location `/tmp/../etc` contains `..`"),
+        "{}",
+        r.stderr
+    );
+    // A location that does not exist.
+    let missing = dir.path().join("missing");
+    let p = write("missing.ffsb", seed.replace("/mnt/test/", s(&missing)));
+    let r = fslab(&["ffsb", s(&p), "1"]);
+    assert_eq!(r.code, 2, "{}", r.stderr);
+    assert!(r.stderr.contains("is not a directory"), "{}", r.stderr);
+    assert!(!missing.exists());
+    // The time given twice.
+    let r = fslab(&["ffsb", s(&p), "1", "--time", "2"]);
+    assert_eq!(r.code, 2);
+}
+
+#[test]
+fn time_zero_builds_the_fileset_and_says_so() {
+    let dir = tempdir();
+    let path = small_profile(dir.path());
+    let run_dir = dir.path().join("run");
+    std::fs::create_dir(&run_dir).unwrap();
+    let r = fslab(&["ffsb", s(&path), "--time", "0", "--dir", s(&run_dir)]);
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    assert!(
+        r.stdout.contains("Only creating the fileset, not running benchmark."),
+        "{}",
+        r.stdout
+    );
+    assert!(r.stdout.contains("Setup complete, exiting"), "{}", r.stdout);
+    assert!(
+        r.stdout.contains("setup fs0 ") && r.stdout.contains(": 30 files, "),
+        "{}",
+        r.stdout
+    );
+    assert_eq!(entries(&run_dir.join("data")).len(), 6, "5 directories and the marker");
+}
+
+#[test]
+fn explain_output_is_a_workload_fslab_run_accepts_and_runs() {
+    // The seed profiles as quoted: `fslab run --explain` takes the TOML and gives it back.
+    let dir = tempdir();
+    for name in ["large-seqwrite.ffsb", "smallfile.ffsb"] {
+        let r = fslab(&["ffsb", s(&profile(name)), "--explain"]);
+        assert_eq!(r.code, 0, "{}", r.stderr);
+        let toml = dir.path().join(format!("{name}.toml"));
+        std::fs::write(&toml, &r.stdout).unwrap();
+        let again = fslab(&["run", s(&toml), "--explain"]);
+        assert_eq!(
+            again.code, 0,
+            "fslab run refuses the explained {name}: {}",
+            again.stderr
+        );
+        assert_eq!(
+            Workload::from_toml(&again.stdout, "again").unwrap(),
+            Workload::from_toml(&r.stdout, "first").unwrap()
+        );
+    }
+    // Scaled down, it runs, and fslab's summary names each FFSB operation in its label column.
+    let path = small_profile(dir.path());
+    let run_dir = dir.path().join("run");
+    std::fs::create_dir(&run_dir).unwrap();
+    let r = fslab(&["ffsb", s(&path), "--explain", "--time", "1", "--dir", s(&run_dir)]);
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    let toml = dir.path().join("small.toml");
+    std::fs::write(&toml, &r.stdout).unwrap();
+    let run = fslab(&["run", s(&toml)]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let cells: Vec<Vec<&str>> = run.stdout.lines().map(|l| l.split_whitespace().collect()).collect();
+    assert!(
+        cells.iter().any(|c| c.starts_with(&["op", "label", "ops"])),
+        "no label column in:\n{}",
+        run.stdout
+    );
+    for (op, label) in [("readall", "readall"), ("write", "write"), ("create", "create")] {
+        assert!(
+            cells.iter().any(|c| c.starts_with(&[op, label])),
+            "no `{op} {label}` row in:\n{}",
+            run.stdout
+        );
+    }
+}
+
+/// Runs `fslab ARGS` under strace and returns the size of every pwrite64() it made. Each thread
+/// writes its own log (`-ff`), so that no call is split over two lines.
+fn pwrite_sizes(args: &[&str], logs: &Path) -> Vec<u64> {
+    std::fs::create_dir(logs).unwrap();
+    let status = std::process::Command::new("strace")
+        .args(["-ff", "-qq", "-s", "0", "-e", "trace=pwrite64", "-o"])
+        .arg(logs.join("t"))
+        .arg(env!("CARGO_BIN_EXE_fslab"))
+        .args(args)
+        .stdout(std::process::Stdio::null())
+        .status()
+        .expect("this test needs strace to see the setup's write() calls (apt-get install strace)");
+    assert!(status.success(), "strace fslab {args:?}: {status}");
+    let mut sizes = Vec::new();
+    for log in std::fs::read_dir(logs).unwrap() {
+        let text = std::fs::read_to_string(log.unwrap().path()).unwrap();
+        // `pwrite64(5, ""..., 8192, 16384) = 8192`: the size is the returned count.
+        for l in text.lines().filter(|l| l.starts_with("pwrite64(")) {
+            let n = l.rsplit("= ").next().and_then(|n| n.trim().parse().ok());
+            sizes.push(n.unwrap_or_else(|| panic!("a pwrite64 line without a count: {l}")));
+        }
+    }
+    sizes
+}
+
+#[test]
+#[ignore = "system tier: strace"]
+fn the_starting_files_are_written_in_create_blocksize_blocks() {
+    require_tool("strace", "strace");
+    let dir = tempdir();
+    let profile = dir.path().join("bs.ffsb");
+    // Six files of 20000 bytes: two 8 KiB blocks and 3616 bytes each.
+    std::fs::write(
+        &profile,
+        "time=0\n[filesystem]\nlocation=/unused\nnum_files=6\nnum_dirs=2\nmin_filesize=20000\nmax_filesize=20000\n\
+         create_blocksize=8k\n[end]\n[threadgroup]\nnum_threads=1\nstat_weight=1\n[end]\n",
+    )
+    .unwrap();
+    let run_dir = dir.path().join("run");
+    std::fs::create_dir(&run_dir).unwrap();
+    let mut sizes = pwrite_sizes(
+        &["ffsb", s(&profile), "--dir", s(&run_dir)],
+        &dir.path().join("strace.log"),
+    );
+    sizes.sort();
+    let mut want = vec![3616; 6];
+    want.extend([8192; 12]);
+    assert_eq!(sizes, want);
+}

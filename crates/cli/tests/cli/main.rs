@@ -1,0 +1,17 @@
+//! The cli's integration tests, one binary: the `fslab` binary run from the outside (exit codes,
+//! what goes to stdout and stderr, --json and --explain of each front-end, reports and
+//! comparisons), and whole studies on loop devices: the system tier, with the seed studies.
+
+mod common;
+mod dbench;
+mod ffsb;
+mod info;
+mod interrupt;
+mod iozone;
+mod lab;
+mod report;
+mod run;
+mod schema;
+mod seeds;
+mod study;
+mod sysbench;

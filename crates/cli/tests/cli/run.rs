@@ -1,0 +1,429 @@
+//! `fslab run` from the outside: exit codes, what goes to stdout and stderr, --json, --explain,
+//! errors during a run, and the temporary run directory.
+
+use crate::common::{fslab, fslab_in, s};
+use fslab_engine::Workload;
+use fslab_testkit::{entries, tempdir, Run, Tmpfs};
+use serde_json::Value;
+use std::path::{Path, PathBuf};
+
+/// What `fslab run --json` printed, read back.
+trait Outcome {
+    fn outcome(&self) -> Value;
+    fn json(&self) -> Value;
+}
+
+impl Outcome for Run {
+    /// The outcome `--json` printed.
+    fn outcome(&self) -> Value {
+        serde_json::from_str(&self.stdout)
+            .unwrap_or_else(|e| panic!("stdout is not one JSON document ({e}):\n{}", self.stdout))
+    }
+
+    /// The engine's result of the outcome's one phase.
+    fn json(&self) -> Value {
+        let v = self.outcome();
+        assert_eq!(v["phases"].as_array().map(Vec::len), Some(1), "one phase in {v}");
+        v["phases"][0]["result"].clone()
+    }
+}
+
+fn fslab_env(args: &[&str], env: &[(&str, &Path)]) -> Run {
+    fslab_in(None, env, args)
+}
+
+const READS: &str = r#"name = "reads"
+seed = 42
+
+[stop]
+ops = 20
+
+[[fileset]]
+name = "data"
+files = 2
+size = "256k"
+
+[[group]]
+name = "readers"
+fileset = "data"
+
+[[group.op]]
+op = "read"
+size = "8k"
+bs = "4k"
+"#;
+
+fn write_file(dir: &Path, name: &str, text: &str) -> PathBuf {
+    let p = dir.join(name);
+    std::fs::write(&p, text).unwrap();
+    p
+}
+
+fn workloads_dir() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../workloads")
+}
+
+#[test]
+fn json_prints_one_json_document_and_nothing_else() {
+    let tmp = tempdir();
+    let file = write_file(tmp.path(), "reads.toml", READS);
+    let dir = tmp.path().join("run");
+    std::fs::create_dir(&dir).unwrap();
+    let r = fslab(&["run", s(&file), "--dir", s(&dir), "--json"]);
+    assert_eq!(r.code, 0, "stderr: {}", r.stderr);
+    let o = r.outcome();
+    assert_eq!(o["schema_version"], 2, "schema_version in {o}");
+    assert_eq!(o["tool"], "run");
+    assert_eq!(o["phases"][0]["name"], "run");
+    assert_eq!(o["metrics"][0]["name"], "throughput");
+    assert_eq!(o["metrics"][0]["headline"], true);
+    let v = r.json();
+    assert_eq!(v["status"], "ok");
+    assert_eq!(v["stopped_by"], "ops");
+    assert_eq!(v["totals"]["ops"], 20);
+    assert_eq!(v["totals"]["bytes_read"], 20 * 8192);
+    assert_eq!(v["ops"][0]["op"], "read");
+    assert_eq!(v["ops"][0]["count"], 20);
+    // It is an Outcome, whole, with the RunResult in it.
+    let back = fslab_classic::Outcome::from_json(&r.stdout).expect("the JSON is an Outcome");
+    assert_eq!(back.phases[0].result.totals.ops, 20);
+    assert_eq!(back.phases[0].result.seed, 42);
+    assert_eq!(
+        r.stdout.trim_end().lines().last(),
+        Some("}"),
+        "anything after the JSON document?"
+    );
+    assert!(r.stdout.starts_with('{'), "anything before the JSON document?");
+}
+
+/// `--explain` of `args` printed as TOML, loaded back.
+fn explained(args: &[&str]) -> (Workload, String) {
+    let r = fslab(args);
+    assert_eq!(r.code, 0, "fslab {args:?}: {}", r.stderr);
+    let w = Workload::from_toml(&r.stdout, "explained.toml")
+        .unwrap_or_else(|e| panic!("the explained workload is refused: {e}\n{}", r.stdout));
+    (w, r.stdout)
+}
+
+#[test]
+fn explain_of_every_shipped_workload_parses_back_into_the_same_workload() {
+    let mut seen = 0;
+    for entry in std::fs::read_dir(workloads_dir()).unwrap() {
+        let path = entry.unwrap().path();
+        if path.extension().is_none_or(|e| e != "toml") {
+            continue;
+        }
+        let dir = tempdir();
+        let (w, text) = explained(&["run", s(&path), "--explain", "--dir", s(dir.path())]);
+        let want = Workload::from_file(&path).unwrap();
+        assert_eq!(w, want, "{} explained as:\n{text}", path.display());
+        assert_eq!(
+            entries(dir.path()),
+            Vec::<String>::new(),
+            "--explain made files in --dir"
+        );
+        seen += 1;
+    }
+    assert!(seen >= 5);
+}
+
+#[test]
+fn explain_shows_the_overrides() {
+    let tmp = tempdir();
+    let file = write_file(tmp.path(), "reads.toml", READS);
+    let (w, text) = explained(&[
+        "run",
+        s(&file),
+        "--explain",
+        "--time",
+        "3s",
+        "--ramp",
+        "500ms",
+        "--seed",
+        "5",
+    ]);
+    let mut want = Workload::from_file(&file).unwrap();
+    want.stop.time = Some("3s".parse().unwrap());
+    want.stop.ramp = "500ms".parse().unwrap();
+    want.seed = Some(5);
+    assert_eq!(w, want, "explained as:\n{text}");
+}
+
+#[test]
+fn explain_of_an_ad_hoc_run_is_the_workload_that_runs() {
+    let args = [
+        "run",
+        "--op",
+        "randrw",
+        "--bs",
+        "8k",
+        "--size",
+        "1m",
+        "--threads",
+        "2",
+        "--rwmixread",
+        "75",
+        "--seed",
+        "3",
+    ];
+    let (w, text) = explained(&[&args[..], &["--explain"]].concat());
+    // The printed TOML is the workload's own form.
+    assert_eq!(w.to_toml(), text);
+    assert_eq!(w.seed, Some(3));
+    assert_eq!(w.total_threads(), 2);
+    assert_eq!(w.filesets.len(), 1);
+    assert_eq!(w.filesets[0].size.max(), 1 << 20);
+    let ops: Vec<_> = w.groups[0]
+        .ops
+        .iter()
+        .map(|o| (o.op.name(), o.weight, o.block_size()))
+        .collect();
+    assert_eq!(ops, vec![("read", 75, 8192), ("write", 25, 8192)]);
+    // And it is what the run reports it ran.
+    let dir = tempdir();
+    let r = fslab(&[&args[..], &["--json", "--dir", s(dir.path())]].concat());
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    let ran: Workload = serde_json::from_value(r.json()["workload"].clone()).expect("the run's workload");
+    assert_eq!(ran, w, "--explain printed:\n{text}");
+}
+
+#[test]
+fn explain_of_a_sequential_ad_hoc_run_parses_back() {
+    let (w, text) = explained(&[
+        "run",
+        "--op",
+        "write",
+        "--bs",
+        "64k",
+        "--size",
+        "4m",
+        "--threads",
+        "3",
+        "--time",
+        "2s",
+        "--explain",
+    ]);
+    assert_eq!(w.to_toml(), text);
+    assert_eq!(w.stop.time, Some("2s".parse().unwrap()));
+    assert_eq!(w.groups[0].ops[0].op.name(), "seqwrite");
+}
+
+fn malformed_exits_2(text: &str, line: usize, column: usize, says: &str) {
+    let tmp = tempdir();
+    let file = write_file(tmp.path(), "bad.toml", text);
+    let dir = tmp.path().join("run");
+    std::fs::create_dir(&dir).unwrap();
+    let r = fslab(&["run", s(&file), "--dir", s(&dir), "--json"]);
+    assert_eq!(r.code, 2, "a malformed workload: stderr {}", r.stderr);
+    let at = format!("{}:{line}:{column}", file.display());
+    assert!(r.stderr.contains(&at), "stderr should name `{at}`: {}", r.stderr);
+    assert!(r.stderr.contains(says), "stderr should say `{says}`: {}", r.stderr);
+    assert_eq!(r.stdout, "", "nothing on stdout");
+    assert_eq!(
+        entries(&dir),
+        Vec::<String>::new(),
+        "a refused workload made files in --dir"
+    );
+}
+
+#[test]
+fn a_toml_syntax_error_exits_2_with_its_place() {
+    malformed_exits_2(&READS.replace("files = 2", "files = = 2"), 9, 9, "expected");
+}
+
+#[test]
+fn an_unknown_field_exits_2_with_its_place() {
+    malformed_exits_2(
+        &READS.replace("name = \"readers\"", "name = \"readers\"\nthredas = 4"),
+        14,
+        1,
+        "thredas",
+    );
+}
+
+#[test]
+fn an_invalid_workload_exits_2_with_its_place() {
+    malformed_exits_2(
+        &READS.replace("fileset = \"data\"", "fileset = \"nope\""),
+        14,
+        11,
+        "no fileset is named `nope`",
+    );
+}
+
+#[test]
+fn usage_errors_exit_2() {
+    let r = fslab(&["run"]);
+    assert_eq!(r.code, 2, "no workload and no --op: {}", r.stderr);
+    assert!(r.stderr.contains("--op"), "{}", r.stderr);
+    let tmp = tempdir();
+    let file = write_file(tmp.path(), "reads.toml", READS);
+    let r = fslab(&["run", s(&file), "--op", "randread"]);
+    assert_eq!(r.code, 2, "a file and --op: {}", r.stderr);
+    let r = fslab(&["run", "--op", "randread", "--bs", "4q"]);
+    assert_eq!(r.code, 2, "a bad size: {}", r.stderr);
+    let r = fslab(&["run", s(&tmp.path().join("missing.toml"))]);
+    assert_eq!(r.code, 2, "a missing workload file: {}", r.stderr);
+    assert!(r.stderr.contains("missing.toml"), "{}", r.stderr);
+}
+
+#[test]
+fn a_run_directory_reached_through_a_symlink_out_is_refused_with_exit_2() {
+    let tmp = tempdir();
+    let outside = tempdir();
+    let file = write_file(tmp.path(), "reads.toml", READS);
+    let dir = tmp.path().join("run");
+    std::fs::create_dir(&dir).unwrap();
+    std::os::unix::fs::symlink(outside.path(), dir.join("data")).unwrap();
+    let r = fslab(&["run", s(&file), "--dir", s(&dir)]);
+    assert!(
+        r.stderr.contains("leads out of the run directory"),
+        "stderr: {}",
+        r.stderr
+    );
+    assert_eq!(entries(outside.path()), Vec::<String>::new());
+    assert_eq!(r.code, 2, "a refused path is bad input: stderr {}", r.stderr);
+}
+
+/// Creates files of 400k on a 1m filesystem: the third cannot be written.
+fn filler(stop: &str) -> String {
+    format!(
+        r#"name = "filler"
+seed = 1
+
+[stop]
+{stop}
+
+[[fileset]]
+name = "data"
+files = 0
+size = "400k"
+
+[[group]]
+name = "g"
+fileset = "data"
+
+[[group.op]]
+op = "create"
+bs = "64k"
+"#
+    )
+}
+
+#[test]
+#[ignore = "system tier: root, to mount a 1 MiB tmpfs to fill"]
+fn a_run_that_fills_the_filesystem_exits_1_and_names_its_first_error() {
+    let fs = Tmpfs::mount("1m");
+    let tmp = tempdir();
+    let file = write_file(tmp.path(), "filler.toml", &filler("ops = 10"));
+    let r = fslab(&["run", s(&file), "--dir", s(fs.path()), "--json"]);
+    assert_eq!(r.code, 1, "stderr: {}", r.stderr);
+    assert!(
+        r.stderr.contains("No space left on device"),
+        "stderr names the error: {}",
+        r.stderr
+    );
+    assert!(
+        r.stderr.contains("1 error(s)"),
+        "stderr counts the errors: {}",
+        r.stderr
+    );
+    let v = r.json();
+    assert_eq!(v["status"], "failed");
+    assert_eq!(v["stopped_by"], "error");
+    let e = &v["first_error"];
+    assert_eq!(e["op"], "create", "{e}");
+    assert!(
+        e["message"]
+            .as_str()
+            .is_some_and(|m| m.contains("No space left on device")),
+        "{e}"
+    );
+    assert_eq!(e["total_errors"], 1, "{e}");
+    assert_eq!(v["ops"][0]["errors"], 1);
+    assert!(
+        v["ops"][0]["count"].as_u64().is_some_and(|c| (1..10).contains(&c)),
+        "{}",
+        v["ops"][0]
+    );
+}
+
+#[test]
+#[ignore = "system tier: root, to mount a 1 MiB tmpfs to fill"]
+fn the_first_error_carries_its_errno() {
+    let fs = Tmpfs::mount("1m");
+    let tmp = tempdir();
+    let file = write_file(tmp.path(), "filler.toml", &filler("ops = 10"));
+    let r = fslab(&["run", s(&file), "--dir", s(fs.path()), "--json"]);
+    assert_eq!(r.code, 1, "stderr: {}", r.stderr);
+    let e = &r.json()["first_error"];
+    assert_eq!(e["errno"], 28, "the errno of ENOSPC: {e}");
+}
+
+#[test]
+#[ignore = "system tier: root, to mount a 1 MiB tmpfs to fill"]
+fn continue_on_error_goes_on_counting_errors() {
+    let fs = Tmpfs::mount("1m");
+    let tmp = tempdir();
+    let file = write_file(tmp.path(), "filler.toml", &filler("time = \"1s\""));
+    let r = fslab(&["run", s(&file), "--dir", s(fs.path()), "--json", "--continue-on-error"]);
+    assert_eq!(r.code, 1, "a run with errors fails: {}", r.stderr);
+    let v = r.json();
+    assert_eq!(v["stopped_by"], "time", "the errors did not stop the run");
+    let errors = v["totals"]["errors"].as_u64().unwrap();
+    assert!(errors > 1, "only {errors} error counted");
+    assert_eq!(v["ops"][0]["errors"], errors);
+    assert_eq!(v["first_error"]["total_errors"], errors);
+    assert!(
+        r.stderr.contains(&format!("{errors} error(s)")),
+        "stderr counts {errors} errors: {}",
+        r.stderr
+    );
+    assert!(r.stderr.contains("No space left on device"), "{}", r.stderr);
+}
+
+#[test]
+fn without_dir_the_run_happens_in_a_temporary_directory_that_is_removed() {
+    let tmp = tempdir();
+    let env = [("TMPDIR", tmp.path())];
+    let adhoc = [
+        "run",
+        "--op",
+        "randread",
+        "--bs",
+        "4k",
+        "--size",
+        "1m",
+        "--threads",
+        "1",
+    ];
+    let r = fslab_env(&adhoc, &env);
+    assert_eq!(r.code, 0, "stderr: {}", r.stderr);
+    // 1m of 4k random reads: 256 operations.
+    assert!(
+        r.stdout
+            .lines()
+            .any(|l| l.split_whitespace().take(2).eq(["read", "256"])),
+        "the summary has no `read 256` row:\n{}",
+        r.stdout
+    );
+    assert!(r.stdout.contains("total: 256 ops"), "{}", r.stdout);
+    assert_eq!(
+        entries(tmp.path()),
+        Vec::<String>::new(),
+        "the temporary run directory was left behind"
+    );
+
+    let r = fslab_env(&[&adhoc[..], &["--json"]].concat(), &env);
+    assert_eq!(r.code, 0, "stderr: {}", r.stderr);
+    let v = r.json();
+    let dir = PathBuf::from(v["dir"].as_str().unwrap());
+    assert!(
+        dir.starts_with(tmp.path()),
+        "the run ran in {} instead of beneath $TMPDIR",
+        dir.display()
+    );
+    assert!(!dir.exists(), "{} was not removed", dir.display());
+    assert_eq!(v["totals"]["bytes_read"], 1 << 20);
+    assert_eq!(entries(tmp.path()), Vec::<String>::new());
+}

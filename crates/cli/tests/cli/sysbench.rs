@@ -1,0 +1,280 @@
+//! `fslab sysbench` from the outside: prepare, run and cleanup with sysbench's syntax, the text
+//! sysbench prints, `--json`, `--explain`, the old option spellings, and the exit codes of bad
+//! input.
+
+use crate::common::fslab_in;
+use fslab_testkit::{entries, require_tool, tempdir, Run};
+use serde_json::Value;
+use std::path::Path;
+
+type Out = Run;
+
+/// Runs `fslab sysbench ARGS` in `cwd`.
+fn sysbench(cwd: &Path, args: &[&str]) -> Out {
+    fslab_in(Some(cwd), &[], &[&["sysbench"], args].concat())
+}
+
+fn ok(cwd: &Path, args: &[&str]) -> Out {
+    let out = sysbench(cwd, args);
+    assert_eq!(out.code, 0, "fslab sysbench {args:?}: {}{}", out.stdout, out.stderr);
+    out
+}
+
+const SET: [&str; 3] = ["fileio", "--file-num=4", "--file-total-size=1M"];
+
+fn with(extra: &[&'static str]) -> Vec<&'static str> {
+    let mut a = SET.to_vec();
+    a.extend(extra);
+    a
+}
+
+#[test]
+fn prepare_run_cleanup_in_the_current_directory() {
+    let d = tempdir();
+    let out = ok(d.path(), &with(&["prepare"]));
+    assert!(out
+        .stdout
+        .contains("\n4 files, 256Kb each, 1Mb total\nCreating files for the test...\n"));
+    assert!(out
+        .stdout
+        .contains("Creating file test_file.3\n1048576 bytes written in "));
+    std::fs::write(d.path().join("notes.txt"), "the user's").unwrap();
+    for i in 0..4 {
+        let f = d.path().join(format!("test_file.{i}"));
+        assert_eq!(
+            std::fs::metadata(&f).map(|m| m.len()).ok(),
+            Some(262144),
+            "{}",
+            f.display()
+        );
+    }
+
+    let out = ok(
+        d.path(),
+        &with(&[
+            "--file-test-mode=rndrw",
+            "--events=500",
+            "--time=0",
+            "--threads=2",
+            "run",
+        ]),
+    );
+    let s = &out.stdout;
+    for line in [
+        "\nRunning the test with following options:\nNumber of threads: 2\n",
+        "\n4 files, 256KiB each\n1MiB total file size\nBlock size 16KiB\nNumber of IO requests: 500\n",
+        "\nDoing random r/w test\nInitializing worker threads...\n\nThreads started!\n\n\nFile operations:\n    reads/s: ",
+        "\nGeneral statistics:\n    total time:                          ",
+        "\n    total number of events:              500\n",
+        "\n         95th percentile:   ",
+        "\nThreads fairness:\n    events (avg/stddev):           250.0000/0.00\n",
+    ] {
+        assert!(s.contains(line), "no {line:?} in:\n{s}");
+    }
+    assert!(s.ends_with("\n\n"));
+
+    let out = ok(d.path(), &["fileio", "cleanup"]);
+    assert!(out.stdout.ends_with("\nRemoving test files...\n"));
+    assert_eq!(
+        entries(d.path()),
+        ["notes.txt"],
+        "cleanup leaves only what was there before"
+    );
+}
+
+#[test]
+fn json_is_one_document_with_sysbenchs_figures() {
+    let d = tempdir();
+    ok(d.path(), &with(&["--dir", ".", "prepare", "--json"]));
+    let out = ok(
+        d.path(),
+        &with(&[
+            "--file-test-mode=rndwr",
+            "--file-fsync-freq=5",
+            "--events=27",
+            "--time=0",
+            "--json",
+            "run",
+        ]),
+    );
+    let v: Value = serde_json::from_str(&out.stdout).unwrap_or_else(|e| panic!("{e}:\n{}", out.stdout));
+    assert_eq!(v["schema_version"], 2);
+    assert_eq!(v["tool"], "sysbench");
+    let c = &v["figures"];
+    // Three rounds of 5 writes and a burst of 4 fsyncs (one per file) make the 27 events; then
+    // the 4 end fsyncs, counted in fsyncs but not in events.
+    let (writes, fsyncs, events) = (c["writes"].as_u64(), c["fsyncs"].as_u64(), c["events"].as_u64());
+    assert_eq!((writes, fsyncs, events), (Some(15), Some(16), Some(27)));
+    assert_eq!(c["end_fsyncs"], 4);
+    assert!(c["latency_ms"]["percentile_value"].is_number());
+    // sysbench's own figures are the outcome's metrics, by sysbench's names.
+    let metric = |name: &str| {
+        v["metrics"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|m| m["name"] == name)
+            .unwrap_or_else(|| panic!("no `{name}` metric in {}", v["metrics"]))
+            .clone()
+    };
+    assert_eq!(metric("writes/s")["value"], c["writes_per_sec"]);
+    assert_eq!(metric("fsyncs/s")["value"], c["fsyncs_per_sec"]);
+    assert_eq!(metric("latency p95")["higher_is_better"], false);
+}
+
+#[test]
+fn explain_prints_the_workload_and_runs_nothing() {
+    let d = tempdir();
+    let out = ok(d.path(), &with(&["--file-test-mode=seqrewr", "--explain", "run"]));
+    for part in [
+        "prefix = \"test_file.\"",
+        "files = 4",
+        "op = \"rewrite\"",
+        "scope = \"shared\"",
+        "wrap = true",
+    ] {
+        assert!(out.stdout.contains(part), "no {part} in:\n{}", out.stdout);
+    }
+    assert!(entries(d.path()).is_empty(), "--explain made something");
+}
+
+#[test]
+fn the_old_spellings_work_on_the_command_line() {
+    let d = tempdir();
+    ok(
+        d.path(),
+        &["--test=fileio", "--file-num=4", "--file-total-size=1M", "prepare"],
+    );
+    let out = ok(
+        d.path(),
+        &[
+            "--test=fileio",
+            "--num-threads=2",
+            "--max-time=0",
+            "--max-requests=200",
+            "--file-num=4",
+            "--file-total-size=1M",
+            "--file-test-mode=rndrd",
+            "run",
+        ],
+    );
+    assert!(out.stdout.contains("Number of threads: 2\n"));
+    assert!(out.stdout.contains("    total number of events:              200\n"));
+}
+
+#[test]
+fn bad_options_name_the_option_exit_2_and_make_nothing() {
+    let d = tempdir();
+    for (args, says) in [
+        (
+            with(&["--threads=abc", "prepare"]),
+            "--threads: `abc` is not a whole number",
+        ),
+        (with(&["--file-io-mode=fast", "prepare"]), "--file-io-mode: `fast`"),
+        (
+            with(&["--no-such-option=1", "prepare"]),
+            "--no-such-option: unknown option",
+        ),
+        (with(&["--file-test-mode=rndrd", "--time=0", "run"]), "--time:"),
+        (with(&["run"]), "--file-test-mode: missing"),
+        (vec!["oltp", "run"], "fileio test only"),
+    ] {
+        let out = sysbench(d.path(), &args);
+        assert_eq!(out.code, 2, "{args:?}: {}", out.stderr);
+        assert!(out.stderr.contains(says), "{args:?}: {}", out.stderr);
+        assert!(out.stdout.is_empty(), "{args:?} printed {}", out.stdout);
+    }
+    assert_eq!(
+        std::fs::read_dir(d.path()).unwrap().count(),
+        0,
+        "bad input created something"
+    );
+}
+
+#[test]
+fn run_without_prepare_exits_2_and_says_to_prepare() {
+    let d = tempdir();
+    let out = sysbench(d.path(), &with(&["--file-test-mode=rndrd", "run"]));
+    assert_eq!(out.code, 2, "{}", out.stderr);
+    assert!(out.stderr.contains("/test_file.0'"), "{}", out.stderr);
+    assert!(
+        out.stderr.contains("--file-num=4 --file-total-size=1m prepare"),
+        "{}",
+        out.stderr
+    );
+    assert!(entries(d.path()).is_empty(), "the failed run made something");
+}
+
+#[test]
+fn report_interval_prints_one_line_per_interval() {
+    let d = tempdir();
+    ok(d.path(), &with(&["prepare"]));
+    for (percentile, label) in [(None, "(ms,95%)"), (Some("--percentile=99"), "(ms,99%)")] {
+        let mut args = with(&["--file-test-mode=rndwr", "--time=3", "--report-interval=1"]);
+        args.extend(percentile);
+        args.push("run");
+        let out = ok(d.path(), &args);
+        let lines: Vec<&str> = out.stdout.lines().filter(|l| l.starts_with("[ ")).collect();
+        // As sysbench: [ 1s ] and [ 2s ], none at the end of the run.
+        assert_eq!(lines.len(), 2, "{}", out.stdout);
+        for (n, line) in lines.iter().enumerate() {
+            assert!(
+                line.starts_with(&format!("[ {}s ] reads: 0.00 MiB/s writes: ", n + 1)),
+                "{line}"
+            );
+            // The interval's percentile of its events' latency, in ms with three decimals.
+            let (text, ms) = line.rsplit_once(' ').unwrap();
+            assert!(text.ends_with(&format!("/s latency {label}:")), "{line}");
+            let ms: f64 = ms.parse().unwrap_or_else(|e| panic!("{line}: {e}"));
+            assert!(ms > 0.0 && ms < 10_000.0, "{line}");
+            assert_eq!(line.rsplit_once('.').map(|d| d.1.len()), Some(3), "{line}");
+        }
+    }
+}
+
+/// The fsync() and fdatasync() calls of `fslab ARGS` (with `--dir DIR`), from strace.
+fn syncs(dir: &Path, args: &[&str]) -> (usize, usize) {
+    let log = dir.join("strace.log");
+    let status = std::process::Command::new("strace")
+        .args(["-f", "-qq", "-e", "trace=fsync,fdatasync", "-o"])
+        .arg(&log)
+        .arg(env!("CARGO_BIN_EXE_fslab"))
+        .args(["sysbench", "--dir"])
+        .arg(dir)
+        .args(args)
+        .stdout(std::process::Stdio::null())
+        .status()
+        .expect("this test needs strace to see the sync calls (apt-get install strace)");
+    assert!(status.success(), "strace fslab sysbench {args:?}: {status}");
+    let text = std::fs::read_to_string(&log).unwrap();
+    std::fs::remove_file(&log).unwrap();
+    let calls = |name: &str| text.lines().filter(|l| l.contains(&format!("{name}("))).count();
+    (calls("fsync"), calls("fdatasync"))
+}
+
+#[test]
+#[ignore = "system tier: strace"]
+fn fsync_mode_fdatasync_applies_to_the_bursts_and_the_end() {
+    require_tool("strace", "strace");
+    let d = tempdir();
+    ok(d.path(), &with(&["prepare"]));
+    // 21 events: 3 bursts of 4 after every 3 writes; then 4 at the end: 16 syncs.
+    let run = with(&[
+        "--file-test-mode=rndwr",
+        "--file-fsync-freq=3",
+        "--events=21",
+        "--time=0",
+    ]);
+    assert_eq!(syncs(d.path(), &[&run[..], &["run"]].concat()), (16, 0));
+    let fdatasync = [&run[..], &["--file-fsync-mode=fdatasync", "run"]].concat();
+    assert_eq!(syncs(d.path(), &fdatasync), (0, 16));
+}
+
+#[test]
+fn help_lists_the_options() {
+    let d = tempdir();
+    for args in [vec!["fileio", "help"], vec!["--help"]] {
+        let out = ok(d.path(), &args);
+        assert!(out.stdout.contains("--file-test-mode=STRING"), "{}", out.stdout);
+    }
+}

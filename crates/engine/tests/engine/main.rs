@@ -1,0 +1,19 @@
+//! The engine's integration tests, one binary: workloads run for real in temporary directories.
+//! The tests that need root or a system tool are `#[ignore]`d as the system tier (see
+//! CONTRIBUTING.md).
+
+mod backends;
+mod common;
+mod confine;
+mod fsyncs;
+mod labels;
+mod named_files;
+mod operations;
+mod script;
+mod series;
+mod setup_bs;
+mod steady;
+mod stop;
+mod stopped_sync;
+mod uring_settings;
+mod workload_files;

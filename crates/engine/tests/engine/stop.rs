@@ -1,0 +1,293 @@
+//! Stop conditions: time, operations, bytes, stonewalling, streams that end, the ramp and the
+//! final sync.
+
+use crate::common::{op, run_ok, workload};
+use fslab_engine::result::StopReason;
+use fslab_engine::workload::OpKind;
+use fslab_testkit::tempdir;
+use std::time::Duration;
+
+/// Random 4k reads of one 1m file by `threads` threads, with the given stop table.
+fn reads(threads: u32, stop: &str) -> fslab_engine::Workload {
+    workload(&format!(
+        r#"
+name = "reads"
+seed = 17
+
+[stop]
+{stop}
+
+[[fileset]]
+name = "data"
+files = 1
+dirs = 0
+size = "1m"
+
+[[group]]
+name = "g"
+threads = {threads}
+fileset = "data"
+
+[[group.op]]
+op = "read"
+size = "12k"
+bs = "4k"
+"#
+    ))
+}
+
+#[test]
+fn stop_time_ends_the_run_after_that_time() {
+    let r = run_ok(&reads(1, "time = \"1s\""), tempdir().path());
+    assert_eq!(r.stopped_by, StopReason::Time);
+    assert!(
+        r.duration >= Duration::from_secs(1) && r.duration <= Duration::from_millis(1500),
+        "duration {:?} is outside [1s, 1.5s]",
+        r.duration
+    );
+    assert!(op(&r, OpKind::Read).count > 0);
+}
+
+#[test]
+fn stop_ops_ends_the_run_at_exactly_that_many_operations() {
+    let r = run_ok(&reads(1, "ops = 37"), tempdir().path());
+    assert_eq!(r.stopped_by, StopReason::Ops);
+    assert_eq!(op(&r, OpKind::Read).count, 37);
+    assert_eq!(r.totals.ops, 37);
+}
+
+#[test]
+fn stop_ops_is_split_over_the_threads_and_met_exactly() {
+    // 101 over 2 threads: 51 + 50.
+    let r = run_ok(&reads(2, "ops = 101"), tempdir().path());
+    assert_eq!(r.stopped_by, StopReason::Ops);
+    assert_eq!(op(&r, OpKind::Read).count, 101);
+    assert_eq!(op(&r, OpKind::Read).bytes, 101 * 12 * 1024);
+}
+
+#[test]
+fn stop_bytes_ends_the_run_once_that_many_bytes_moved() {
+    const LIMIT: u64 = 1 << 20;
+    // 1m is not a multiple of the 12k each read moves: the last read crosses the limit.
+    let r = run_ok(&reads(1, "bytes = \"1m\""), tempdir().path());
+    assert_eq!(r.stopped_by, StopReason::Bytes);
+    let bytes = r.totals.bytes_read + r.totals.bytes_written;
+    assert!(bytes >= LIMIT, "{bytes} bytes moved, under the limit of {LIMIT}");
+    assert!(
+        bytes < LIMIT + 12 * 1024,
+        "{bytes} bytes: more than one read past the limit"
+    );
+    assert_eq!(op(&r, OpKind::Read).count, LIMIT.div_ceil(12 * 1024));
+}
+
+#[test]
+fn stonewall_stops_every_thread_when_the_first_finishes() {
+    // Group "short" reads its 64k file once and finishes. Group "long" wraps around its file, so
+    // it never finishes by itself: only the stonewall ends the run (or the hang guard fails the
+    // test). stop.ops is there only because a workload must say how it stops: no thread comes
+    // near its share of a billion operations. How far the long stream got before the short one
+    // finished is up to the scheduler (on a loaded machine the short thread may wait for a CPU
+    // while the long one reads megabytes), so that is not asserted; that it was stopped, and by
+    // what, is.
+    let w = workload(
+        r#"
+name = "stonewall"
+seed = 1
+
+[stop]
+stonewall = true
+ops = 2_000_000_000
+
+[[fileset]]
+name = "short"
+files = 1
+dirs = 0
+size = "64k"
+
+[[fileset]]
+name = "long"
+files = 1
+dirs = 0
+size = "1m"
+
+[[group]]
+name = "short"
+fileset = "short"
+
+[[group.op]]
+op = "seqread"
+scope = "own"
+bs = "4k"
+
+[[group]]
+name = "long"
+fileset = "long"
+
+[[group.op]]
+op = "seqread"
+scope = "own"
+bs = "4k"
+wrap = true
+"#,
+    );
+    let r = run_ok(&w, tempdir().path());
+    assert_eq!(r.stopped_by, StopReason::Stonewall);
+    let thread = |group: &str| {
+        r.threads
+            .iter()
+            .find(|t| t.group == group)
+            .unwrap_or_else(|| panic!("no thread of group {group}: {:?}", r.threads))
+    };
+    let (short, long) = (thread("short"), thread("long"));
+    assert!(short.finished, "the short stream ran out of work: {short:?}");
+    assert_eq!(
+        (short.ops, short.bytes),
+        (16, 64 << 10),
+        "the short stream read its whole 64k file, once"
+    );
+    assert!(
+        !long.finished,
+        "a wrapping stream cannot run out of work, so it was stopped: {long:?}"
+    );
+    assert_eq!(op(&r, OpKind::SeqRead).bytes, short.bytes + long.bytes);
+}
+
+#[test]
+fn streams_without_wrap_or_limit_end_by_themselves() {
+    // Two files of 100000 bytes: 24 whole 4k blocks and a short one of 1696 each.
+    let w = workload(
+        r#"
+name = "streams"
+seed = 4
+
+[[fileset]]
+name = "data"
+files = 2
+dirs = 0
+size = 100000
+
+[[group]]
+name = "g"
+threads = 2
+fileset = "data"
+
+[[group.op]]
+op = "seqread"
+scope = "own"
+bs = "4k"
+"#,
+    );
+    let r = run_ok(&w, tempdir().path());
+    assert_eq!(r.stopped_by, StopReason::Done);
+    let s = op(&r, OpKind::SeqRead);
+    assert_eq!(s.bytes, 200_000, "both files read once, whole");
+    assert_eq!(s.count, 50, "25 reads per file");
+}
+
+#[test]
+fn stream_transactions_count_only_whole_blocks() {
+    // One file of 100000 bytes: 24 whole 4k blocks and a short one of 1696.
+    let w = workload(
+        r#"
+name = "streams"
+seed = 4
+
+[[fileset]]
+name = "data"
+files = 1
+dirs = 0
+size = 100000
+
+[[group]]
+name = "g"
+fileset = "data"
+
+[[group.op]]
+op = "seqread"
+bs = "4k"
+"#,
+    );
+    let r = run_ok(&w, tempdir().path());
+    let s = op(&r, OpKind::SeqRead);
+    assert_eq!((s.count, s.bytes), (25, 100_000));
+    assert_eq!(s.transactions, 24, "the short last read of the file is no transaction");
+}
+
+#[test]
+fn shared_stream_reads_the_whole_fileset_once() {
+    let w = workload(
+        r#"
+name = "shared"
+seed = 4
+
+[[fileset]]
+name = "data"
+files = 3
+dirs = 2
+size = "64k"
+
+[[group]]
+name = "g"
+threads = 2
+fileset = "data"
+
+[[group.op]]
+op = "seqread"
+scope = "shared"
+bs = "16k"
+"#,
+    );
+    let r = run_ok(&w, tempdir().path());
+    assert_eq!(r.stopped_by, StopReason::Done);
+    let s = op(&r, OpKind::SeqRead);
+    assert_eq!((s.count, s.bytes), (12, 3 * 64 * 1024));
+}
+
+#[test]
+fn the_ramp_is_left_out_and_marked_in_the_series() {
+    let r = run_ok(&reads(1, "ramp = \"1s\"\ntime = \"1s\""), tempdir().path());
+    assert_eq!(r.stopped_by, StopReason::Time);
+    assert_eq!(r.ramp, Duration::from_secs(1));
+    assert!(
+        r.duration >= Duration::from_secs(1) && r.duration <= Duration::from_millis(1500),
+        "measured duration {:?} should be the 1s after the ramp",
+        r.duration
+    );
+    let marked: Vec<_> = r.series.iter().map(|s| (s.t, s.ramp)).collect();
+    assert!(
+        r.series.iter().any(|s| s.ramp),
+        "no second of the series is marked ramp: (t, ramp) = {marked:?}"
+    );
+    assert!(
+        r.series.iter().any(|s| !s.ramp),
+        "no second after the ramp in the series: {marked:?}"
+    );
+    // The ramp's operations are not in the totals: they are only those after it.
+    let after: u64 = r.series.iter().filter(|s| !s.ramp).map(|s| s.ops).sum();
+    let during: u64 = r.series.iter().filter(|s| s.ramp).map(|s| s.ops).sum();
+    assert!(
+        r.totals.ops < after + during,
+        "the totals ({}) include the ramp's operations ({during})",
+        r.totals.ops
+    );
+}
+
+#[test]
+fn final_sync_inside_is_timed_and_reported() {
+    let r = run_ok(&reads(1, "ops = 5\nfinal_sync = \"inside\""), tempdir().path());
+    assert!(
+        r.final_sync.is_some(),
+        "final_sync inside: the result has no final_sync time"
+    );
+    assert!(
+        r.duration >= r.final_sync.unwrap(),
+        "an inside sync is part of the duration"
+    );
+    let r = run_ok(&reads(1, "ops = 5\nfinal_sync = \"outside\""), tempdir().path());
+    assert!(
+        r.final_sync.is_some(),
+        "final_sync outside: the result has no final_sync time"
+    );
+    let r = run_ok(&reads(1, "ops = 5"), tempdir().path());
+    assert!(r.final_sync.is_none(), "no final sync asked for, but one is reported");
+}

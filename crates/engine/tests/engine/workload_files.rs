@@ -1,0 +1,167 @@
+//! Workload files: a faulty file is refused with the file, the line and column of the fault, and
+//! what is wrong; a good one survives the trip through TOML unchanged.
+
+use fslab_engine::workload::{LoadError, OpKind};
+use fslab_engine::Workload;
+use std::path::{Path, PathBuf};
+
+const GOOD: &str = r#"name = "good"
+seed = 1
+
+[stop]
+ops = 10
+
+[[fileset]]
+name = "data"
+files = 4
+size = "64k"
+
+[[group]]
+name = "readers"
+threads = 2
+fileset = "data"
+
+[[group.op]]
+op = "read"
+size = "4k"
+"#;
+
+/// Writes GOOD with line `line` (1-based) replaced by `with` into a file, and loads it.
+fn load_with(dir: &Path, line: usize, with: &str) -> (PathBuf, Result<Workload, LoadError>) {
+    let mut lines: Vec<&str> = GOOD.lines().collect();
+    lines[line - 1] = with;
+    let text = lines.join("\n") + "\n";
+    let path = dir.join("w.toml");
+    std::fs::write(&path, &text).unwrap();
+    let r = Workload::from_file(&path);
+    (path, r)
+}
+
+/// Loads GOOD with line `line` replaced and expects it refused at `line:column`, with a message
+/// that contains every one of `says`.
+fn refused_at(line: usize, with: &str, column: usize, says: &[&str]) {
+    let dir = fslab_testkit::tempdir();
+    let (path, r) = load_with(dir.path(), line, with);
+    let e = r.expect_err(&format!("a file with `{with}` on line {line} must be refused"));
+    let msg = e.to_string();
+    let at = format!("{}:{line}:{column}: ", path.display());
+    assert!(msg.starts_with(&at), "expected the error at `{at}`, got: {msg}");
+    match &e {
+        LoadError::At {
+            file,
+            line: l,
+            column: c,
+            ..
+        } => {
+            assert_eq!(file, &path.display().to_string());
+            assert_eq!((*l, *c), (line, column));
+        }
+        other => panic!("expected an error with a place, got {other:?}"),
+    }
+    for s in says {
+        assert!(msg.contains(s), "the message should say `{s}`: {msg}");
+    }
+}
+
+#[test]
+fn the_unchanged_template_loads() {
+    let dir = fslab_testkit::tempdir();
+    let (_, r) = load_with(dir.path(), 1, "name = \"good\"");
+    let w = r.unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(w.groups[0].threads, 2);
+    assert_eq!(w.groups[0].ops[0].op, OpKind::Read);
+}
+
+#[test]
+fn a_toml_syntax_error_names_its_line() {
+    refused_at(9, "files = = 4", 9, &["expected"]);
+}
+
+#[test]
+fn an_unknown_field_names_its_line_and_the_field() {
+    refused_at(14, "thredas = 2", 1, &["unknown field", "thredas"]);
+}
+
+#[test]
+fn a_wrong_type_names_its_line() {
+    refused_at(14, "threads = \"two\"", 11, &["invalid type", "string"]);
+}
+
+#[test]
+fn a_bad_size_names_its_line() {
+    refused_at(10, "size = \"64q\"", 8, &["`64q` has an unknown size suffix `q`"]);
+}
+
+#[test]
+fn a_group_naming_an_unknown_fileset_names_its_line() {
+    refused_at(15, "fileset = \"nope\"", 11, &["nope", "data"]);
+}
+
+#[test]
+fn a_field_that_does_not_apply_names_its_line() {
+    refused_at(19, "scope = \"shared\"", 9, &["`scope` does not apply to read"]);
+}
+
+#[test]
+fn a_fileset_dir_outside_the_run_directory_names_the_dir_line() {
+    refused_at(10, "dir = \"../x\"", 7, &["../x", "run directory"]);
+}
+
+#[test]
+fn iodepth_without_io_uring_names_its_line() {
+    refused_at(14, "iodepth = 4", 11, &["io_uring"]);
+}
+
+#[test]
+fn a_missing_file_is_named() {
+    let dir = fslab_testkit::tempdir();
+    let path = dir.path().join("missing.toml");
+    let e = Workload::from_file(&path).expect_err("a missing file");
+    assert!(e.to_string().starts_with(&path.display().to_string()), "{e}");
+}
+
+#[test]
+fn a_workload_that_never_stops_is_refused() {
+    let text = GOOD.replace("[stop]\nops = 10\n", "");
+    let e = Workload::from_toml(&text, "w.toml").expect_err("no stop condition and endless ops");
+    assert!(e.to_string().contains("never stops"), "{e}");
+}
+
+fn workloads_dir() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../workloads")
+}
+
+#[test]
+fn every_shipped_workload_loads_and_survives_a_trip_through_toml() {
+    let mut seen = 0;
+    for entry in std::fs::read_dir(workloads_dir()).expect("the workloads directory") {
+        let path = entry.unwrap().path();
+        if path.extension().is_none_or(|e| e != "toml") {
+            continue;
+        }
+        let w = Workload::from_file(&path).unwrap_or_else(|e| panic!("{e}"));
+        let text = w.to_toml();
+        let back = Workload::from_toml(&text, "explained.toml")
+            .unwrap_or_else(|e| panic!("{}: its explained form is refused: {e}\n{text}", path.display()));
+        assert_eq!(back, w, "{} changed through to_toml:\n{text}", path.display());
+        seen += 1;
+    }
+    assert!(seen >= 5, "only {seen} workload files found");
+}
+
+#[test]
+fn every_size_form_survives_a_trip_through_toml() {
+    for size in [
+        "1536",
+        "\"1m\"",
+        "{ min = \"1000\", max = \"4k\" }",
+        "{ min = 1000, max = \"64k\" }",
+        "{ table = [[\"16k\", 4], [\"100\", 1]] }",
+    ] {
+        let text = GOOD.replace("size = \"64k\"", &format!("size = {size}"));
+        let text = text.replace("size = \"4k\"", "size = \"100\"");
+        let w = Workload::from_toml(&text, "w.toml").unwrap_or_else(|e| panic!("size = {size}: {e}"));
+        let back = Workload::from_toml(&w.to_toml(), "back.toml").unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(back, w, "size = {size} changed through to_toml:\n{}", w.to_toml());
+    }
+}

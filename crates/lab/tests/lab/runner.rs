@@ -1,0 +1,728 @@
+//! The study runner behind its seam, without root: a machine that makes no filesystem (its
+//! "mount points" are plain directories) and runs each worker's fslab command in-process,
+//! through the same front-end contract the real worker uses. What is checked: each cell stores
+//! its own tool's figures, batching by `fresh`, unsupported filesystems and refused options,
+//! failed and hung runs, and resume after an interruption.
+
+use fslab_classic::{Context, Tool};
+use fslab_lab::age::{AgeReport, AgeSpec};
+use fslab_lab::fill::{FillReport, FillSpec, Tree};
+use fslab_lab::lifecycle;
+use fslab_lab::machine::{Image, Machine};
+use fslab_lab::matrix::Form;
+use fslab_lab::runner::{Event, Options, Summary};
+use fslab_lab::study::Study;
+use fslab_lab::worker::{Ended, Watch};
+use fslab_lab::LabError;
+use fslab_store::{CellStatus, RunStatus, Store};
+use std::path::{Path, PathBuf};
+use std::sync::atomic::AtomicBool;
+use std::sync::Mutex;
+use std::time::Duration;
+
+/// A dbench loadfile of nine lines, small enough for a one-second run.
+const LOAD: &str = r#"Deltree "\clients\client1" NT_STATUS_OK
+Mkdir "\clients" NT_STATUS_OK
+NTCreateX "\clients\client1\d" 0x1 0x2 1 NT_STATUS_OK
+Close 1 NT_STATUS_OK
+NTCreateX "\clients\client1\d\f.txt" 0x40 0x5 2 NT_STATUS_OK
+WriteX 2 0 65536 65536 NT_STATUS_OK
+ReadX 2 0 65536 65536 NT_STATUS_OK
+QUERY_PATH_INFORMATION "\clients\client1\d\f.txt" 1004 NT_STATUS_OK
+Close 2 NT_STATUS_OK
+"#;
+
+/// An FFSB 6.0 profile of a few small files.
+const PROFILE: &str = "time=1\n\
+[filesystem0]\n\tlocation=/unused\n\tnum_files=20\n\tnum_dirs=2\n\tmin_filesize=4k\n\tmax_filesize=4k\n[end0]\n\
+[threadgroup0]\n\tnum_threads=1\n\tread_weight=1\n\tread_size=4k\n\tread_blocksize=4k\n[end0]\n";
+
+/// A native workload of 40 reads.
+const NATIVE: &str = r#"
+name = "reads"
+[stop]
+ops = 40
+[[fileset]]
+name = "data"
+files = 2
+size = "64k"
+[[group]]
+name = "readers"
+fileset = "data"
+[[group.op]]
+op = "read"
+bs = "4k"
+"#;
+
+/// What a worker call does on the fake machine (which it may ask what it did before).
+type Worker = dyn Fn(&Fake, &[String]) -> Ended + Sync;
+
+/// A machine that formats nothing: it logs what it is asked, and runs each worker's command
+/// in-process unless told to answer otherwise.
+struct Fake {
+    log: Mutex<Vec<String>>,
+    /// Filesystem types this machine lacks.
+    lacks: Vec<&'static str>,
+    /// mkfs options it refuses.
+    refuses: Vec<&'static str>,
+    worker: Box<Worker>,
+}
+
+impl Fake {
+    fn new() -> Fake {
+        Fake {
+            log: Mutex::new(Vec::new()),
+            lacks: Vec::new(),
+            refuses: Vec::new(),
+            worker: Box::new(|_, args| in_process(args)),
+        }
+    }
+
+    fn note(&self, what: String) {
+        self.log.lock().unwrap().push(what);
+    }
+
+    /// The logged actions that start with `what`.
+    fn count(&self, what: &str) -> usize {
+        self.log.lock().unwrap().iter().filter(|l| l.starts_with(what)).count()
+    }
+
+    /// The type of the filesystem mounted last.
+    fn mounted(&self) -> String {
+        let log = self.log.lock().unwrap();
+        let last = log.iter().rev().find_map(|l| l.strip_prefix("mount "));
+        last.and_then(|l| l.split(' ').next()).unwrap_or_default().to_string()
+    }
+
+    fn workers(&self) -> Vec<String> {
+        let log = self.log.lock().unwrap();
+        log.iter()
+            .filter_map(|l| l.strip_prefix("worker ").map(String::from))
+            .collect()
+    }
+}
+
+struct FakeImage(PathBuf);
+
+impl Image for FakeImage {
+    fn device(&self) -> &Path {
+        &self.0
+    }
+
+    fn detach_later(self: Box<Self>) {}
+}
+
+impl Machine for Fake {
+    fn ready(&self) -> Result<(), LabError> {
+        Ok(())
+    }
+
+    fn support(&self, fs_type: &str) -> Result<(), LabError> {
+        if self.lacks.contains(&fs_type) {
+            return Err(LabError::Unsupported {
+                what: fs_type.to_string(),
+                reason: format!("the fake machine has no {fs_type}"),
+            });
+        }
+        Ok(())
+    }
+
+    fn attach_image(&self, _dir: &Path, size: u64) -> Result<Box<dyn Image>, LabError> {
+        let n = self.count("attach");
+        self.note(format!("attach {size}"));
+        Ok(Box::new(FakeImage(PathBuf::from(format!("/dev/fake{n}")))))
+    }
+
+    fn wipe(&self, dev: &Path) -> Result<(), LabError> {
+        self.note(format!("wipe {}", dev.display()));
+        Ok(())
+    }
+
+    fn mkfs(&self, dev: &Path, fs_type: &str, options: &str) -> Result<String, LabError> {
+        self.note(format!("mkfs {fs_type} {}", dev.display()));
+        if let Some(o) = self.refuses.iter().find(|o| options.contains(*o)) {
+            return Err(LabError::Tool {
+                command: format!("mkfs.{fs_type} {options}"),
+                status: "exit status: 1".into(),
+                output: format!("invalid option {o}"),
+                kernel: None,
+            });
+        }
+        Ok(String::new())
+    }
+
+    fn mount(&self, _dev: Option<&Path>, mnt: &Path, fs_type: &str, options: &str) -> Result<String, LabError> {
+        self.note(format!("mount {fs_type} {}", mnt.display()));
+        Ok(format!("rw,{options}"))
+    }
+
+    fn umount(&self, mnt: &Path) -> Result<(), LabError> {
+        self.note(format!("umount {}", mnt.display()));
+        Ok(())
+    }
+
+    fn umount_lazy(&self, mnt: &Path) {
+        self.note(format!("umount -l {}", mnt.display()));
+    }
+
+    fn thaw(&self, _mnt: &Path) {}
+
+    fn fsck(&self, _dev: &Path, fs_type: &str) -> Result<String, LabError> {
+        self.note(format!("fsck {fs_type}"));
+        Ok("clean".into())
+    }
+
+    fn set_scheduler(&self, _dev: &Path, name: &str) -> Result<String, LabError> {
+        self.note(format!("scheduler {name}"));
+        match name {
+            "kyber" | "none" | "mq-deadline" | "bfq" => Ok(name.to_string()),
+            other => Err(LabError::Unsupported {
+                what: format!("scheduler {other}"),
+                reason: "the fake machine offers none, mq-deadline, kyber, bfq".into(),
+            }),
+        }
+    }
+
+    fn set_read_ahead_kb(&self, _dev: &Path, kb: u64) -> Result<u64, LabError> {
+        Ok(kb)
+    }
+
+    fn fill(&self, _root: &Path, _tree: &Tree, _spec: &FillSpec) -> Result<FillReport, LabError> {
+        unimplemented!("no test here fills")
+    }
+
+    fn age(&self, _root: &Path, _spec: &AgeSpec) -> Result<AgeReport, LabError> {
+        unimplemented!("no test here ages")
+    }
+
+    fn run_worker(&self, args: &[String], _watch: &Watch) -> Result<Ended, LabError> {
+        self.note(format!("worker {}", args.join(" ")));
+        Ok((self.worker)(self, args))
+    }
+
+    fn clear_leftovers(&self, scratch: &Path) {
+        let _ = std::fs::remove_dir_all(scratch);
+    }
+}
+
+/// `fslab ARGS` as the worker process runs it, in this process: the front-end's outcome as
+/// `--json` prints it, and the exit code the CLI gives it.
+fn in_process(args: &[String]) -> Ended {
+    let tool = Tool::from_key(&args[0]).expect("a tool's command");
+    let (mut frontend, common) = match tool.parse(&args[1..]) {
+        Ok(parsed) => parsed,
+        Err(e) => return exited(2, "", &e.to_string()),
+    };
+    let mut out = |_: &str| {};
+    let mut progress = |_: &str, _: &fslab_engine::Progress| {};
+    let interrupt = std::sync::Arc::new(AtomicBool::new(false));
+    let mut ctx = Context::new(&common, interrupt, &mut out, &mut progress);
+    match frontend.execute(&mut ctx) {
+        Ok(o) => {
+            let code = if o.status() == fslab_engine::result::Status::Failed {
+                1
+            } else {
+                0
+            };
+            let stdout = if common.json { o.to_json() } else { String::new() };
+            exited(code, &stdout, "")
+        }
+        Err(e) => exited(1, "", &e.to_string()),
+    }
+}
+
+fn exited(code: i32, stdout: &str, stderr: &str) -> Ended {
+    Ended::Exited {
+        code: Some(code),
+        stdout: stdout.to_string(),
+        stderr: stderr.to_string(),
+    }
+}
+
+/// A study file with its inputs, in a directory of its own.
+struct Lab {
+    dir: tempfile::TempDir,
+    study: Study,
+    store: Store,
+}
+
+impl Lab {
+    fn new(text: &str) -> Lab {
+        let dir = tempfile::tempdir().expect("a temporary directory");
+        std::fs::write(dir.path().join("client.txt"), LOAD).unwrap();
+        std::fs::write(dir.path().join("small.ffsb"), PROFILE).unwrap();
+        std::fs::write(dir.path().join("reads.toml"), NATIVE).unwrap();
+        let text = text.replace("LOADFILE", &dir.path().join("client.txt").display().to_string());
+        let study = Study::from_toml(&text, "study.toml", dir.path()).unwrap_or_else(|e| panic!("{e}"));
+        let store = Store::open(dir.path().join("fslab.db")).unwrap();
+        Lab { dir, study, store }
+    }
+
+    /// Records the study and runs it on `machine`, stopping when `stop` is set.
+    fn run(&self, machine: &Fake, stop: &'static AtomicBool) -> (i64, Summary, Vec<Event>) {
+        let id = self
+            .store
+            .create_study(&fslab_store::NewStudy {
+                name: self.study.name.clone(),
+                file: "study.toml".into(),
+                text: String::new(),
+                started_at: "2026-11-25T00:00:00Z".into(),
+                testbed: serde_json::json!({}),
+                planned_runs: fslab_lab::matrix::planned_runs(&self.study, Form::Full),
+                form: "full".into(),
+            })
+            .unwrap();
+        let (summary, events) = self.resume(machine, id, stop);
+        (id, summary, events)
+    }
+
+    /// Runs what study `id` lacks.
+    fn resume(&self, machine: &Fake, id: i64, stop: &'static AtomicBool) -> (Summary, Vec<Event>) {
+        let opts = Options {
+            form: Form::Full,
+            scratch: self.dir.path().join("scratch"),
+            stop,
+        };
+        let mut events = Vec::new();
+        let summary = lifecycle::execute(machine, &self.store, &self.study, id, &opts, false, &mut |e| {
+            events.push(e.clone())
+        })
+        .unwrap_or_else(|e| panic!("the study failed: {e}"));
+        (summary, events)
+    }
+
+    /// Each cell's label with its status and reason.
+    fn statuses(&self, id: i64) -> Vec<(String, CellStatus, Option<String>)> {
+        let cells = self.store.cells(id).unwrap();
+        cells.into_iter().map(|c| (c.spec.label, c.status, c.reason)).collect()
+    }
+}
+
+fn never() -> &'static AtomicBool {
+    Box::leak(Box::new(AtomicBool::new(false)))
+}
+
+/// All five tools, the native workload first: each cell's runs must carry its own tool's
+/// figures, headline first.
+const FIVE_TOOLS: &str = r#"
+name = "five tools"
+drop_caches = false
+fresh = "cell"
+
+[[filesystem]]
+type = "ext4"
+
+[[workload]]
+name = "native"
+run = { file = "reads.toml" }
+
+[[workload]]
+name = "ffsb"
+ffsb = "small.ffsb"
+vary = { time = 1 }
+
+[[workload]]
+name = "dbench"
+dbench = { clients = [1, 2], time = 1, loadfile = "LOADFILE" }
+
+[[workload]]
+name = "sysbench"
+sysbench = { file-test-mode = "rndrw", file-total-size = "1M", file-num = 2, events = 200, time = 0 }
+
+[[workload]]
+name = "iozone"
+iozone = { threads = 2, size = "64k", record = "4k" }
+args = "-i 0 -i 1 --pause 0"
+"#;
+
+#[test]
+fn each_cell_stores_its_own_tool_s_figures_with_its_headline() {
+    let lab = Lab::new(FIVE_TOOLS);
+    let machine = Fake::new();
+    let (id, summary, _) = lab.run(&machine, never());
+    assert_eq!((summary.runs, summary.ok), (6, 6), "{summary:?}");
+    let cells = lab.store.cells(id).unwrap();
+    let runs = lab.store.runs(id).unwrap();
+    let want: [(&str, &str, &str, &[&str]); 6] = [
+        ("ext4 native", "run", "throughput", &["ops/s", "read MiB/s"]),
+        ("ext4 ffsb", "ffsb", "Transactions/s", &["read MB/sec", "CPU %"]),
+        (
+            "ext4 dbench clients=1",
+            "dbench",
+            "Throughput",
+            &["mean MB/sec", "max latency"],
+        ),
+        (
+            "ext4 dbench clients=2",
+            "dbench",
+            "Throughput",
+            &["mean MB/sec", "max latency"],
+        ),
+        (
+            "ext4 sysbench",
+            "sysbench",
+            "throughput",
+            &["reads/s", "writes/s", "fsyncs/s", "latency p95"],
+        ),
+        (
+            "ext4 iozone",
+            "iozone",
+            "initial writers",
+            &["rewriters", "readers", "re-readers"],
+        ),
+    ];
+    for (cell, (label, tool, headline, others)) in cells.iter().zip(want) {
+        assert_eq!((cell.spec.label.as_str(), cell.spec.tool.as_str()), (label, tool));
+        assert_eq!(cell.status, CellStatus::Done, "{label}: {:?}", cell.reason);
+        let run = runs.iter().find(|r| r.cell_id == cell.id).expect("a run");
+        let names: Vec<&str> = run.metrics.iter().map(|m| m.name.as_str()).collect();
+        let heads: Vec<&str> = run
+            .metrics
+            .iter()
+            .filter(|m| m.headline)
+            .map(|m| m.name.as_str())
+            .collect();
+        assert_eq!(heads, [headline], "{label}: {names:?}");
+        for o in others {
+            assert!(names.contains(o), "{label}: no `{o}` in {names:?}");
+        }
+        assert!(
+            run.metrics.iter().all(|m| m.value.is_finite()),
+            "{label}: {:?}",
+            run.metrics
+        );
+        let figures = run.figures.as_ref();
+        assert_eq!(figures.is_some(), tool != "run", "{label}: the tool's own figures");
+    }
+    // sysbench's figures are its own, not fslab's under its name: its reads/s and writes/s
+    // are what its figures say.
+    let sysbench = cells.iter().find(|c| c.spec.tool == "sysbench").unwrap();
+    let run = runs.iter().find(|r| r.cell_id == sysbench.id).unwrap();
+    let figures = run.figures.as_ref().unwrap();
+    let metric = |n: &str| run.metrics.iter().find(|m| m.name == n).unwrap().value;
+    assert_eq!(metric("reads/s"), figures["reads_per_sec"].as_f64().unwrap());
+    assert_eq!(metric("fsyncs/s"), figures["fsyncs_per_sec"].as_f64().unwrap());
+    // Every worker ran the study's own tool, with the options in its own syntax.
+    let workers = machine.workers();
+    let first_words: Vec<&str> = workers.iter().map(|w| w.split(' ').next().unwrap()).collect();
+    assert_eq!(
+        first_words,
+        ["run", "ffsb", "dbench", "dbench", "sysbench", "sysbench", "sysbench", "iozone"]
+    );
+    assert!(workers[4].ends_with(" prepare") && workers[5].ends_with(" run") && workers[6].ends_with(" cleanup"));
+}
+
+const THREE_FILESYSTEMS: &str = r#"
+name = "batches"
+drop_caches = false
+repeat = 2
+fresh = "FRESH"
+
+[[filesystem]]
+type = "ext4"
+fsck = true
+
+[[filesystem]]
+type = "xfs"
+
+[[filesystem]]
+type = "jfs"
+
+[[workload]]
+name = "native"
+run = { file = "reads.toml", threads = [1, 2] }
+"#;
+
+#[test]
+fn fresh_says_how_many_filesystems_are_made_and_a_missing_one_is_unsupported() {
+    for (fresh, mkfs) in [("repeat", 8), ("cell", 4), ("study", 2)] {
+        let lab = Lab::new(&THREE_FILESYSTEMS.replace("FRESH", fresh));
+        let mut machine = Fake::new();
+        machine.lacks = vec!["jfs"];
+        let (id, summary, events) = lab.run(&machine, never());
+        assert_eq!(machine.count("mkfs"), mkfs, "fresh = {fresh}");
+        assert_eq!(machine.count("mount"), mkfs, "fresh = {fresh}");
+        assert_eq!(machine.count("umount"), mkfs, "fresh = {fresh}");
+        // ext4's fsck after each of its filesystems.
+        assert_eq!(machine.count("fsck"), mkfs / 2, "fresh = {fresh}");
+        assert_eq!((summary.runs, summary.ok, summary.unsupported_cells), (8, 8, 2));
+        let statuses = lab.statuses(id);
+        for (label, status, reason) in &statuses {
+            if label.starts_with("jfs") {
+                assert_eq!(*status, CellStatus::Unsupported);
+                assert_eq!(reason.as_deref(), Some("jfs: the fake machine has no jfs"));
+            } else {
+                assert_eq!(*status, CellStatus::Done, "{label}");
+            }
+        }
+        let unsupported = events.iter().filter(|e| matches!(e, Event::Unsupported { .. })).count();
+        assert_eq!(unsupported, 2);
+    }
+}
+
+#[test]
+fn a_refused_mkfs_option_makes_that_filesystem_s_cells_unsupported_and_the_study_goes_on() {
+    let text = THREE_FILESYSTEMS
+        .replace("FRESH", "cell")
+        .replace("type = \"xfs\"", "type = \"xfs\"\nmkfs = \"-m bogus=1\"");
+    let lab = Lab::new(&text);
+    let mut machine = Fake::new();
+    machine.lacks = vec!["jfs"];
+    machine.refuses = vec!["bogus"];
+    let (id, summary, _) = lab.run(&machine, never());
+    assert_eq!((summary.ok, summary.unsupported_cells), (4, 4));
+    let xfs: Vec<_> = lab
+        .statuses(id)
+        .into_iter()
+        .filter(|c| c.0.starts_with("xfs"))
+        .collect();
+    assert_eq!(xfs.len(), 2);
+    for (_, status, reason) in xfs {
+        assert_eq!(status, CellStatus::Unsupported);
+        assert!(reason.unwrap().contains("mkfs failed: mkfs.xfs -m bogus=1 failed"));
+    }
+}
+
+#[test]
+fn failed_and_hung_runs_mark_their_cells_and_a_hung_run_s_filesystem_is_not_used_again() {
+    let lab = Lab::new(
+        &THREE_FILESYSTEMS
+            .replace("FRESH", "cell")
+            .replace("\n[[filesystem]]\ntype = \"jfs\"\n", ""),
+    );
+    let mut machine = Fake::new();
+    machine.worker = Box::new(|fake: &Fake, args: &[String]| {
+        let threads = args.iter().skip_while(|a| *a != "--threads").nth(1).map(String::as_str);
+        match (fake.mounted().as_str(), threads) {
+            ("xfs", Some("1")) => Ended::Hung {
+                killed: true,
+                stderr: String::new(),
+            },
+            (_, Some("2")) => exited(1, "", "fslab: cannot open the workload: No space left on device"),
+            _ => in_process(args),
+        }
+    });
+    let (id, summary, _) = lab.run(&machine, never());
+    let statuses = lab.statuses(id);
+    // Cells in order: ext4 threads=1, ext4 threads=2 (fails), xfs threads=1 (hangs), xfs
+    // threads=2 (fails).
+    assert_eq!(statuses[0].1, CellStatus::Done);
+    assert_eq!(statuses[1].1, CellStatus::Failed);
+    assert_eq!(
+        statuses[1].2.as_deref(),
+        Some("run: exit 1: fslab: cannot open the workload: No space left on device"),
+        "a run that failed before it measured anything keeps the worker's own words"
+    );
+    assert_eq!(statuses[2].1, CellStatus::Hung);
+    assert!(statuses[2]
+        .2
+        .as_deref()
+        .unwrap()
+        .starts_with("hung: no result after 15m"));
+    assert_eq!(statuses[3].1, CellStatus::Failed);
+    assert_eq!((summary.ok, summary.failed, summary.hung), (2, 4, 2));
+    // Each hung filesystem was let go lazily and not used again: the hung cell's second repeat
+    // got a fresh one. One filesystem per cell, and one more for the repeat after the hang.
+    assert_eq!(machine.count("umount -l"), 2);
+    assert_eq!(machine.count("mkfs"), 5);
+}
+
+#[test]
+fn an_interrupted_study_resumes_with_only_the_runs_it_lacks() {
+    let lab = Lab::new(
+        &THREE_FILESYSTEMS
+            .replace("FRESH", "repeat")
+            .replace("\n[[filesystem]]\ntype = \"jfs\"\n", ""),
+    );
+    let stop: &'static AtomicBool = never();
+    let mut machine = Fake::new();
+    let calls = std::sync::atomic::AtomicUsize::new(0);
+    let calls: &'static std::sync::atomic::AtomicUsize = Box::leak(Box::new(calls));
+    // The user presses Ctrl-C during the third run: that run is not recorded.
+    machine.worker = Box::new(move |_, args: &[String]| {
+        if calls.fetch_add(1, std::sync::atomic::Ordering::SeqCst) == 2 {
+            stop.store(true, std::sync::atomic::Ordering::SeqCst);
+            return Ended::Interrupted;
+        }
+        in_process(args)
+    });
+    let (id, summary, _) = lab.run(&machine, stop);
+    assert!(summary.interrupted);
+    assert_eq!((summary.runs, summary.ok), (2, 2));
+    let row = lab.store.study(&id.to_string()).unwrap().unwrap();
+    assert_eq!(row.status.as_str(), "interrupted");
+    assert_eq!(lab.store.runs(id).unwrap().len(), 2);
+    // Resumed: the six runs it lacks, not the two it has.
+    stop.store(false, std::sync::atomic::Ordering::SeqCst);
+    let again = Fake::new();
+    let (summary, _) = lab.resume(&again, id, stop);
+    assert_eq!((summary.runs, summary.ok, summary.interrupted), (6, 6, false));
+    assert_eq!(again.workers().len(), 6);
+    let runs = lab.store.runs(id).unwrap();
+    assert_eq!(runs.len(), 8);
+    assert!(runs.iter().all(|r| r.status == RunStatus::Ok));
+    assert!(lab.statuses(id).iter().all(|c| c.1 == CellStatus::Done));
+    let row = lab.store.study(&id.to_string()).unwrap().unwrap();
+    assert_eq!(row.status.as_str(), "complete");
+    // A third resume has nothing to do.
+    let idle = Fake::new();
+    let (summary, _) = lab.resume(&idle, id, stop);
+    assert_eq!(summary.runs, 0);
+    assert_eq!(idle.count("mkfs"), 0);
+}
+
+#[test]
+fn a_scheduler_the_device_lacks_makes_only_its_cells_unsupported() {
+    let lab = Lab::new(
+        r#"
+name = "schedulers"
+drop_caches = false
+fresh = "cell"
+[device]
+scheduler = ["none", "cfq-old"]
+[[filesystem]]
+type = "ext4"
+[[workload]]
+name = "native"
+run = { file = "reads.toml" }
+"#,
+    );
+    let machine = Fake::new();
+    let (id, summary, _) = lab.run(&machine, never());
+    assert_eq!((summary.ok, summary.unsupported_cells), (1, 1));
+    let statuses = lab.statuses(id);
+    assert_eq!(statuses[0].0, "ext4 none native");
+    assert_eq!(statuses[0].1, CellStatus::Done);
+    assert_eq!(statuses[1].0, "ext4 cfq-old native");
+    assert_eq!(statuses[1].1, CellStatus::Unsupported);
+    assert!(statuses[1].2.as_deref().unwrap().contains("the fake machine offers"));
+}
+
+#[test]
+fn preflight_names_the_workload_the_cell_and_the_tool_s_own_error() {
+    let lab = Lab::new(&FIVE_TOOLS.replace("file-test-mode = \"rndrw\"", "file-test-mode = \"sideways\""));
+    let e = lifecycle::preflight(&lab.study, Form::Full).unwrap_err();
+    assert!(e.is_input());
+    let text = e.to_string();
+    assert!(text.starts_with("workload `sysbench` (ext4 sysbench): "), "{text}");
+    assert!(text.contains("`sideways` is not a test mode"), "{text}");
+    assert!(lifecycle::preflight(&Lab::new(FIVE_TOOLS).study, Form::Full).is_ok());
+}
+
+#[test]
+fn the_estimate_leaves_out_what_the_machine_lacks_and_never_overflows() {
+    let lab = Lab::new(&THREE_FILESYSTEMS.replace("FRESH", "cell"));
+    let mut machine = Fake::new();
+    let all = fslab_lab::matrix::estimate(&lab.study, Form::Full, &machine);
+    machine.lacks = vec!["jfs", "xfs"];
+    let ext4_only = fslab_lab::matrix::estimate(&lab.study, Form::Full, &machine);
+    assert_eq!(ext4_only * 3, all);
+    let huge = Lab::new(
+        r#"
+name = "huge"
+repeat = 5
+[[filesystem]]
+type = "ext4"
+[[filesystem]]
+type = "xfs"
+[[workload]]
+sysbench = { file-test-mode = "rndrd", time = 9223372036854775807 }
+"#,
+    );
+    // A time no clock holds is no duration fslab takes: the estimate counts such a run as one
+    // bounded by its requests (sysbench's guess), and never overflows adding them up.
+    let estimate = fslab_lab::matrix::estimate(&huge.study, Form::Full, &Fake::new());
+    assert_eq!(estimate, Duration::from_secs(2 * (5 * 10 + 5 * 3)), "{estimate:?}");
+}
+
+/// A study of one cell whose worker reports the headline figures of `values`, one per run in
+/// order (the last one again once they run out).
+fn adaptive_lab(repeat: &str) -> Lab {
+    Lab::new(&format!(
+        r#"
+name = "adaptive"
+drop_caches = false
+repeat = {repeat}
+[[filesystem]]
+type = "ext4"
+[[workload]]
+name = "native"
+run = {{ file = "reads.toml" }}
+"#
+    ))
+}
+
+fn scripted(values: &'static [f64]) -> Fake {
+    let mut machine = Fake::new();
+    let calls: &'static std::sync::atomic::AtomicUsize = Box::leak(Box::new(std::sync::atomic::AtomicUsize::new(0)));
+    machine.worker = Box::new(move |_, _| {
+        let k = calls.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+        let mut o = fslab_classic::Outcome::new(Tool::Run);
+        o.metrics = vec![fslab_engine::Metric::new("throughput", values[k.min(values.len() - 1)], "MiB/s").headline()];
+        exited(0, &o.to_json(), "")
+    });
+    machine
+}
+
+/// The cell's measured runs and the reason its `repeats` step gives.
+fn runs_and_reason(lab: &Lab, id: i64) -> (usize, String) {
+    let runs = lab.store.runs(id).unwrap().into_iter().filter(|r| !r.warmup).count();
+    let steps = lab.store.steps(id).unwrap();
+    let why = steps
+        .iter()
+        .find(|s| s.step.name == "repeats")
+        .map(|s| s.step.detail.clone())
+        .unwrap_or_default();
+    (runs, why)
+}
+
+#[test]
+fn an_adaptive_repeat_adds_runs_until_the_variation_is_low_enough() {
+    // 100, 120, 100: CoV 10.8%, above 10%; with one more 100, 9.5%: four runs.
+    let lab = adaptive_lab(r#"{ min = 3, max = 10, until_cov = "10%" }"#);
+    assert_eq!((lab.study.repeat, lab.study.adaptive.map(|a| a.max)), (3, Some(10)));
+    let machine = scripted(&[100.0, 120.0, 100.0, 100.0]);
+    let (id, summary, _) = lab.run(&machine, never());
+    assert_eq!(summary.runs, 4, "{summary:?}");
+    let (runs, why) = runs_and_reason(&lab, id);
+    assert_eq!(runs, 4);
+    assert_eq!(why, "4 runs: CoV 9.5%, at or below 10.0%");
+    assert_eq!(lab.statuses(id)[0].1, CellStatus::Done);
+    // Steady figures from the start: no extra run.
+    let lab = adaptive_lab(r#"{ min = 3, max = 10, until_cov = "3%" }"#);
+    let (id, _, _) = lab.run(&scripted(&[100.0, 101.0, 100.5]), never());
+    assert_eq!(
+        runs_and_reason(&lab, id),
+        (3, "3 runs: CoV 0.5%, at or below 3.0%".to_string())
+    );
+}
+
+#[test]
+fn an_adaptive_repeat_stops_at_its_maximum() {
+    let lab = adaptive_lab(r#"{ min = 2, max = 5, until_cov = "3%" }"#);
+    let (id, summary, _) = lab.run(&scripted(&[100.0, 150.0, 100.0, 150.0, 100.0, 150.0]), never());
+    assert_eq!(summary.runs, 5);
+    let (runs, why) = runs_and_reason(&lab, id);
+    assert_eq!(runs, 5);
+    assert!(why.starts_with("5 runs, the most allowed: CoV "), "{why}");
+}
+
+#[test]
+fn adaptive_repeats_are_refused_when_they_cannot_work() {
+    let dir = tempfile::tempdir().unwrap();
+    for (repeat, says) in [
+        (r#"{ min = 1, max = 5, until_cov = "3%" }"#, "needs 2 runs at least"),
+        (r#"{ min = 4, max = 3, until_cov = "3%" }"#, "max (3) is below min (4)"),
+        (r#"{ max = 5 }"#, "needs until_cov"),
+        (r#"{ max = 5, until_cov = "3" }"#, "must be above 0% and at most 100%"),
+        (r#"{ max = 5, until_cov = "3%", budget = "0s" }"#, "a budget of 0"),
+        (r#"{ max = 5, until_cov = "3%", runs = 4 }"#, "unknown key `runs`"),
+        (r#""three""#, "repeat is a number of runs"),
+        ("0", "repeat is a number of runs"),
+    ] {
+        let text = format!("name = \"a\"\nrepeat = {repeat}\n[[filesystem]]\ntype = \"ext4\"\n[[workload]]\nrun = {{ op = \"read\" }}\n");
+        let e = Study::from_toml(&text, "a.toml", dir.path()).unwrap_err().to_string();
+        assert!(e.starts_with("a.toml:2:"), "{repeat}: {e}");
+        assert!(e.contains(says), "{repeat}: {e}");
+    }
+}
