@@ -118,7 +118,7 @@ fio_rr() {
     o=$NEXT.fio.json e=$NEXT.fio.err
     # shellcheck disable=SC2086
     run "$o.stdout" "$e" "$FIO" --name=case --filename="$FILE" --rw=randread --bs=4k --size=1g \
-        --ioengine="$eng" --iodepth="$qd" --numjobs="$th" --group_reporting \
+        --ioengine="$eng" --iodepth="$qd" --numjobs="$th" --thread --group_reporting \
         --time_based --runtime="${RUNSECS:-$SECS}" --output-format=json --output="$o" $FIO_EXTRA ||
         fail_run fio "$o" "$e"
     [[ $(jq "$o" 'j["error"]') == 0 ]] || fail_run fio "$o" "$e"

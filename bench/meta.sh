@@ -6,7 +6,7 @@
 # Each thread handles M_FILES files (f0, f1, ...) in its own directory, in that order (fslab's
 # order = "sequential"). fslab runs one group per thread, each on a fileset of its own (dirs = 0),
 # stopping after M_FILES operations per thread;
-# fio runs one job per thread (directory=<its own>, filename_format=f$filenum, nrfiles=M_FILES,
+# fio runs one job per thread (--thread, see bench/uring.sh; directory=<its own>, filename_format=f$filenum, nrfiles=M_FILES,
 # file_service_type=sequential, without which fio's filecreate slows down with the number of
 # files, create_on_open=1 so that filestat and filedelete find the empty files made for them
 # instead of writing 4 KiB into each first). Files to stat or unlink are made before the timed
@@ -80,7 +80,7 @@ meta_run() {
             mkdir -p "$MBASE/t$k"
             jobs+=(--name="t$k" --directory="$MBASE/t$k")
         done
-        run "$o.stdout" "$e" "$FIO" --ioengine="$engine" --nrfiles="$M_FILES" --filesize=4k --openfiles=1 \
+        run "$o.stdout" "$e" "$FIO" --thread --ioengine="$engine" --nrfiles="$M_FILES" --filesize=4k --openfiles=1 \
             --create_on_open=1 --fallocate=none --file_service_type=sequential --filename_format='f$filenum' \
             --group_reporting --output-format=json --output="$o" "${jobs[@]}" || fail_run fio "$o" "$e"
         [[ $(jq "$o" 'j["error"]') == 0 ]] || fail_run fio "$o" "$e"

@@ -11,6 +11,9 @@
 #
 # Environment: U_DEPTHS ("1 8 32 128"), U_THREADS ("1 2 4"), U_SECS (SECS), U_FS ("tmpfs direct"),
 # TIO, FIO_URING_EXTRA (more fio options, e.g. --registerfiles=1 --fixedbufs=1 --force_async=1).
+# fio runs its jobs as threads (--thread), as fslab does: its job processes call setsid(), and with
+# sched_autogroup_enabled each session is a scheduling group of its own, so on a busy machine four
+# fio processes get four shares of the CPU where fslab's four threads get one.
 
 U_DEPTHS=${U_DEPTHS:-1 8 32 128}
 U_THREADS=${U_THREADS:-1 2 4}
@@ -71,7 +74,7 @@ uring_case() {
         o=$NEXT.fio.json e=$NEXT.fio.err
         # shellcheck disable=SC2086
         run "$o.stdout" "$e" "$FIO" --name=case --filename="$dir/adhoc/f0" --rw=randread --bs=4k --size=1g \
-            --ioengine=io_uring --iodepth="$qd" --numjobs="$th" --group_reporting --time_based \
+            --ioengine=io_uring --iodepth="$qd" --numjobs="$th" --thread --group_reporting --time_based \
             --runtime="$U_SECS" --output-format=json --output="$o" "${direct_fio[@]}" $FIO_URING_EXTRA ||
             fail_run fio "$o" "$e"
         [[ $(jq "$o" 'j["error"]') == 0 ]] || fail_run fio "$o" "$e"
