@@ -1,39 +1,56 @@
 #!/usr/bin/env bash
-# bench/engine.sh: fslab's engine against fio, on the same file, on a private tmpfs.
+# bench/engine.sh: fslab's engine against fio (and a bare C loop), on the same files on a private
+# tmpfs (and an ext4 image on a loop device, on that tmpfs), alternating within every round.
 #
-#   sudo bench/engine.sh            # ROUNDS=3 SECS=10: about 5 minutes
-#   ROUNDS=5 SECS=20 bench/engine.sh
+#   sudo bench/engine.sh                          # everything, ROUNDS=5: about 40 minutes
+#   CASES="read uring" ROUNDS=5 SECS=3 sudo bench/engine.sh
+#   TIO=/scratch/fio-3.33/t/io_uring sudo bench/engine.sh    # with t/io_uring's limit
 #
-# Cases (the goal is fslab/fio unless said otherwise):
-#   1  4 KiB random reads of a cached 1 GiB file, 1 thread, sync  vs fio psync       IOPS  >= 1.10
-#   2  the same, 4 threads                           vs fio numjobs=4, same file      IOPS  >= 1.10
-#   3  the same, io_uring iodepth 32, 1 thread       vs fio io_uring iodepth=32       IOPS  >= 1.10
-#   4  1 MiB sequential writes of a fresh 2 GiB file vs fio rw=write bs=1m size=2g    MiB/s >= 1.00
-#   5  peak RSS (VmHWM) of fslab setting up 1,000,000 empty files                     MiB   <= 200
-#   6  what latency timing costs: case 1 with and without --no-latency                %     <= 3
+# Cases (CASES, a list of these names; the goal is fslab/fio unless said otherwise):
+#   read     1  4 KiB random reads of a cached 1 GiB file, 1 thread, sync vs fio psync     IOPS  >= 1.10
+#            2  the same, 4 threads                        vs fio numjobs=4, same file    IOPS  >= 1.10
+#            3  the same, io_uring iodepth 32, 1 thread    vs fio io_uring iodepth=32     IOPS  >= 1.10
+#   latency  6  what latency timing costs: case 1 with and without --no-latency           %     <= 3
+#   seqwrite 4  1 MiB sequential writes of a fresh 2 GiB file, fio fallocate=none          MiB/s >= 1.00
+#               (bench/seqwrite.sh: the method, and its spread)
+#   rss      5  peak RSS (VmHWM) of fslab setting up 1,000,000 empty files                 MiB   <= 200
+#   uring    7  io_uring at iodepth 1/8/32/128 x 1/2/4 threads, tmpfs and ext4 O_DIRECT    IOPS  >= 1.10
+#               (bench/uring.sh; with TIO, t/io_uring's per-core peak as the limit)
+#   meta     8  create, stat, unlink of empty files, a directory per thread, 1 and 4 threads:
+#               vs fio filecreate/filestat/filedelete >= 1.10, vs bench/meta_loop.c >= 0.95
+#               (bench/meta.sh)
+#   scaling  9  IOPS against threads 1-16, psync and io_uring, fslab and fio (bench/scaling.sh)
 #
-# fslab and fio alternate within every round; each figure is the median over the rounds.
-# Environment: ROUNDS (3), SECS (10, time of each run of cases 1-3), LAT_ROUNDS (3 x ROUNDS) and
-# LAT_SECS (SECS/3, at least 2) for case 6, FSLAB (binary,
-# default target/release/fslab, built when missing), TMPFS_SIZE (6G), FIO_FALLOCATE (none: see
-# case 4), FIO_EXTRA (more fio options for cases 1-3, e.g. --norandommap), KEEP (a directory to
-# copy every raw JSON output to).
+# Every figure is the median over the rounds; spreads are (max-min)/median; ratios are the ratio
+# of the medians and, beside it, the median [min-max] of the rounds' own ratios (each round runs
+# the tools back to back, so its ratio sees the same state of a shared machine).
+# Environment: CASES (all), ROUNDS (5), SECS (3, time of each timed run), LAT_ROUNDS (3 x ROUNDS)
+# and LAT_SECS (SECS/3, at least 2) for case 6, FSLAB (binary, default target/release/fslab,
+# built when missing), TMPFS_SIZE (6G), FIO_EXTRA (more fio options for cases 1-3), KEEP (a
+# directory to copy every raw output to), and each case script's own (see their headers).
 # Exit: 0 when everything ran (PASS or MISS), 1 when a run failed, 2 on a bad setting, 3 when
-# something is missing (root, fio, python3, the binary and cargo to build it).
+# something is missing (root, fio, python3, /usr/bin/time, the binary and cargo to build it).
 
 set -uo pipefail
 
-ROUNDS=${ROUNDS:-3}
-SECS=${SECS:-10}
+ROUNDS=${ROUNDS:-5}
+SECS=${SECS:-3}
+CASES=${CASES:-read latency seqwrite rss uring meta scaling}
 TMPFS_SIZE=${TMPFS_SIZE:-6G}
-FIO_FALLOCATE=${FIO_FALLOCATE:-none}
 FIO_EXTRA=${FIO_EXTRA:-}
 KEEP=${KEEP:-}
 REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+BENCH=$REPO/bench
 FSLAB=${FSLAB:-$REPO/target/release/fslab}
-
-die() { echo "engine.sh: $*" >&2; exit 1; }
-log() { printf '%s\n' "$*"; }
+# shellcheck source=bench/lib.sh
+source "$BENCH/lib.sh"
+for c in $CASES; do
+    case $c in
+    read | latency | seqwrite | rss | uring | meta | scaling) ;;
+    *) echo "engine.sh: unknown case '$c' in CASES (read latency seqwrite rss uring meta scaling)" >&2; exit 2 ;;
+    esac
+done
+want() { [[ " $CASES " == *" $1 "* ]]; }
 
 [[ $ROUNDS =~ ^[1-9][0-9]*$ ]] || { echo "engine.sh: ROUNDS must be a positive integer, not '$ROUNDS'" >&2; exit 2; }
 [[ $SECS =~ ^[1-9][0-9]*$ ]] || { echo "engine.sh: SECS must be a positive integer (seconds), not '$SECS'" >&2; exit 2; }
@@ -50,6 +67,10 @@ missing=()
 FIO=$(command -v fio || true)
 [[ -n $FIO ]] || missing+=("fio (apt-get install fio)")
 command -v python3 >/dev/null || missing+=("python3 (for JSON parsing)")
+[[ -x /usr/bin/time ]] || missing+=("/usr/bin/time (apt-get install time)")
+if want meta; then command -v cc >/dev/null || missing+=("cc, for bench/meta_loop.c (apt-get install gcc)"); fi
+if want uring; then command -v losetup >/dev/null && command -v mkfs.ext4 >/dev/null ||
+    missing+=("losetup and mkfs.ext4, for the O_DIRECT cases"); fi
 command -v mount >/dev/null && command -v umount >/dev/null || missing+=("mount/umount (util-linux)")
 if [[ ! -x $FSLAB ]] && ! command -v cargo >/dev/null; then
     missing+=("$FSLAB, and cargo to build it (cargo build --release)")
@@ -69,104 +90,12 @@ if [[ ! -x $FSLAB ]]; then
 fi
 
 # ---- the tmpfs ---------------------------------------------------------------------------------
-T=""
-MOUNTED=0
-CHILD=""
-cleanup() {
-    local rc=$?
-    trap - EXIT INT TERM
-    if [[ -n $CHILD ]] && kill -0 "$CHILD" 2>/dev/null; then
-        pkill -TERM -P "$CHILD" 2>/dev/null
-        kill -TERM "$CHILD" 2>/dev/null
-        wait "$CHILD" 2>/dev/null
-    fi
-    cd /
-    if [[ -n $KEEP && -n $T && -d $T/out ]]; then
-        mkdir -p "$KEEP" && cp -f "$T"/out/* "$T"/*.toml "$KEEP"/ 2>/dev/null
-    fi
-    if ((MOUNTED)); then
-        umount "$T" 2>/dev/null || { sleep 1; umount "$T" 2>/dev/null; } || umount -l "$T" ||
-            echo "engine.sh: could not unmount $T" >&2
-    fi
-    [[ -n $T && -d $T ]] && rmdir "$T" 2>/dev/null
-    exit "$rc"
-}
-trap cleanup EXIT
-trap 'echo "engine.sh: interrupted" >&2; exit 130' INT TERM
-
-T=$(mktemp -d "${TMPDIR:-/tmp}/fslab-engine.XXXXXX") || die "mktemp -d failed"
-mount -t tmpfs -o "size=$TMPFS_SIZE,mode=0755" fslab-engine "$T" || { echo "engine.sh: cannot mount a tmpfs on $T" >&2; exit 3; }
-MOUNTED=1
-mount --make-private "$T" 2>/dev/null || true
-OUTD=$T/out          # raw outputs, on the tmpfs too (gone at exit unless KEEP is set)
+mount_tmpfs
 RD=$T/read           # run directory of the read cases: the file is $RD/adhoc/f0
 WD=$T/write          # run directory of the write case
 MD=$T/many           # run directory of the million files
-mkdir -p "$OUTD" "$RD" "$WD" "$MD"
+mkdir -p "$RD" "$WD" "$MD"
 FILE=$RD/adhoc/f0
-
-# Runs a command with its own stdout/stderr files, in the background so that a signal reaches the
-# trap at once. Usage: run OUT ERR cmd...
-run() {
-    local out=$1 err=$2
-    shift 2
-    "$@" >"$out" 2>"$err" &
-    CHILD=$!
-    wait "$CHILD"
-    local rc=$?
-    CHILD=""
-    return $rc
-}
-
-# python3 on a JSON file: jq FILE 'expression on d' (fio's notes before the JSON are skipped).
-jq() {
-    python3 - "$1" "$2" <<'EOF'
-import json, sys
-s = open(sys.argv[1]).read()
-d = json.loads(s[s.index('{'):])
-j = d["jobs"][0] if "jobs" in d else None
-v = eval(sys.argv[2], {"d": d, "j": j})
-print(v if not isinstance(v, float) else repr(v))
-EOF
-}
-
-# python3 arithmetic on numbers given as arguments: calc 'expression on a (list)' N...
-calc() {
-    python3 - "$@" <<'EOF'
-import sys, statistics
-expr = sys.argv[1]
-a = [float(x) for x in sys.argv[2:]]
-print(eval(expr, {"a": a, "median": statistics.median, "min": min, "max": max}))
-EOF
-}
-
-fail_run() { # tool, out, err
-    echo "engine.sh: $1 failed; its stderr:" >&2
-    sed 's/^/    /' "$3" >&2
-    echo "  its stdout (first lines):" >&2
-    head -n 20 "$2" | sed 's/^/    /' >&2
-    exit 1
-}
-
-N=0
-next() { N=$((N + 1)); NEXT=$(printf '%s/%03d' "$OUTD" "$N"); }
-
-# fslab checks: status ok, no errors, stopped as expected, and (for the read cases) the file reused.
-check_fslab() { # json stopped_by want_reused
-    local j=$1 problems
-    problems=$(python3 - "$j" "$2" "$3" <<'EOF'
-import json, sys
-d = json.load(open(sys.argv[1]))
-p = []
-if d["status"] != "ok": p.append(f"status {d['status']}")
-if d["totals"]["errors"]: p.append(f"{d['totals']['errors']} errors")
-if d["stopped_by"] != sys.argv[2]: p.append(f"stopped_by {d['stopped_by']}, expected {sys.argv[2]}")
-if sys.argv[3] == "yes" and not d["setup"][0]["reused"]: p.append("the fileset was laid out again (setup.reused false)")
-print("; ".join(p))
-EOF
-)
-    [[ -z $problems ]] || echo "    ! fslab: $problems" >&2
-}
 
 # fslab randread; sets VAL to ops/s (no command substitution, so that a signal stops the run at
 # once). Args: threads engine iodepth [more fslab flags]
@@ -179,7 +108,7 @@ fslab_rr() {
     run "$o" "$e" "$FSLAB" run --op randread --bs 4k --size 1g --threads "$th" --engine "$eng" \
         --iodepth "$qd" --time "${RUNSECS:-$SECS}s" --dir "$RD" --json "$@" || fail_run fslab "$o" "$e"
     check_fslab "$o" time yes
-    VAL=$(jq "$o" 'd["totals"]["ops_per_sec"]')
+    VAL=$(jq "$o" 'r["totals"]["ops_per_sec"]')
 }
 
 # fio randread on the same file; sets VAL to read IOPS. Args: threads ioengine iodepth
@@ -189,31 +118,14 @@ fio_rr() {
     o=$NEXT.fio.json e=$NEXT.fio.err
     # shellcheck disable=SC2086
     run "$o.stdout" "$e" "$FIO" --name=case --filename="$FILE" --rw=randread --bs=4k --size=1g \
-        --ioengine="$eng" --iodepth="$qd" --numjobs="$th" --group_reporting \
-        --time_based --runtime="$SECS" --output-format=json --output="$o" $FIO_EXTRA ||
+        --ioengine="$eng" --iodepth="$qd" --numjobs="$th" --thread --group_reporting \
+        --time_based --runtime="${RUNSECS:-$SECS}" --output-format=json --output="$o" $FIO_EXTRA ||
         fail_run fio "$o" "$e"
     [[ $(jq "$o" 'j["error"]') == 0 ]] || fail_run fio "$o" "$e"
     VAL=$(jq "$o" 'j["read"]["iops"]')
 }
 
 fileid() { stat -c '%i %s %Y' "$FILE"; }
-
-spread() { calc '"%.1f%%" % (100 * (max(a) - min(a)) / median(a))' "$@"; }
-
-RESULTS=()   # lines: id|what|fslab|fio|unit|ratio|goal|verdict
-fmt_int() { calc '"{:,.0f}".format(a[0])' "$1"; }
-
-# ratio line. Args: id label unit fslab_values fio_values
-compare() {
-    local id=$1 label=$2 unit=$3 fv=$4 iv=$5 fm im ratio verdict
-    fm=$(calc 'median(a)' $fv)
-    im=$(calc 'median(a)' $iv)
-    ratio=$(calc '"%.3f" % (a[0] / a[1])' "$fm" "$im")
-    verdict=$(calc '"PASS" if a[0] >= a[1] - 1e-12 else "MISS"' "$ratio" "$GOAL")
-    log "  => median fslab $(fmt_int "$fm") $unit, fio $(fmt_int "$im") $unit, fslab/fio $ratio   goal >= $GOAL   $verdict"
-    log "     spread (max-min)/median: fslab $(spread $fv), fio $(spread $iv)"
-    RESULTS+=("$id|$label|$(fmt_int "$fm") $unit|$(fmt_int "$im") $unit|$ratio|>= $GOAL|$verdict")
-}
 
 # ---- the header --------------------------------------------------------------------------------
 log "fslab engine vs fio: ROUNDS=$ROUNDS SECS=$SECS on a ${TMPFS_SIZE} tmpfs at $T"
@@ -229,7 +141,7 @@ o=$NEXT.layout.json
 run "$o" "${o%.json}.err" "$FSLAB" run --op randread --bs 4k --size 1g --threads 1 --time 1s --dir "$RD" --json ||
     fail_run "fslab (layout)" "$o" "${o%.json}.err"
 [[ -f $FILE && $(stat -c %s "$FILE") == 1073741824 ]] || die "fslab did not lay out $FILE at 1 GiB"
-log "  laid out $FILE (1 GiB) in $(calc '"%.2f" % a[0]' "$(jq "$o" 'd["setup"][0]["duration_s"]')") s; both tools read it from here on"
+log "  laid out $FILE (1 GiB) in $(calc '"%.2f" % a[0]' "$(jq "$o" 'r["setup"][0]["duration_s"]')") s; both tools read it from here on"
 LAYOUT_ID=$(fileid)
 
 # ---- cases 1-3: random reads -------------------------------------------------------------------
@@ -247,75 +159,47 @@ rr_case() { # id label threads fslab_engine fio_engine iodepth
     done
     GOAL=1.10 compare "$id" "$label" IOPS "$fv" "$iv"
 }
-rr_case 1 "4k randread, 1 GiB cached, 1 thread, sync vs psync" 1 sync psync 1
-rr_case 2 "4k randread, 4 threads, sync vs psync numjobs=4" 4 sync psync 1
-rr_case 3 "4k randread, 1 thread, io_uring iodepth 32" 1 io_uring io_uring 32
+if want read; then
+    rr_case 1 "4k randread, 1 GiB cached, 1 thread, sync vs psync" 1 sync psync 1
+    rr_case 2 "4k randread, 4 threads, sync vs psync numjobs=4" 4 sync psync 1
+    rr_case 3 "4k randread, 1 thread, io_uring iodepth 32" 1 io_uring io_uring 32
+fi
 
 # ---- case 6: latency timing (case 1 with and without --no-latency) ----------------------------
-log ""
-log "case 6: cost of latency timing (case 1, fslab with vs without --no-latency; $LAT_ROUNDS rounds of ${LAT_SECS}s)"
-lv="" nv=""
-for ((r = 1; r <= LAT_ROUNDS; r++)); do
-    RUNSECS=$LAT_SECS fslab_rr 1 sync 1
-    l=$VAL
-    RUNSECS=$LAT_SECS fslab_rr 1 sync 1 --no-latency
-    n=$VAL
-    lv+=" $l" nv+=" $n"
-    log "  round $r: timed $(fmt_int "$l") IOPS   --no-latency $(fmt_int "$n") IOPS   cost $(calc '"%.2f" % (100 * (a[1] - a[0]) / a[1])' "$l" "$n")%"
-done
-lm=$(calc 'median(a)' $lv)
-nm=$(calc 'median(a)' $nv)
-cost=$(calc '"%.2f" % (100 * (a[1] - a[0]) / a[1])' "$lm" "$nm")
-verdict6=$(calc '"PASS" if a[0] <= 3 else "MISS"' "$cost")
-log "  => median timed $(fmt_int "$lm") IOPS, untimed $(fmt_int "$nm") IOPS: latency timing costs $cost%   goal <= 3%   $verdict6"
-log "     spread (max-min)/median: timed $(spread $lv), untimed $(spread $nv); median of the rounds' own costs $(calc '"%.2f%%" % median([100 * (n - l) / n for l, n in zip(a[:len(a)//2], a[len(a)//2:])])' $lv $nv)"
-[[ $(fileid) == "$LAYOUT_ID" ]] || log "  ! $FILE changed during the read cases (inode/size/mtime: $LAYOUT_ID -> $(fileid))"
+if want latency; then
+    log ""
+    log "case 6: cost of latency timing (case 1, fslab with vs without --no-latency; $LAT_ROUNDS rounds of ${LAT_SECS}s)"
+    lv="" nv=""
+    for ((r = 1; r <= LAT_ROUNDS; r++)); do
+        RUNSECS=$LAT_SECS fslab_rr 1 sync 1
+        l=$VAL
+        RUNSECS=$LAT_SECS fslab_rr 1 sync 1 --no-latency
+        n=$VAL
+        lv+=" $l" nv+=" $n"
+        log "  round $r: timed $(fmt_int "$l") IOPS   --no-latency $(fmt_int "$n") IOPS   cost $(calc '"%.2f" % (100 * (a[1] - a[0]) / a[1])' "$l" "$n")%"
+    done
+    lm=$(calc 'median(a)' $lv)
+    nm=$(calc 'median(a)' $nv)
+    cost=$(calc '"%.2f" % (100 * (a[1] - a[0]) / a[1])' "$lm" "$nm")
+    verdict6=$(calc '"PASS" if a[0] <= 3 else "MISS"' "$cost")
+    log "  => median timed $(fmt_int "$lm") IOPS, untimed $(fmt_int "$nm") IOPS: latency timing costs $cost%   goal <= 3%   $verdict6"
+    log "     spread (max-min)/median: timed $(spread $lv), untimed $(spread $nv); median of the rounds' own costs $(calc '"%.2f%%" % median([100 * (n - l) / n for l, n in zip(a[:len(a)//2], a[len(a)//2:])])' $lv $nv)"
+    [[ $(fileid) == "$LAYOUT_ID" ]] || log "  ! $FILE changed during the read cases (inode/size/mtime: $LAYOUT_ID -> $(fileid))"
+    RESULTS+=("6|latency timing cost (case 1)|$(fmt_int "$lm") IOPS timed|$(fmt_int "$nm") IOPS untimed|$cost%|<= 3%|$verdict6")
+fi
 
-# ---- case 4: sequential writes of a fresh 2 GiB file -------------------------------------------
-# Both tools start from no file: the fileset directory is removed before each run (fslab would
-# otherwise keep the 2 GiB file from the run before, as "reused", and truncate it inside its
-# measured time). fio's fallocate defaults to none here: with fio's own default (native) fio
-# allocates the 2 GiB on the tmpfs while laying the file out, outside its timing, and then only
-# copies into pages already there; fslab allocates while it writes.
-log ""
-log "case 4: 1 MiB sequential writes of a fresh 2 GiB file, 1 thread (fio fallocate=$FIO_FALLOCATE)"
-WFILE=$WD/adhoc/f0
-wf="" wi=""
-for ((r = 1; r <= ROUNDS; r++)); do
-    rm -rf "$WD/adhoc"
-    next
-    o=$NEXT.fslab.json
-    run "$o" "${o%.json}.err" "$FSLAB" run --op write --bs 1m --size 2g --threads 1 --dir "$WD" --json ||
-        fail_run fslab "$o" "${o%.json}.err"
-    check_fslab "$o" done no
-    [[ $(jq "$o" 'd["totals"]["bytes_written"]') == 2147483648 ]] ||
-        log "    ! fslab wrote $(jq "$o" 'd["totals"]["bytes_written"]') bytes, not 2 GiB"
-    f=$(jq "$o" 'd["totals"]["write_mib_per_sec"]')
-
-    rm -rf "$WD/adhoc"
-    mkdir -p "$WD/adhoc"
-    next
-    o=$NEXT.fio.json
-    run "$o.stdout" "${o%.json}.err" "$FIO" --name=case --filename="$WFILE" --rw=write --bs=1m --size=2g \
-        --ioengine=psync --fallocate="$FIO_FALLOCATE" --output-format=json --output="$o" ||
-        fail_run fio "$o" "${o%.json}.err"
-    [[ $(jq "$o" 'j["error"]') == 0 ]] || fail_run fio "$o" "${o%.json}.err"
-    [[ $(jq "$o" 'j["write"]["io_bytes"]') == 2147483648 ]] ||
-        log "    ! fio wrote $(jq "$o" 'j["write"]["io_bytes"]') bytes, not 2 GiB"
-    i=$(jq "$o" 'j["write"]["bw_bytes"] / 1048576')
-    wf+=" $f" wi+=" $i"
-    log "  round $r: fslab $(fmt_int "$f") MiB/s   fio $(fmt_int "$i") MiB/s   ($(calc '"%.3f" % (a[0]/a[1])' "$f" "$i"))"
-done
-rm -rf "$WD/adhoc"
-GOAL=1.00 compare 4 "1m seqwrite, fresh 2 GiB file, 1 thread" MiB/s "$wf" "$wi"
-# Cases 1-3 first in the table, then 4.
-c4=${RESULTS[-1]}
-unset 'RESULTS[-1]'
+# ---- case 4: sequential writes of a fresh 2 GiB file (bench/seqwrite.sh) -----------------------
+if want seqwrite; then
+    # shellcheck source=bench/seqwrite.sh
+    source "$BENCH/seqwrite.sh"
+    seqwrite_case
+fi
 
 # ---- case 5: memory of a million empty files ---------------------------------------------------
-log ""
-log "case 5: peak RSS of fslab setting up 1,000,000 empty files in 1,000 directories"
-cat >"$T/million.toml" <<'EOF'
+if want rss; then
+    log ""
+    log "case 5: peak RSS of fslab setting up 1,000,000 empty files in 1,000 directories"
+    cat >"$T/million.toml" <<'TOML'
 name = "million-empty"
 description = "bench/engine.sh: the memory of a fileset of a million empty files"
 
@@ -335,49 +219,46 @@ fileset = "million"
 
 [[group.op]]
 op = "stat"
-EOF
-next
-o=$NEXT.fslab.json
-if [[ -x /usr/bin/time ]]; then
-    how="/usr/bin/time -f %M"
-    run "$o" "${o%.json}.err" /usr/bin/time -f %M -o "$OUTD/rss" "$FSLAB" run "$T/million.toml" --dir "$MD" --json ||
-        fail_run fslab "$o" "${o%.json}.err"
-    rss_kib=$(tail -n 1 "$OUTD/rss")
-else
-    how="polling /proc/PID/status VmHWM"
-    "$FSLAB" run "$T/million.toml" --dir "$MD" --json >"$o" 2>"${o%.json}.err" &
-    CHILD=$!
-    rss_kib=0
-    while kill -0 "$CHILD" 2>/dev/null; do
-        v=$(awk '/^VmHWM:/ {print $2}' "/proc/$CHILD/status" 2>/dev/null)
-        [[ -n $v && $v -gt $rss_kib ]] && rss_kib=$v
-        sleep 0.05
-    done
-    wait "$CHILD" || fail_run fslab "$o" "${o%.json}.err"
-    CHILD=""
+TOML
+    next
+    o=$NEXT.fslab.json
+    run "$o" "${o%.json}.err" "$FSLAB" run "$T/million.toml" --dir "$MD" --json || fail_run fslab "$o" "${o%.json}.err"
+    check_fslab "$o" time no
+    rss=$(calc '"%.1f" % (a[0] / 1024)' "$RSS_KIB")
+    setup_s=$(calc '"%.2f" % a[0]' "$(jq "$o" 'r["setup"][0]["duration_s"]')")
+    nfiles=$(jq "$o" 'r["setup"][0]["files"]')
+    nreal=$(find "$MD/million" -type f -name 'f*' | wc -l)
+    verdict=$(calc '"PASS" if a[0] <= 200 else "MISS"' "$rss")
+    log "  peak RSS $rss MiB (/usr/bin/time %M), setup of $nfiles files took $setup_s s ($nreal files on disk)   goal <= 200 MiB   $verdict"
+    RESULTS+=("5|peak RSS, 1e6 empty files|$rss MiB|setup $setup_s s|$rss MiB|<= 200 MiB|$verdict")
+    rm -rf "${MD:?}/million"
 fi
-check_fslab "$o" time no
-rss=$(calc '"%.1f" % (a[0] / 1024)' "$rss_kib")
-setup_s=$(calc '"%.2f" % a[0]' "$(jq "$o" 'd["setup"][0]["duration_s"]')")
-nfiles=$(jq "$o" 'd["setup"][0]["files"]')
-nreal=$(find "$MD/million" -type f -name 'f*' | wc -l)
-verdict=$(calc '"PASS" if a[0] <= 200 else "MISS"' "$rss")
-log "  peak RSS $rss MiB ($how), setup of $nfiles files took $setup_s s ($nreal files on disk)   goal <= 200 MiB   $verdict"
-c5="5|peak RSS, 1e6 empty files|$rss MiB|setup $setup_s s|$rss MiB|<= 200 MiB|$verdict"
-rm -rf "$MD"
+
+# ---- case 7: io_uring, iodepth x threads x filesystem (bench/uring.sh) -------------------------
+if want uring; then
+    # shellcheck source=bench/uring.sh
+    source "$BENCH/uring.sh"
+    uring_cases
+fi
+
+# ---- case 8: metadata (bench/meta.sh) ----------------------------------------------------------
+if want meta; then
+    # shellcheck source=bench/meta.sh
+    source "$BENCH/meta.sh"
+    meta_cases
+fi
+
+# ---- case 9: scaling with threads (bench/scaling.sh) -------------------------------------------
+if want scaling; then
+    # shellcheck source=bench/scaling.sh
+    source "$BENCH/scaling.sh"
+    scaling_table
+fi
 
 # ---- the table ---------------------------------------------------------------------------------
-RESULTS+=("$c4" "$c5" "6|latency timing cost (case 1)|$(fmt_int "$lm") IOPS timed|$(fmt_int "$nm") IOPS untimed|$cost%|<= 3%|$verdict6")
 log ""
-log "summary: medians of $ROUNDS rounds, ${SECS}s runs (case 4: 2 GiB each; case 6: $LAT_ROUNDS rounds of ${LAT_SECS}s); took $(($(date +%s) - START)) s; load now $(cut -d' ' -f1-3 /proc/loadavg)"
-printf '%s\n' "${RESULTS[@]}" | python3 -c '
-import sys
-rows = [["case", "what", "fslab", "fio / reference", "fslab/fio or figure", "goal", ""]]
-rows += [l.rstrip("\n").split("|") for l in sys.stdin if l.strip()]
-w = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
-right = {2, 3, 4}
-for n, r in enumerate(rows):
-    print("  " + "  ".join(c.rjust(w[i]) if i in right else c.ljust(w[i]) for i, c in enumerate(r)).rstrip())
-    if n == 0:
-        print("  " + "  ".join("-" * x for x in w))
-'
+log "summary: CASES \"$CASES\", medians of $ROUNDS rounds, ${SECS}s runs; took $(($(date +%s) - START)) s; load now $(cut -d' ' -f1-3 /proc/loadavg)"
+{
+    echo "case|what|fslab|fio / reference|ratio (paired: median [min-max])|goal|"
+    printf '%s\n' "${RESULTS[@]}"
+} | print_table

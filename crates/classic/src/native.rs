@@ -5,7 +5,7 @@
 use crate::contract::{
     self, option_words, Call, Common, Context, Error, FrontEnd, Outcome, Phase, Plan, Request, Style, Tool,
 };
-use fslab_engine::workload::{EngineKind, Fileset, Group, OpKind, OpSpec, Scope, SizeDist, Stop};
+use fslab_engine::workload::{EngineKind, Fileset, Group, OpKind, OpSpec, Scope, SizeDist, Stop, Taskrun, UringOpts};
 use fslab_engine::{Bytes, RunOptions, Span, Workload};
 use std::path::PathBuf;
 
@@ -73,9 +73,47 @@ pub struct AdHoc {
     /// O_DIRECT.
     #[arg(long)]
     pub direct: bool,
+    /// io_uring: register the files with the ring (fio's registerfiles).
+    #[arg(long)]
+    pub registerfiles: bool,
+    /// io_uring: register the buffers with the ring (fio's fixedbufs); when not given, they are
+    /// unless transfers are marked async.
+    #[arg(long)]
+    pub fixedbufs: Option<bool>,
+    /// io_uring: when the kernel runs completion task work (defer: SINGLE_ISSUER and
+    /// DEFER_TASKRUN, as fio; coop: COOP_TASKRUN; signal: neither).
+    #[arg(long, value_enum, default_value = "defer")]
+    pub taskrun: TaskrunArg,
+    /// io_uring: IOSQE_ASYNC on every transfer, straight to io-wq workers (fio's force_async=1);
+    /// when not given, when the file cannot do non-blocking reads (tmpfs), as the kernel punts
+    /// those anyway.
+    #[arg(long)]
+    pub force_async: Option<bool>,
+    /// io_uring: the most io-wq workers for regular files, per thread (0: the kernel's limit).
+    #[arg(long, default_value_t = 0)]
+    pub iowq_workers: u32,
+    /// io_uring: transfers submitted together (fio's iodepth_batch_submit; 0: all that fit).
+    #[arg(long, default_value_t = 0)]
+    pub iodepth_batch_submit: u32,
+    /// io_uring: completions waited for in one call (fio's iodepth_batch_complete_min).
+    #[arg(long, default_value_t = 1)]
+    pub iodepth_batch_complete_min: u32,
+    /// io_uring: a kernel thread polls the submission queue (fio's sqthread_poll).
+    #[arg(long)]
+    pub sqthread_poll: bool,
+    /// io_uring: polled completions, with --direct on a device that polls (fio's hipri).
+    #[arg(long)]
+    pub hipri: bool,
     /// Percentage of reads for randrw.
     #[arg(long, default_value_t = 50, value_parser = clap::value_parser!(u32).range(0..=100))]
     pub rwmixread: u32,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum TaskrunArg {
+    Signal,
+    Coop,
+    Defer,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
@@ -201,6 +239,25 @@ impl FrontEnd for Native {
 }
 
 impl AdHoc {
+    /// The io_uring settings these flags give (the defaults unless some flag was given).
+    fn uring(&self) -> UringOpts {
+        UringOpts {
+            registerfiles: self.registerfiles,
+            fixedbufs: self.fixedbufs,
+            taskrun: match self.taskrun {
+                TaskrunArg::Signal => Taskrun::Signal,
+                TaskrunArg::Coop => Taskrun::Coop,
+                TaskrunArg::Defer => Taskrun::Defer,
+            },
+            force_async: self.force_async,
+            iowq_workers: self.iowq_workers,
+            batch_submit: self.iodepth_batch_submit,
+            batch_complete: self.iodepth_batch_complete_min,
+            sqpoll: self.sqthread_poll,
+            hipri: self.hipri,
+        }
+    }
+
     /// The workload these flags describe. Without a time limit, each thread moves `size` bytes
     /// (random patterns) or runs through its file once (sequential ones), as fio does.
     pub fn workload(&self, op: Pattern, time: Option<Span>) -> Workload {
@@ -256,6 +313,7 @@ impl AdHoc {
                 threads: self.threads,
                 engine,
                 iodepth: self.iodepth,
+                uring: self.uring(),
                 direct: self.direct,
                 ops,
                 ..Group::new(&name, "adhoc")

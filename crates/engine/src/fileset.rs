@@ -17,11 +17,11 @@
 //! another.
 
 use crate::confine::{self, ConfineError, RunDir};
+use crate::idmap::IdMap;
 use crate::marker;
 use crate::workload::{Fileset, SizeDist, Workload};
 use rand::{Rng, SeedableRng};
 use rustix::fs::{AtFlags, Mode, OFlags};
-use std::collections::HashMap;
 use std::ffi::{CStr, CString};
 use std::io;
 use std::os::fd::{AsFd, BorrowedFd, OwnedFd};
@@ -58,25 +58,28 @@ pub enum SetupError {
 /// Room for a file name: a prefix of up to 40 bytes, 20 digits and a NUL.
 pub type NameBuf = [u8; 64];
 
-/// Writes `<prefix><id>` into `buf` and returns it as a C string, without allocating.
+/// Writes `<prefix><id>` into `buf` and returns it as a C string, without allocating. Every
+/// operation names its file with it, so it writes the digits in place and checks only the prefix
+/// for a NUL (digits never are one) instead of the whole name.
 pub fn file_name<'b>(prefix: &str, id: u64, buf: &'b mut NameBuf) -> &'b CStr {
-    let mut digits = [0u8; 20];
-    let mut n = id;
-    let mut i = digits.len();
-    loop {
-        i -= 1;
-        digits[i] = b'0' + (n % 10) as u8;
-        n /= 10;
-        if n == 0 {
-            break;
-        }
-    }
     let p = prefix.len();
-    let len = digits.len() - i;
-    buf[..p].copy_from_slice(prefix.as_bytes());
-    buf[p..p + len].copy_from_slice(&digits[i..]);
-    buf[p + len] = 0;
-    CStr::from_bytes_with_nul(&buf[..p + len + 1]).expect("one NUL at the end")
+    let digits = id.checked_ilog10().map_or(1, |l| l as usize + 1);
+    let end = p + digits;
+    for (d, s) in buf[..p].iter_mut().zip(prefix.bytes()) {
+        *d = s;
+    }
+    let mut n = id;
+    for d in buf[p..end].iter_mut().rev() {
+        *d = b'0' + (n % 10) as u8;
+        n /= 10;
+    }
+    buf[end] = 0;
+    let name = &buf[..=end];
+    if prefix.bytes().any(|b| b == 0) {
+        return CStr::from_bytes_with_nul(name).expect("a prefix without NUL");
+    }
+    // SAFETY: `name` ends with its only NUL: the prefix has none and digits are never one.
+    unsafe { CStr::from_bytes_with_nul_unchecked(name) }
 }
 
 #[derive(Debug)]
@@ -89,13 +92,40 @@ struct Live {
 #[derive(Debug, Default)]
 struct Dynamic {
     live: Vec<Live>,
-    pos: HashMap<u64, usize>,
+    pos: IdMap<usize>,
+    /// The next id `order = "sequential"` looks at.
+    cursor: u64,
 }
 
 impl Dynamic {
     fn insert(&mut self, id: u64, size: u64) {
         self.pos.insert(id, self.live.len());
         self.live.push(Live { id, size, busy: 0 });
+    }
+
+    /// The index of the next live file by id from the cursor on, starting over once after
+    /// `end` (the first id not handed out yet); with `idle`, one no operation is using.
+    fn next_in_order(&mut self, end: u64, idle: bool) -> Option<usize> {
+        if self.live.is_empty() {
+            return None;
+        }
+        let mut wrapped = false;
+        loop {
+            if self.cursor >= end {
+                if wrapped {
+                    return None;
+                }
+                self.cursor = 0;
+                wrapped = true;
+            }
+            let id = self.cursor;
+            self.cursor += 1;
+            if let Some(&i) = self.pos.get(&id) {
+                if !idle || self.live[i].busy == 0 {
+                    return Some(i);
+                }
+            }
+        }
     }
 
     fn remove_at(&mut self, i: usize) -> Live {
@@ -133,6 +163,8 @@ pub struct FileTable {
     meta: Option<OwnedFd>,
     members: Members,
     next_id: AtomicU64,
+    /// The next file `order = "sequential"` picks in a static table.
+    cursor: AtomicU64,
     made_dirs: Mutex<Vec<u64>>,
     next_dir: AtomicU64,
 }
@@ -241,6 +273,7 @@ impl FileTable {
             meta,
             members,
             next_id: AtomicU64::new(nfiles),
+            cursor: AtomicU64::new(0),
             made_dirs: Mutex::new(Vec::new()),
             next_dir: AtomicU64::new(0),
         };
@@ -279,6 +312,7 @@ impl FileTable {
             meta: None,
             members: Members::Static(Vec::new()),
             next_id: AtomicU64::new(0),
+            cursor: AtomicU64::new(0),
             made_dirs: Mutex::new(Vec::new()),
             next_dir: AtomicU64::new(0),
         })
@@ -370,6 +404,31 @@ impl FileTable {
         }
     }
 
+    /// Like [`pick`](Self::pick), the next file in id order instead of a random one: the files
+    /// in the order they were made, one cursor for the whole fileset, starting over after the
+    /// newest (`order = "sequential"`).
+    pub fn pick_next(&self) -> Option<Picked> {
+        match &self.members {
+            Members::Static(v) => {
+                if v.is_empty() {
+                    return None;
+                }
+                let id = self.cursor.fetch_add(1, Relaxed) % v.len() as u64;
+                Some(Picked {
+                    id,
+                    size: v[id as usize].load(Relaxed),
+                })
+            }
+            Members::Dynamic(m) => {
+                let mut d = m.lock().expect("file table");
+                let i = d.next_in_order(self.next_id.load(Relaxed), false)?;
+                let e = &mut d.live[i];
+                e.busy += 1;
+                Some(Picked { id: e.id, size: e.size })
+            }
+        }
+    }
+
     /// Ends a [`pick`](Self::pick), recording the file's size when the operation changed it.
     pub fn release(&self, id: u64, new_size: Option<u64>) {
         match &self.members {
@@ -403,6 +462,21 @@ impl FileTable {
         }
         let start = rng.gen_range(0..n);
         let i = (0..n).map(|k| (start + k) % n).find(|&i| d.live[i].busy == 0)?;
+        let gone = d.remove_at(i);
+        Some(Picked {
+            id: gone.id,
+            size: gone.size,
+        })
+    }
+
+    /// Like [`take`](Self::take), the oldest file no other thread is using instead of a random
+    /// one (`order = "sequential"`).
+    pub fn take_next(&self) -> Option<Picked> {
+        let Members::Dynamic(m) = &self.members else {
+            return None;
+        };
+        let mut d = m.lock().expect("file table");
+        let i = d.next_in_order(self.next_id.load(Relaxed), true)?;
         let gone = d.remove_at(i);
         Some(Picked {
             id: gone.id,

@@ -11,6 +11,7 @@ pub mod confine;
 pub mod cpu;
 pub mod fileset;
 pub mod histogram;
+mod idmap;
 pub mod input;
 pub mod io;
 pub mod live_latency;

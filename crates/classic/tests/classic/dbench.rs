@@ -386,7 +386,10 @@ fn throughput_is_the_last_per_second_sample_of_the_execute_phase() {
     // ticks land in may vary by one, their order may not.
     let warmups = phases.iter().take_while(|p| **p == report::Phase::Warmup).count();
     assert!(warmups >= 1, "{phases:?}");
-    assert!(phases[warmups..].iter().all(|p| *p == report::Phase::Execute), "{phases:?}");
+    assert!(
+        phases[warmups..].iter().all(|p| *p == report::Phase::Execute),
+        "{phases:?}"
+    );
     assert!((2..=3).contains(&(phases.len() - warmups)), "{phases:?}");
     let last = samples.last().unwrap();
     assert_eq!(live.throughput(), Some(last.mb_per_sec));

@@ -12,9 +12,12 @@ fn a_dbench_offset_above_8_eib_is_refused_not_a_panic_on_explain() {
     std::fs::write(&load, "WriteX 9938 9223372036854775808 1 1 NT_STATUS_OK\n").unwrap();
     let r = fslab(&["dbench", "-c", s(&load), "--explain", "1"]);
     assert_eq!(r.code, 2, "{}{}", r.stdout, r.stderr);
+    // The loadfile's reader refuses it at its line, before the engine would.
     assert!(
-        r.stderr
-            .contains("step 1 (WriteX): the offset ends beyond 9223372036854775807 bytes"),
+        r.stderr.starts_with(&format!(
+            "fslab: {}:1: WriteX: offset 9223372036854775808 is too large",
+            load.display()
+        )),
         "{}",
         r.stderr
     );
@@ -31,8 +34,11 @@ fn an_ffsb_file_size_above_8_eib_is_refused_not_a_panic_on_explain() {
     std::fs::write(&profile, text).unwrap();
     let r = fslab(&["ffsb", s(&profile), "--explain"]);
     assert_eq!(r.code, 2, "{}{}", r.stdout, r.stderr);
+    // The profile's reader refuses it at its line, before the engine would.
     assert!(
-        r.stderr.contains("18446744073709551615 is above 9223372036854775807"),
+        r.stderr.starts_with(&format!("fslab: {}:", profile.display()))
+            && r.stderr
+                .contains("`max_filesize=18446744073709551615`: the size is too large"),
         "{}",
         r.stderr
     );

@@ -7,9 +7,9 @@ pub(crate) mod uring;
 
 pub use mmap::MmapBackend;
 pub use sync::SyncBackend;
-pub use uring::UringBackend;
+pub use uring::{Target, UringBackend};
 
-use crate::workload::{EngineKind, SyncKind};
+use crate::workload::{EngineKind, Group, SyncKind};
 use std::alloc::Layout;
 use std::io;
 use std::os::fd::{AsFd, BorrowedFd, OwnedFd};
@@ -153,6 +153,11 @@ pub trait Backend: Send {
     fn sync(&mut self, file: &mut OpenFile, kind: SyncKind) -> io::Result<()> {
         sync_fd(file.fd(), kind)
     }
+
+    /// The io_uring backend itself, for the loop that drives its ring directly.
+    fn as_uring(&mut self) -> Option<&mut UringBackend> {
+        None
+    }
 }
 
 pub(crate) fn sync_fd(fd: BorrowedFd<'_>, kind: SyncKind) -> io::Result<()> {
@@ -164,11 +169,11 @@ pub(crate) fn sync_fd(fd: BorrowedFd<'_>, kind: SyncKind) -> io::Result<()> {
 }
 
 /// Makes the backend a group asked for.
-pub fn backend(kind: EngineKind, iodepth: u32) -> io::Result<Box<dyn Backend>> {
-    Ok(match kind {
+pub fn backend(group: &Group) -> io::Result<Box<dyn Backend>> {
+    Ok(match group.engine {
         EngineKind::Sync => Box::new(SyncBackend),
         EngineKind::Mmap => Box::new(MmapBackend),
-        EngineKind::IoUring => Box::new(UringBackend::new(iodepth)?),
+        EngineKind::IoUring => Box::new(UringBackend::new(group.iodepth, &group.uring)?),
     })
 }
 

@@ -1,37 +1,111 @@
-//! The `io_uring` backend: up to `iodepth` transfers in flight per thread, into buffers
-//! registered with the ring once (fixed buffers spare the kernel a page pin per I/O).
+//! The `io_uring` backend: up to `iodepth` transfers in flight per thread, set up and driven as
+//! the group's `[group.uring]` asks: fixed buffers (registered once, sparing the kernel a page
+//! pin per transfer), registered files, when the completions' task work runs, IOSQE_ASYNC, the
+//! io-wq worker limit, SQPOLL and IOPOLL.
 
 use super::{Backend, Dir, IoBuffers, Moved, OpenFile, Xfer};
-use crate::workload::SyncKind;
+use crate::workload::{SyncKind, Taskrun, UringOpts};
 use io_uring::{opcode, squeue, types, IoUring};
 use std::io;
 use std::os::fd::{AsRawFd, RawFd};
 
+/// IORING_SETUP_* flags, as the kernel's uapi header numbers them.
+pub const SETUP_IOPOLL: u32 = 1 << 0;
+pub const SETUP_SQPOLL: u32 = 1 << 1;
+pub const SETUP_COOP_TASKRUN: u32 = 1 << 8;
+pub const SETUP_SINGLE_ISSUER: u32 = 1 << 12;
+pub const SETUP_DEFER_TASKRUN: u32 = 1 << 13;
+
+/// How long the SQPOLL thread spins without work before it sleeps, in milliseconds.
+const SQPOLL_IDLE_MS: u32 = 1000;
+
 pub struct UringBackend {
     ring: IoUring,
     depth: usize,
+    opts: UringOpts,
     /// The buffers registered with the ring, by address: fixed transfers need them to stay put.
     registered: Option<(*mut u8, usize)>,
+    /// The files registered with the ring, in the order of their fixed indexes.
+    files: Vec<RawFd>,
+    /// Flags of every transfer's submission (IOSQE_ASYNC when forced).
+    sqe_flags: squeue::Flags,
+    /// Whether transfers are async is settled (without `force_async`, on the first file).
+    async_decided: bool,
+    /// The IORING_SETUP_* flags the ring was made with.
+    setup_flags: u32,
 }
 
 // The ring is used by the one thread that owns the backend.
 unsafe impl Send for UringBackend {}
 
+/// Where a transfer's file is: a plain descriptor or an index among the registered files.
+#[derive(Debug, Clone, Copy)]
+pub enum Target {
+    Fd(RawFd),
+    Fixed(u32),
+}
+
 impl UringBackend {
-    pub fn new(iodepth: u32) -> io::Result<UringBackend> {
+    /// A ring for `iodepth` transfers in flight, set up as `opts` says. A kernel too old for
+    /// DEFER_TASKRUN or COOP_TASKRUN gets a ring without them, as fio does.
+    pub fn new(iodepth: u32, opts: &UringOpts) -> io::Result<UringBackend> {
         let depth = iodepth.max(1) as usize;
-        let ring = IoUring::builder()
-            .build(depth.next_power_of_two() as u32)
-            .map_err(|e| {
-                io::Error::new(
-                    e.kind(),
-                    format!("io_uring is not available ({e}); use engine = \"sync\""),
-                )
-            })?;
+        let entries = depth.next_power_of_two() as u32;
+        // The ring and the IORING_SETUP_* flags it was made with.
+        let build = |taskrun: Option<Taskrun>| {
+            let mut b = IoUring::builder();
+            let mut flags = 0;
+            if opts.sqpoll {
+                b.setup_sqpoll(SQPOLL_IDLE_MS);
+                flags |= SETUP_SQPOLL;
+            }
+            if opts.hipri {
+                b.setup_iopoll();
+                flags |= SETUP_IOPOLL;
+            }
+            match taskrun {
+                Some(Taskrun::Defer) => {
+                    b.setup_coop_taskrun().setup_single_issuer().setup_defer_taskrun();
+                    flags |= SETUP_COOP_TASKRUN | SETUP_SINGLE_ISSUER | SETUP_DEFER_TASKRUN;
+                }
+                Some(Taskrun::Coop) => {
+                    b.setup_coop_taskrun();
+                    flags |= SETUP_COOP_TASKRUN;
+                }
+                Some(Taskrun::Signal) | None => {}
+            }
+            b.build(entries).map(|r| (r, flags))
+        };
+        let first = if opts.sqpoll { None } else { Some(opts.taskrun) };
+        let (ring, setup_flags) = match build(first) {
+            Err(e) if e.raw_os_error() == Some(libc::EINVAL) && first.is_some() => build(None),
+            r => r,
+        }
+        .map_err(|e| {
+            io::Error::new(
+                e.kind(),
+                format!("io_uring is not available ({e}); use engine = \"sync\""),
+            )
+        })?;
+        if opts.iowq_workers > 0 {
+            // [bounded (regular files), unbounded]; 0 leaves a limit as it is.
+            let mut max = [opts.iowq_workers, 0];
+            ring.submitter().register_iowq_max_workers(&mut max)?;
+        }
+        let sqe_flags = if opts.force_async == Some(true) {
+            squeue::Flags::ASYNC
+        } else {
+            squeue::Flags::empty()
+        };
         Ok(UringBackend {
             ring,
             depth,
+            opts: *opts,
             registered: None,
+            files: Vec::new(),
+            sqe_flags,
+            async_decided: opts.force_async.is_some(),
+            setup_flags,
         })
     }
 
@@ -39,8 +113,29 @@ impl UringBackend {
         self.depth
     }
 
-    /// Registers `bufs` with the ring, once; later transfers into them use fixed buffers.
+    /// The IORING_SETUP_* flags the ring was made with.
+    pub fn setup_flags(&self) -> u32 {
+        self.setup_flags
+    }
+
+    /// The ring's file descriptor.
+    pub fn ring_fd(&self) -> RawFd {
+        self.ring.as_raw_fd()
+    }
+
+    /// Transfers use buffers registered with the ring.
+    pub fn fixed_buffers(&self) -> bool {
+        self.registered.is_some()
+    }
+
+    /// Registers `bufs` with the ring, once, when the group uses fixed buffers; later transfers
+    /// into them use fixed buffers. Without `fixedbufs`, buffers are registered unless transfers
+    /// are marked async: an io-wq worker takes the ring's lock to look a fixed buffer up, and
+    /// contends for it with the submitting thread (`settle_async` comes first).
     pub fn register(&mut self, bufs: &IoBuffers) {
+        if !self.opts.fixedbufs.unwrap_or(!self.forces_async()) {
+            return;
+        }
         let key = (bufs.slot_ptr(0), bufs.slot_len() * bufs.slots());
         if self.registered == Some(key) {
             return;
@@ -59,24 +154,83 @@ impl UringBackend {
         self.registered = unsafe { sub.register_buffers(&iovecs) }.ok().map(|_| key);
     }
 
-    /// Queues one transfer into or out of buffer `slot`; its completion is tagged with the slot.
-    pub fn push(&mut self, fd: RawFd, dir: Dir, x: Xfer, bufs: &IoBuffers, slot: usize) {
+    /// Registers `fds` with the ring when the group asks for registered files: transfers then
+    /// name file `i` as `Target::Fixed(i)`. Says whether it did.
+    pub fn register_files(&mut self, fds: &[RawFd]) -> io::Result<bool> {
+        if !self.opts.registerfiles {
+            return Ok(false);
+        }
+        self.ring.submitter().register_files(fds)?;
+        self.files = fds.to_vec();
+        Ok(true)
+    }
+
+    /// Without `force_async`, settles on the first file whether transfers go to io-wq
+    /// marked async: when the file cannot do non-blocking I/O, the kernel punts every transfer
+    /// to io-wq anyway. The probe is a one-block preadv2 with RWF_NOWAIT, refused with
+    /// EOPNOTSUPP by exactly the files io_uring cannot try inline (no FMODE_NOWAIT).
+    pub fn settle_async(&mut self, fd: RawFd, bufs: &IoBuffers) {
+        if self.async_decided {
+            return;
+        }
+        self.async_decided = true;
+        if !supports_nowait(fd, bufs) {
+            self.sqe_flags |= squeue::Flags::ASYNC;
+        }
+    }
+
+    /// Transfers are marked IOSQE_ASYNC.
+    pub fn forces_async(&self) -> bool {
+        self.sqe_flags.contains(squeue::Flags::ASYNC)
+    }
+
+    /// Queues one transfer into or out of buffer `slot`; its completion is tagged with `tag`.
+    #[inline]
+    pub fn push(&mut self, file: Target, dir: Dir, x: Xfer, bufs: &IoBuffers, slot: usize, tag: u64) {
         let Xfer { offset, len } = x;
-        let tag = slot as u64;
         let ptr = bufs.slot_ptr(slot);
         let fixed = self.registered.is_some_and(|(base, _)| base == bufs.slot_ptr(0));
-        let fd = types::Fd(fd);
-        let entry: squeue::Entry = match (dir, fixed) {
-            (Dir::Read, true) => opcode::ReadFixed::new(fd, ptr, len, slot as u16).offset(offset).build(),
-            (Dir::Read, false) => opcode::Read::new(fd, ptr, len).offset(offset).build(),
-            (Dir::Write, true) => opcode::WriteFixed::new(fd, ptr, len, slot as u16)
-                .offset(offset)
-                .build(),
-            (Dir::Write, false) => opcode::Write::new(fd, ptr, len).offset(offset).build(),
+        macro_rules! build {
+            ($fd:expr) => {
+                match (dir, fixed) {
+                    (Dir::Read, true) => opcode::ReadFixed::new($fd, ptr, len, slot as u16)
+                        .offset(offset)
+                        .build(),
+                    (Dir::Read, false) => opcode::Read::new($fd, ptr, len).offset(offset).build(),
+                    (Dir::Write, true) => opcode::WriteFixed::new($fd, ptr, len, slot as u16)
+                        .offset(offset)
+                        .build(),
+                    (Dir::Write, false) => opcode::Write::new($fd, ptr, len).offset(offset).build(),
+                }
+            };
+        }
+        let entry: squeue::Entry = match file {
+            Target::Fd(fd) => build!(types::Fd(fd)),
+            Target::Fixed(i) => build!(types::Fixed(i)),
         };
-        // SAFETY: the buffer stays valid until the completion is reaped; the queue has room
-        // because callers keep at most `depth` transfers in flight.
-        unsafe { self.ring.submission().push(&entry.user_data(tag)) }.expect("submission queue has room");
+        let entry = entry.flags(self.sqe_flags).user_data(tag);
+        // SAFETY: the buffer stays valid until the completion is reaped. Callers keep at most
+        // `depth` transfers in flight, so the queue has room, except under SQPOLL: its thread
+        // can post a completion before it moves the queue's head past the entry.
+        while unsafe { self.ring.submission().push(&entry) }.is_err() {
+            let sub = self.ring.submitter();
+            let _ = if self.opts.sqpoll {
+                sub.squeue_wait()
+            } else {
+                sub.submit()
+            };
+        }
+    }
+
+    /// Submits what is queued without waiting (no system call while an SQPOLL thread is awake).
+    pub fn submit(&mut self) -> io::Result<()> {
+        loop {
+            match self.ring.submit() {
+                Ok(_) => return Ok(()),
+                Err(e) if e.raw_os_error() == Some(libc::EINTR) => continue,
+                Err(e) => return Err(e),
+            }
+        }
     }
 
     /// Submits what is queued and waits for at least `want` completions.
@@ -90,12 +244,33 @@ impl UringBackend {
         }
     }
 
+    /// Completions are waiting in the completion queue (without entering the kernel).
+    #[inline]
+    pub fn has_completions(&mut self) -> bool {
+        !self.ring.completion().is_empty()
+    }
+
     /// Hands every available completion to `f` as (tag, result).
+    #[inline]
     pub fn reap(&mut self, mut f: impl FnMut(u64, i32)) {
         for cqe in self.ring.completion() {
             f(cqe.user_data(), cqe.result());
         }
     }
+}
+
+/// Whether `fd` takes non-blocking reads (FMODE_NOWAIT): a one-block preadv2 at offset 0 with
+/// RWF_NOWAIT is refused with EOPNOTSUPP, before any I/O, when it does not. Any other outcome
+/// (data, EAGAIN, end of file, EINVAL for an O_DIRECT misfit, EBADF on a write-only file) says
+/// nothing against it.
+fn supports_nowait(fd: RawFd, bufs: &IoBuffers) -> bool {
+    let iov = libc::iovec {
+        iov_base: bufs.slot_ptr(0).cast(),
+        iov_len: bufs.slot_len().min(super::BUFFER_ALIGN),
+    };
+    // SAFETY: the iovec points into the thread's own buffer, valid for its length.
+    let r = unsafe { libc::preadv2(fd, &iov, 1, 0, libc::RWF_NOWAIT) };
+    !(r < 0 && io::Error::last_os_error().raw_os_error() == Some(libc::EOPNOTSUPP))
 }
 
 impl Backend for UringBackend {
@@ -106,13 +281,14 @@ impl Backend for UringBackend {
         xfers: &[Xfer],
         bufs: &mut IoBuffers,
     ) -> (Moved, io::Result<()>) {
+        self.settle_async(file.fd.as_raw_fd(), bufs);
         self.register(bufs);
-        let fd = file.fd.as_raw_fd();
+        let fd = Target::Fd(file.fd.as_raw_fd());
         let mut moved = Moved::default();
         let mut first_err: Option<io::Error> = None;
         for chunk in xfers.chunks(self.depth.min(bufs.slots())) {
             for (slot, x) in chunk.iter().enumerate() {
-                self.push(fd, dir, *x, bufs, slot);
+                self.push(fd, dir, *x, bufs, slot, slot as u64);
             }
             let mut pending = chunk.len();
             while pending > 0 {
@@ -160,5 +336,9 @@ impl Backend for UringBackend {
             return Err(io::Error::from_raw_os_error(-res));
         }
         Ok(())
+    }
+
+    fn as_uring(&mut self) -> Option<&mut UringBackend> {
+        Some(self)
     }
 }

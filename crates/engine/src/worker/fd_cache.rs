@@ -1,14 +1,14 @@
 //! The open files a thread keeps between operations, by file id.
 
+use crate::idmap::IdMap;
 use crate::io::OpenFile;
-use std::collections::HashMap;
 
 /// Open files a thread keeps between operations (OpenMode::Keep), by file id: every file a
 /// thread touches stays open, up to [`FD_CACHE`], as fio and sysbench keep theirs. The file of
 /// the last operation is found without hashing.
 pub(super) struct FdCache {
     pub(super) entries: Vec<(u64, OpenFile)>,
-    index: HashMap<u64, usize>,
+    index: IdMap<usize>,
     last: usize,
 }
 
@@ -19,7 +19,7 @@ impl FdCache {
     pub(super) fn new() -> FdCache {
         FdCache {
             entries: Vec::new(),
-            index: HashMap::new(),
+            index: IdMap::default(),
             last: 0,
         }
     }

@@ -148,7 +148,7 @@ struct Io {
 
 impl Io {
     fn new(group: &Group, seed: u64) -> stdio::Result<Io> {
-        let backend = io::backend(group.engine, group.iodepth)?;
+        let backend = io::backend(group)?;
         let max_bs = group.ops.iter().map(|o| o.block_size()).max().unwrap_or(4096) as usize;
         let slots = if group.engine == EngineKind::IoUring {
             group.iodepth as usize

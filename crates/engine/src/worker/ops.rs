@@ -7,7 +7,7 @@ use super::{Outcome, Worker};
 use crate::confine;
 use crate::fileset::{file_name, NameBuf, Picked};
 use crate::io::{Backend, Dir, IoBuffers, Moved, OpenFile, Xfer};
-use crate::workload::{EngineKind, OpKind, OpenMode, Scope, SyncKind};
+use crate::workload::{EngineKind, OpKind, OpenMode, Order, Scope, SyncKind};
 use rand::Rng;
 use rustix::fs::{AtFlags, Mode, OFlags};
 use std::io as stdio;
@@ -21,9 +21,9 @@ impl<'a> Worker<'a> {
             OpKind::ReadAll | OpKind::WriteAll => self.whole(i),
             OpKind::Append => self.append(i),
             OpKind::Create => self.create(i),
-            OpKind::Delete => self.delete(),
-            OpKind::Stat => self.stat(),
-            OpKind::OpenClose => self.open_close(),
+            OpKind::Delete => self.delete(i),
+            OpKind::Stat => self.stat(i),
+            OpKind::OpenClose => self.open_close(i),
             OpKind::Mkdir => self.mkdir(),
             OpKind::Rmdir => self.rmdir(),
             OpKind::Rename => self.rename(),
@@ -278,8 +278,20 @@ impl<'a> Worker<'a> {
         })
     }
 
-    fn delete(&mut self) -> stdio::Result<Outcome> {
-        let Some(Picked { id, size }) = self.table.take(&mut self.rng) else {
+    /// A file for entry `i` of the mix to work on and give back: at random, or the next in order.
+    fn pick_for(&mut self, i: usize) -> Option<Picked> {
+        match self.group.ops[i].order.unwrap_or_default() {
+            Order::Random => self.table.pick(&mut self.rng),
+            Order::Sequential => self.table.pick_next(),
+        }
+    }
+
+    fn delete(&mut self, i: usize) -> stdio::Result<Outcome> {
+        let taken = match self.group.ops[i].order.unwrap_or_default() {
+            Order::Random => self.table.take(&mut self.rng),
+            Order::Sequential => self.table.take_next(),
+        };
+        let Some(Picked { id, size }) = taken else {
             return Ok(Outcome::Skipped);
         };
         self.io.cache.evict(self.cache_key(id));
@@ -293,8 +305,8 @@ impl<'a> Worker<'a> {
         }
     }
 
-    fn stat(&mut self) -> stdio::Result<Outcome> {
-        let Some(Picked { id, .. }) = self.table.pick(&mut self.rng) else {
+    fn stat(&mut self, i: usize) -> stdio::Result<Outcome> {
+        let Some(Picked { id, .. }) = self.pick_for(i) else {
             return Ok(Outcome::Skipped);
         };
         let mut b: NameBuf = [0; 64];
@@ -308,8 +320,8 @@ impl<'a> Worker<'a> {
         Ok(Outcome::META)
     }
 
-    fn open_close(&mut self) -> stdio::Result<Outcome> {
-        let Some(Picked { id, .. }) = self.table.pick(&mut self.rng) else {
+    fn open_close(&mut self, i: usize) -> stdio::Result<Outcome> {
+        let Some(Picked { id, .. }) = self.pick_for(i) else {
             return Ok(Outcome::Skipped);
         };
         let r = self.open(id, self.io.base_flags | OFlags::RDONLY);

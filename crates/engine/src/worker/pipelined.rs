@@ -1,25 +1,25 @@
-//! The pipelined loop: on io_uring with iodepth > 1, a group of single-block reads and writes
-//! keeps `iodepth` of them in flight, as fio does.
+//! The pipelined loop: on io_uring, a group of single-block reads and writes keeps `iodepth` of
+//! them in flight, as fio does (at iodepth 1 too: it drives the ring with less around each
+//! transfer than the mix loop does).
 
 use super::{ThreadOutcome, Worker};
 use crate::clock;
-use crate::io::{Dir, UringBackend, Xfer};
+use crate::io::{Dir, SyncBackend, Target, Xfer};
 use crate::workload::{EngineKind, OpKind, OpenMode, Pick};
 use rand::Rng;
 use std::io as stdio;
-use std::os::fd::AsRawFd;
+use std::os::fd::{AsRawFd, RawFd};
 
 /// The pipelined io_uring loop opens every file of its fileset up front; past this many files a
 /// group runs one operation at a time instead.
 const PIPELINE_MAX_FILES: u64 = 1024;
 
 impl<'a> Worker<'a> {
-    /// A group whose every operation is one block read or written at a random offset of a file
-    /// kept open, on io_uring with iodepth > 1, runs its operations concurrently, as fio does.
+    /// A group whose every operation is one block read or written at a random offset of a random
+    /// file kept open, on io_uring, runs its operations concurrently, as fio does.
     pub(super) fn pipelined(&self) -> bool {
         let g = self.group;
         g.engine == EngineKind::IoUring
-            && g.iodepth > 1
             && g.open == OpenMode::Keep
             && self.tables.len() == 1
             && self.table.is_static()
@@ -33,21 +33,19 @@ impl<'a> Worker<'a> {
                 matches!(o.op, OpKind::Read | OpKind::Write)
                     && o.sync.is_none()
                     && o.skip.is_none()
+                    && o.scope.is_none()
                     && o.size.is_none_or(|s| s.0 == o.block_size())
             })
     }
 
     /// The pipelined loop: keeps `iodepth` single-block operations in flight, each timed from
-    /// its submission to its completion.
+    /// its submission to its completion. It submits `uring.batch_submit` transfers at a time (all
+    /// it could queue when 0) and waits for `uring.batch_complete` completions in one call.
     pub(super) fn run_pipelined(mut self) -> ThreadOutcome {
         let depth = self.group.iodepth as usize;
+        let u = self.group.uring;
         // The operation an error outside any one transfer (the ring, an open) is counted under.
         let first_op = self.group.ops[0].op;
-        let mut ring = match UringBackend::new(self.group.iodepth) {
-            Ok(r) => r,
-            Err(e) => return self.fail(first_op, e.to_string(), e.raw_os_error()),
-        };
-        ring.register(&self.io.bufs);
         // Open every file of the fileset once.
         let files = self.table.static_len();
         let mut fds = Vec::new();
@@ -60,6 +58,29 @@ impl<'a> Worker<'a> {
                 }
             }
         }
+        // The group's ring, taken out of the thread's I/O for the loop to drive directly.
+        let mut backend = std::mem::replace(&mut self.io.backend, Box::new(SyncBackend));
+        let Some(ring) = backend.as_uring() else {
+            return self.fail(first_op, "the pipelined loop needs an io_uring ring".into(), None);
+        };
+        if let Some(f) = fds.first() {
+            ring.settle_async(f.fd.as_raw_fd(), &self.io.bufs);
+        }
+        ring.register(&self.io.bufs);
+        let raw: Vec<RawFd> = fds.iter().map(|f| f.fd.as_raw_fd()).collect();
+        let targets: Vec<Target> = match ring.register_files(&raw) {
+            Ok(true) => (0..raw.len() as u32).map(Target::Fixed).collect(),
+            Ok(false) => raw.iter().map(|&fd| Target::Fd(fd)).collect(),
+            Err(e) => {
+                let message = format!("cannot register the files with the ring: {e}");
+                return self.fail(first_op, message, e.raw_os_error());
+            }
+        };
+        let batch_submit = match u.batch_submit {
+            0 => usize::MAX,
+            n => n as usize,
+        };
+        let batch_complete = u.batch_complete.max(1) as usize;
         // Per slot: (entry of the mix, start time).
         let timed = self.shared.latency;
         let mut slots: Vec<(usize, u64)> = vec![(0, 0); depth];
@@ -68,18 +89,20 @@ impl<'a> Worker<'a> {
         let (mut issued, mut issued_bytes) = (0u64, 0u64);
         let mut finished = false;
         let mut stopping = false;
+        let mut failure = None;
         loop {
             stopping |= self.guard.stopping();
             if self.guard.check_ramp(&mut self.tally) {
                 (issued, issued_bytes) = (0, 0);
             }
+            let mut queued = 0;
             while !stopping && !free.is_empty() && self.guard.within_quota(issued, issued_bytes) {
                 let i = self.mix.choose(&mut self.rng).unwrap_or(0);
                 let spec = &self.group.ops[i];
-                let id = if fds.len() == 1 {
+                let id = if targets.len() == 1 {
                     0
                 } else {
-                    self.rng.gen_range(0..fds.len())
+                    self.rng.gen_range(0..targets.len())
                 };
                 let fsize = self.table.static_size(id as u64);
                 let bs = spec.block_size().min(fsize.max(1));
@@ -93,22 +116,38 @@ impl<'a> Worker<'a> {
                 let slot = free.pop().expect("a free slot");
                 let dir = if spec.op == OpKind::Read { Dir::Read } else { Dir::Write };
                 slots[slot] = (i, if timed { clock::now() } else { 0 });
-                ring.push(
-                    fds[id].fd.as_raw_fd(),
-                    dir,
-                    Xfer { offset, len: bs as u32 },
-                    &self.io.bufs,
-                    slot,
-                );
+                let x = Xfer { offset, len: bs as u32 };
+                ring.push(targets[id], dir, x, &self.io.bufs, slot, slot as u64);
                 issued += 1;
                 issued_bytes += bs;
+                queued += 1;
+                if queued == batch_submit {
+                    queued = 0;
+                    if let Err(e) = ring.submit() {
+                        failure = Some(e);
+                        break;
+                    }
+                }
+            }
+            if let Some(e) = failure.take() {
+                self.tally
+                    .first_error
+                    .get_or_insert((first_op, e.to_string(), e.raw_os_error()));
+                self.guard.stop_all();
+                break;
             }
             let inflight = depth - free.len();
             if inflight == 0 {
                 finished = !stopping;
                 break;
             }
-            if let Err(e) = ring.submit_and_wait(1) {
+            // With SQPOLL, completions already there are reaped without entering the kernel.
+            let waited = if u.sqpoll && ring.has_completions() {
+                ring.submit()
+            } else {
+                ring.submit_and_wait(batch_complete.min(inflight))
+            };
+            if let Err(e) = waited {
                 self.tally
                     .first_error
                     .get_or_insert((first_op, e.to_string(), e.raw_os_error()));
@@ -156,6 +195,8 @@ impl<'a> Worker<'a> {
                 stopping = true;
             }
         }
+        drop(fds);
+        self.io.backend = backend;
         self.finish(finished)
     }
 }

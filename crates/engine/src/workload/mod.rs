@@ -296,6 +296,9 @@ pub struct Group {
     /// Transfers in flight per thread (io_uring only).
     #[serde(default = "one_u32", skip_serializing_if = "is_one")]
     pub iodepth: u32,
+    /// How an io_uring group uses its ring (io_uring only; fio's io_uring engine options).
+    #[serde(default, skip_serializing_if = "is_default")]
+    pub uring: UringOpts,
     /// O_DIRECT, with buffers and offsets aligned.
     #[serde(default, skip_serializing_if = "is_false")]
     pub direct: bool,
@@ -329,6 +332,7 @@ impl Group {
             rate: None,
             engine: EngineKind::default(),
             iodepth: 1,
+            uring: UringOpts::default(),
             direct: false,
             osync: OSync::default(),
             open: OpenMode::default(),
@@ -487,6 +491,82 @@ impl fmt::Display for EngineKind {
     }
 }
 
+/// How an io_uring group sets up and drives its rings: `[group.uring]`. Each setting is named
+/// after fio's io_uring engine option it matches, where there is one.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct UringOpts {
+    /// Register the group's open files with the ring, sparing the kernel a file lookup per
+    /// transfer (fio's registerfiles).
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub registerfiles: bool,
+    /// Register the I/O buffers with the ring, sparing the kernel a page pin per transfer
+    /// (fio's fixedbufs). When absent: registered unless transfers go to io-wq marked async,
+    /// where each worker takes the ring's lock to look its buffer up.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub fixedbufs: Option<bool>,
+    /// How the kernel runs the completions' task work in the submitting thread (see
+    /// [`Taskrun`]).
+    #[serde(default, skip_serializing_if = "is_default")]
+    pub taskrun: Taskrun,
+    /// IOSQE_ASYNC on every transfer, handing it to the kernel's io-wq workers at once instead
+    /// of trying it inline first (fio's force_async = 1). When absent: async when the thread's
+    /// first file refuses a non-blocking read (preadv2 with RWF_NOWAIT fails with EOPNOTSUPP, as
+    /// on tmpfs). The kernel hands every transfer on such a file to io-wq anyway; marked async,
+    /// they run on several workers at once instead of queueing behind one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub force_async: Option<bool>,
+    /// The most io-wq workers the ring's thread may have for bounded work (regular files);
+    /// 0 leaves the kernel's limit.
+    #[serde(default, skip_serializing_if = "is_zero_u32")]
+    pub iowq_workers: u32,
+    /// Transfers queued before they are submitted together (fio's iodepth_batch_submit); 0
+    /// submits whatever is queued once every free slot has been filled.
+    #[serde(default, skip_serializing_if = "is_zero_u32")]
+    pub batch_submit: u32,
+    /// Completions waited for in one system call (fio's iodepth_batch_complete_min); at most
+    /// the transfers in flight.
+    #[serde(default = "one_u32", skip_serializing_if = "is_one")]
+    pub batch_complete: u32,
+    /// A kernel thread polls the submission queue, so that submitting takes no system call
+    /// (fio's sqthread_poll); it keeps a processor busy.
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub sqpoll: bool,
+    /// Polled completions for O_DIRECT on devices that poll (fio's hipri, IORING_SETUP_IOPOLL).
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub hipri: bool,
+}
+
+impl Default for UringOpts {
+    fn default() -> Self {
+        UringOpts {
+            registerfiles: false,
+            fixedbufs: None,
+            taskrun: Taskrun::default(),
+            force_async: None,
+            iowq_workers: 0,
+            batch_submit: 0,
+            batch_complete: 1,
+            sqpoll: false,
+            hipri: false,
+        }
+    }
+}
+
+/// When the kernel runs the task work that turns finished transfers into completions.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum Taskrun {
+    /// Whenever the kernel interrupts the thread for it (the kernel's default).
+    Signal,
+    /// At the thread's next system call, without interrupting it (IORING_SETUP_COOP_TASKRUN).
+    Coop,
+    /// Only when the thread waits for completions (IORING_SETUP_SINGLE_ISSUER and
+    /// DEFER_TASKRUN, as fio sets up its rings); the default.
+    #[default]
+    Defer,
+}
+
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum OSync {
@@ -547,6 +627,23 @@ pub struct OpSpec {
     /// seqread with own scope: from the end of the file to its start (IOzone's backward read).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub reverse: Option<bool>,
+    /// stat, delete, open_close: which file is next, a random one (the default) or the files in
+    /// the order they were made (see [`Order`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub order: Option<Order>,
+}
+
+/// The order in which an operation goes through the files of its fileset.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum Order {
+    /// A file drawn at random.
+    #[default]
+    Random,
+    /// The files by id, oldest first, as fio's file_service_type = sequential and mdtest go
+    /// through theirs: one cursor for the fileset, starting over after the newest file (stat,
+    /// open_close); delete takes the oldest file left.
+    Sequential,
 }
 
 impl OpSpec {
@@ -564,6 +661,7 @@ impl OpSpec {
             scope: None,
             wrap: None,
             reverse: None,
+            order: None,
         }
     }
 
@@ -622,6 +720,9 @@ fn one_u32() -> u32 {
 }
 fn is_one(n: &u32) -> bool {
     *n == 1
+}
+fn is_zero_u32(n: &u32) -> bool {
+    *n == 0
 }
 fn yes() -> bool {
     true

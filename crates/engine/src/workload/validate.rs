@@ -2,7 +2,7 @@
 //! counts in range, paths that stay beneath the run directory, and only the fields that apply to
 //! each operation.
 
-use super::{EngineKind, Fileset, Group, OpKind, OpSpec, Scope, SizeDist, Workload};
+use super::{EngineKind, Fileset, Group, OpKind, OpSpec, Scope, SizeDist, Taskrun, UringOpts, Workload};
 use crate::confine;
 use crate::marker;
 use crate::units::Bytes;
@@ -164,6 +164,34 @@ impl Workload {
                     here("iodepth"),
                     format!("iodepth {} needs engine = \"io_uring\"", g.iodepth),
                 );
+            }
+            if g.uring != UringOpts::default() {
+                let u = &g.uring;
+                let at = |k| vec![Key("group"), Index(gi), Key("uring"), Key(k)];
+                if g.engine != EngineKind::IoUring {
+                    return bad(here("uring"), "[group.uring] needs engine = \"io_uring\"".into());
+                }
+                if u.batch_submit > g.iodepth {
+                    return bad(
+                        at("batch_submit"),
+                        format!("batch_submit {} is above iodepth {}", u.batch_submit, g.iodepth),
+                    );
+                }
+                if u.batch_complete == 0 || u.batch_complete > g.iodepth {
+                    return bad(
+                        at("batch_complete"),
+                        format!("batch_complete must be from 1 to iodepth ({})", g.iodepth),
+                    );
+                }
+                if u.hipri && !g.direct {
+                    return bad(at("hipri"), "hipri (polled completions) needs direct = true".into());
+                }
+                if u.sqpoll && u.taskrun != Taskrun::default() {
+                    return bad(
+                        at("taskrun"),
+                        "with sqpoll the kernel's polling thread runs the task work: leave taskrun out".into(),
+                    );
+                }
             }
             if g.direct && g.engine == EngineKind::Mmap {
                 return bad(here("direct"), "O_DIRECT does not apply to the mmap engine".into());
@@ -433,6 +461,12 @@ fn check_op(op: &OpSpec, fs: &Fileset, g: &Group) -> Result<(), (&'static str, S
         return Err((
             "reverse",
             "`reverse` applies to seqread with scope = \"own\" only".into(),
+        ));
+    }
+    if op.order.is_some() && !matches!(k, OpKind::Stat | OpKind::Delete | OpKind::OpenClose) {
+        return Err((
+            "order",
+            format!("`order` does not apply to {k} (only to stat, delete and open_close)"),
         ));
     }
     let bs = op.block_size();

@@ -16,4 +16,5 @@ mod setup_bs;
 mod steady;
 mod stop;
 mod stopped_sync;
+mod uring_settings;
 mod workload_files;

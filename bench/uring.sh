@@ -1,0 +1,165 @@
+# bench/uring.sh: sourced by bench/engine.sh (case 7). fslab's io_uring engine against fio's, 4 KiB
+# random reads at iodepth 1, 8, 32 and 128 with 1, 2 and 4 threads, on a 1 GiB file cached on the
+# tmpfs and, with O_DIRECT, on a 1 GiB file of an ext4 image on a loop device (the image itself on
+# the tmpfs). fslab runs with its defaults, fio with its own. Goal: fslab/fio >= 1.10 everywhere.
+#
+# Beside each iodepth at 1 thread: the per-core peak of fio's t/io_uring on the same file, as the
+# limit (TIO: the path of a t/io_uring built from fio's source outside this repository, e.g.
+# `apt-get source fio && cd fio-* && ./configure && make t/io_uring`; without it, no limit column).
+# Before the matrix, a census with perf (when installed): of the requests each tool submits, how
+# many the kernel punts to io-wq workers, and the io_uring_enter calls per request.
+#
+# Environment: U_DEPTHS ("1 8 32 128"), U_THREADS ("1 2 4"), U_SECS (SECS), U_FS ("tmpfs direct"),
+# TIO, FIO_URING_EXTRA (more fio options, e.g. --registerfiles=1 --fixedbufs=1 --force_async=1).
+# fio runs its jobs as threads (--thread), as fslab does: its job processes call setsid(), and with
+# sched_autogroup_enabled each session is a scheduling group of its own, so on a busy machine four
+# fio processes get four shares of the CPU where fslab's four threads get one.
+
+U_DEPTHS=${U_DEPTHS:-1 8 32 128}
+U_THREADS=${U_THREADS:-1 2 4}
+U_SECS=${U_SECS:-$SECS}
+U_FS=${U_FS:-tmpfs direct}
+FIO_URING_EXTRA=${FIO_URING_EXTRA:-}
+TIO=${TIO:-}
+
+# The file of a case's filesystem: $RD/adhoc/f0 on the tmpfs, or the ext4 image's.
+uring_dir() { if [[ $1 == direct ]]; then echo "$EXT4_MNT/rd"; else echo "$RD"; fi; }
+
+# Lays out the ext4 image's 1 GiB file once (fslab, untimed).
+uring_layout_direct() {
+    mount_ext4 1400M
+    mkdir -p "$EXT4_MNT/rd"
+    next
+    local o=$NEXT.layout.json
+    run "$o" "${o%.json}.err" "$FSLAB" run --op randread --bs 4k --size 1g --threads 1 --time 1s \
+        --dir "$EXT4_MNT/rd" --direct --json || fail_run "fslab (ext4 layout)" "$o" "${o%.json}.err"
+    log "  laid out $EXT4_MNT/rd/adhoc/f0 (1 GiB on ext4 on $EXT4_DEV, image on the tmpfs)"
+}
+
+# t/io_uring's peak IOPS on one core (one thread). Args: fs depth. Sets VAL ("" without TIO).
+tio_peak() {
+    local fs=$1 qd=$2 o e batch
+    VAL=""
+    [[ -n $TIO ]] || return 0
+    batch=$((qd < 32 ? qd : 32))
+    next
+    o=$NEXT.tio.txt e=$NEXT.tio.err
+    run "$o" "$e" "$TIO" -d "$qd" -s "$batch" -c "$batch" -b 4096 -p 0 -B 1 -F 1 -n 1 \
+        -O "$([[ $fs == direct ]] && echo 1 || echo 0)" -r "$U_SECS" "$(uring_dir "$fs")/adhoc/f0" ||
+        fail_run "t/io_uring" "$o" "$e"
+    VAL=$(python3 - "$o" <<'EOF'
+import re, sys
+m = re.findall(r"Maximum IOPS=([0-9.]+)([KM]?)", open(sys.argv[1]).read())
+v, unit = m[-1] if m else ("0", "")
+print(float(v) * {"": 1, "K": 1e3, "M": 1e6}[unit])
+EOF
+)
+}
+
+# One case: rounds of fslab, fio (and t/io_uring at one thread), alternating. Args: fs depth threads
+uring_case() {
+    local fs=$1 qd=$2 th=$3 r f i p fv="" iv="" pv="" fc="" ic="" dir o e
+    local direct_fslab=() direct_fio=()
+    [[ $fs == direct ]] && direct_fslab=(--direct) direct_fio=(--direct=1)
+    dir=$(uring_dir "$fs")
+    for ((r = 1; r <= ROUNDS; r++)); do
+        next
+        o=$NEXT.fslab.json e=$NEXT.fslab.err
+        run "$o" "$e" "$FSLAB" run --op randread --bs 4k --size 1g --threads "$th" --engine io_uring \
+            --iodepth "$qd" --time "${U_SECS}s" --dir "$dir" --json "${direct_fslab[@]}" || fail_run fslab "$o" "$e"
+        check_fslab "$o" time yes
+        f=$(jq "$o" 'r["totals"]["ops_per_sec"]')
+        fc+=" $(calc 'a[0] / a[1]' "$(jq "$o" 'r["totals"]["ops"]')" "$CPU_S")"
+        next
+        o=$NEXT.fio.json e=$NEXT.fio.err
+        # shellcheck disable=SC2086
+        run "$o.stdout" "$e" "$FIO" --name=case --filename="$dir/adhoc/f0" --rw=randread --bs=4k --size=1g \
+            --ioengine=io_uring --iodepth="$qd" --numjobs="$th" --thread --group_reporting --time_based \
+            --runtime="$U_SECS" --output-format=json --output="$o" "${direct_fio[@]}" $FIO_URING_EXTRA ||
+            fail_run fio "$o" "$e"
+        [[ $(jq "$o" 'j["error"]') == 0 ]] || fail_run fio "$o" "$e"
+        i=$(jq "$o" 'j["read"]["iops"]')
+        ic+=" $(calc 'a[0] / a[1]' "$(jq "$o" 'j["read"]["total_ios"]')" "$CPU_S")"
+        fv+=" $f" iv+=" $i"
+        p=""
+        if [[ $th == 1 ]]; then
+            tio_peak "$fs" "$qd"
+            p=$VAL
+            [[ -n $p ]] && pv+=" $p"
+        fi
+        log "  $fs iodepth $qd threads $th round $r: fslab $(fmt_int "$f")  fio $(fmt_int "$i")  ($(calc '"%.3f" % (a[0]/a[1])' "$f" "$i"))${p:+  t/io_uring $(fmt_int "$p")}"
+    done
+    local fm im ratio verdict limit="" goal=1.10
+    fm=$(calc 'median(a)' $fv)
+    im=$(calc 'median(a)' $iv)
+    ratio=$(calc '"%.3f" % (a[0] / a[1])' "$fm" "$im")
+    verdict=$(calc '"PASS" if a[0] >= a[1] - 1e-12 else "MISS"' "$ratio" "$goal")
+    [[ -n $pv ]] && limit="$(fmt_int "$(calc 'median(a)' $pv)") ($(calc '"%.2f" % (a[0] / median(a[1:]))' "$fm" $pv) of it)"
+    URING_ROWS+=("$fs|$qd|$th|$(fmt_int "$fm") ±$(spread $fv)|$(fmt_int "$im") ±$(spread $iv)|$ratio|$(ratios "$fv" "$iv")|$(ratios "$fc" "$ic")|$limit|$verdict")
+    URING_TOTAL=$((URING_TOTAL + 1))
+    [[ $verdict == PASS ]] && URING_PASS=$((URING_PASS + 1))
+}
+
+# How the kernel treats each tool's requests (perf stat on tracepoints): the share punted to io-wq
+# workers and the io_uring_enter calls per request. Args: fs depth
+uring_census() {
+    local fs=$1 qd=$2 dir direct_fslab=() direct_fio=() o
+    command -v perf >/dev/null || { log "  (no perf: no census of io-wq punts)"; return 0; }
+    [[ $fs == direct ]] && direct_fslab=(--direct) direct_fio=(--direct=1)
+    dir=$(uring_dir "$fs")
+    local ev=io_uring:io_uring_submit_req,io_uring:io_uring_queue_async_work,syscalls:sys_enter_io_uring_enter
+    census_line() { # label outfile
+        python3 - "$1" "$2" <<'EOF'
+import sys, re
+c = {}
+for l in open(sys.argv[2]):
+    m = re.match(r"\s*([0-9,]+)\s+(\S+)", l)
+    if m and ":" in m.group(2):
+        c[m.group(2)] = float(m.group(1).replace(",", ""))
+sub = c.get("io_uring:io_uring_submit_req", 0) or 1
+print(f"    {sys.argv[1]:<28} {int(sub):>10,} requests, {100 * c.get('io_uring:io_uring_queue_async_work', 0) / sub:5.1f}% punted to io-wq, "
+      f"{c.get('syscalls:sys_enter_io_uring_enter', 0) / sub:.3f} io_uring_enter per request")
+EOF
+    }
+    log "  census, $fs, iodepth $qd, 1 thread, ${U_SECS}s each:"
+    for variant in default never; do
+        next
+        o=$NEXT.census
+        local extra=()
+        [[ $variant == never ]] && extra=(--force-async false)
+        perf stat -e "$ev" -o "$o" -- "$FSLAB" run --op randread --bs 4k --size 1g --threads 1 --engine io_uring \
+            --iodepth "$qd" --time "${U_SECS}s" --dir "$dir" --json "${direct_fslab[@]}" "${extra[@]}" >/dev/null 2>&1
+        census_line "fslab$([[ $variant == never ]] && echo ' --force-async false')" "$o"
+    done
+    next
+    o=$NEXT.census
+    perf stat -e "$ev" -o "$o" -- "$FIO" --name=case --filename="$dir/adhoc/f0" --rw=randread --bs=4k --size=1g \
+        --ioengine=io_uring --iodepth="$qd" --time_based --runtime="$U_SECS" "${direct_fio[@]}" >/dev/null 2>&1
+    census_line "fio" "$o"
+}
+
+uring_cases() {
+    URING_ROWS=()
+    URING_TOTAL=0 URING_PASS=0
+    log ""
+    log "case 7: io_uring 4k randread, fslab vs fio, iodepth {$U_DEPTHS} x threads {$U_THREADS} x {$U_FS}, ${U_SECS}s runs"
+    [[ -n $TIO ]] || log "  (TIO unset: no t/io_uring limit; build it from fio's source outside the repository)"
+    for fs in $U_FS; do
+        [[ $fs == direct ]] && uring_layout_direct
+        uring_census "$fs" 32
+        for qd in $U_DEPTHS; do
+            for th in $U_THREADS; do
+                uring_case "$fs" "$qd" "$th"
+            done
+        done
+    done
+    log ""
+    log "case 7 table: IOPS medians ± spread (max-min)/median; ratio of medians; paired ratios median [min-max];"
+    log "  the same in requests per CPU-second (each tool's user + system time, io-wq workers included);"
+    log "  limit: t/io_uring's per-core peak (one thread) and fslab's share of it"
+    {
+        echo "fs|iodepth|threads|fslab IOPS|fio IOPS|fslab/fio|paired|per CPU-s|limit (t/io_uring)|>= 1.10"
+        printf '%s\n' "${URING_ROWS[@]}"
+    } | print_table
+    RESULTS+=("7|io_uring matrix, $URING_TOTAL cases|||$URING_PASS of $URING_TOTAL at >= 1.10|>= 1.10 each|$([[ $URING_PASS == "$URING_TOTAL" ]] && echo PASS || echo MISS)")
+}
