@@ -15,11 +15,15 @@ use std::path::PathBuf;
 pub struct Args {
     /// A native workload file (TOML). Leave it out and use --op for an ad-hoc run.
     workload: Option<PathBuf>,
-    /// Measured time, replacing the workload's stop.time.
-    #[arg(long)]
+    /// Measured time, replacing the workload's stop.time (fio's runtime; a bare number is
+    /// seconds). fslab runs for it whatever the size, as fio does with time_based.
+    #[arg(long, visible_alias = "runtime")]
     time: Option<Span>,
-    /// Warm-up left out of the statistics, replacing the workload's stop.ramp.
-    #[arg(long)]
+    /// Accepted for fio's sake: fslab's --time (--runtime) is always time-based.
+    #[arg(long = "time_based", hide_short_help = true)]
+    time_based: bool,
+    /// Warm-up left out of the statistics, replacing the workload's stop.ramp (fio's ramp_time).
+    #[arg(long, visible_alias = "ramp_time")]
     ramp: Option<Span>,
     /// Seed of every random choice, replacing the workload's.
     #[arg(long)]
@@ -30,6 +34,9 @@ pub struct Args {
     /// Do not time operations (no latency figures): only for measuring what timing costs.
     #[arg(long)]
     no_latency: bool,
+    /// fio's directory: --dir (dbench has a --directory of its own, so this is run's alone).
+    #[arg(long, value_name = "DIR", conflicts_with = "dir")]
+    directory: Option<PathBuf>,
     #[command(flatten)]
     adhoc: AdHoc,
     #[command(flatten)]
@@ -50,8 +57,11 @@ pub enum Pattern {
 #[derive(Debug, Clone, clap::Args)]
 pub struct AdHoc {
     /// Access pattern, as fio's rw= (instead of a workload file).
-    #[arg(long, value_enum)]
+    #[arg(long, value_enum, visible_aliases = ["rw", "readwrite"])]
     pub op: Option<Pattern>,
+    /// The job's name, as fio's name=: the group's, and with --numjobs its files'.
+    #[arg(long)]
+    pub name: Option<String>,
     /// Block size of each read()/write().
     #[arg(long, default_value = "4k")]
     pub bs: Bytes,
@@ -61,18 +71,26 @@ pub struct AdHoc {
     /// Number of files the threads share.
     #[arg(long, default_value_t = 1)]
     pub nrfiles: u64,
-    /// Worker threads (fio's numjobs).
-    #[arg(long, default_value_t = 1)]
+    /// Worker threads, sharing the fileset.
+    #[arg(long, default_value_t = 1, conflicts_with = "numjobs")]
     pub threads: u32,
-    /// I/O backend.
-    #[arg(long, value_enum, default_value = "sync")]
+    /// fio's numjobs: worker threads, each on a file of its own named as fio names it
+    /// (NAME.JOB.0 in --dir), unless --filename names one they share.
+    #[arg(long)]
+    pub numjobs: Option<u32>,
+    /// fio's filename: the one file, in --dir, that every thread works on.
+    #[arg(long)]
+    pub filename: Option<String>,
+    /// I/O backend (fio's ioengine: psync, sync, pvsync and vsync are sync; libaio and posixaio
+    /// run as io_uring).
+    #[arg(long, value_enum, default_value = "sync", visible_alias = "ioengine")]
     pub engine: Engine,
     /// Transfers in flight per thread (io_uring).
     #[arg(long, default_value_t = 1)]
     pub iodepth: u32,
-    /// O_DIRECT.
-    #[arg(long)]
-    pub direct: bool,
+    /// O_DIRECT (also fio's --direct=1; --direct=0 is buffered).
+    #[arg(long, num_args = 0..=1, require_equals = true, default_missing_value = "1", value_parser = zero_or_one)]
+    pub direct: Option<bool>,
     /// io_uring: register the files with the ring (fio's registerfiles).
     #[arg(long)]
     pub registerfiles: bool,
@@ -118,10 +136,26 @@ pub enum TaskrunArg {
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
 pub enum Engine {
+    #[value(aliases = ["psync", "pvsync", "vsync", "pvsync2"])]
     Sync,
     #[value(name = "io_uring")]
     IoUring,
     Mmap,
+    /// fio's libaio: run as io_uring, which does what it does (in-flight transfers) on any file.
+    #[value(hide = true)]
+    Libaio,
+    /// fio's posixaio: run as io_uring.
+    #[value(hide = true)]
+    Posixaio,
+}
+
+/// fio's booleans: 0 or 1 (and true or false).
+fn zero_or_one(v: &str) -> Result<bool, String> {
+    match v {
+        "1" | "true" => Ok(true),
+        "0" | "false" => Ok(false),
+        _ => Err(format!("`{}` is not 0 or 1", fslab_engine::input::excerpt(v))),
+    }
 }
 
 /// A native workload, read or compiled from the flags, with the run's settings.
@@ -129,6 +163,7 @@ pub struct Native {
     workload: Workload,
     continue_on_error: bool,
     no_latency: bool,
+    notes: Vec<String>,
 }
 
 /// Reads `fslab run`'s command line.
@@ -138,6 +173,9 @@ pub fn parse(args: &[String]) -> Result<(Box<dyn FrontEnd>, Common), Error> {
 
 /// The workload these arguments name or describe, with their overrides.
 pub fn frontend(mut args: Args) -> Result<(Box<dyn FrontEnd>, Common), Error> {
+    if let Some(d) = args.directory.take() {
+        args.common.dir = Some(d);
+    }
     args.common.resolve_dir();
     let mut workload = match (&args.workload, args.adhoc.op) {
         (Some(path), None) => Workload::from_file(path).map_err(Error::input)?,
@@ -148,6 +186,24 @@ pub fn frontend(mut args: Args) -> Result<(Box<dyn FrontEnd>, Common), Error> {
         }
         (None, Some(_)) if args.adhoc.nrfiles == 0 => {
             return Err(Error::input("--nrfiles 0: the threads need at least one file"))
+        }
+        (None, Some(_))
+            if args.adhoc.numjobs.unwrap_or(1) > 1 && args.adhoc.nrfiles > 1 && args.adhoc.filename.is_none() =>
+        {
+            return Err(Error::input(
+                "--numjobs with --nrfiles: fslab gives each job one file (name one they share with --filename)",
+            ))
+        }
+        (None, Some(_))
+            if args
+                .adhoc
+                .filename
+                .as_deref()
+                .is_some_and(|f| f.is_empty() || f.contains('/')) =>
+        {
+            return Err(Error::input(
+                "--filename: a file name in --dir (no `/`); the directory is --dir (or --directory)",
+            ))
         }
         (None, Some(op)) => args.adhoc.workload(op, args.time),
         (Some(_), Some(_)) => return Err(Error::input("give a workload file or --op, not both")),
@@ -166,10 +222,18 @@ pub fn frontend(mut args: Args) -> Result<(Box<dyn FrontEnd>, Common), Error> {
     if args.seed.is_some() {
         workload.seed = args.seed;
     }
+    let mut notes = Vec::new();
+    if let Some(e @ (Engine::Libaio | Engine::Posixaio)) = args.adhoc.op.map(|_| args.adhoc.engine) {
+        notes.push(format!(
+            "--ioengine {}: fslab runs it as io_uring, with --iodepth transfers in flight",
+            if e == Engine::Libaio { "libaio" } else { "posixaio" }
+        ));
+    }
     let native = Native {
         workload,
         continue_on_error: args.continue_on_error,
         no_latency: args.no_latency,
+        notes,
     };
     Ok((Box::new(native), args.common))
 }
@@ -203,6 +267,10 @@ impl FrontEnd for Native {
 
     fn explain(&self) -> String {
         self.workload.to_toml()
+    }
+
+    fn notes(&self) -> Vec<String> {
+        self.notes.clone()
     }
 
     fn execute(&mut self, ctx: &mut Context) -> Result<Outcome, Error> {
@@ -290,31 +358,59 @@ impl AdHoc {
         let random = matches!(op, Pattern::Randread | Pattern::Randwrite | Pattern::Randrw);
         let engine = match self.engine {
             Engine::Sync => EngineKind::Sync,
-            Engine::IoUring => EngineKind::IoUring,
+            Engine::IoUring | Engine::Libaio | Engine::Posixaio => EngineKind::IoUring,
             Engine::Mmap => EngineKind::Mmap,
         };
-        let name = format!("{op:?}").to_lowercase();
+        let name = self.name.clone().unwrap_or_else(|| format!("{op:?}").to_lowercase());
+        // fio's files: with --filename, that one file, shared; with --numjobs, one per job,
+        // named JOB.N.0 as fio names them; else fslab's fileset the threads share.
+        let threads = self.numjobs.unwrap_or(self.threads);
+        let names: Vec<String> = match (&self.filename, self.numjobs) {
+            (Some(f), _) => vec![f.clone()],
+            (None, Some(jobs)) => (0..jobs).map(|j| format!("{name}.{j}.0")).collect(),
+            (None, None) => Vec::new(),
+        };
+        let own_files = self.numjobs.is_some() && self.filename.is_none();
+        let ops: Vec<OpSpec> = ops
+            .into_iter()
+            .map(|mut o| {
+                if own_files {
+                    o.scope = Some(Scope::Own);
+                }
+                o
+            })
+            .collect();
+        let mut fileset = Fileset {
+            files: if names.is_empty() {
+                self.nrfiles
+            } else {
+                names.len() as u64
+            },
+            dirs: 0,
+            size: SizeDist::Fixed(self.size),
+            prealloc: op != Pattern::Write,
+            reuse: true,
+            ..Fileset::new("adhoc")
+        };
+        if !names.is_empty() {
+            fileset.dir = Some(".".into());
+            fileset.names = names;
+        }
+        let files = fileset.files;
         Workload {
-            description: format!("ad-hoc: {name}, bs {bs}, {} file(s) of {}", self.nrfiles, self.size),
+            description: format!("ad-hoc: {name}, bs {bs}, {files} file(s) of {}", self.size),
             stop: Stop {
                 time,
-                bytes: (time.is_none() && random).then(|| Bytes(self.size.0.saturating_mul(self.threads as u64))),
+                bytes: (time.is_none() && random).then(|| Bytes(self.size.0.saturating_mul(threads as u64))),
                 ..Stop::default()
             },
-            filesets: vec![Fileset {
-                files: self.nrfiles,
-                dirs: 0,
-                size: SizeDist::Fixed(self.size),
-                prealloc: op != Pattern::Write,
-                reuse: true,
-                ..Fileset::new("adhoc")
-            }],
+            filesets: vec![fileset],
             groups: vec![Group {
-                threads: self.threads,
+                threads,
                 engine,
                 iodepth: self.iodepth,
                 uring: self.uring(),
-                direct: self.direct,
+                direct: self.direct.unwrap_or(false),
                 ops,
                 ..Group::new(&name, "adhoc")
             }],

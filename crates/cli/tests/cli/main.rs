@@ -7,6 +7,7 @@ mod confine;
 mod dbench;
 mod doctor;
 mod ffsb;
+mod fio_flags;
 mod fio_json;
 mod help;
 mod info;

@@ -1,0 +1,125 @@
+//! fio's option names in `fslab run`: each alias compiles to the same workload as fslab's own
+//! flag, and --numjobs gives each job a file of its own, named as fio names it.
+
+use crate::common::{fslab, s};
+use fslab_testkit::tempdir;
+
+fn explain(args: &[&str]) -> String {
+    let run = fslab(&[&["run"], args, &["--explain"]].concat());
+    assert_eq!(run.code, 0, "{args:?}: {}", run.stderr);
+    run.stdout
+}
+
+#[test]
+fn fio_s_option_names_compile_to_the_same_workload_as_fslab_s() {
+    for (fio, fslab_own) in [
+        (&["--rw", "randread"][..], &["--op", "randread"][..]),
+        (&["--readwrite=randwrite"], &["--op", "randwrite"]),
+        (&["--op", "read", "--runtime", "30"], &["--op", "read", "--time", "30s"]),
+        (
+            &["--op", "read", "--time", "5s", "--ramp_time", "2"],
+            &["--op", "read", "--time", "5s", "--ramp", "2s"],
+        ),
+        (
+            &["--op", "read", "--runtime", "5", "--time_based"],
+            &["--op", "read", "--time", "5s"],
+        ),
+        (
+            &["--op", "read", "--ioengine", "psync"],
+            &["--op", "read", "--engine", "sync"],
+        ),
+        (&["--op", "read", "--ioengine=pvsync"], &["--op", "read"]),
+        (
+            &["--op", "read", "--ioengine", "io_uring", "--iodepth", "8"],
+            &["--op", "read", "--engine", "io_uring", "--iodepth", "8"],
+        ),
+        (
+            &["--op", "read", "--ioengine", "libaio", "--iodepth", "8"],
+            &["--op", "read", "--engine", "io_uring", "--iodepth", "8"],
+        ),
+        (&["--op", "read", "--direct=1"], &["--op", "read", "--direct"]),
+        (&["--op", "read", "--direct=0"], &["--op", "read"]),
+        (
+            &["--op", "read", "--directory", "/tmp"],
+            &["--op", "read", "--dir", "/tmp"],
+        ),
+    ] {
+        assert_eq!(explain(fio), explain(fslab_own), "{fio:?} against {fslab_own:?}");
+    }
+    // libaio says what it runs as.
+    let run = fslab(&["run", "--op", "read", "--ioengine", "libaio", "--explain"]);
+    assert!(
+        run.stderr.contains("--ioengine libaio: fslab runs it as io_uring"),
+        "{}",
+        run.stderr
+    );
+    for (bad, says) in [
+        (&["--op", "read", "--direct=2"][..], "`2` is not 0 or 1"),
+        (
+            &["--op", "read", "--numjobs", "2", "--threads", "2"],
+            "cannot be used with",
+        ),
+        (
+            &["--op", "read", "--numjobs", "2", "--nrfiles", "2"],
+            "fslab gives each job one file",
+        ),
+        (&["--op", "read", "--filename", "a/b"], "a file name in --dir"),
+    ] {
+        let run = fslab(&[&["run"], bad, &["--explain"]].concat());
+        assert_eq!(run.code, 2, "{bad:?}: {}", run.stderr);
+        assert!(run.stderr.contains(says), "{bad:?}: {}", run.stderr);
+    }
+}
+
+/// The regular files directly in `dir`, with their sizes.
+fn files_in(dir: &std::path::Path) -> Vec<(String, u64)> {
+    let mut files: Vec<(String, u64)> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap())
+        .filter(|e| e.file_type().unwrap().is_file())
+        .map(|e| (e.file_name().into_string().unwrap(), e.metadata().unwrap().len()))
+        .filter(|(n, _)| !n.starts_with('.'))
+        .collect();
+    files.sort();
+    files
+}
+
+#[test]
+fn numjobs_gives_each_job_its_own_file_as_fio_does() {
+    let run_in = |extra: &[&str]| {
+        let dir = tempdir();
+        let args = [
+            &[
+                "run",
+                "--rw=randwrite",
+                "--size",
+                "1m",
+                "--runtime",
+                "1",
+                "--directory",
+                s(dir.path()),
+            ][..],
+            extra,
+        ]
+        .concat();
+        let run = fslab(&args);
+        assert_eq!(run.code, 0, "{args:?}: {}", run.stderr);
+        (files_in(dir.path()), dir)
+    };
+    let (files, _d) = run_in(&["--numjobs", "3", "--name", "job"]);
+    let mib = 1 << 20;
+    assert_eq!(
+        files,
+        [
+            ("job.0.0".to_string(), mib),
+            ("job.1.0".to_string(), mib),
+            ("job.2.0".to_string(), mib)
+        ]
+    );
+    let (files, _d) = run_in(&["--numjobs", "3", "--filename", "shared"]);
+    assert_eq!(files, [("shared".to_string(), mib)]);
+    // fslab's own --threads share one fileset, beneath its own directory.
+    let (files, d) = run_in(&["--threads", "3"]);
+    assert!(files.is_empty(), "{files:?}");
+    assert!(d.path().join("adhoc").is_dir());
+}
