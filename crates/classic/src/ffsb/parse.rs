@@ -707,10 +707,30 @@ pub(crate) fn levenshtein(a: &str, b: &str) -> usize {
 pub fn parse(text: &str, file: &str) -> Result<Profile, ProfileError> {
     let lines = tokenize(text);
     let grammar = detect(&lines);
+    // Rust's trim and split take a no-break space (a copy from a web page or a PDF) for white
+    // space; FFSB's parser does not, and stops at the line.
+    let nbsp: Vec<String> = text
+        .lines()
+        .enumerate()
+        .filter(|(_, l)| l.split('#').next().unwrap_or("").contains('\u{a0}'))
+        .map(|(i, _)| (i + 1).to_string())
+        .collect();
+    let mut warnings = Vec::new();
+    if let Some(first) = nbsp.first() {
+        let lines = match nbsp.len() {
+            1 => format!("line {first}"),
+            2..=5 => format!("lines {}", nbsp.join(", ")),
+            n => format!("lines {}, … ({n} lines)", nbsp[..5].join(", ")),
+        };
+        warnings.push(format!(
+            "{lines}: a no-break space (U+00A0): fslab reads it as a space, FFSB does not and \
+             stops at it; replace it with a plain space"
+        ));
+    }
     let mut builder = Builder {
         file,
         grammar,
-        warnings: Vec::new(),
+        warnings,
     };
     let root = builder.build(&lines)?;
     let mut profile = Profile {
@@ -1033,6 +1053,25 @@ mod tests {
         );
         assert_eq!(p.time, Some((3, 1)));
         assert_eq!(p.filesystems[0].num_files, 10);
+    }
+
+    #[test]
+    fn a_no_break_space_is_a_warning_at_its_line() {
+        let text = V6.replacen("location", "\u{a0}\u{a0}location", 1);
+        let line = text.lines().position(|l| l.contains('\u{a0}')).unwrap() + 1;
+        let p = parse_ok(&text);
+        let w: Vec<&String> = p.warnings.iter().filter(|w| w.contains("U+00A0")).collect();
+        assert_eq!(w.len(), 1, "{:?}", p.warnings);
+        assert!(w[0].starts_with(&format!("line {line}: a no-break space")), "{}", w[0]);
+        // Many lines are one warning.
+        let many = V6.replace("\n", "\n\u{a0}");
+        let p = parse_ok(&many);
+        let w: Vec<&String> = p.warnings.iter().filter(|w| w.contains("U+00A0")).collect();
+        assert_eq!(w.len(), 1, "{:?}", p.warnings);
+        assert!(w[0].starts_with("lines 2, 3, 4, 5, 6, … ("), "{}", w[0]);
+        // In a comment it is no one's business.
+        let p = parse_ok(&V6.replacen("\n", "\n# \u{a0}\n", 1));
+        assert!(!p.warnings.iter().any(|w| w.contains("U+00A0")), "{:?}", p.warnings);
     }
 
     #[test]
