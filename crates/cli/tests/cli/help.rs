@@ -182,3 +182,33 @@ fn a_closed_pipe_ends_a_printed_document_quietly() {
         );
     }
 }
+
+#[test]
+fn the_readme_s_cargo_run_means_the_fslab_binary() {
+    // `cargo run --release -- study run studies/quick.toml` needs exactly one binary among the
+    // workspace's default members: the fuzzer's made it ambiguous once.
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+    let out = std::process::Command::new(env!("CARGO"))
+        .args(["metadata", "--no-deps", "--format-version", "1", "--offline"])
+        .current_dir(&root)
+        .output()
+        .expect("run cargo metadata");
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let meta: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let defaults: Vec<&str> = meta["workspace_default_members"]
+        .as_array()
+        .expect("workspace_default_members (cargo 1.71 or later)")
+        .iter()
+        .map(|m| m.as_str().unwrap())
+        .collect();
+    let binaries: Vec<&str> = meta["packages"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|p| defaults.contains(&p["id"].as_str().unwrap()))
+        .flat_map(|p| p["targets"].as_array().unwrap().iter())
+        .filter(|t| t["kind"].as_array().unwrap().iter().any(|k| k == "bin"))
+        .map(|t| t["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(binaries, ["fslab"]);
+}
