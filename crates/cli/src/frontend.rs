@@ -1,7 +1,8 @@
 //! `fslab run|ffsb|dbench|sysbench|iozone`: one front-end's run, driven the same way for every
 //! tool: notes to stderr, `--check` or `--explain` and stop, or run it with the original's text
 //! on stdout (or the outcome as one JSON document with `--json`) and a progress bar on a
-//! terminal.
+//! terminal. A study's worker (run with `FSLAB_PROGRESS` set) writes its progress on stderr
+//! instead, a line a second, for the lab's view.
 //!
 //! Ctrl-C (or SIGTERM) stops the run: its workers stop, the figures so far are printed marked
 //! partial, what the run made is cleaned up as at its end, and fslab exits 130 (a second Ctrl-C
@@ -60,7 +61,20 @@ pub fn main(parsed: Result<(Box<dyn FrontEnd>, Common), Error>) -> Result<ExitCo
             interrupt.store(true, Ordering::SeqCst);
         }
     };
+    // A study's worker: its progress, once a second, on stderr for the lab to read.
+    let report_live = json && std::env::var_os(fslab_lab::worker::PROGRESS_ENV).is_some();
     let mut progress = |phase: &str, p: &Progress| {
+        if report_live {
+            let live = fslab_lab::worker::Live {
+                phase: phase.to_string(),
+                elapsed: p.elapsed,
+                planned: p.planned,
+                in_ramp: p.in_ramp,
+                bytes_per_sec: p.bytes_per_sec,
+                ops_per_sec: p.ops_per_sec,
+            };
+            let _ = std::io::stderr().write_all(live.line().as_bytes());
+        }
         if let Some(bar) = &bar {
             bar.set_position(p.elapsed.as_secs());
             bar.set_message(format!(

@@ -5,6 +5,7 @@ mod doctor;
 mod frontend;
 mod info;
 mod out;
+mod progress;
 mod report;
 mod study;
 

@@ -159,9 +159,22 @@ fn execute(
         scratch: scratch.unwrap_or_else(std::env::temp_dir),
         stop: lifecycle::catch_interrupts().map_err(|e| Failure::Environment(e.into()))?,
     };
-    let colour = std::io::stderr().is_terminal() && std::env::var_os("NO_COLOR").is_none();
-    let mut on = |e: &Event| eprint!("{}", event_line(s, e, colour));
-    let summary = lifecycle::execute(machine, store, s, id, &opts, yes, &mut on).map_err(|e| lab_failure(e, db))?;
+    let terminal = std::io::stderr().is_terminal();
+    let colour = terminal && std::env::var_os("NO_COLOR").is_none();
+    // On a terminal, the live view with the same lines above it; otherwise the lines alone.
+    let mut view = terminal.then(|| crate::progress::StudyView::new(&s.name));
+    let mut on = |e: &Event| {
+        let line = event_line(s, e, colour);
+        match &mut view {
+            Some(view) => view.event(e, &line),
+            None => eprint!("{line}"),
+        }
+    };
+    let summary = lifecycle::execute(machine, store, s, id, &opts, yes, &mut on);
+    if let Some(view) = &view {
+        view.finish();
+    }
+    let summary = summary.map_err(|e| lab_failure(e, db))?;
     eprintln!("{}", summary_line(&summary));
     // The results are stored: a closed stdout no longer matters.
     let _ = out::print(&format!(
@@ -226,6 +239,8 @@ fn event_line(s: &Study, e: &Event, colour: bool) -> String {
             s.name,
             human(*estimate)
         ),
+        // The live view's alone.
+        Event::Stage { .. } | Event::Live { .. } => String::new(),
         Event::Unsupported { cell, reason } => format!("  {cell}: {} {reason}\n", paint("33", "unsupported:")),
         // The lab's routine steps are in the store; the ones worth a glance are shown.
         Event::Step { step, .. }
@@ -271,7 +286,7 @@ fn event_line(s: &Study, e: &Event, colour: bool) -> String {
     }
 }
 
-fn human(d: Duration) -> String {
+pub(crate) fn human(d: Duration) -> String {
     let s = d.as_secs();
     match s {
         0..=59 => format!("{s}s"),

@@ -12,7 +12,7 @@ use crate::machine::{Image, Machine};
 use crate::matrix::{self, Cell, Form};
 use crate::step::{timed, StepRecord};
 use crate::study::{Adaptive, Filesystem, Fresh, Study, Target};
-use crate::worker::{Ended, Watch};
+use crate::worker::{Ended, Live, Watch};
 use crate::LabError;
 use fslab_classic::contract::{Call, Request, Role};
 use fslab_classic::Outcome;
@@ -50,9 +50,20 @@ pub enum Event {
         cell: String,
         reason: String,
     },
+    /// A step of a cell's life begins: wipe, mkfs, mount, fill, age, setup, warm-up, run,
+    /// cleanup, umount or fsck (the lab's own steps end with a `Step`, a run's with a `Run`).
+    Stage {
+        cell: String,
+        stage: String,
+    },
     Step {
         cell: String,
         step: StepRecord,
+    },
+    /// A second of the running worker's progress, as it reports it.
+    Live {
+        cell: String,
+        live: Live,
     },
     Run {
         cell: String,
@@ -431,6 +442,15 @@ impl Lab<'_> {
         self.opts.stop.load(Ordering::SeqCst)
     }
 
+    /// Says that a step of `cell` begins.
+    fn stage(&mut self, cell: CellId, stage: &str) {
+        let cell = self.label(cell);
+        (self.on)(&Event::Stage {
+            cell,
+            stage: stage.to_string(),
+        });
+    }
+
     fn step(&mut self, cell: CellId, mut rec: StepRecord, repeat: u32) -> Result<(), LabError> {
         if self.study.fresh == Fresh::Repeat || matches!(rec.name.as_str(), "scheduler" | "read_ahead") {
             rec.repeat = Some(repeat);
@@ -493,9 +513,11 @@ impl Lab<'_> {
                 Target::Block { path, .. } => path.clone(),
             };
             inst.device = Some(dev.clone());
+            self.stage(cell, "wipe");
             let (rec, r) = timed("wipe", || machine.wipe(&dev), |_| dev.display().to_string());
             self.step(cell, rec, repeat)?;
             r?;
+            self.stage(cell, "mkfs");
             let (rec, r) = timed(
                 "mkfs",
                 || machine.mkfs(&dev, &fs.fs_type, &fs.mkfs),
@@ -517,6 +539,7 @@ impl Lab<'_> {
                 .join(",");
         }
         let dev = inst.device.clone();
+        self.stage(cell, "mount");
         let (rec, r) = timed(
             "mount",
             || machine.mount(dev.as_deref(), &inst.mnt, &fs.fs_type, &options),
@@ -529,6 +552,7 @@ impl Lab<'_> {
         }
         if let (Some(spec), Some(to)) = (&self.study.fill, fill_to) {
             let spec = crate::fill::FillSpec { to, ..spec.clone() };
+            self.stage(cell, "fill");
             if self.tree.is_none() {
                 self.tree = Some(crate::fill::Tree::load(&spec.from, spec.seed)?);
             }
@@ -543,6 +567,7 @@ impl Lab<'_> {
         }
         if let Some(spec) = &self.study.age {
             let root = inst.mnt.clone();
+            self.stage(cell, "age");
             let (rec, r) = timed("age", || machine.age(&root, spec), |a| format!("{a:?}"));
             self.step(cell, rec, repeat)?;
             if let Err(e) = r {
@@ -564,6 +589,7 @@ impl Lab<'_> {
             return Ok(());
         }
         let mnt = inst.mnt.clone();
+        self.stage(cell, "umount");
         let (rec, r) = timed("umount", || machine.umount(&mnt), |_| String::new());
         self.step(cell, rec, repeat)?;
         if r.is_err() {
@@ -572,6 +598,7 @@ impl Lab<'_> {
             let _ = std::fs::remove_dir(&mnt);
         }
         if let (true, Some(dev)) = (fs.fsck, &inst.device) {
+            self.stage(cell, "fsck");
             let (rec, _) = timed("fsck", || machine.fsck(dev, &fs.fs_type), |out| out.clone());
             self.step(cell, rec, repeat)?;
         }
@@ -657,7 +684,14 @@ impl Lab<'_> {
             }),
         };
         for call in &calls {
-            match self.call(w.tool, call, &inst.mnt)? {
+            let stage = match call.role {
+                Role::Setup => "setup",
+                Role::Measured if warmup => "warm-up",
+                Role::Measured => "run",
+                Role::Cleanup => "cleanup",
+            };
+            self.stage(t.id, stage);
+            match self.call(t.id, w.tool, call, &inst.mnt)? {
                 CallEnd::Done(None) => {}
                 CallEnd::Done(Some(outcome)) => {
                     record.status = match outcome.status() {
@@ -726,18 +760,27 @@ impl Lab<'_> {
     }
 
     /// One fslab command of a run in a worker process; a measured one's outcome.
-    fn call(&mut self, tool: fslab_classic::Tool, call: &Call, mnt: &Path) -> Result<CallEnd, LabError> {
+    fn call(&mut self, cell: CellId, tool: fslab_classic::Tool, call: &Call, mnt: &Path) -> Result<CallEnd, LabError> {
         let machine = self.machine;
         let timeout = self.study.timeout;
         let stop = self.opts.stop;
+        let label = self.label(cell);
+        let on = std::cell::RefCell::new(&mut self.on);
         let watch = Watch {
             timeout,
             stop: &|| stop.load(Ordering::SeqCst),
             // A worker blocked on a frozen filesystem dies once the filesystem thaws.
             unstick: &|| machine.thaw(mnt),
+            progress: &|live| {
+                (*on.borrow_mut())(&Event::Live {
+                    cell: label.clone(),
+                    live: live.clone(),
+                })
+            },
         };
         let measured = call.role == Role::Measured;
-        Ok(match machine.run_worker(&call.args, &watch)? {
+        let ended = machine.run_worker(&call.args, &watch)?;
+        Ok(match ended {
             Ended::Interrupted => CallEnd::Interrupted,
             Ended::Exited { code, stdout, stderr } => match code {
                 Some(0 | 1) if measured => match Outcome::from_json(&stdout) {

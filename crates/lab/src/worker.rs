@@ -2,8 +2,12 @@
 //! group, watched by the lab. A run that outlives its timeout is declared hung: its process group
 //! is killed, and if it does not die (a process blocked in the kernel, on a frozen or broken
 //! filesystem, cannot) the lab stops waiting for it and goes on.
+//!
+//! While it runs, a worker reports the engine's once-a-second progress as lines on its stderr
+//! ([`Live::line`], asked for by [`PROGRESS_ENV`]); the watchdog hands each one to
+//! [`Watch::progress`] and keeps them out of the diagnostics it collects.
 
-use std::io::Read;
+use std::io::{BufRead, BufReader, Read};
 use std::os::unix::process::CommandExt;
 use std::path::Path;
 use std::process::{Child, Command, Stdio};
@@ -38,6 +42,61 @@ pub struct Watch<'a> {
     /// Called when a killed worker does not die (blocked in the kernel): whatever may release it
     /// (thawing a frozen filesystem); the watchdog then waits once more.
     pub unstick: &'a dyn Fn(),
+    /// Called with each second of the worker's progress, as it reports it.
+    pub progress: &'a dyn Fn(&Live),
+}
+
+/// Set in a worker's environment: the front-end then writes its progress on stderr, one
+/// [`Live::line`] a second (the command line, stored with the run, stays the user's).
+pub const PROGRESS_ENV: &str = "FSLAB_PROGRESS";
+
+/// What starts a progress line on a worker's stderr.
+const PROGRESS_MARK: &str = "fslab-progress ";
+
+/// One second of a running worker's progress: the engine's figures for the second just sampled.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Live {
+    /// The phase of the tool's plan running (a workload's name, sysbench's `run`...).
+    pub phase: String,
+    pub elapsed: Duration,
+    /// Ramp plus measured time, when the phase is time-bound.
+    pub planned: Option<Duration>,
+    pub in_ramp: bool,
+    pub bytes_per_sec: f64,
+    pub ops_per_sec: f64,
+}
+
+impl Live {
+    /// The line a worker writes on stderr (with its newline).
+    pub fn line(&self) -> String {
+        let doc = serde_json::json!({
+            "phase": self.phase,
+            "elapsed": self.elapsed.as_secs_f64(),
+            "planned": self.planned.map(|d| d.as_secs_f64()),
+            "ramp": self.in_ramp,
+            "bytes_per_sec": self.bytes_per_sec,
+            "ops_per_sec": self.ops_per_sec,
+        });
+        format!("{PROGRESS_MARK}{doc}\n")
+    }
+
+    /// A progress line read back; none for any other line.
+    pub fn parse(line: &str) -> Option<Live> {
+        let doc: serde_json::Value = serde_json::from_str(line.strip_prefix(PROGRESS_MARK)?).ok()?;
+        let secs = |v: &serde_json::Value| {
+            v.as_f64()
+                .filter(|s| s.is_finite() && *s >= 0.0)
+                .map(Duration::from_secs_f64)
+        };
+        Some(Live {
+            phase: doc["phase"].as_str()?.to_string(),
+            elapsed: secs(&doc["elapsed"])?,
+            planned: secs(&doc["planned"]),
+            in_ramp: doc["ramp"].as_bool().unwrap_or(false),
+            bytes_per_sec: doc["bytes_per_sec"].as_f64()?,
+            ops_per_sec: doc["ops_per_sec"].as_f64()?,
+        })
+    }
 }
 
 /// Runs `exe args...` (the fslab binary) under the watchdog.
@@ -49,18 +108,28 @@ pub fn run_phase(exe: &Path, args: &[String], watch: &Watch) -> std::io::Result<
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
+        .env(PROGRESS_ENV, "1")
         .process_group(0)
         .spawn()?;
     // Read both pipes on their own threads, so a chatty worker never blocks on a full pipe.
     let stdout = drain(child.stdout.take().expect("piped"));
-    let stderr = drain(child.stderr.take().expect("piped"));
+    let (live, progress) = std::sync::mpsc::channel();
+    let stderr = drain_lines(child.stderr.take().expect("piped"), live);
     let deadline = Instant::now() + timeout;
     loop {
+        for p in progress.try_iter() {
+            (watch.progress)(&p);
+        }
         if let Some(status) = child.try_wait()? {
+            let stderr = stderr.join().unwrap_or_default();
+            // The stderr reader has ended: every progress line is in the channel.
+            for p in progress.try_iter() {
+                (watch.progress)(&p);
+            }
             return Ok(Ended::Exited {
                 code: status.code(),
                 stdout: stdout.join().unwrap_or_default(),
-                stderr: tail(&stderr.join().unwrap_or_default()),
+                stderr: tail(&stderr),
             });
         }
         if stop() {
@@ -95,6 +164,27 @@ fn drain(mut r: impl Read + Send + 'static) -> JoinHandle<String> {
         let mut buf = Vec::new();
         let _ = r.read_to_end(&mut buf);
         String::from_utf8_lossy(&buf).into_owned()
+    })
+}
+
+/// Reads a worker's stderr line by line: progress lines go to `live` as they come, the rest is
+/// kept.
+fn drain_lines(r: impl Read + Send + 'static, live: std::sync::mpsc::Sender<Live>) -> JoinHandle<String> {
+    std::thread::spawn(move || {
+        let mut kept = String::new();
+        let mut r = BufReader::new(r);
+        let mut buf = Vec::new();
+        while matches!(r.read_until(b'\n', &mut buf), Ok(n) if n > 0) {
+            let line = String::from_utf8_lossy(&buf);
+            match Live::parse(line.trim_end()) {
+                Some(p) => {
+                    let _ = live.send(p);
+                }
+                None => kept.push_str(&line),
+            }
+            buf.clear();
+        }
+        kept
     })
 }
 
@@ -135,6 +225,7 @@ mod tests {
             timeout,
             stop: &|| false,
             unstick: &|| {},
+            progress: &|_| {},
         }
     }
 
@@ -149,6 +240,36 @@ mod tests {
         assert_eq!(code, Some(3));
         assert_eq!(stdout, "out\n");
         assert_eq!(stderr, "err");
+    }
+
+    #[test]
+    fn progress_lines_reach_the_watch_and_stay_out_of_the_diagnostics() {
+        let second = Live {
+            phase: "run".into(),
+            elapsed: Duration::from_secs(2),
+            planned: Some(Duration::from_secs(4)),
+            in_ramp: false,
+            bytes_per_sec: 1048576.0 * 3.5,
+            ops_per_sec: 896.0,
+        };
+        let script = format!(
+            "test \"${PROGRESS_ENV}\" = 1 || exit 9; printf '%s' '{}' >&2; echo oops >&2",
+            second.line()
+        );
+        let seen = std::sync::Mutex::new(Vec::new());
+        let w = Watch {
+            progress: &|p| seen.lock().unwrap().push(p.clone()),
+            ..watch(Duration::from_secs(10))
+        };
+        let ended = run_phase(Path::new("/bin/sh"), &["-c".to_string(), script], &w).unwrap();
+        let Ended::Exited { code, stderr, .. } = ended else {
+            panic!("{ended:?}")
+        };
+        assert_eq!(code, Some(0), "the worker's environment lacks {PROGRESS_ENV}");
+        assert_eq!(stderr, "oops");
+        assert_eq!(*seen.lock().unwrap(), std::slice::from_ref(&second));
+        assert_eq!(Live::parse(second.line().trim_end()), Some(second.clone()));
+        assert_eq!(Live::parse("fslab: note: something"), None);
     }
 
     #[test]

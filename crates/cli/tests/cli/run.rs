@@ -427,3 +427,31 @@ fn without_dir_the_run_happens_in_a_temporary_directory_that_is_removed() {
     assert_eq!(v["totals"]["bytes_read"], 1 << 20);
     assert_eq!(entries(tmp.path()), Vec::<String>::new());
 }
+
+/// A study's worker (FSLAB_PROGRESS set, --json) reports each second's progress on stderr, as
+/// lines the lab reads back, and only the outcome on stdout.
+#[test]
+fn a_study_s_worker_reports_its_progress_on_stderr() {
+    let dir = tempdir();
+    let args = [
+        "run", "--op", "randread", "--size", "1m", "--time", "2s", "--json", "--dir",
+    ];
+    let run = fslab_env(
+        &[&args[..], &[s(dir.path())]].concat(),
+        &[("FSLAB_PROGRESS", Path::new("1"))],
+    );
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let seconds: Vec<fslab_lab::worker::Live> = run.stderr.lines().filter_map(fslab_lab::worker::Live::parse).collect();
+    assert!(!seconds.is_empty(), "no progress line in {:?}", run.stderr);
+    assert!(
+        seconds
+            .iter()
+            .all(|l| l.phase == "run" && l.planned == Some(std::time::Duration::from_secs(2))),
+        "{seconds:?}"
+    );
+    assert!(seconds.iter().any(|l| l.ops_per_sec > 0.0), "{seconds:?}");
+    let _ = run.outcome();
+    // Without it, nothing of the kind.
+    let run = fslab(&[&args[..], &[s(dir.path())]].concat());
+    assert!(!run.stderr.contains("fslab-progress"), "{}", run.stderr);
+}

@@ -12,7 +12,7 @@ use fslab_lab::machine::{Image, Machine};
 use fslab_lab::matrix::Form;
 use fslab_lab::runner::{Event, Options, Summary};
 use fslab_lab::study::Study;
-use fslab_lab::worker::{Ended, Watch};
+use fslab_lab::worker::{Ended, Live, Watch};
 use fslab_lab::LabError;
 use fslab_store::{CellStatus, Claim, RunStatus, Runner, Store};
 use std::path::{Path, PathBuf};
@@ -195,14 +195,28 @@ impl Machine for Fake {
         unimplemented!("no test here ages")
     }
 
-    fn run_worker(&self, args: &[String], _watch: &Watch) -> Result<Ended, LabError> {
+    fn run_worker(&self, args: &[String], watch: &Watch) -> Result<Ended, LabError> {
         self.note(format!("worker {}", args.join(" ")));
+        // A worker's first second, as a real one reports it on stderr.
+        (watch.progress)(&first_second(&args[0]));
         Ok((self.worker)(self, args))
     }
 
     fn clear_leftovers(&self, scratch: &Path) {
         self.note(format!("clear {}", scratch.display()));
         let _ = std::fs::remove_dir_all(scratch);
+    }
+}
+
+/// The second of progress the fake machine's workers report, named by their tool.
+fn first_second(tool: &str) -> Live {
+    Live {
+        phase: tool.to_string(),
+        elapsed: Duration::from_secs(1),
+        planned: Some(Duration::from_secs(3)),
+        in_ramp: false,
+        bytes_per_sec: 2.0 * 1048576.0,
+        ops_per_sec: 512.0,
     }
 }
 
@@ -411,6 +425,63 @@ fn each_cell_stores_its_own_tool_s_figures_with_its_headline() {
         ["run", "ffsb", "dbench", "dbench", "sysbench", "sysbench", "sysbench", "iozone"]
     );
     assert!(workers[4].ends_with(" prepare") && workers[5].ends_with(" run") && workers[6].ends_with(" cleanup"));
+}
+
+#[test]
+fn the_observer_sees_each_step_begin_and_the_worker_s_progress() {
+    let lab = Lab::new(
+        r#"
+name = "steps"
+drop_caches = false
+fresh = "cell"
+[[filesystem]]
+type = "ext4"
+fsck = true
+warmup = true
+[[workload]]
+name = "sysbench"
+sysbench = { file-test-mode = "rndrw", file-total-size = "1M", file-num = 2, events = 50, time = 0 }
+"#,
+    );
+    let machine = Fake::new();
+    let (_, summary, events) = lab.run(&machine, never());
+    assert_eq!(summary.ok, 1, "{summary:?}");
+    // Each step as it begins, and between them each worker's second of progress, all named by
+    // the cell.
+    let seen: Vec<String> = events
+        .iter()
+        .filter_map(|e| match e {
+            Event::Stage { cell, stage } => Some(format!("{cell}: {stage}")),
+            Event::Live { cell, live } => Some(format!("{cell}: live {}", live.phase)),
+            _ => None,
+        })
+        .collect();
+    let want = [
+        "wipe",
+        "mkfs",
+        "mount", // the filesystem
+        "setup",
+        "live sysbench",
+        "warm-up",
+        "live sysbench",
+        "cleanup",
+        "live sysbench", // warm-up run
+        "setup",
+        "live sysbench",
+        "run",
+        "live sysbench",
+        "cleanup",
+        "live sysbench", // measured run
+        "umount",
+        "fsck",
+    ]
+    .map(|s| format!("ext4 sysbench: {s}"));
+    assert_eq!(seen, want);
+    let live = events.iter().find_map(|e| match e {
+        Event::Live { live, .. } => Some(live.clone()),
+        _ => None,
+    });
+    assert_eq!(live, Some(first_second("sysbench")));
 }
 
 const THREE_FILESYSTEMS: &str = r#"
