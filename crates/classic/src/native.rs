@@ -13,8 +13,9 @@ use std::path::PathBuf;
 #[derive(Debug, clap::Parser)]
 #[command(name = "fslab run")]
 pub struct Args {
-    /// A native workload file (TOML). Leave it out and use --op for an ad-hoc run.
-    workload: Option<PathBuf>,
+    /// A native workload file (TOML), or the name of one of fslab's examples (`fslab examples`
+    /// writes them out). Leave it out and use --op for an ad-hoc run.
+    pub workload: Option<PathBuf>,
     /// Measured time, replacing the workload's stop.time (fio's runtime; a bare number is
     /// seconds). fslab runs for it whatever the size, as fio does with time_based.
     #[arg(long, visible_alias = "runtime")]

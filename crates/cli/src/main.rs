@@ -2,6 +2,7 @@
 
 mod compare;
 mod doctor;
+mod examples;
 mod frontend;
 mod info;
 mod out;
@@ -29,7 +30,8 @@ enum Command {
   fslab run workloads/quick.toml
   fslab run --op randread --bs 4k --size 1g --threads 4 --time 30s --dir /mnt/test
   fslab run --op randwrite --engine io_uring --iodepth 32 --direct --dir /mnt/test --json
-  fslab run workloads/fileserver.toml --explain")]
+  fslab run workloads/fileserver.toml --explain
+  fslab run fileserver --time 10s --dir /mnt/test")]
     Run(native::Args),
     /// Run an FFSB profile (5.x or 6.0 grammar) and print what FFSB prints.
     Ffsb(ffsb::frontend::Args),
@@ -54,6 +56,8 @@ enum Command {
     Report(report::Args),
     /// Compare two studies, or two configurations, with Welch's t-test.
     Compare(compare::Args),
+    /// Writes fslab's example studies, workloads and FFSB profiles into DIR, to edit.
+    Examples(examples::Args),
     /// A shell's completion script for fslab, on stdout.
     #[command(
         after_help = "Examples:\n  fslab completions bash > /etc/bash_completion.d/fslab\n  \
@@ -114,6 +118,14 @@ fn manpages(dir: &std::path::Path) -> Result<ExitCode, Failure> {
     Ok(ExitCode::SUCCESS)
 }
 
+/// `fslab run`: its workload file, or the built-in example of that name.
+fn run(mut args: native::Args) -> Result<ExitCode, Failure> {
+    if let Some(w) = &args.workload {
+        args.workload = Some(examples::resolve(w, "workloads")?);
+    }
+    frontend::main(native::frontend(args))
+}
+
 /// Exit codes: 0 success, 1 a run failed, 2 bad input or usage, 3 the environment lacks something.
 pub enum Failure {
     Run(anyhow::Error),
@@ -124,7 +136,8 @@ pub enum Failure {
 fn main() -> ExitCode {
     let cli = Cli::parse();
     let result = match cli.command {
-        Command::Run(args) => frontend::main(native::frontend(args)),
+        Command::Run(args) => run(args),
+        Command::Examples(args) => examples::main(args),
         Command::Ffsb(args) => frontend::main(ffsb::frontend::frontend(args)),
         Command::Dbench(args) => frontend::main(dbench::frontend::frontend(args)),
         Command::Sysbench(w) => frontend::main(Tool::Sysbench.parse(&w.words)),

@@ -35,11 +35,12 @@ enum Command {
     /// Run a study: format, mount, run, repeat and store every result.
     #[command(after_help = "Examples:
   fslab study run studies/quick.toml
-  fslab study run studies/quick.toml --dry-run
-  fslab study run studies/seed-001-dbench.toml --quick
+  fslab study run quick --dry-run
+  fslab study run seed-001-dbench --quick
   fslab study run my-study.toml --scratch /var/tmp --db results.db")]
     Run {
-        /// The study file (TOML).
+        /// The study file (TOML), or the name of one of fslab's example studies (quick,
+        /// seed-001-dbench...; `fslab examples` writes them out).
         study: PathBuf,
         /// The study's quick form: small images, seconds-long runs, one repeat.
         #[arg(long)]
@@ -97,6 +98,7 @@ pub fn main(args: Args) -> Result<ExitCode, Failure> {
             scratch,
         } => {
             let form = if quick { Form::Quick } else { Form::Full };
+            let study = crate::examples::resolve(&study, "studies")?;
             let s = Study::from_file(&study).map_err(|e| Failure::Input(e.into()))?;
             if dry_run {
                 let verdicts = lifecycle::preflight(&s, form, &machine).map_err(|e| lab_failure(e, &study))?;

@@ -6,6 +6,7 @@ mod common;
 mod confine;
 mod dbench;
 mod doctor;
+mod examples;
 mod ffsb;
 mod fio_flags;
 mod fio_json;
