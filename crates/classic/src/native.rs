@@ -126,6 +126,10 @@ pub struct AdHoc {
     /// Percentage of reads for randrw.
     #[arg(long, default_value_t = 50, value_parser = clap::value_parser!(u32).range(0..=100))]
     pub rwmixread: u32,
+    /// fio's fsync: each thread fsyncs its file(s) after every N writes (0: never). With
+    /// randrw, fslab counts reads too, as sysbench's --file-fsync-freq does.
+    #[arg(long, value_name = "N", default_value_t = 0)]
+    pub fsync: u64,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
@@ -228,6 +232,12 @@ pub fn frontend(mut args: Args) -> Result<(Box<dyn FrontEnd>, Common), Error> {
         notes.push(format!(
             "--ioengine {}: fslab runs it as io_uring, with --iodepth transfers in flight",
             if e == Engine::Libaio { "libaio" } else { "posixaio" }
+        ));
+    }
+    if args.adhoc.op == Some(Pattern::Randrw) && args.adhoc.fsync > 0 {
+        notes.push(format!(
+            "--fsync {} with randrw: fslab fsyncs after every {0} reads and writes; fio counts only the writes",
+            args.adhoc.fsync
         ));
     }
     let native = Native {
@@ -412,6 +422,9 @@ impl AdHoc {
                 iodepth: self.iodepth,
                 uring: self.uring(),
                 direct: self.direct.unwrap_or(false),
+                // The engine's periodic fsync counts reads and writes: for the write patterns,
+                // fio's count of writes.
+                fsync_every: Some(self.fsync).filter(|n| *n > 0),
                 ops,
                 ..Group::new(&name, "adhoc")
             }],

@@ -123,3 +123,54 @@ fn numjobs_gives_each_job_its_own_file_as_fio_does() {
     assert!(files.is_empty(), "{files:?}");
     assert!(d.path().join("adhoc").is_dir());
 }
+
+/// fio's --fsync=N is the native workload's `fsync_every = N`, in both of clap's forms; 0 is
+/// none, as in fio.
+#[test]
+fn fsync_is_the_workload_s_fsync_every() {
+    let plain = explain(&["--op", "randwrite"]);
+    let native = plain.replacen("fileset = \"adhoc\"\n", "fileset = \"adhoc\"\nfsync_every = 4\n", 1);
+    assert_ne!(native, plain);
+    let dir = tempdir();
+    let file = dir.path().join("w.toml");
+    std::fs::write(&file, &native).unwrap();
+    assert_eq!(explain(&[s(&file)]), native);
+    assert_eq!(explain(&["--op", "randwrite", "--fsync=4"]), native);
+    assert_eq!(explain(&["--op", "randwrite", "--fsync", "4"]), native);
+    assert_eq!(explain(&["--op", "randwrite", "--fsync=0"]), plain);
+    // randrw counts its reads too, and says so.
+    let run = fslab(&["run", "--op", "randrw", "--fsync", "8", "--explain"]);
+    assert!(run.stderr.contains("fio counts only the writes"), "{}", run.stderr);
+}
+
+/// As fio: 16 writes with --fsync=4 make 3 fsyncs, one after each 4th write but the last (the
+/// run ends there); fio 3.33 with the same options makes 3 as well.
+#[test]
+fn fsync_syncs_after_every_n_writes() {
+    let dir = tempdir();
+    let args = [
+        "run",
+        "--op",
+        "randwrite",
+        "--size",
+        "64k",
+        "--bs",
+        "4k",
+        "--fsync",
+        "4",
+        "--json",
+        "--dir",
+    ];
+    let run = fslab(&[&args[..], &[s(dir.path())]].concat());
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let v: serde_json::Value = serde_json::from_str(&run.stdout).unwrap();
+    let count = |op: &str| {
+        v["phases"][0]["result"]["ops"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|o| o["op"] == op)
+            .map_or(0, |o| o["count"].as_u64().unwrap())
+    };
+    assert_eq!((count("write"), count("fsync")), (16, 3), "{}", run.stdout);
+}
