@@ -339,6 +339,8 @@ pub trait FrontEnd {
 pub struct Context<'a> {
     pub dir: Option<PathBuf>,
     pub drop_caches: bool,
+    /// Where a run that lays out files counts them, for a progress bar (none: not counted).
+    pub layout: Option<Arc<fslab_engine::fileset::Layout>>,
     interrupt: Arc<AtomicBool>,
     out: &'a mut dyn FnMut(&str),
     progress: &'a mut dyn FnMut(&str, &Progress),
@@ -359,6 +361,7 @@ impl<'a> Context<'a> {
         Context {
             dir: common.dir.clone(),
             drop_caches: common.drop_caches,
+            layout: None,
             interrupt,
             out,
             progress,

@@ -303,6 +303,7 @@ impl FrontEnd for Native {
             no_latency: self.no_latency,
             drop_caches: ctx.drop_caches,
             interrupt: ctx.interrupt(),
+            layout: ctx.layout.clone(),
         };
         let result = fslab_engine::run(&self.workload, &opts, &mut |p| ctx.progress("run", p))?;
         // A workload that moves no data (metadata: creates, stats, deletes) leads with ops/s.

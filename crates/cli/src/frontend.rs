@@ -12,6 +12,7 @@
 use crate::Failure;
 use fslab_classic::contract::{OutputFormat, Phase};
 use fslab_classic::{Common, Context, Error, ErrorKind, FrontEnd, Outcome};
+use fslab_engine::fileset::Layout;
 use fslab_engine::result::Status;
 use fslab_engine::Progress;
 use indicatif::{ProgressBar, ProgressStyle};
@@ -55,6 +56,8 @@ pub fn main(parsed: Result<(Box<dyn FrontEnd>, Common), Error>) -> Result<ExitCo
         && std::io::stdout().is_terminal()
         && std::io::stderr().is_terminal();
     let bar = show_bar.then(|| progress_bar(frontend.as_ref()));
+    // Set once the engine reports its first second: the layout is over.
+    let running = Arc::new(AtomicBool::new(false));
     let mut out = |text: &str| {
         if !json && !print_out(text) {
             pipe_closed.store(true, Ordering::SeqCst);
@@ -64,6 +67,7 @@ pub fn main(parsed: Result<(Box<dyn FrontEnd>, Common), Error>) -> Result<ExitCo
     // A study's worker: its progress, once a second, on stderr for the lab to read.
     let report_live = json && std::env::var_os(fslab_lab::worker::PROGRESS_ENV).is_some();
     let mut progress = |phase: &str, p: &Progress| {
+        running.store(true, Ordering::SeqCst);
         if report_live {
             let live = fslab_lab::worker::Live {
                 phase: phase.to_string(),
@@ -86,8 +90,14 @@ pub fn main(parsed: Result<(Box<dyn FrontEnd>, Common), Error>) -> Result<ExitCo
         }
     };
     let mut ctx = Context::new(&common, interrupt.clone(), &mut out, &mut progress);
+    // While the run lays out its files, the bar says how far it has got.
+    let layout = bar.as_ref().map(|bar| LayoutWatch::start(bar.clone(), running.clone()));
+    ctx.layout = layout.as_ref().map(|l| l.layout.clone());
     let outcome = frontend.execute(&mut ctx);
     let notes = ctx.take_notes();
+    if let Some(layout) = layout {
+        layout.stop();
+    }
     if let Some(bar) = &bar {
         bar.finish_and_clear();
     }
@@ -171,6 +181,55 @@ fn progress_bar(frontend: &dyn FrontEnd) -> ProgressBar {
     bar
 }
 
+/// A thread that shows, four times a second until the run reports its first second, how far
+/// the run has laid out its files.
+struct LayoutWatch {
+    layout: Arc<Layout>,
+    done: Arc<AtomicBool>,
+    thread: std::thread::JoinHandle<()>,
+}
+
+impl LayoutWatch {
+    fn start(bar: ProgressBar, running: Arc<AtomicBool>) -> LayoutWatch {
+        let layout = Arc::new(Layout::default());
+        let done = Arc::new(AtomicBool::new(false));
+        let (l, d) = (layout.clone(), done.clone());
+        let thread = std::thread::spawn(move || {
+            while !d.load(Ordering::SeqCst) && !running.load(Ordering::SeqCst) {
+                if let Some(msg) = layout_message(&l) {
+                    bar.set_message(msg);
+                    bar.tick();
+                }
+                std::thread::sleep(std::time::Duration::from_millis(250));
+            }
+        });
+        LayoutWatch { layout, done, thread }
+    }
+
+    fn stop(self) {
+        self.done.store(true, Ordering::SeqCst);
+        let _ = self.thread.join();
+    }
+}
+
+/// What the bar says while files are laid out; none before the first fileset is planned.
+fn layout_message(l: &Layout) -> Option<String> {
+    let planned = l.planned_files.load(Ordering::Relaxed);
+    let files = l.files.load(Ordering::Relaxed);
+    if planned == 0 {
+        return None;
+    }
+    if files >= planned {
+        return Some(format!("laid out {planned} files; syncing them"));
+    }
+    let mib = |b: &std::sync::atomic::AtomicU64| b.load(Ordering::Relaxed) as f64 / 1048576.0;
+    let data = match mib(&l.planned_bytes) {
+        0.0 => String::new(),
+        of => format!(", {:.0} of {of:.0} MiB", mib(&l.bytes)),
+    };
+    Some(format!("laying out files: {files} of {planned}{data}"))
+}
+
 /// The exit code of a finished run: 1, naming the first error and the count on stderr, when an
 /// operation failed; 0 otherwise.
 fn exit_code(outcome: &Outcome) -> ExitCode {
@@ -192,5 +251,29 @@ fn failure(e: Error) -> Failure {
         ErrorKind::Input => Failure::Input(e.into()),
         ErrorKind::Environment => Failure::Environment(e.into()),
         ErrorKind::Run => Failure::Run(e.into()),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_layout_message_counts_files_and_mib() {
+        let l = Layout::default();
+        assert_eq!(layout_message(&l), None);
+        l.planned_files.store(16, Ordering::Relaxed);
+        l.planned_bytes.store(64 << 20, Ordering::Relaxed);
+        l.files.store(3, Ordering::Relaxed);
+        l.bytes.store(13 << 20, Ordering::Relaxed);
+        assert_eq!(
+            layout_message(&l).as_deref(),
+            Some("laying out files: 3 of 16, 13 of 64 MiB")
+        );
+        // Empty files (no prealloc): the files alone.
+        l.planned_bytes.store(0, Ordering::Relaxed);
+        assert_eq!(layout_message(&l).as_deref(), Some("laying out files: 3 of 16"));
+        l.files.store(16, Ordering::Relaxed);
+        assert_eq!(layout_message(&l).as_deref(), Some("laid out 16 files; syncing them"));
     }
 }

@@ -169,6 +169,20 @@ pub struct FileTable {
     next_dir: AtomicU64,
 }
 
+/// How far a run's setup has laid out its filesets' files: counters that a caller polls from
+/// another thread while the run sets its filesets up (`fslab run`'s progress bar), handed to
+/// the run in [`RunOptions::layout`](crate::RunOptions::layout). A fileset kept from an earlier
+/// run (`reuse`) adds nothing.
+#[derive(Debug, Default)]
+pub struct Layout {
+    /// Files to make, and bytes to write into them, as each fileset's setup learns them.
+    pub planned_files: AtomicU64,
+    pub planned_bytes: AtomicU64,
+    /// Files made and bytes written so far.
+    pub files: AtomicU64,
+    pub bytes: AtomicU64,
+}
+
 impl FileTable {
     /// Makes (or, with `reuse`, keeps) the fileset beneath `run`. `dynamic` when some operation
     /// creates, deletes or renames files; `meta` when some operation makes directories.
@@ -178,6 +192,18 @@ impl FileTable {
         dynamic: bool,
         meta: bool,
         seed: u64,
+    ) -> Result<(FileTable, SetupReport), SetupError> {
+        FileTable::setup_counted(run, spec, dynamic, meta, seed, None)
+    }
+
+    /// [`setup`](Self::setup), counting the files it makes and the bytes it writes in `layout`.
+    pub fn setup_counted(
+        run: &RunDir,
+        spec: &Fileset,
+        dynamic: bool,
+        meta: bool,
+        seed: u64,
+        layout: Option<&Layout>,
     ) -> Result<(FileTable, SetupReport), SetupError> {
         let started = Instant::now();
         let name = spec.dir_name();
@@ -239,7 +265,14 @@ impl FileTable {
         };
         let mut bytes = 0;
         if !reused {
-            bytes = write_files(&dirs, spec, &sizes).map_err(|(path, e)| io_err(&format!("{name}/{path}"), e))?;
+            if let Some(l) = layout {
+                l.planned_files.fetch_add(nfiles, Relaxed);
+                if spec.prealloc {
+                    l.planned_bytes.fetch_add(sizes.iter().sum(), Relaxed);
+                }
+            }
+            bytes =
+                write_files(&dirs, spec, &sizes, layout).map_err(|(path, e)| io_err(&format!("{name}/{path}"), e))?;
             let fd = confine::open_file(
                 root.as_fd(),
                 marker::FILESET,
@@ -295,9 +328,20 @@ impl FileTable {
         k: usize,
         seed: u64,
     ) -> Result<(FileTable, SetupReport), SetupError> {
+        FileTable::setup_for_counted(run, workload, k, seed, None)
+    }
+
+    /// [`setup_for`](Self::setup_for), counting in `layout`.
+    pub fn setup_for_counted(
+        run: &RunDir,
+        workload: &Workload,
+        k: usize,
+        seed: u64,
+        layout: Option<&Layout>,
+    ) -> Result<(FileTable, SetupReport), SetupError> {
         let fs = &workload.filesets[k];
         let (dynamic, meta) = workload.fileset_use(&fs.name);
-        FileTable::setup(run, fs, dynamic, meta, seed.wrapping_add(k as u64))
+        FileTable::setup_counted(run, fs, dynamic, meta, seed.wrapping_add(k as u64), layout)
     }
 
     /// A table of no files, for a group that works without a fileset (a script group).
@@ -927,8 +971,14 @@ fn list(dir: &OwnedFd) -> io::Result<Vec<String>> {
     Ok(out)
 }
 
-/// Creates the files (writing their contents when `prealloc`), spread over the machine's cores.
-fn write_files(dirs: &[OwnedFd], spec: &Fileset, sizes: &[u64]) -> Result<u64, (String, io::Error)> {
+/// Creates the files (writing their contents when `prealloc`), spread over the machine's cores,
+/// counting them in `layout` as they go.
+fn write_files(
+    dirs: &[OwnedFd],
+    spec: &Fileset,
+    sizes: &[u64],
+    layout: Option<&Layout>,
+) -> Result<u64, (String, io::Error)> {
     let workers = std::thread::available_parallelism()
         .map_or(1, |n| n.get())
         .min(8)
@@ -963,8 +1013,14 @@ fn write_files(dirs: &[OwnedFd], spec: &Fileset, sizes: &[u64]) -> Result<u64, (
                                 let wrote =
                                     rustix::io::pwrite(&fd, buf.slot(0, n), off).map_err(|e| (here(), e.into()))?;
                                 off += wrote as u64;
+                                if let Some(l) = layout {
+                                    l.bytes.fetch_add(wrote as u64, Relaxed);
+                                }
                             }
                             total.fetch_add(size, Relaxed);
+                        }
+                        if let Some(l) = layout {
+                            l.files.fetch_add(1, Relaxed);
                         }
                     }
                 })

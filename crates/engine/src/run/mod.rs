@@ -36,6 +36,8 @@ pub struct RunOptions {
     /// Set by the caller (Ctrl-C, a closed output) to stop the run early: every thread stops
     /// within a tenth of a second and the result, partial, says it was interrupted.
     pub interrupt: Option<std::sync::Arc<std::sync::atomic::AtomicBool>>,
+    /// Where the setup counts the files it lays out, for the caller to poll while it runs.
+    pub layout: Option<std::sync::Arc<crate::fileset::Layout>>,
 }
 
 /// The live view handed to the caller once a second.
@@ -88,7 +90,7 @@ pub fn run(workload: &Workload, opts: &RunOptions, progress: &mut dyn FnMut(&Pro
     prepare::raise_open_file_limit();
     crate::clock::init();
 
-    let prepared = Prepared::new(workload, &opts.dir, seed)?;
+    let prepared = Prepared::new(workload, &opts.dir, seed, opts.layout.as_deref())?;
     let bases = prepared.script_bases(workload)?;
     if opts.drop_caches {
         prepare::drop_caches()?;

@@ -54,12 +54,18 @@ pub(super) struct Prepared {
 
 impl Prepared {
     /// Opens the run directory and the filesets' roots, and sets every fileset up.
-    pub fn new(workload: &Workload, run_dir: &std::path::Path, seed: u64) -> Result<Prepared, RunError> {
+    /// The files made and bytes written are counted in `layout` as they go.
+    pub fn new(
+        workload: &Workload,
+        run_dir: &std::path::Path,
+        seed: u64,
+        layout: Option<&crate::fileset::Layout>,
+    ) -> Result<Prepared, RunError> {
         let dirs = Dirs::open(workload, run_dir)?;
         let mut tables = Vec::new();
         let mut setup = Vec::new();
         for k in 0..workload.filesets.len() {
-            let (table, report) = FileTable::setup_for(dirs.of(k), workload, k, seed)?;
+            let (table, report) = FileTable::setup_for_counted(dirs.of(k), workload, k, seed, layout)?;
             tables.push(table);
             setup.push(report);
         }

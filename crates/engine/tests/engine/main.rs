@@ -7,6 +7,7 @@ mod common;
 mod confine;
 mod fsyncs;
 mod labels;
+mod layout;
 mod limits;
 mod named_files;
 mod operations;
