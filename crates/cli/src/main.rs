@@ -17,7 +17,18 @@ use std::process::ExitCode;
 
 /// fslab: a filesystem benchmarking laboratory.
 #[derive(Debug, Parser)]
-#[command(name = "fslab", version, about, long_about = None)]
+#[command(
+    name = "fslab",
+    version,
+    about,
+    long_about = None,
+    after_help = "Examples:
+  fslab doctor
+  fslab study run quick --dry-run
+  fslab study run quick
+  fslab run fileserver --time 10s --dir /mnt/test
+  fslab report 1 --html report.html"
+)]
 struct Cli {
     #[command(subcommand)]
     command: Command,

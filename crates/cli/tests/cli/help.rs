@@ -5,8 +5,9 @@
 use crate::common::{finish, fslab, fslab_command, fslab_in, HANG};
 use std::process::Stdio;
 
-/// Every command and subcommand, as its words.
+/// fslab itself, and every command and subcommand, as its words.
 const COMMANDS: &[&[&str]] = &[
+    &[],
     &["run"],
     &["ffsb"],
     &["dbench"],
@@ -19,6 +20,7 @@ const COMMANDS: &[&[&str]] = &[
     &["study", "show"],
     &["report"],
     &["compare"],
+    &["examples"],
     &["completions"],
     &["manpages"],
     &["schema"],
