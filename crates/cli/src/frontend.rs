@@ -30,10 +30,18 @@ pub struct Words {
     pub words: Vec<String>,
 }
 
-/// Runs a front-end as its command line asks.
-pub fn main(parsed: Result<(Box<dyn FrontEnd>, Common), Error>) -> Result<ExitCode, Failure> {
-    let (mut frontend, common) = parsed.map_err(failure)?;
+/// Runs a front-end as its command line asks. Ctrl-C is caught before `parse` reads the input
+/// (a large dbench loadfile takes a while): one that comes before the run starts ends fslab
+/// with 130 having run nothing.
+pub fn main(parse: impl FnOnce() -> Result<(Box<dyn FrontEnd>, Common), Error>) -> Result<ExitCode, Failure> {
+    let interrupt = Arc::new(AtomicBool::new(false));
+    let signalled = catch_interrupts(&interrupt).map_err(|e| Failure::Environment(e.into()))?;
+    let (mut frontend, common) = parse().map_err(failure)?;
     frontend.plan().validate().map_err(failure)?;
+    if signalled.load(Ordering::SeqCst) {
+        eprintln!("fslab: interrupted before the run started: nothing ran");
+        return Ok(ExitCode::from(INTERRUPTED));
+    }
     // Where a --dir through a symlink leads, once, before anything runs there.
     for note in common.dir_note.iter().chain(&frontend.notes()) {
         eprintln!("fslab: note: {note}");
@@ -48,8 +56,6 @@ pub fn main(parsed: Result<(Box<dyn FrontEnd>, Common), Error>) -> Result<ExitCo
         return Ok(ExitCode::SUCCESS);
     }
     let json = common.prints_json();
-    let interrupt = Arc::new(AtomicBool::new(false));
-    let signalled = catch_interrupts(&interrupt).map_err(|e| Failure::Environment(e.into()))?;
     let pipe_closed = Arc::new(AtomicBool::new(false));
     let show_bar = !json
         && !frontend.tool().prints_as_it_runs()

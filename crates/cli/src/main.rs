@@ -134,7 +134,7 @@ fn run(mut args: native::Args) -> Result<ExitCode, Failure> {
     if let Some(w) = &args.workload {
         args.workload = Some(examples::resolve(w, "workloads")?);
     }
-    frontend::main(native::frontend(args))
+    frontend::main(|| native::frontend(args))
 }
 
 /// Exit codes: 0 success, 1 a run failed, 2 bad input or usage, 3 the environment lacks something.
@@ -149,10 +149,10 @@ fn main() -> ExitCode {
     let result = match cli.command {
         Command::Run(args) => run(args),
         Command::Examples(args) => examples::main(args),
-        Command::Ffsb(args) => frontend::main(ffsb::frontend::frontend(args)),
-        Command::Dbench(args) => frontend::main(dbench::frontend::frontend(args)),
-        Command::Sysbench(w) => frontend::main(Tool::Sysbench.parse(&w.words)),
-        Command::Iozone(w) => frontend::main(Tool::Iozone.parse(&w.words)),
+        Command::Ffsb(args) => frontend::main(|| ffsb::frontend::frontend(args)),
+        Command::Dbench(args) => frontend::main(|| dbench::frontend::frontend(args)),
+        Command::Sysbench(w) => frontend::main(|| Tool::Sysbench.parse(&w.words)),
+        Command::Iozone(w) => frontend::main(|| Tool::Iozone.parse(&w.words)),
         Command::Doctor(args) => doctor::main(args),
         Command::Info(args) => info::main(args),
         Command::Study(args) => study::main(args),

@@ -163,3 +163,50 @@ fn a_thread_count_or_a_duration_no_machine_holds_is_refused_not_a_panic() {
     assert!(r.stderr.contains("too long"), "{}", r.stderr);
     assert!(!r.stderr.contains("panicked"), "{}", r.stderr);
 }
+
+/// Ctrl-C while fslab still reads its input (dbench's loadfile, here a FIFO the test holds open
+/// until the signal is sent) ends it with 130, having run nothing, instead of killing it.
+#[test]
+fn ctrl_c_while_the_input_is_read_exits_130_having_run_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    let fifo = dir.path().join("loadfile");
+    assert!(std::process::Command::new("mkfifo")
+        .arg(&fifo)
+        .status()
+        .unwrap()
+        .success());
+    let run_dir = dir.path().join("run");
+    std::fs::create_dir(&run_dir).unwrap();
+    let args = [
+        "dbench",
+        "-c",
+        fifo.to_str().unwrap(),
+        "-D",
+        run_dir.to_str().unwrap(),
+        "-t",
+        "5",
+        "1",
+    ];
+    let child = fslab_command(None, &[], &args).spawn().expect("start fslab");
+    // Opening the FIFO to write returns once fslab has opened it to read: it is reading its input.
+    let path = fifo.clone();
+    let mut writer = fslab_testkit::within(HANG, "fslab opening its loadfile", move || {
+        std::fs::OpenOptions::new().write(true).open(path).unwrap()
+    });
+    assert!(std::process::Command::new("kill")
+        .args(["-INT", &child.id().to_string()])
+        .status()
+        .unwrap()
+        .success());
+    std::io::Write::write_all(&mut writer, b"Mkdir \"\\\\clients\" NT_STATUS_OK\n").unwrap();
+    drop(writer);
+    let run = crate::common::finish(child, &args, HANG);
+    assert_eq!(run.code, 130, "{}", run.stderr);
+    assert!(
+        run.stderr.contains("interrupted before the run started"),
+        "{}",
+        run.stderr
+    );
+    assert_eq!(run.stdout, "");
+    assert!(entries(&run_dir).is_empty(), "{:?}", entries(&run_dir));
+}
