@@ -60,14 +60,14 @@ impl StudyView {
             };
             let _ = w.write_str(&text);
         });
-        let study = multi.add(
-            ProgressBar::new(0)
-                .with_style(study_style)
-                .with_prefix(format!("study `{name}`")),
-        );
-        let cell = multi.add(ProgressBar::new_spinner().with_style(spinner_style()));
-        study.enable_steady_tick(Duration::from_millis(500));
-        cell.enable_steady_tick(Duration::from_millis(250));
+        // Drawn from the study's beginning (after the preflight), when they are added to `multi`.
+        let study = ProgressBar::with_draw_target(Some(0), ProgressDrawTarget::hidden())
+            .with_style(study_style)
+            .with_prefix(format!("study `{name}`"));
+        let cell = ProgressBar::with_draw_target(None, ProgressDrawTarget::hidden())
+            .with_style(spinner_style())
+            .with_prefix("the first cell")
+            .with_message("starting");
         StudyView {
             multi,
             study,
@@ -88,6 +88,10 @@ impl StudyView {
             } => {
                 self.study.set_length(*runs_left);
                 self.set_eta(*estimate);
+                self.multi.add(self.study.clone());
+                self.multi.add(self.cell.clone());
+                self.study.enable_steady_tick(Duration::from_millis(500));
+                self.cell.enable_steady_tick(Duration::from_millis(250));
             }
             Event::Stage { cell, stage } => {
                 self.stage = stage.clone();
