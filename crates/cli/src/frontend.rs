@@ -15,6 +15,7 @@ use fslab_classic::{Common, Context, Error, ErrorKind, FrontEnd, Outcome};
 use fslab_engine::fileset::Layout;
 use fslab_engine::result::Status;
 use fslab_engine::Progress;
+use fslab_lab::worker::{LaidOut, Live};
 use indicatif::{ProgressBar, ProgressStyle};
 use std::io::{IsTerminal, Write};
 use std::process::ExitCode;
@@ -75,13 +76,14 @@ pub fn main(parse: impl FnOnce() -> Result<(Box<dyn FrontEnd>, Common), Error>) 
     let mut progress = |phase: &str, p: &Progress| {
         running.store(true, Ordering::SeqCst);
         if report_live {
-            let live = fslab_lab::worker::Live {
+            let live = Live {
                 phase: phase.to_string(),
                 elapsed: p.elapsed,
                 planned: p.planned,
                 in_ramp: p.in_ramp,
                 bytes_per_sec: p.bytes_per_sec,
                 ops_per_sec: p.ops_per_sec,
+                laid_out: None,
             };
             let _ = std::io::stderr().write_all(live.line().as_bytes());
         }
@@ -96,8 +98,32 @@ pub fn main(parse: impl FnOnce() -> Result<(Box<dyn FrontEnd>, Common), Error>) 
         }
     };
     let mut ctx = Context::new(&common, interrupt.clone(), &mut out, &mut progress);
-    // While the run lays out its files, the bar says how far it has got.
-    let layout = bar.as_ref().map(|bar| LayoutWatch::start(bar.clone(), running.clone()));
+    // While the run lays out its files, the bar (or a study's view) says how far it has got.
+    let layout = match (&bar, report_live) {
+        (Some(bar), _) => {
+            let bar = bar.clone();
+            Some(LayoutWatch::start(running.clone(), move |laid: LaidOut| {
+                bar.set_message(laid.text());
+                bar.tick();
+            }))
+        }
+        (None, true) => {
+            let t0 = std::time::Instant::now();
+            Some(LayoutWatch::start(running.clone(), move |laid: LaidOut| {
+                let live = Live {
+                    phase: "layout".into(),
+                    elapsed: t0.elapsed(),
+                    planned: None,
+                    in_ramp: false,
+                    bytes_per_sec: 0.0,
+                    ops_per_sec: 0.0,
+                    laid_out: Some(laid),
+                };
+                let _ = std::io::stderr().write_all(live.line().as_bytes());
+            }))
+        }
+        (None, false) => None,
+    };
     ctx.layout = layout.as_ref().map(|l| l.layout.clone());
     let outcome = frontend.execute(&mut ctx);
     let notes = ctx.take_notes();
@@ -187,8 +213,8 @@ fn progress_bar(frontend: &dyn FrontEnd) -> ProgressBar {
     bar
 }
 
-/// A thread that shows, four times a second until the run reports its first second, how far
-/// the run has laid out its files.
+/// A thread that tells `show`, four times a second until the run reports its first second, how
+/// far the run has laid out its files.
 struct LayoutWatch {
     layout: Arc<Layout>,
     done: Arc<AtomicBool>,
@@ -196,15 +222,14 @@ struct LayoutWatch {
 }
 
 impl LayoutWatch {
-    fn start(bar: ProgressBar, running: Arc<AtomicBool>) -> LayoutWatch {
+    fn start(running: Arc<AtomicBool>, show: impl Fn(LaidOut) + Send + 'static) -> LayoutWatch {
         let layout = Arc::new(Layout::default());
         let done = Arc::new(AtomicBool::new(false));
         let (l, d) = (layout.clone(), done.clone());
         let thread = std::thread::spawn(move || {
             while !d.load(Ordering::SeqCst) && !running.load(Ordering::SeqCst) {
-                if let Some(msg) = layout_message(&l) {
-                    bar.set_message(msg);
-                    bar.tick();
+                if let Some(laid) = laid_out(&l) {
+                    show(laid);
                 }
                 std::thread::sleep(std::time::Duration::from_millis(250));
             }
@@ -218,22 +243,16 @@ impl LayoutWatch {
     }
 }
 
-/// What the bar says while files are laid out; none before the first fileset is planned.
-fn layout_message(l: &Layout) -> Option<String> {
-    let planned = l.planned_files.load(Ordering::Relaxed);
-    let files = l.files.load(Ordering::Relaxed);
-    if planned == 0 {
-        return None;
-    }
-    if files >= planned {
-        return Some(format!("laid out {planned} files; syncing them"));
-    }
-    let mib = |b: &std::sync::atomic::AtomicU64| b.load(Ordering::Relaxed) as f64 / 1048576.0;
-    let data = match mib(&l.planned_bytes) {
-        0.0 => String::new(),
-        of => format!(", {:.0} of {of:.0} MiB", mib(&l.bytes)),
+/// How far the files are laid out; none before the first fileset is planned.
+fn laid_out(l: &Layout) -> Option<LaidOut> {
+    let get = |c: &std::sync::atomic::AtomicU64| c.load(Ordering::Relaxed);
+    let laid = LaidOut {
+        files: get(&l.files),
+        planned_files: get(&l.planned_files),
+        bytes: get(&l.bytes),
+        planned_bytes: get(&l.planned_bytes),
     };
-    Some(format!("laying out files: {files} of {planned}{data}"))
+    (laid.planned_files > 0).then_some(laid)
 }
 
 /// The exit code of a finished run: 1, naming the first error and the count on stderr, when an
@@ -267,6 +286,7 @@ mod tests {
     #[test]
     fn the_layout_message_counts_files_and_mib() {
         let l = Layout::default();
+        let layout_message = |l: &Layout| laid_out(l).map(|laid| laid.text());
         assert_eq!(layout_message(&l), None);
         l.planned_files.store(16, Ordering::Relaxed);
         l.planned_bytes.store(64 << 20, Ordering::Relaxed);

@@ -125,6 +125,10 @@ impl StudyView {
 
     /// A second of the worker's progress: the cell's bar over its planned time, and its rates.
     fn live(&mut self, live: &Live) {
+        if let Some(laid) = live.laid_out {
+            self.cell.set_message(format!("{}: {}", self.stage, laid.text()));
+            return;
+        }
         let rates = format!(
             "{:.1} MiB/s, {:.0} ops/s",
             live.bytes_per_sec / 1048576.0,
@@ -232,12 +236,35 @@ mod tests {
                     in_ramp: false,
                     bytes_per_sec: 5.0 * 1048576.0,
                     ops_per_sec: 1280.0,
+                    laid_out: None,
                 },
             },
             "",
         );
         assert_eq!((view.cell.position(), view.cell.length()), (3, Some(4)));
         assert_eq!(view.cell.message(), "run 3s of 4s, 1s left, 5.0 MiB/s, 1280 ops/s");
+        // A worker laying out its files says how far it has got.
+        view.event(
+            &Event::Live {
+                cell: "ext4 fileserver".into(),
+                live: Live {
+                    phase: "layout".into(),
+                    elapsed: Duration::from_secs(1),
+                    planned: None,
+                    in_ramp: false,
+                    bytes_per_sec: 0.0,
+                    ops_per_sec: 0.0,
+                    laid_out: Some(fslab_lab::worker::LaidOut {
+                        files: 500,
+                        planned_files: 2000,
+                        bytes: 0,
+                        planned_bytes: 0,
+                    }),
+                },
+            },
+            "",
+        );
+        assert_eq!(view.cell.message(), "run: laying out files: 500 of 2000");
         // A run ended: the time left is now the measured pace's, not the first estimate's.
         view.event(&run(1, 5, 40), "");
         assert_eq!((view.study.position(), view.study.length()), (1, Some(5)));

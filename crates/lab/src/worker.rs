@@ -64,6 +64,32 @@ pub struct Live {
     pub in_ramp: bool,
     pub bytes_per_sec: f64,
     pub ops_per_sec: f64,
+    /// Before its first second, while the worker lays out its files: how far it has got.
+    pub laid_out: Option<LaidOut>,
+}
+
+/// How far a worker has laid out the files its run needs.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct LaidOut {
+    pub files: u64,
+    pub planned_files: u64,
+    pub bytes: u64,
+    pub planned_bytes: u64,
+}
+
+impl LaidOut {
+    /// What a progress bar says of it.
+    pub fn text(&self) -> String {
+        if self.files >= self.planned_files {
+            return format!("laid out {} files; syncing them", self.planned_files);
+        }
+        let mib = |b: u64| b as f64 / 1048576.0;
+        let data = match self.planned_bytes {
+            0 => String::new(),
+            of => format!(", {:.0} of {:.0} MiB", mib(self.bytes), mib(of)),
+        };
+        format!("laying out files: {} of {}{data}", self.files, self.planned_files)
+    }
 }
 
 impl Live {
@@ -76,6 +102,7 @@ impl Live {
             "ramp": self.in_ramp,
             "bytes_per_sec": self.bytes_per_sec,
             "ops_per_sec": self.ops_per_sec,
+            "laid_out": self.laid_out.map(|l| [l.files, l.planned_files, l.bytes, l.planned_bytes]),
         });
         format!("{PROGRESS_MARK}{doc}\n")
     }
@@ -95,6 +122,18 @@ impl Live {
             in_ramp: doc["ramp"].as_bool().unwrap_or(false),
             bytes_per_sec: doc["bytes_per_sec"].as_f64()?,
             ops_per_sec: doc["ops_per_sec"].as_f64()?,
+            laid_out: match doc["laid_out"]
+                .as_array()
+                .map(|a| a.iter().map(|v| v.as_u64()).collect::<Option<Vec<_>>>())
+            {
+                Some(Some(v)) if v.len() == 4 => Some(LaidOut {
+                    files: v[0],
+                    planned_files: v[1],
+                    bytes: v[2],
+                    planned_bytes: v[3],
+                }),
+                _ => None,
+            },
         })
     }
 }
@@ -251,6 +290,7 @@ mod tests {
             in_ramp: false,
             bytes_per_sec: 1048576.0 * 3.5,
             ops_per_sec: 896.0,
+            laid_out: None,
         };
         let script = format!(
             "test \"${PROGRESS_ENV}\" = 1 || exit 9; printf '%s' '{}' >&2; echo oops >&2",
@@ -270,6 +310,21 @@ mod tests {
         assert_eq!(*seen.lock().unwrap(), std::slice::from_ref(&second));
         assert_eq!(Live::parse(second.line().trim_end()), Some(second.clone()));
         assert_eq!(Live::parse("fslab: note: something"), None);
+        let layout = Live {
+            phase: "layout".into(),
+            laid_out: Some(LaidOut {
+                files: 3,
+                planned_files: 16,
+                bytes: 13 << 20,
+                planned_bytes: 64 << 20,
+            }),
+            ..second
+        };
+        assert_eq!(Live::parse(layout.line().trim_end()), Some(layout.clone()));
+        assert_eq!(
+            layout.laid_out.unwrap().text(),
+            "laying out files: 3 of 16, 13 of 64 MiB"
+        );
     }
 
     #[test]

@@ -441,8 +441,17 @@ fn a_study_s_worker_reports_its_progress_on_stderr() {
         &[("FSLAB_PROGRESS", Path::new("1"))],
     );
     assert_eq!(run.code, 0, "{}", run.stderr);
-    let seconds: Vec<fslab_lab::worker::Live> = run.stderr.lines().filter_map(fslab_lab::worker::Live::parse).collect();
+    let lines: Vec<fslab_lab::worker::Live> = run.stderr.lines().filter_map(fslab_lab::worker::Live::parse).collect();
+    // Before the run, it may say how far it has laid out its one file of 1 MiB.
+    let (layout, seconds): (Vec<_>, Vec<_>) = lines.into_iter().partition(|l| l.phase == "layout");
+    assert!(
+        layout.iter().all(|l| l
+            .laid_out
+            .is_some_and(|d| d.planned_files == 1 && d.planned_bytes == 1 << 20)),
+        "{layout:?}"
+    );
     assert!(!seconds.is_empty(), "no progress line in {:?}", run.stderr);
+    assert!(seconds.iter().all(|l| l.laid_out.is_none()), "{seconds:?}");
     assert!(
         seconds
             .iter()

@@ -217,6 +217,7 @@ fn first_second(tool: &str) -> Live {
         in_ramp: false,
         bytes_per_sec: 2.0 * 1048576.0,
         ops_per_sec: 512.0,
+        laid_out: None,
     }
 }
 
