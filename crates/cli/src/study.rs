@@ -364,7 +364,7 @@ fn list_text(store: &Store) -> anyhow::Result<String> {
             s.id,
             truncate(&s.name, 32),
             s.started_at,
-            s.status.as_str(),
+            lifecycle::status_now(store, s.id, s.status)?.as_str(),
             format!("{}/{}", s.runs_done, s.planned_runs),
             s.runs_ok,
             s.unsupported_cells,
@@ -396,7 +396,7 @@ fn show_text(store: &Store, key: &str) -> anyhow::Result<String> {
         row.name,
         row.file,
         row.started_at,
-        row.status.as_str()
+        lifecycle::status_now(store, row.id, row.status)?.as_str()
     );
     let labels: Vec<&str> = cells.iter().map(|c| c.spec.label.as_str()).collect();
     let width = labels.iter().map(|l| l.chars().count()).max().unwrap_or(4).max(4);

@@ -216,6 +216,18 @@ pub fn runner_alive(r: Runner) -> bool {
     process_start(r.pid) == Some(r.started)
 }
 
+/// A study's status as a user should see it: a study recorded as running whose runner has died
+/// (killed, or the machine rebooted) is interrupted, and `study resume` takes it up.
+pub fn status_now(store: &Store, study: StudyId, recorded: StudyStatus) -> Result<StudyStatus, LabError> {
+    if recorded != StudyStatus::Running {
+        return Ok(recorded);
+    }
+    Ok(match store.runner(study)? {
+        Some(r) if runner_alive(r) => StudyStatus::Running,
+        _ => StudyStatus::Interrupted,
+    })
+}
+
 /// When a process started, in clock ticks since boot: field 22 of /proc/PID/stat, counted
 /// after the command name, which is in parentheses and may hold anything.
 pub fn process_start(pid: u32) -> Option<u64> {

@@ -142,14 +142,16 @@ impl Live {
 pub fn run_phase(exe: &Path, args: &[String], watch: &Watch) -> std::io::Result<Ended> {
     let timeout = watch.timeout;
     let stop = watch.stop;
-    let mut child = Command::new(exe)
+    let mut command = Command::new(exe);
+    command
         .args(args)
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .env(PROGRESS_ENV, "1")
-        .process_group(0)
-        .spawn()?;
+        .process_group(0);
+    die_with_this_process(&mut command);
+    let mut child = command.spawn()?;
     // Read both pipes on their own threads, so a chatty worker never blocks on a full pipe.
     let stdout = drain(child.stdout.take().expect("piped"));
     let (live, progress) = std::sync::mpsc::channel();
@@ -195,6 +197,27 @@ pub fn run_phase(exe: &Path, args: &[String], watch: &Watch) -> std::io::Result<
             return Ok(Ended::Hung { killed, stderr });
         }
         std::thread::sleep(Duration::from_millis(50));
+    }
+}
+
+/// Makes the worker die when the lab does, however the lab ends (even by SIGKILL, which it
+/// cannot catch): a worker left running would go on loading a filesystem nobody measures, and
+/// hold its mount. The kernel sends the signal when the thread that spawned the worker exits;
+/// the lab waits for its workers on that thread.
+fn die_with_this_process(command: &mut Command) {
+    let lab = std::process::id();
+    // SAFETY: between fork and exec only async-signal-safe calls are made: prctl(2), getppid(2).
+    unsafe {
+        command.pre_exec(move || {
+            if libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL) != 0 {
+                return Err(std::io::Error::last_os_error());
+            }
+            // The lab died between fork and prctl: nobody would be told.
+            if libc::getppid() as u32 != lab {
+                return Err(std::io::Error::other("the lab exited before its worker started"));
+            }
+            Ok(())
+        });
     }
 }
 

@@ -304,6 +304,54 @@ fn resume_after_kill_9_runs_exactly_the_missing_runs() {
     lab.assert_clean();
 }
 
+/// One run of half a minute.
+const ONE_LONG_RUN: &str = r#"
+name = "long"
+drop_caches = false
+
+[device]
+loop = { size = "64M" }
+
+[[filesystem]]
+type = "ext4"
+
+[[workload]]
+name = "rw"
+run = { op = "randwrite", bs = "4k", size = "4m", time = "30s" }
+"#;
+
+/// SIGKILL cannot be caught, so the lab cannot stop its worker: the kernel must (the worker's
+/// parent-death signal). Otherwise the worker would go on loading a filesystem nobody measures.
+#[test]
+#[ignore = "system tier: root, loop devices, mkfs.ext4"]
+fn a_worker_dies_with_its_lab_killed_with_9_and_the_study_shows_interrupted() {
+    require_root();
+    require_tool("mkfs.ext4", "e2fsprogs");
+    let lab = Lab::new(ONE_LONG_RUN);
+    let mut child = start(&lab.run_args(&[]));
+    let fslab = child.id() as i32;
+    let worker = wait_for("the worker to start", Duration::from_secs(60), || {
+        lab.processes().into_iter().find(|&p| p != fslab)
+    });
+    std::thread::sleep(Duration::from_millis(500));
+    assert!(
+        lab.processes().contains(&worker),
+        "the worker ended before the test killed its lab"
+    );
+    child.kill().expect("kill -9 fslab study run");
+    child.wait().expect("reap fslab");
+    wait_for("the worker to die with its lab", Duration::from_secs(3), || {
+        (!lab.processes().contains(&worker)).then_some(())
+    });
+    let list = lab.fslab(&["study", "list"]);
+    assert_eq!(list.code, 0, "{}", list.stderr);
+    let row = line_with(&list.stdout, " long ");
+    assert!(
+        row.contains("interrupted"),
+        "a dead runner's study is shown as interrupted: {row}"
+    );
+}
+
 /// ext4 on 32M, a workload writing 64M, then one that fits.
 const ENOSPC: &str = r#"
 name = "enospc"

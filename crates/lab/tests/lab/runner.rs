@@ -14,7 +14,7 @@ use fslab_lab::runner::{Event, Options, Summary};
 use fslab_lab::study::Study;
 use fslab_lab::worker::{Ended, Live, Watch};
 use fslab_lab::LabError;
-use fslab_store::{CellStatus, Claim, RunStatus, Runner, Store};
+use fslab_store::{CellStatus, Claim, RunStatus, Runner, Store, StudyStatus};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::AtomicBool;
 use std::sync::Mutex;
@@ -686,6 +686,8 @@ fn a_study_another_live_process_runs_is_refused_and_a_dead_runner_s_is_taken_ove
     assert_eq!(busy.log.lock().unwrap().len(), 0, "{:?}", busy.log.lock().unwrap());
     assert!(lab.store.runs(id).unwrap().is_empty());
     assert_eq!(lab.store.runner(id).unwrap(), Some(init));
+    let running = lifecycle::status_now(&lab.store, id, StudyStatus::Running).unwrap();
+    assert_eq!(running, StudyStatus::Running, "its runner lives");
     // The same pid with another start time is a process that died; its pid was given again.
     let dead = Runner {
         pid: 1,
@@ -699,6 +701,11 @@ fn a_study_another_live_process_runs_is_refused_and_a_dead_runner_s_is_taken_ove
             .unwrap(),
         Claim::Claimed { left: None }
     );
+    // A study recorded as running whose runner died is shown as interrupted: resumable.
+    let shown = lifecycle::status_now(&lab.store, id, StudyStatus::Running).unwrap();
+    assert_eq!(shown, StudyStatus::Interrupted);
+    let complete = lifecycle::status_now(&lab.store, id, StudyStatus::Complete).unwrap();
+    assert_eq!(complete, StudyStatus::Complete, "only a running status is checked");
     let machine = Fake::new();
     let (summary, _) = lab.resume(&machine, id, never());
     assert!(summary.runs > 0 && !summary.interrupted);

@@ -1,0 +1,309 @@
+#!/usr/bin/env bash
+# bench/fidelity.sh: does each classic front-end put the same load on the filesystem as its
+# original? Two parts, in one go:
+#
+#  1. System calls. Each original and its fslab front-end run the same small job, each in a fresh
+#     directory of one tmpfs, under `strace -f -c`; the counts of each class of call (opens, stats,
+#     dirents, locks, unlink, rename, mkdir, rmdir, fsync, seeks, reads, writes) are printed per
+#     100 reads+writes side by side, with their ratio (goal: every class within 10%). sysbench's
+#     prepare is also compared in absolute counts (goal: writes and fsyncs within 5%).
+#  2. Headlines. The same jobs, longer, on a fresh ext4 loop image per run (mkfs before every run)
+#     and on a tmpfs, the original and fslab alternating, ROUNDS rounds: the medians, spreads and
+#     the median of the paired ratios fslab/original (goal: within 5% on ext4 where the run is
+#     disk-bound, >= 1.0 on tmpfs where it is CPU-bound).
+#
+#   sudo bench/fidelity.sh                        # dbench and sysbench (Debian's packages)
+#   sudo FFSB=/tmp/ffsb/ffsb IOZONE=/tmp/iozone/iozone bench/fidelity.sh dbench sysbench ffsb iozone
+#   sudo PART=syscalls bench/fidelity.sh dbench   # only part 1
+#
+# FFSB and IOzone are not packaged: build them from source in a scratch directory outside this
+# repository (FFSB 5.2.1 is the first commit of github.com/jrsantos/FFSB; IOzone 3.487 builds
+# with CFLAGS=-fcommon) and name the binaries in FFSB and IOZONE.
+#
+# Environment: PART (syscalls, headlines or both [both]), ROUNDS (3), T (10: seconds of each
+# headline run; the syscall runs take 5), CLIENTS (dbench's clients in the headline runs [1 4]),
+# IMAGE_SIZE (4G, the sparse ext4 image), FSLAB (the binary; default target/release/fslab, built
+# when missing), KEEP (a directory to copy every raw output to).
+# Exit: 0 when everything ran (goals met or not), 1 when a run failed, 3 when something is missing.
+set -uo pipefail
+
+PART=${PART:-both}
+ROUNDS=${ROUNDS:-3}
+T=${T:-10}
+CLIENTS=${CLIENTS:-"1 4"}
+IMAGE_SIZE=${IMAGE_SIZE:-4G}
+here=$(cd "$(dirname "$0")" && pwd)
+root=$(cd "$here/.." && pwd)
+TOOLS=("$@")
+((${#TOOLS[@]})) || TOOLS=(dbench sysbench)
+
+die() { echo "bench/fidelity.sh: $*" >&2; exit "${2:-3}"; }
+[[ $(id -u) -eq 0 ]] || die "needs root (mount, loop devices)"
+for t in strace python3 mkfs.ext4 losetup; do
+    command -v "$t" >/dev/null || die "needs $t"
+done
+for tool in "${TOOLS[@]}"; do
+    case $tool in
+    dbench)
+        command -v dbench >/dev/null && [[ -f /usr/share/dbench/client.txt ]] ||
+            die "needs dbench and /usr/share/dbench/client.txt (apt-get install dbench)" ;;
+    sysbench) command -v sysbench >/dev/null || die "needs sysbench (apt-get install sysbench)" ;;
+    ffsb) [[ -x ${FFSB:-} ]] || die "ffsb: set FFSB to an ffsb binary built from source" ;;
+    iozone) [[ -x ${IOZONE:-} ]] || die "iozone: set IOZONE to an iozone binary built from source" ;;
+    *) die "unknown tool $tool (dbench, sysbench, ffsb, iozone)" ;;
+    esac
+done
+if [[ -z ${FSLAB:-} ]]; then
+    FSLAB=$root/target/release/fslab
+    (cd "$root" && cargo build --release -q -p fslab) || die "cannot build fslab"
+fi
+[[ -x $FSLAB ]] || die "no fslab binary at $FSLAB"
+
+work=$(mktemp -d /tmp/fslab-fidelity.XXXXXX)
+mnt=$work/mnt
+mkdir -p "$mnt" "$work/out"
+cleanup() {
+    cd /
+    if mountpoint -q "$mnt"; then umount "$mnt" 2>/dev/null || umount -l "$mnt"; fi
+    if [[ -n ${KEEP:-} ]]; then mkdir -p "$KEEP" && cp -f "$work"/out/* "$KEEP"/ 2>/dev/null; fi
+    rm -rf "$work"
+}
+trap cleanup EXIT
+trap 'echo "bench/fidelity.sh: interrupted" >&2; exit 130' INT TERM
+
+# mount_fresh FS: a new, empty filesystem of type FS (tmpfs or ext4) at $mnt. The ext4 image is
+# made again every time, so no run inherits another's layout.
+mount_fresh() {
+    if mountpoint -q "$mnt"; then umount "$mnt" || die "cannot unmount $mnt" 1; fi
+    rm -f "$work/ext4.img"
+    sync
+    echo 3 >/proc/sys/vm/drop_caches
+    case $1 in
+    tmpfs) mount -t tmpfs -o size="$IMAGE_SIZE" fslab-fidelity "$mnt" ;;
+    ext4)
+        truncate -s "$IMAGE_SIZE" "$work/ext4.img"
+        # No lazy initialisation: it would write in the background during the run.
+        mkfs.ext4 -q -F -E lazy_itable_init=0,lazy_journal_init=0 "$work/ext4.img" &&
+            mount -o loop "$work/ext4.img" "$mnt"
+        ;;
+    esac || die "cannot mount a fresh $1 at $mnt" 1
+}
+
+# Each tool's job: job_TOOL KIND DIR LOG runs the original (KIND original) or fslab (KIND fslab)
+# in DIR, its output to LOG; prefix it with `strace -f -c -o FILE` through $WRAP.
+WRAP=()
+job_dbench() { # kind dir log [seconds] [clients]
+    local kind=$1 dir=$2 log=$3 t=${4:-5} n=${5:-1} cmd=(dbench)
+    [[ $kind == fslab ]] && cmd=("$FSLAB" dbench)
+    "${WRAP[@]}" "${cmd[@]}" -D "$dir" -t "$t" "$n" >"$log" 2>&1
+}
+SYSBENCH_ARGS=(--file-num=4 --file-total-size=64M)
+job_sysbench() { # kind dir log phase [seconds]
+    local kind=$1 dir=$2 log=$3 phase=$4 t=${5:-5} cmd=(sysbench)
+    [[ $kind == fslab ]] && cmd=("$FSLAB" sysbench)
+    (cd "$dir" && "${WRAP[@]}" "${cmd[@]}" "${SYSBENCH_ARGS[@]}" --file-test-mode=rndrw \
+        --time="$t" fileio "$phase") >"$log" 2>&1
+}
+job_ffsb() { # kind dir log [seconds]
+    local kind=$1 dir=$2 log=$3 t=${4:-5} cmd=("$FFSB")
+    [[ $kind == fslab ]] && cmd=("$FSLAB" ffsb)
+    # A small file-server profile in FFSB 5.x's grammar, its fileset in DIR.
+    cat >"$work/profile.ffsb" <<EOF
+num_filesystems=1
+num_threadgroups=1
+directio=0
+time=$t
+
+[filesystem0]
+	location=$dir
+	num_files=2000
+	num_dirs=20
+	max_filesize=65536
+	min_filesize=4096
+[end0]
+
+[threadgroup0]
+	num_threads=4
+	read_weight=4
+	readall_weight=1
+	write_weight=1
+	create_weight=1
+	append_weight=1
+	delete_weight=1
+	write_size=4096
+	write_blocksize=4096
+	read_size=4096
+	read_blocksize=4096
+[end0]
+EOF
+    "${WRAP[@]}" "${cmd[@]}" "$work/profile.ffsb" >"$log" 2>&1
+}
+job_iozone() { # kind dir log [size]
+    local kind=$1 dir=$2 log=$3 size=${4:-32m} cmd=("$IOZONE")
+    [[ $kind == fslab ]] && cmd=("$FSLAB" iozone)
+    (cd "$dir" && "${WRAP[@]}" "${cmd[@]}" -i 0 -i 1 -i 2 -t 2 -s "$size" -r 64k -e -C -w) >"$log" 2>&1
+}
+
+# The headline figure of a tool's output.
+headline() { # tool log
+    case $1 in
+    dbench) awk '/^Throughput / {print $2; exit}' "$2" ;;
+    sysbench) awk '/read, MiB\/s:/ {r=$3} /written, MiB\/s:/ {w=$3} END {if (r != "") print r + w}' "$2" ;;
+    ffsb) awk '/Transactions per Second/ {print $1; exit}' "$2" ;;
+    iozone) awk -F'=' '/Children see throughput for .* initial writers/ {split($2, a, " "); print a[1]; exit}' "$2" ;;
+    esac
+}
+headline_name() {
+    case $1 in
+    dbench) echo "Throughput, MB/sec" ;;
+    sysbench) echo "read + written, MiB/s (rndrw)" ;;
+    ffsb) echo "Transactions per Second" ;;
+    iozone) echo "Children see, initial writers, kB/sec" ;;
+    esac
+}
+
+# profile_table TOOL ORIGINAL_STRACE FSLAB_STRACE: each class of call per 100 reads+writes.
+profile_table() {
+    python3 - "$@" <<'EOF'
+import sys
+tool, orig, fslab = sys.argv[1:4]
+CLASSES = [
+    ("open", {"open", "openat", "openat2", "creat"}),
+    ("stat", {"stat", "lstat", "fstat", "newfstatat", "statx", "statfs", "fstatfs"}),
+    ("dirents", {"getdents", "getdents64"}),
+    ("locks", {"fcntl", "flock"}),
+    ("unlink", {"unlink", "unlinkat"}),
+    ("rename", {"rename", "renameat", "renameat2"}),
+    ("mkdir", {"mkdir", "mkdirat"}),
+    ("rmdir", {"rmdir"}),
+    ("fsync", {"fsync", "fdatasync", "sync_file_range", "sync", "syncfs"}),
+    ("seek", {"lseek"}),
+    ("read", {"read", "pread64", "readv", "preadv", "preadv2"}),
+    ("write", {"write", "pwrite64", "writev", "pwritev", "pwritev2"}),
+]
+
+def counts(path):
+    # strace -c's table: "% time  seconds  usecs/call  calls  [errors]  syscall".
+    c = {}
+    for line in open(path):
+        f = line.split()
+        if len(f) >= 5 and f[0][0].isdigit() and f[3].isdigit():
+            c[f[-1]] = c.get(f[-1], 0) + int(f[3])
+    by_class = {name: sum(c.get(s, 0) for s in calls) for name, calls in CLASSES}
+    return by_class, max(1, by_class["read"] + by_class["write"])
+
+(o, on), (f, fn) = counts(orig), counts(fslab)
+print(f"  {'class':<8} {'original':>10} {'fslab':>10} {'ratio':>7}   (calls per 100 reads+writes; raw reads+writes: {on} and {fn})")
+worst = 0.0
+for name, _ in CLASSES:
+    a, b = 100 * o[name] / on, 100 * f[name] / fn
+    if a == 0 and b == 0:
+        continue
+    ratio = b / a if a else float("inf")
+    off = abs(ratio - 1)
+    # Below half a call per 100 reads+writes, a class is start-up and set-up (libraries, the
+    # output, the working directory), not the workload: shown, not judged.
+    judged = max(a, b) >= 0.5
+    if judged:
+        worst = max(worst, off)
+    mark = "   > 10%" if judged and off > 0.10 else ("" if judged else "   (set-up: not judged)")
+    print(f"  {name:<8} {a:10.2f} {b:10.2f} {ratio:7.2f}{mark}")
+print(f"  largest difference among the classes judged: {100 * worst:.0f}% (goal: every class within 10%)")
+EOF
+}
+
+# Part 1: the system calls of one job, the original's and fslab's, on one tmpfs.
+syscalls() { # tool
+    local tool=$1 kind
+    echo "== $tool: system calls on a tmpfs"
+    mount_fresh tmpfs
+    for kind in original fslab; do
+        mkdir -p "$mnt/$kind"
+        if [[ $tool == sysbench ]]; then
+            WRAP=(strace -f -c -o "$work/out/$tool-prepare-$kind.strace")
+            job_sysbench "$kind" "$mnt/$kind" "$work/out/$tool-prepare-$kind.log" prepare ||
+                die "$kind sysbench prepare failed: $(tail -3 "$work/out/$tool-prepare-$kind.log")" 1
+            WRAP=(strace -f -c -o "$work/out/$tool-$kind.strace")
+            job_sysbench "$kind" "$mnt/$kind" "$work/out/$tool-$kind.log" run
+        else
+            WRAP=(strace -f -c -o "$work/out/$tool-$kind.strace")
+            "job_$tool" "$kind" "$mnt/$kind" "$work/out/$tool-$kind.log"
+        fi || die "$kind $tool failed: $(tail -3 "$work/out/$tool-$kind.log")" 1
+        WRAP=()
+    done
+    if [[ $tool == sysbench ]]; then
+        echo "  prepare (${SYSBENCH_ARGS[*]}), absolute counts (goal: writes and fsyncs within 5%):"
+        python3 - "$work/out/$tool-prepare-original.strace" "$work/out/$tool-prepare-fslab.strace" <<'EOF'
+import sys
+def n(path, names):
+    t = 0
+    for line in open(path):
+        f = line.split()
+        if len(f) >= 5 and f[0][0].isdigit() and f[3].isdigit() and f[-1] in names:
+            t += int(f[3])
+    return t
+for label, names in [("writes", {"write", "pwrite64", "writev", "pwritev"}), ("fsyncs", {"fsync", "fdatasync"})]:
+    a, b = n(sys.argv[1], names), n(sys.argv[2], names)
+    off = abs(b / a - 1) if a else (0 if b == 0 else 1)
+    print(f"    {label:<7} original {a:6}  fslab {b:6}{'   > 5%' if off > 0.05 else ''}")
+EOF
+        echo "  run (rndrw, 5 s):"
+    fi
+    profile_table "$tool" "$work/out/$tool-original.strace" "$work/out/$tool-fslab.strace"
+    echo
+}
+
+# Part 2: the headline of each job, alternating, on a fresh filesystem per run.
+headlines() { # tool fs [clients]
+    local tool=$1 fs=$2 n=${3:-} r kind order log v orig=() mine=()
+    echo "== $tool${n:+ $n clients} on $fs: $(headline_name "$tool"), $ROUNDS rounds"
+    for r in $(seq "$ROUNDS"); do
+        order="original fslab"
+        ((r % 2 == 0)) && order="fslab original"
+        for kind in $order; do
+            mount_fresh "$fs"
+            mkdir -p "$mnt/$kind"
+            log=$work/out/$tool-$fs${n:+-$n}-$r-$kind.log
+            case $tool in
+            dbench) job_dbench "$kind" "$mnt/$kind" "$log" "$T" "$n" ;;
+            sysbench)
+                job_sysbench "$kind" "$mnt/$kind" "$log.prepare" prepare &&
+                    sync && echo 3 >/proc/sys/vm/drop_caches &&
+                    job_sysbench "$kind" "$mnt/$kind" "$log" run "$T" ;;
+            ffsb) job_ffsb "$kind" "$mnt/$kind" "$log" "$T" ;;
+            iozone) job_iozone "$kind" "$mnt/$kind" "$log" 256m ;;
+            esac || die "$kind $tool failed: $(tail -3 "$log")" 1
+            v=$(headline "$tool" "$log")
+            [[ -n $v ]] || die "no headline figure in $log" 1
+            if [[ $kind == original ]]; then orig+=("$v"); else mine+=("$v"); fi
+        done
+    done
+    python3 - "$fs" "${orig[*]}" "${mine[*]}" <<'EOF'
+import sys, statistics as st
+fs, o, f = sys.argv[1], [float(x) for x in sys.argv[2].split()], [float(x) for x in sys.argv[3].split()]
+spread = lambda a: 100 * (max(a) - min(a)) / st.median(a)
+r = [b / a for a, b in zip(o, f)]
+m = st.median(r)
+goal, ok = (">= 1.0", m >= 1.0) if fs == "tmpfs" else ("0.95-1.05", 0.95 <= m <= 1.05)
+print(f"  original: median {st.median(o):.2f} (spread {spread(o):.0f}%)   fslab: median {st.median(f):.2f} (spread {spread(f):.0f}%)")
+print(f"  ratio fslab/original, median of the pairs: {m:.3f} [{min(r):.3f}-{max(r):.3f}]   goal {goal}: {'met' if ok else 'NOT met'}")
+EOF
+    echo
+}
+
+echo "fidelity: $("$FSLAB" --version) against ${TOOLS[*]}; $(nproc) CPUs, load $(cut -d' ' -f1-3 /proc/loadavg)"
+echo
+if [[ $PART != headlines ]]; then
+    for tool in "${TOOLS[@]}"; do syscalls "$tool"; done
+fi
+if [[ $PART != syscalls ]]; then
+    for tool in "${TOOLS[@]}"; do
+        for fs in ext4 tmpfs; do
+            if [[ $tool == dbench ]]; then
+                for n in $CLIENTS; do headlines "$tool" "$fs" "$n"; done
+            else
+                headlines "$tool" "$fs"
+            fi
+        done
+    done
+fi
