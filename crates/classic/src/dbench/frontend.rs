@@ -143,7 +143,11 @@ impl FrontEnd for Dbench {
             )));
         }
         ctx.print(&report::header(opts));
-        let mut live = report::Live::new(opts.nprocs, Duration::from_secs(opts.warmup_secs()));
+        let mut live = report::Live::new(
+            opts.nprocs,
+            Duration::from_secs(opts.warmup_secs()),
+            Duration::from_secs(opts.time),
+        );
         let run_opts = RunOptions {
             dir: opts.dir.clone(),
             drop_caches: ctx.drop_caches,
@@ -151,11 +155,12 @@ impl FrontEnd for Dbench {
             ..RunOptions::default()
         };
         let mut result = fslab_engine::run(&self.workload, &run_opts, &mut |p| {
-            let line = live.tick(p.elapsed, &p.second).line(opts.nprocs);
-            ctx.print(&format!("{line}\n"));
+            if let Some(sample) = live.tick(p.elapsed, &p.second) {
+                ctx.print(&format!("{}\n", sample.line(opts.nprocs)));
+            }
             ctx.progress("run", p);
         })?;
-        ctx.print(&report::summary(&result, &live, opts.nprocs));
+        ctx.print(&report::summary(&result, &live, opts));
         let figures = report::figures(&result, &live, opts);
         // The compiled script (a step per loadfile line: 458,344 for client.txt) would make the
         // document tens of MB: it is left out; the figures name the loadfile and how many steps

@@ -18,7 +18,7 @@ pub mod frontend;
 pub mod loadfile;
 pub mod report;
 
-use fslab_engine::script::{Call, Expect, Resolve, Script, Step, BASE_DIR};
+use fslab_engine::script::{Call, Expect, Resolve, Script, Step, BASE_DIR, PARENT_DIR};
 use fslab_engine::workload::{Group, Names, Stop};
 use fslab_engine::{Span, Workload};
 use loadfile::{Line, Op, Status};
@@ -237,12 +237,13 @@ enum Target {
 }
 
 impl Target {
-    /// The script path of a call that leaves the directory in place. `\clients` is outside the
-    /// client's directory, where a client must not reach; the calls dbench makes on it (a look-up
-    /// and a mkdir that fails, as it exists) are made on the client's own directory instead.
+    /// The script path of a call that leaves the directory in place: `.` for the client's own
+    /// directory, `..` for `\clients` (the script names files by whole paths, as dbench does, so
+    /// `..` is `<dir>/clients`).
     fn path(self) -> String {
         match self {
-            Target::Base | Target::Parent => BASE_DIR.to_string(),
+            Target::Base => BASE_DIR.to_string(),
+            Target::Parent => PARENT_DIR.to_string(),
             Target::Rel(rel) => rel,
         }
     }
@@ -452,6 +453,7 @@ fn compile_script(opts: &Options, lines: &[Line], source: &str) -> Result<Script
         sync_dirs: opts.sync_dirs,
         fsync_writes: opts.fsync,
         osync: opts.sync_open,
+        full_paths: true,
         steps,
     })
 }
@@ -639,13 +641,13 @@ FIND_FIRST "\clients\client1\<.JNK" 260 1366 0 NT_STATUS_NO_SUCH_FILE
             steps(&s),
             vec![
                 ("Deltree", Expect::Any, Call::DeleteFiles { path: ".".into() }),
-                // \clients exists: dbench's look-up finds it and its mkdir fails; the same on the
-                // client's own directory.
+                // \clients is the client directory's parent, `..`, made by this line as dbench
+                // makes it (by its whole path).
                 (
                     "Mkdir",
                     Expect::Any,
                     Call::Mkdir {
-                        path: ".".into(),
+                        path: "..".into(),
                         resolve: any
                     }
                 ),
