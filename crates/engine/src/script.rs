@@ -575,7 +575,7 @@ impl<'s> Replayer<'s> {
             Place::Walk(w) => {
                 let full = Walk::full(&w.prefix, path, &mut w.a);
                 let dir = split_parent(full).map_or(".", |(d, _)| d);
-                let fd = rustix::fs::open(dir, OFlags::RDONLY, Mode::empty())?;
+                let fd = rustix::fs::openat(CWD, dir, OFlags::RDONLY, Mode::empty())?;
                 rustix::fs::fdatasync(&fd)?;
             }
         }
@@ -817,7 +817,7 @@ impl<'s> Replayer<'s> {
 /// O_NONBLOCK, then an fstat of it.
 fn open_listing(path: &str) -> io::Result<OwnedFd> {
     let flags = OFlags::RDONLY | OFlags::NONBLOCK | OFlags::CLOEXEC | OFlags::DIRECTORY;
-    let fd = rustix::fs::open(path, flags, Mode::empty())?;
+    let fd = rustix::fs::openat(CWD, path, flags, Mode::empty())?;
     rustix::fs::fstat(&fd)?;
     Ok(fd)
 }

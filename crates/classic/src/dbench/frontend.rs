@@ -131,7 +131,7 @@ impl FrontEnd for Dbench {
     }
 
     fn explain(&self) -> String {
-        self.workload.to_toml()
+        format!("{}{}", super::DIFFERENCES, self.workload.to_toml())
     }
 
     fn execute(&mut self, ctx: &mut Context) -> Result<Outcome, Error> {
