@@ -1017,6 +1017,47 @@ mod tests {
     use super::*;
 
     #[test]
+    fn the_parent_of_the_base_is_named_only_with_full_paths_and_only_to_leave_it_in_place() {
+        let mkdir = Call::Mkdir {
+            path: PARENT_DIR.into(),
+            resolve: Resolve::No,
+        };
+        assert!(mkdir.validate(true).is_ok());
+        assert!(mkdir.validate(false).is_err(), "beneath the base, `..` escapes it");
+        for call in [
+            Call::DeleteFiles {
+                path: PARENT_DIR.into(),
+            },
+            Call::Rmdir {
+                path: PARENT_DIR.into(),
+                resolve: Resolve::No,
+            },
+        ] {
+            let e = call.validate(true).unwrap_err();
+            assert!(e.contains("not emptied, removed or renamed"), "{call:?}: {e}");
+        }
+        assert!(Call::Unlink {
+            path: "../x".into(),
+            resolve: Resolve::No
+        }
+        .validate(true)
+        .is_err());
+    }
+
+    #[test]
+    fn whole_paths_are_the_run_directory_the_base_and_the_path() {
+        let mut buf = String::new();
+        let prefix = "/mnt/t/clients/client3";
+        assert_eq!(
+            Walk::full(prefix, "a/b.txt", &mut buf),
+            "/mnt/t/clients/client3/a/b.txt"
+        );
+        assert_eq!(Walk::full(prefix, BASE_DIR, &mut buf), prefix);
+        assert_eq!(Walk::full(prefix, PARENT_DIR, &mut buf), "/mnt/t/clients");
+        assert_eq!(Walk::full("./clients/client0", PARENT_DIR, &mut buf), "./clients");
+    }
+
+    #[test]
     fn split_parent_splits_as_rsplit_once_does() {
         for path in ["name", "dir/name", "a/b/c", "a/", "/a", "", "é/ü/name", "a//b"] {
             assert_eq!(split_parent(path), path.rsplit_once('/'), "{path:?}");
