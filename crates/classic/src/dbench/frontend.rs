@@ -42,7 +42,8 @@ pub struct Args {
     /// (the stat before each operation on a path stays, as in dbench).
     #[arg(long)]
     no_resolve: bool,
-    /// Leave the clients' directories in place after the run.
+    /// Skip dbench's cleanup at the end of the run (which unlinks the clients' files and keeps
+    /// their directories), leaving everything in place.
     #[arg(long)]
     skip_cleanup: bool,
     #[command(flatten)]

@@ -182,7 +182,8 @@ pub struct Options {
     /// `--no-resolve`: dbench's name look-ups are a stat alone, without the case-insensitive read
     /// of the directory when the stat fails.
     pub no_resolve: bool,
-    /// `--skip-cleanup`: leave the clients' directories in place after the run.
+    /// `--skip-cleanup`: skip dbench's cleanup (the clients' files unlinked, their directories
+    /// kept), leaving everything in place.
     pub skip_cleanup: bool,
 }
 

@@ -204,7 +204,7 @@ fn json_is_one_document_with_dbench_s_figures() {
     assert_eq!(script["step"].as_array().map(Vec::len), Some(0), "{script}");
     assert_eq!(script["source"].as_str(), Some(load.as_str()));
     assert_eq!(c["script_steps"].as_u64(), Some(11), "one step a loadfile line");
-    // --skip-cleanup: the clients' directories stay.
+    // --skip-cleanup: the clients' directories stay, and whatever files the run left in them.
     assert_eq!(
         entries(&run_dir.path().join("clients")),
         vec!["client0", "client1", "client2"]
