@@ -8,11 +8,22 @@
 //! last component is reached with an `*at` call that does not follow a symlink. The path `.` is
 //! the base directory itself, for the calls that read, open, list, empty or (uselessly) make it;
 //! removing or renaming it is refused.
+//!
+//! A script with `full_paths` names its files as dbench does instead: each call takes the whole
+//! path from the working directory, `<run dir>/<base>/<path>` (`open`, `stat`, `mkdir`, `unlink`,
+//! `rename` of paths, where the others use a directory descriptor and a name), following
+//! symlinks as those calls do; its base directories are not made for it (the script makes them,
+//! as dbench's loadfile does), a leftover base holding nothing but directories is run over, and
+//! the path `..` names the base's parent (`clients`), for the calls that leave it in place. Its
+//! paths are still checked to stay beneath the base (no `..` component, nothing absolute), but
+//! not against symlinks planted beneath it. Whatever the mode, writes write zeros, every open is
+//! followed by an fstat of what it opened, and locks are POSIX record locks (`F_SETLKW`), as
+//! dbench's.
 
 use crate::confine;
 use crate::marker;
 use crate::op::OpKind;
-use rustix::fs::{AtFlags, Mode, OFlags, Timestamps};
+use rustix::fs::{AtFlags, Mode, OFlags, Timestamps, CWD};
 use serde::{Deserialize, Serialize};
 use std::collections::HashMap;
 use std::io;
@@ -21,6 +32,9 @@ use std::os::fd::{AsFd, AsRawFd, BorrowedFd, OwnedFd};
 
 /// The path that names the thread's base directory itself.
 pub const BASE_DIR: &str = ".";
+
+/// The path that names the base directory's parent, in a script with `full_paths`.
+pub const PARENT_DIR: &str = "..";
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
@@ -44,6 +58,10 @@ pub struct Script {
     /// Open files with O_SYNC (dbench -s).
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub osync: bool,
+    /// Name files by their whole path from the working directory, as dbench does; the script
+    /// makes its base directories itself (see the module's documentation).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub full_paths: bool,
     #[serde(rename = "step")]
     pub steps: Vec<Step>,
 }
@@ -231,7 +249,9 @@ impl Script {
                     self.labels.len()
                 ));
             }
-            step.call.validate().map_err(|e| format!("step {}: {e}", i + 1))?;
+            step.call
+                .validate(self.full_paths)
+                .map_err(|e| format!("step {}: {e}", i + 1))?;
         }
         Ok(())
     }
@@ -297,11 +317,20 @@ impl Call {
     }
 
     /// Paths stay beneath the base directory; only the calls that leave it in place may name it
-    /// (`.`); a list's pattern is one name, and a list that looks one up has one.
-    fn validate(&self) -> Result<(), String> {
+    /// (`.`), or with `full_paths` its parent (`..`), which no call may empty; a list's pattern is
+    /// one name, and a list that looks one up has one.
+    fn validate(&self, full_paths: bool) -> Result<(), String> {
         let removes = matches!(self, Call::Unlink { .. } | Call::Rmdir { .. } | Call::Rename { .. });
         for p in self.paths() {
-            if p == BASE_DIR {
+            if p == PARENT_DIR && full_paths {
+                if removes || matches!(self, Call::DeleteFiles { .. }) {
+                    return Err(
+                        "`..` (the parent of the thread's own directory) may be looked up, opened, listed or made, \
+                         not emptied, removed or renamed"
+                            .into(),
+                    );
+                }
+            } else if p == BASE_DIR {
                 if removes {
                     return Err(
                         "`.` (the thread's own directory) may be opened, listed, looked up, made or emptied, \
@@ -330,14 +359,40 @@ impl Call {
 /// to 4 GiB) is made in pieces of this size.
 const MAX_CALL_BUFFER: usize = 1 << 20;
 
-/// One thread's replay state: its directories, its handles, its buffers.
+/// Where a script thread works: its base directory, opened by the run, or (for a script with
+/// `full_paths`) the run directory's path and the base beneath it, which the script makes itself.
+pub enum ScriptBase {
+    Dir(OwnedFd),
+    Path { root: String, base: String },
+}
+
+/// One thread's replay state: where it works, its handles, its buffers.
 pub struct Replayer<'s> {
     script: &'s Script,
-    tree: Tree,
-    handles: HashMap<u32, OwnedFd>,
+    place: Place,
+    handles: HashMap<u32, Handle>,
+    /// What reads read into.
     buf: Vec<u8>,
+    /// What writes write: zeros, as dbench writes.
+    zeros: Vec<u8>,
     entries: Entries,
     open_flags: OFlags,
+    dir_flags: OFlags,
+}
+
+/// An open handle, and the path it was opened by (with `full_paths`, for the calls dbench makes
+/// by name on an open file).
+struct Handle {
+    fd: OwnedFd,
+    path: String,
+}
+
+/// How a thread names its files.
+enum Place {
+    /// By a directory opened beneath the base and a name in it.
+    Beneath(Tree),
+    /// By the whole path from the working directory (`full_paths`).
+    Walk(Walk),
 }
 
 /// A thread's base directory and the directories beneath it that it has opened, by path.
@@ -346,9 +401,79 @@ struct Tree {
     dirs: HashMap<String, OwnedFd>,
 }
 
+/// The paths of a thread that names its files in full: `root/base/path`, built in place.
+struct Walk {
+    /// The run directory.
+    root: String,
+    /// `root/base`.
+    prefix: String,
+    /// The paths of the current call (two for a rename).
+    a: String,
+    b: String,
+}
+
+impl Walk {
+    /// `path` (`.`: the base; `..`: its parent) in full, into `buf`.
+    fn full<'b>(prefix: &str, path: &str, buf: &'b mut String) -> &'b str {
+        buf.clear();
+        match path {
+            BASE_DIR => buf.push_str(prefix),
+            PARENT_DIR => buf.push_str(split_parent(prefix).map_or(".", |(p, _)| p)),
+            rel => {
+                buf.push_str(prefix);
+                buf.push('/');
+                buf.push_str(rel);
+            }
+        }
+        buf
+    }
+}
+
+impl Place {
+    fn walks(&self) -> bool {
+        matches!(self, Place::Walk(_))
+    }
+
+    /// The directory and name a call on `path` uses: beneath, the directory holding it (opened
+    /// and kept) and its last component; walking, the working directory and the whole path.
+    fn at<'p>(&'p mut self, path: &'p str) -> io::Result<(BorrowedFd<'p>, &'p str)> {
+        match self {
+            Place::Beneath(tree) => tree.parent(path),
+            Place::Walk(w) => Ok((CWD, Walk::full(&w.prefix, path, &mut w.a))),
+        }
+    }
+
+    /// [`Place::at`] for the two paths of a rename.
+    #[allow(clippy::type_complexity)]
+    fn at2<'p>(
+        &'p mut self,
+        from: &'p str,
+        to: &'p str,
+    ) -> io::Result<((BorrowedFd<'p>, &'p str), (BorrowedFd<'p>, &'p str))> {
+        match self {
+            Place::Beneath(tree) => {
+                tree.open_parent(from)?;
+                tree.open_parent(to)?;
+                Ok((tree.opened_parent(from), tree.opened_parent(to)))
+            }
+            Place::Walk(w) => Ok((
+                (CWD, Walk::full(&w.prefix, from, &mut w.a)),
+                (CWD, Walk::full(&w.prefix, to, &mut w.b)),
+            )),
+        }
+    }
+
+    /// Forgets opened directories at or beneath `path` (it was removed or renamed).
+    fn forget(&mut self, path: &str) {
+        if let Place::Beneath(tree) = self {
+            tree.forget(path);
+        }
+    }
+}
+
 impl Tree {
     /// The directory holding `path` (opened beneath the base and kept), and the last component.
-    fn parent<'p>(&mut self, path: &'p str) -> io::Result<(BorrowedFd<'_>, &'p str)> {
+    fn parent<'p>(&'p mut self, path: &'p str) -> io::Result<(BorrowedFd<'p>, &'p str)> {
         self.open_parent(path)?;
         Ok(self.opened_parent(path))
     }
@@ -365,7 +490,7 @@ impl Tree {
     }
 
     /// The directory holding `path`, opened by [`Tree::open_parent`], and the last component.
-    fn opened_parent<'p>(&self, path: &'p str) -> (BorrowedFd<'_>, &'p str) {
+    fn opened_parent<'p>(&'p self, path: &'p str) -> (BorrowedFd<'p>, &'p str) {
         match split_parent(path) {
             Some((dir, name)) => (self.dirs[dir].as_fd(), name),
             None => (self.base.as_fd(), path),
@@ -391,31 +516,68 @@ fn split_parent(path: &str) -> Option<(&str, &str)> {
 
 impl<'s> Replayer<'s> {
     pub fn new(script: &'s Script, base: OwnedFd, extra_flags: OFlags) -> Replayer<'s> {
-        let mut open_flags = OFlags::RDWR | OFlags::CLOEXEC | OFlags::NOFOLLOW | extra_flags;
+        Replayer::with_base(script, ScriptBase::Dir(base), extra_flags)
+    }
+
+    /// A replayer working in `base`; `extra_flags` (O_DIRECT, O_SYNC...) go with every open of
+    /// a file.
+    pub fn with_base(script: &'s Script, base: ScriptBase, extra_flags: OFlags) -> Replayer<'s> {
+        let place = match base {
+            ScriptBase::Dir(base) => Place::Beneath(Tree {
+                base,
+                dirs: HashMap::new(),
+            }),
+            ScriptBase::Path { root, base } => Place::Walk(Walk {
+                prefix: format!("{root}/{base}"),
+                root,
+                a: String::new(),
+                b: String::new(),
+            }),
+        };
+        // Walking, files are opened as dbench opens them (its flags alone); beneath, no symlink
+        // is followed and no descriptor outlives an exec.
+        let guard = if place.walks() {
+            OFlags::empty()
+        } else {
+            OFlags::CLOEXEC | OFlags::NOFOLLOW
+        };
+        let mut open_flags = OFlags::RDWR | guard | extra_flags;
         if script.osync {
             open_flags |= OFlags::SYNC;
         }
         Replayer {
             script,
-            tree: Tree {
-                base,
-                dirs: HashMap::new(),
-            },
+            entries: Entries::new(place.walks()),
+            place,
             handles: HashMap::new(),
-            buf: vec![1u8; 1 << 16],
-            entries: Entries::new(),
+            buf: vec![0u8; 1 << 16],
+            zeros: vec![0u8; 1 << 16],
             open_flags,
+            dir_flags: OFlags::RDONLY | OFlags::DIRECTORY | guard,
         }
     }
 
-    fn handle(&self, h: u32) -> io::Result<BorrowedFd<'_>> {
-        self.handles.get(&h).map(|f| f.as_fd()).ok_or_else(|| not_open(h))
+    fn handle(&self, h: u32) -> io::Result<&Handle> {
+        self.handles.get(&h).ok_or_else(|| not_open(h))
     }
 
+    /// dbench's -S: the directory holding `path` synced. Walking, it is opened by its path
+    /// (O_RDONLY, as dbench opens it) and closed again.
     fn sync_parent(&mut self, path: &str) -> io::Result<()> {
-        if self.script.sync_dirs {
-            let (dir, _) = self.tree.parent(path)?;
-            rustix::fs::fdatasync(dir)?;
+        if !self.script.sync_dirs {
+            return Ok(());
+        }
+        match &mut self.place {
+            Place::Beneath(tree) => {
+                let (dir, _) = tree.parent(path)?;
+                rustix::fs::fdatasync(dir)?;
+            }
+            Place::Walk(w) => {
+                let full = Walk::full(&w.prefix, path, &mut w.a);
+                let dir = split_parent(full).map_or(".", |(d, _)| d);
+                let fd = rustix::fs::openat(CWD, dir, OFlags::RDONLY, Mode::empty())?;
+                rustix::fs::fdatasync(&fd)?;
+            }
         }
         Ok(())
     }
@@ -423,6 +585,7 @@ impl<'s> Replayer<'s> {
     /// Runs one call; returns the bytes it counts (a read's or a write's length).
     pub fn call(&mut self, call: &Call) -> io::Result<u64> {
         let none = 0;
+        let walks = self.place.walks();
         match call {
             Call::Open {
                 path,
@@ -439,18 +602,22 @@ impl<'s> Replayer<'s> {
                 if *truncate {
                     flags |= OFlags::CREATE | OFlags::TRUNC;
                 }
-                let (dir, name) = self.tree.parent(path)?;
+                let (dir, name) = self.place.at(path)?;
                 self.entries.look_up(dir, name, *resolve);
+                let mode = Mode::from_raw_mode(0o600);
                 let fd = if *directory {
                     let _ = rustix::fs::mkdirat(dir, name, Mode::from_raw_mode(0o700));
-                    open_dir(dir, name)?
+                    rustix::fs::openat(dir, name, self.dir_flags, mode)?
                 } else {
-                    match rustix::fs::openat(dir, name, flags, Mode::from_raw_mode(0o600)) {
-                        Err(rustix::io::Errno::ISDIR) => open_dir(dir, name)?,
+                    match rustix::fs::openat(dir, name, flags, mode) {
+                        Err(rustix::io::Errno::ISDIR) => rustix::fs::openat(dir, name, self.dir_flags, mode)?,
                         fd => fd?,
                     }
                 };
-                self.handles.insert(*handle, fd);
+                // dbench looks at what it opened.
+                rustix::fs::fstat(&fd)?;
+                let path = if walks { name.to_string() } else { String::new() };
+                self.handles.insert(*handle, Handle { fd, path });
                 Ok(none)
             }
             Call::Close { handle } => self
@@ -461,9 +628,9 @@ impl<'s> Replayer<'s> {
             Call::Read { handle, offset, len } => {
                 let len = *len as usize;
                 if len > self.buf.len() {
-                    self.buf.resize(len.min(MAX_CALL_BUFFER), 1);
+                    self.buf.resize(len.min(MAX_CALL_BUFFER), 0);
                 }
-                let fd = self.handles.get(handle).ok_or_else(|| not_open(*handle))?;
+                let fd = &self.handles.get(handle).ok_or_else(|| not_open(*handle))?.fd;
                 // A read larger than the buffer goes in pieces, until one comes back short.
                 let mut done = 0;
                 while done < len {
@@ -478,14 +645,14 @@ impl<'s> Replayer<'s> {
             }
             Call::Write { handle, offset, len } => {
                 let want = *len as usize;
-                if want > self.buf.len() {
-                    self.buf.resize(want.min(MAX_CALL_BUFFER), 1);
+                if want > self.zeros.len() {
+                    self.zeros.resize(want.min(MAX_CALL_BUFFER), 0);
                 }
-                let fd = self.handles.get(handle).ok_or_else(|| not_open(*handle))?;
+                let fd = &self.handles.get(handle).ok_or_else(|| not_open(*handle))?.fd;
                 let mut n = 0;
                 while n < want {
-                    let piece = (want - n).min(self.buf.len());
-                    let wrote = rustix::io::pwrite(fd, &self.buf[..piece], offset + n as u64)?;
+                    let piece = (want - n).min(self.zeros.len());
+                    let wrote = rustix::io::pwrite(fd, &self.zeros[..piece], offset + n as u64)?;
                     n += wrote;
                     if wrote < piece {
                         break;
@@ -500,49 +667,54 @@ impl<'s> Replayer<'s> {
                 Ok(want as u64)
             }
             Call::Unlink { path, resolve } => {
-                let (dir, name) = self.tree.parent(path)?;
+                let (dir, name) = self.place.at(path)?;
                 self.entries.look_up(dir, name, *resolve);
                 rustix::fs::unlinkat(dir, name, AtFlags::empty())?;
                 self.sync_parent(path)?;
                 Ok(none)
             }
             Call::Rmdir { path, resolve } => {
-                let (dir, name) = self.tree.parent(path)?;
+                let (dir, name) = self.place.at(path)?;
                 self.entries.look_up(dir, name, *resolve);
                 rustix::fs::unlinkat(dir, name, AtFlags::REMOVEDIR)?;
-                self.tree.forget(path);
+                self.place.forget(path);
                 self.sync_parent(path)?;
                 Ok(none)
             }
             Call::Mkdir { path, resolve } => {
-                let (dir, name) = self.tree.parent(path)?;
+                let (dir, name) = self.place.at(path)?;
                 self.entries.look_up(dir, name, *resolve);
                 rustix::fs::mkdirat(dir, name, Mode::from_raw_mode(0o777))?;
                 Ok(none)
             }
             Call::Rename { from, to, resolve } => {
-                self.tree.open_parent(from)?;
-                self.tree.open_parent(to)?;
-                let (fdir, fname) = self.tree.opened_parent(from);
-                let (tdir, tname) = self.tree.opened_parent(to);
+                let ((fdir, fname), (tdir, tname)) = self.place.at2(from, to)?;
                 self.entries.look_up(fdir, fname, *resolve);
                 self.entries.look_up(tdir, tname, *resolve);
                 rustix::fs::renameat(fdir, fname, tdir, tname)?;
-                self.tree.forget(from);
+                self.place.forget(from);
                 self.sync_parent(to)?;
                 Ok(none)
             }
             Call::DeleteFiles { path } => {
-                let (dir, name) = self.tree.parent(path)?;
-                let fd = confine::open_beneath(dir, name)?;
-                // The base keeps the marker that says fslab made it.
-                let keep = (path == BASE_DIR).then_some(marker::SCRIPT);
-                delete_files(&fd, keep)?;
+                match &mut self.place {
+                    Place::Beneath(tree) => {
+                        let (dir, name) = tree.parent(path)?;
+                        let fd = confine::open_beneath(dir, name)?;
+                        // The base keeps the marker that says fslab made it.
+                        let keep = (path == BASE_DIR).then_some(marker::SCRIPT);
+                        delete_files(&fd, keep)?;
+                    }
+                    Place::Walk(w) => {
+                        let mut full = Walk::full(&w.prefix, path, &mut w.a).to_string();
+                        deltree(&mut full, &mut self.entries.buf);
+                    }
+                }
                 Ok(none)
             }
             Call::Stat { path, resolve } => {
-                let (dir, name) = self.tree.parent(path)?;
-                match rustix::fs::statat(dir, name, AtFlags::SYMLINK_NOFOLLOW) {
+                let (dir, name) = self.place.at(path)?;
+                match rustix::fs::statat(dir, name, self.entries.stat_flags()) {
                     Ok(_) => Ok(none),
                     Err(_) if *resolve == Resolve::AnyCase && matches!(self.entries.find(dir, name), Ok(true)) => {
                         Ok(none)
@@ -551,16 +723,24 @@ impl<'s> Replayer<'s> {
                 }
             }
             Call::Fstat { handle } => {
-                rustix::fs::fstat(self.handle(*handle)?)?;
+                rustix::fs::fstat(&self.handle(*handle)?.fd)?;
                 Ok(none)
             }
             Call::Statfs => {
-                rustix::fs::fstatvfs(&self.tree.base)?;
+                match &self.place {
+                    Place::Beneath(tree) => {
+                        rustix::fs::fstatvfs(&tree.base)?;
+                    }
+                    // dbench's statvfs of the run directory (a statfs).
+                    Place::Walk(w) => {
+                        rustix::fs::statfs(w.root.as_str())?;
+                    }
+                }
                 Ok(none)
             }
             Call::SetTimes { handle } => {
-                let fd = self.handle(*handle)?;
-                let st = rustix::fs::fstat(fd)?;
+                let h = self.handle(*handle)?;
+                let st = rustix::fs::fstat(&h.fd)?;
                 let ts = |sec: i64| rustix::fs::Timespec {
                     tv_sec: sec,
                     tv_nsec: 0,
@@ -569,7 +749,12 @@ impl<'s> Replayer<'s> {
                     last_access: ts(st.st_atime as i64 - 10),
                     last_modification: ts(st.st_mtime as i64 - 12),
                 };
-                rustix::fs::futimens(fd, &times)?;
+                if walks {
+                    // dbench's utime() of the name the handle was opened by.
+                    rustix::fs::utimensat(CWD, h.path.as_str(), &times, AtFlags::empty())?;
+                } else {
+                    rustix::fs::futimens(&h.fd, &times)?;
+                }
                 Ok(none)
             }
             Call::List {
@@ -578,28 +763,45 @@ impl<'s> Replayer<'s> {
                 pattern,
                 resolve,
             } => {
-                let (dir, name) = self.tree.parent(path)?;
-                let fd = if name == BASE_DIR {
-                    confine::reopen_dir(dir)?
-                } else {
-                    confine::open_beneath(dir, name)?
-                };
-                if let Some(pattern) = pattern {
-                    self.entries.look_up(fd.as_fd(), pattern, *resolve);
+                match &mut self.place {
+                    Place::Beneath(tree) => {
+                        let (dir, name) = tree.parent(path)?;
+                        let fd = if name == BASE_DIR {
+                            confine::reopen_dir(dir)?
+                        } else {
+                            confine::open_beneath(dir, name)?
+                        };
+                        if let Some(pattern) = pattern {
+                            self.entries.look_up(fd.as_fd(), pattern, *resolve);
+                        }
+                        self.entries.read(&fd, *max as usize, |_| false)?;
+                    }
+                    Place::Walk(w) => {
+                        // dbench looks the pattern up by its whole path, then lists the directory.
+                        let dir = Walk::full(&w.prefix, path, &mut w.a);
+                        if let Some(pattern) = pattern {
+                            w.b.clear();
+                            w.b.push_str(dir);
+                            w.b.push('/');
+                            w.b.push_str(pattern);
+                            self.entries.look_up(CWD, &w.b, *resolve);
+                        }
+                        let fd = open_listing(dir)?;
+                        self.entries.read(&fd, *max as usize, |_| false)?;
+                    }
                 }
-                self.entries.read(&fd, *max as usize, |_| false)?;
                 Ok(none)
             }
             Call::Lock { handle, offset, len } => {
-                lock_range(self.handle(*handle)?, libc::F_WRLCK, *offset, *len)?;
+                lock_range(&self.handle(*handle)?.fd, libc::F_WRLCK, *offset, *len)?;
                 Ok(none)
             }
             Call::Unlock { handle, offset, len } => {
-                lock_range(self.handle(*handle)?, libc::F_UNLCK, *offset, *len)?;
+                lock_range(&self.handle(*handle)?.fd, libc::F_UNLCK, *offset, *len)?;
                 Ok(none)
             }
             Call::Fsync { handle } => {
-                rustix::fs::fsync(self.handle(*handle)?)?;
+                rustix::fs::fsync(&self.handle(*handle)?.fd)?;
                 Ok(none)
             }
         }
@@ -611,26 +813,80 @@ impl<'s> Replayer<'s> {
     }
 }
 
-/// Opens directory `name` in `dir` as a handle (dbench opens directories O_RDONLY | O_DIRECTORY).
-fn open_dir(dir: BorrowedFd<'_>, name: &str) -> rustix::io::Result<OwnedFd> {
-    rustix::fs::openat(
-        dir,
-        name,
-        OFlags::RDONLY | OFlags::DIRECTORY | OFlags::CLOEXEC | OFlags::NOFOLLOW,
-        Mode::empty(),
-    )
+/// Opens directory `path` (from the working directory) to read it, as glibc's opendir does: with
+/// O_NONBLOCK, then an fstat of it.
+fn open_listing(path: &str) -> io::Result<OwnedFd> {
+    let flags = OFlags::RDONLY | OFlags::NONBLOCK | OFlags::CLOEXEC | OFlags::DIRECTORY;
+    let fd = rustix::fs::openat(CWD, path, flags, Mode::empty())?;
+    rustix::fs::fstat(&fd)?;
+    Ok(fd)
+}
+
+/// dbench's Deltree by whole paths: the directory `path` read, each entry stat'ed by its path,
+/// files unlinked and directories emptied the same way (and kept). `path` is restored on return.
+/// Nothing it meets stops it, as nothing stops dbench's.
+fn deltree(path: &mut String, buf: &mut [MaybeUninit<u8>]) {
+    let Ok(fd) = open_listing(path) else { return };
+    let mut names = Vec::new();
+    let mut dir = rustix::fs::RawDir::new(&fd, buf);
+    while let Some(Ok(entry)) = dir.next() {
+        let name = entry.file_name().to_bytes();
+        if name != b"." && name != b".." {
+            names.push(String::from_utf8_lossy(name).into_owned());
+        }
+    }
+    drop(fd);
+    let len = path.len();
+    for name in names {
+        path.push('/');
+        path.push_str(&name);
+        match rustix::fs::stat(path.as_str()) {
+            Ok(st) if rustix::fs::FileType::from_raw_mode(st.st_mode) == rustix::fs::FileType::Directory => {
+                deltree(path, buf)
+            }
+            Ok(_) => {
+                let _ = rustix::fs::unlink(path.as_str());
+            }
+            Err(_) => {}
+        }
+        path.truncate(len);
+    }
+}
+
+/// dbench's cleanup of one client at the end of a run, for a script with `full_paths`: the files
+/// beneath `root/base` unlinked (its directories kept), then an rmdir of the base's parent, which
+/// fails while any client's directory is left in it.
+pub fn walk_cleanup(root: &str, base: &str) {
+    let mut path = format!("{root}/{base}");
+    let mut buf = vec![MaybeUninit::uninit(); 32 * 1024];
+    deltree(&mut path, &mut buf);
+    if let Some((parent, _)) = split_parent(&path) {
+        let _ = rustix::fs::unlinkat(CWD, parent, AtFlags::REMOVEDIR);
+    }
 }
 
 /// Reads directories through one buffer per thread, as large as glibc's readdir buffer: no
 /// allocation per listing or name.
 struct Entries {
     buf: Vec<MaybeUninit<u8>>,
+    /// Names are whole paths from the working directory, and stats follow symlinks (dbench's
+    /// stat()).
+    walks: bool,
 }
 
 impl Entries {
-    fn new() -> Entries {
+    fn new(walks: bool) -> Entries {
         Entries {
             buf: vec![MaybeUninit::uninit(); 32 * 1024],
+            walks,
+        }
+    }
+
+    fn stat_flags(&self) -> AtFlags {
+        if self.walks {
+            AtFlags::empty()
+        } else {
+            AtFlags::SYMLINK_NOFOLLOW
         }
     }
 
@@ -651,16 +907,23 @@ impl Entries {
         Ok(false)
     }
 
-    /// Reads directory `dir` until an entry named `name` in any case: whether there is one.
+    /// Reads the directory holding `name` in `dir` until an entry named as its last component
+    /// in any case: whether there is one. Walking, `dir` is the working directory and `name` a
+    /// whole path, whose directory is opened by its path as dbench's opendir does.
     fn find(&mut self, dir: BorrowedFd<'_>, name: &str) -> io::Result<bool> {
-        let fd = confine::reopen_dir(dir)?;
+        let (fd, name) = if self.walks {
+            let (parent, leaf) = split_parent(name).unwrap_or((BASE_DIR, name));
+            (open_listing(parent)?, leaf)
+        } else {
+            (confine::reopen_dir(dir)?, name)
+        };
         self.read(&fd, usize::MAX, |n| n.eq_ignore_ascii_case(name.as_bytes()))
     }
 
     /// The look-up `how` of `name` in `dir` before a call; what it finds does not matter, only
     /// the work it does.
     fn look_up(&mut self, dir: BorrowedFd<'_>, name: &str, how: Resolve) {
-        if how == Resolve::No || rustix::fs::statat(dir, name, AtFlags::SYMLINK_NOFOLLOW).is_ok() {
+        if how == Resolve::No || rustix::fs::statat(dir, name, self.stat_flags()).is_ok() {
             return;
         }
         if how == Resolve::AnyCase {
@@ -669,11 +932,12 @@ impl Entries {
     }
 }
 
-/// Sets (`F_WRLCK`) or clears (`F_UNLCK`) a byte-range lock, waiting for the range to be free.
-/// The lock is an open file description lock: it belongs to the handle, as dbench's belong to its
-/// client processes, whereas fslab's clients are threads of one process, which POSIX record locks
-/// would not tell apart.
-fn lock_range(fd: BorrowedFd<'_>, kind: libc::c_int, offset: u64, len: u64) -> io::Result<()> {
+/// Sets (`F_WRLCK`) or clears (`F_UNLCK`) a byte-range lock, waiting for the range to be free:
+/// `fcntl(F_SETLKW)`, a POSIX record lock, as dbench's LockX. Such locks belong to the process,
+/// and fslab's script threads are one process where dbench's clients are one each; it makes no
+/// difference to the kernel's answers, because each thread works in its own base directory, so
+/// that no two threads ever lock the same file.
+fn lock_range(fd: &OwnedFd, kind: libc::c_int, offset: u64, len: u64) -> io::Result<()> {
     let too_far = |_| io::Error::new(io::ErrorKind::InvalidInput, "lock range beyond i64");
     // SAFETY: flock is a plain C struct for which all zeroes is a valid value.
     let mut lock: libc::flock = unsafe { std::mem::zeroed() };
@@ -683,7 +947,7 @@ fn lock_range(fd: BorrowedFd<'_>, kind: libc::c_int, offset: u64, len: u64) -> i
     lock.l_len = i64::try_from(len).map_err(too_far)?;
     // SAFETY: fd is an open descriptor for the duration of the call and `lock` is a valid flock
     // that outlives it.
-    let rc = unsafe { libc::fcntl(fd.as_raw_fd(), libc::F_OFD_SETLKW, &lock) };
+    let rc = unsafe { libc::fcntl(fd.as_raw_fd(), libc::F_SETLKW, &lock) };
     if rc == -1 {
         return Err(io::Error::last_os_error());
     }
@@ -751,6 +1015,47 @@ pub fn remove_tree(parent: BorrowedFd<'_>, name: &str) -> io::Result<()> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_parent_of_the_base_is_named_only_with_full_paths_and_only_to_leave_it_in_place() {
+        let mkdir = Call::Mkdir {
+            path: PARENT_DIR.into(),
+            resolve: Resolve::No,
+        };
+        assert!(mkdir.validate(true).is_ok());
+        assert!(mkdir.validate(false).is_err(), "beneath the base, `..` escapes it");
+        for call in [
+            Call::DeleteFiles {
+                path: PARENT_DIR.into(),
+            },
+            Call::Rmdir {
+                path: PARENT_DIR.into(),
+                resolve: Resolve::No,
+            },
+        ] {
+            let e = call.validate(true).unwrap_err();
+            assert!(e.contains("not emptied, removed or renamed"), "{call:?}: {e}");
+        }
+        assert!(Call::Unlink {
+            path: "../x".into(),
+            resolve: Resolve::No
+        }
+        .validate(true)
+        .is_err());
+    }
+
+    #[test]
+    fn whole_paths_are_the_run_directory_the_base_and_the_path() {
+        let mut buf = String::new();
+        let prefix = "/mnt/t/clients/client3";
+        assert_eq!(
+            Walk::full(prefix, "a/b.txt", &mut buf),
+            "/mnt/t/clients/client3/a/b.txt"
+        );
+        assert_eq!(Walk::full(prefix, BASE_DIR, &mut buf), prefix);
+        assert_eq!(Walk::full(prefix, PARENT_DIR, &mut buf), "/mnt/t/clients");
+        assert_eq!(Walk::full("./clients/client0", PARENT_DIR, &mut buf), "./clients");
+    }
 
     #[test]
     fn split_parent_splits_as_rsplit_once_does() {

@@ -189,7 +189,12 @@ pub fn mount(dev: Option<&Path>, mnt: &Path, fs_type: &str, options: &str) -> Re
     let source = dev.map_or_else(|| fs_type.to_string(), |d| d.to_string_lossy().into_owned());
     let (flags, data) = mount_flags(options);
     let kmsg = KernelLog::mark();
-    if let Err(errno) = rustix::mount::mount(source.as_str(), mnt, fs_type, flags, data.as_str()) {
+    // A NUL in the options is refused as the kernel refuses bad options: EINVAL.
+    let mounted = match std::ffi::CString::new(data) {
+        Ok(data) => rustix::mount::mount(source.as_str(), mnt, fs_type, flags, Some(data.as_c_str())),
+        Err(_) => Err(rustix::io::Errno::INVAL),
+    };
+    if let Err(errno) = mounted {
         let err = std::io::Error::from(errno);
         let command = format!("mount -t {fs_type} -o {options} {source} {}", mnt.display());
         return Err(LabError::Tool {

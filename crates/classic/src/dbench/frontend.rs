@@ -42,7 +42,8 @@ pub struct Args {
     /// (the stat before each operation on a path stays, as in dbench).
     #[arg(long)]
     no_resolve: bool,
-    /// Leave the clients' directories in place after the run.
+    /// Skip dbench's cleanup at the end of the run (which unlinks the clients' files and keeps
+    /// their directories), leaving everything in place.
     #[arg(long)]
     skip_cleanup: bool,
     #[command(flatten)]
@@ -131,7 +132,7 @@ impl FrontEnd for Dbench {
     }
 
     fn explain(&self) -> String {
-        self.workload.to_toml()
+        format!("{}{}", super::DIFFERENCES, self.workload.to_toml())
     }
 
     fn execute(&mut self, ctx: &mut Context) -> Result<Outcome, Error> {
@@ -143,7 +144,11 @@ impl FrontEnd for Dbench {
             )));
         }
         ctx.print(&report::header(opts));
-        let mut live = report::Live::new(opts.nprocs, Duration::from_secs(opts.warmup_secs()));
+        let mut live = report::Live::new(
+            opts.nprocs,
+            Duration::from_secs(opts.warmup_secs()),
+            Duration::from_secs(opts.time),
+        );
         let run_opts = RunOptions {
             dir: opts.dir.clone(),
             drop_caches: ctx.drop_caches,
@@ -151,11 +156,12 @@ impl FrontEnd for Dbench {
             ..RunOptions::default()
         };
         let mut result = fslab_engine::run(&self.workload, &run_opts, &mut |p| {
-            let line = live.tick(p.elapsed, &p.second).line(opts.nprocs);
-            ctx.print(&format!("{line}\n"));
+            if let Some(sample) = live.tick(p.elapsed, &p.second) {
+                ctx.print(&format!("{}\n", sample.line(opts.nprocs)));
+            }
             ctx.progress("run", p);
         })?;
-        ctx.print(&report::summary(&result, &live, opts.nprocs));
+        ctx.print(&report::summary(&result, &live, opts));
         let figures = report::figures(&result, &live, opts);
         // The compiled script (a step per loadfile line: 458,344 for client.txt) would make the
         // document tens of MB: it is left out; the figures name the loadfile and how many steps

@@ -3,22 +3,88 @@
 //! table and its `Throughput` figure (see ../shared/reference/classic-benchmarks.md, section 2).
 //!
 //! The loadfile is read by [`loadfile`], compiled here into ONE engine [`Script`] that every
-//! client thread replays (from the start again at its end) in its own base directory, and
-//! [`report`] turns the run's once-a-second samples and step statistics into what dbench prints.
+//! client thread replays (from the start again at its end), and [`report`] turns the run's
+//! once-a-second samples and step statistics into what dbench prints, line for line.
 //!
-//! Paths: the loadfile's `\clients\client1\…` is the client's own directory, so a path beneath it
-//! becomes relative to the thread's base `clients/client{thread}` (dbench rewrites `client1` to
-//! `client<N>` the same way), and `\clients\client1` itself is the base, `.`. Any other absolute
-//! path, and any `..`, is refused with its line, except `\clients` (see [`compile_script`]).
+//! Paths: dbench prefixes each loadfile path with `-D` and rewrites `client1` to `client<N>`, so
+//! `\clients\client1\x` is `<dir>/clients/client<N>/x`; the script names it so, by the whole
+//! path (`full_paths`), as dbench does. `\clients\client1` itself is the script path `.`,
+//! `\clients` is `..`. Any other absolute path, and any `..`, is refused with its line.
 //!
 //! Every line is one step, counted under dbench's name for it, and a step makes the calls dbench
-//! makes for its line: the name look-up before the operation included.
+//! makes for its line, the name look-up before the operation included.
+//!
+//! # The system calls of each operation
+//!
+//! From dbench 4.0's `fileio.c` (sahlberg/dbench at a03b0f0, the code of Debian's 4.0-2.1) and
+//! strace of both on the same loadfile; P is the whole path `<dir>/clients/client<N>/…`, and
+//! "look-up" is dbench's `resolve_name`: `stat(P)`, and when that fails (unless `--no-resolve`)
+//! an opendir of P's directory (`openat(O_RDONLY|O_NONBLOCK|O_CLOEXEC|O_DIRECTORY)` + `fstat`),
+//! `getdents64` until the name is found in any case or the end, `close`.
+//!
+//! | line | calls (dbench and fslab) |
+//! |---|---|
+//! | NTCreateX | look-up; `opts & 1`: `mkdir(P, 0700)` then `openat(P, O_RDONLY\|O_DIRECTORY, 0600)`; else `openat(P, O_RDWR [\|O_CREAT disp 2] [\|O_CREAT\|O_TRUNC disp 4,5] [\|O_SYNC -s], 0600)`, again as a directory on EISDIR; then `fstat(fd)` |
+//! | Close | `close` |
+//! | ReadX | `pread64` of the size (a short read is not an error) |
+//! | WriteX | `pwrite64` of zeros (must write the size); `fsync` with `-F` |
+//! | Flush | `fsync` |
+//! | LockX, UnlockX | `fcntl(F_SETLKW, F_WRLCK / F_UNLCK)` of the range |
+//! | Qpathinfo | the look-up alone |
+//! | Qfileinfo | `fstat` |
+//! | Qfsinfo | `statfs(<dir>)` (glibc's statvfs) |
+//! | Sfileinfo | `fstat`, then `utimensat(AT_FDCWD, P)` (utime by the name it was opened by): atime − 10 s, mtime − 12 s |
+//! | Find | look-up of the pattern; with a wildcard (`<>*?"`), an opendir of its directory and `getdents64` up to max entries |
+//! | Unlink | look-up; `unlink(P)`; with `-S`, `open(dir, O_RDONLY)`, `fdatasync`, `close` |
+//! | Rename | look-up of both; `rename(P1, P2)`; `-S` as Unlink (the new name's directory) |
+//! | Rmdir | look-up; `rmdir(P)`; `-S` as Unlink |
+//! | Mkdir | look-up; `mkdir(P, 0777)`, its status ignored |
+//! | Deltree | opendir of P; for each entry, `stat` of its path, then `unlink` (a file) or the same again (a directory, kept) |
+//! | end of run | each client's Deltree of `<dir>/clients/client<N>`, then `rmdir(<dir>/clients)`, which fails while any client's directory is left: the empty tree stays, and a later run goes over it |
+//!
+//! # Where fslab deliberately differs
+//!
+//! - dbench calls `kill(parent, 0)` before every line to notice that its parent died; fslab's
+//!   clients are threads of the process that watches them, so they make no such call.
+//! - dbench forks a process per client; fslab runs a thread per client in one process. The
+//!   kernel sees the same calls but for one thing that could tell them apart, the owner of the
+//!   `F_SETLKW` locks (a process): each client locks only files in its own directory, so no lock
+//!   of one client ever meets another's, and the answers are the same.
+//! - The per-second lines come from fslab's monitor; dbench's latency column is the longest gap
+//!   between two lines of any client, fslab's the longest step of that second (pacing sleeps
+//!   left out). dbench prints `0 of N processes prepared` every 100 ms until its processes wait;
+//!   fslab prints the one line that is true when its threads are ready.
+//! - A line whose outcome differs from its status (dbench: a message, or its client killed for
+//!   Unlink, Rename and Rmdir) is counted as a mismatch and the replay goes on; the counts are
+//!   printed after dbench's report.
+//! - Before the run, fslab refuses a `clients/client<N>` holding a file (the loadfile's Deltree
+//!   would unlink it; dbench would); a tree of directories, what dbench leaves, is run over.
+//!   `Deltree "\clients"` (every client's files) is refused too.
+//! - dbench rewrites `client1` anywhere in the path, `-D` included; fslab only in the loadfile's
+//!   path.
+//! - Where glibc makes `mkdir`, `unlink`, `rmdir` and `rename`, fslab makes `mkdirat`,
+//!   `unlinkat` (`AT_REMOVEDIR` for rmdir) and `renameat` with `AT_FDCWD`: the same walk of the
+//!   same whole path from the working directory.
+
+/// What `--explain` says before the workload, as TOML comments: how the run differs from
+/// dbench's on purpose (the module's documentation says more).
+pub const DIFFERENCES: &str = "\
+# fslab dbench makes dbench 4.0's system calls for each loadfile line, by whole paths from -D.
+# Where it deliberately differs from dbench:
+# - no kill(parent, 0) before each line (dbench's check that its parent lives);
+# - a thread per client, not a process: the F_SETLKW locks' owner is one process, which changes
+#   no answer, as each client locks only files in its own directory;
+# - a line whose outcome differs from its status is counted (printed after dbench's report), not
+#   fatal;
+# - a clients/client<N> holding a file is refused before the run; Deltree of \\clients is refused;
+# - mkdirat/unlinkat/renameat with AT_FDCWD where glibc makes mkdir/unlink/rmdir/rename.
+";
 
 pub mod frontend;
 pub mod loadfile;
 pub mod report;
 
-use fslab_engine::script::{Call, Expect, Resolve, Script, Step, BASE_DIR};
+use fslab_engine::script::{Call, Expect, Resolve, Script, Step, BASE_DIR, PARENT_DIR};
 use fslab_engine::workload::{Group, Names, Stop};
 use fslab_engine::{Span, Workload};
 use loadfile::{Line, Op, Status};
@@ -116,7 +182,8 @@ pub struct Options {
     /// `--no-resolve`: dbench's name look-ups are a stat alone, without the case-insensitive read
     /// of the directory when the stat fails.
     pub no_resolve: bool,
-    /// `--skip-cleanup`: leave the clients' directories in place after the run.
+    /// `--skip-cleanup`: skip dbench's cleanup (the clients' files unlinked, their directories
+    /// kept), leaving everything in place.
     pub skip_cleanup: bool,
 }
 
@@ -237,12 +304,13 @@ enum Target {
 }
 
 impl Target {
-    /// The script path of a call that leaves the directory in place. `\clients` is outside the
-    /// client's directory, where a client must not reach; the calls dbench makes on it (a look-up
-    /// and a mkdir that fails, as it exists) are made on the client's own directory instead.
+    /// The script path of a call that leaves the directory in place: `.` for the client's own
+    /// directory, `..` for `\clients` (the script names files by whole paths, as dbench does, so
+    /// `..` is `<dir>/clients`).
     fn path(self) -> String {
         match self {
-            Target::Base | Target::Parent => BASE_DIR.to_string(),
+            Target::Base => BASE_DIR.to_string(),
+            Target::Parent => PARENT_DIR.to_string(),
             Target::Rel(rel) => rel,
         }
     }
@@ -452,6 +520,7 @@ fn compile_script(opts: &Options, lines: &[Line], source: &str) -> Result<Script
         sync_dirs: opts.sync_dirs,
         fsync_writes: opts.fsync,
         osync: opts.sync_open,
+        full_paths: true,
         steps,
     })
 }
@@ -639,13 +708,13 @@ FIND_FIRST "\clients\client1\<.JNK" 260 1366 0 NT_STATUS_NO_SUCH_FILE
             steps(&s),
             vec![
                 ("Deltree", Expect::Any, Call::DeleteFiles { path: ".".into() }),
-                // \clients exists: dbench's look-up finds it and its mkdir fails; the same on the
-                // client's own directory.
+                // \clients is the client directory's parent, `..`, made by this line as dbench
+                // makes it (by its whole path).
                 (
                     "Mkdir",
                     Expect::Any,
                     Call::Mkdir {
-                        path: ".".into(),
+                        path: "..".into(),
                         resolve: any
                     }
                 ),

@@ -1,13 +1,20 @@
-//! What dbench prints, from what the engine measured.
+//! What dbench prints, from what the engine measured, line for line as dbench 4.0 prints it.
 //!
-//! - Once a second ([`Live::tick`]): `NPROCS lines MB/sec warmup|execute N sec latency X ms`, where
-//!   `lines` is the cumulative number of loadfile lines run ÷ clients, MB/sec is 10^6 bytes
+//! - Before the clients start ([`header`]): the version line, `Running for …`, one
+//!   `N of N processes prepared for launch   0 sec` line (dbench prints one each 100 ms until
+//!   all its processes wait; fslab's threads are ready when it prints) and `releasing clients`.
+//! - Once a second ([`Live::tick`]): `NPROCS  lines  MB/sec  warmup|execute N sec  latency X ms`,
+//!   where `lines` is the cumulative number of loadfile lines run ÷ clients, MB/sec is 10^6 bytes
 //!   (ReadX + WriteX sizes) since the start of the phase ÷ seconds since then, and `latency` the
-//!   longest step of that second.
-//! - At the end ([`summary`]): the cleanup line, the per-operation table (count, average and
-//!   maximum latency in ms; a mismatch column when any step's outcome differed from its status),
-//!   and `Throughput`: dbench's figure, the LAST once-per-second sample of the execute phase,
-//!   with fslab's mean over the whole execute phase on the next line.
+//!   longest step of that second. As in dbench, the second the warm-up ends in prints nothing,
+//!   and the execute lines stop at `-t` − 1: the second the run ends in is a cleanup line.
+//! - At the end ([`summary`]): `NPROCS  cleanup T sec` and `0  cleanup T sec` (dbench's line
+//!   while its clients clean up, then once they all have), the per-operation table (count,
+//!   average and maximum latency in ms) and `Throughput`, printed with `%g`: dbench's figure,
+//!   the LAST once-per-second sample of the execute phase.
+//! - Then, after a separating line, fslab's own figures: the mean over the whole execute phase,
+//!   and the steps whose outcome differed from their line's status or that met a storage error,
+//!   per operation (dbench prints or kills its client on those; fslab counts them).
 
 use super::{Options, LABELS};
 use fslab_engine::result::{RunResult, Second, StepResult};
@@ -52,7 +59,7 @@ impl Sample {
     /// The line as dbench prints it.
     pub fn line(&self, nprocs: u32) -> String {
         format!(
-            "{:4} {:9} {:8.2} MB/sec  {} {:3} sec  latency {:.3} ms",
+            "{:4}  {:8}  {:7.2} MB/sec  {} {:3} sec  latency {:.3} ms",
             nprocs,
             self.lines,
             self.mb_per_sec,
@@ -68,6 +75,8 @@ impl Sample {
 pub struct Live {
     nprocs: u32,
     warmup: Duration,
+    /// `-t`: the execute phase's seconds.
+    time: Duration,
     /// Loadfile lines run so far (a line is one script step).
     lines: u64,
     phase: Phase,
@@ -76,10 +85,11 @@ pub struct Live {
 }
 
 impl Live {
-    pub fn new(nprocs: u32, warmup: Duration) -> Live {
+    pub fn new(nprocs: u32, warmup: Duration, time: Duration) -> Live {
         Live {
             nprocs: nprocs.max(1),
             warmup,
+            time,
             lines: 0,
             phase: if warmup.is_zero() {
                 Phase::Execute
@@ -92,8 +102,9 @@ impl Live {
     }
 
     /// Takes one second of the run (`elapsed`: since the clients were released) and returns its
-    /// line.
-    pub fn tick(&mut self, elapsed: Duration, second: &Second) -> &Sample {
+    /// line, or none for the seconds dbench prints nothing for: before the first whole second of
+    /// a phase, the second the warm-up ends in and the second the run ends in (its cleanup line).
+    pub fn tick(&mut self, elapsed: Duration, second: &Second) -> Option<&Sample> {
         let phase = if second.ramp { Phase::Warmup } else { Phase::Execute };
         if phase != self.phase {
             self.phase = phase;
@@ -106,6 +117,13 @@ impl Live {
             Phase::Execute => elapsed.saturating_sub(self.warmup),
         }
         .as_secs_f64();
+        let end = match phase {
+            Phase::Warmup => self.warmup,
+            Phase::Execute => self.time,
+        };
+        if secs < 0.5 || secs.round() >= end.as_secs_f64() {
+            return None;
+        }
         self.samples.push(Sample {
             phase,
             secs,
@@ -117,7 +135,7 @@ impl Live {
             },
             latency_ms: second.max_latency_us.unwrap_or(0.0) / 1000.0,
         });
-        self.samples.last().expect("just pushed")
+        self.samples.last()
     }
 
     pub fn samples(&self) -> &[Sample] {
@@ -142,16 +160,49 @@ impl Live {
 /// What dbench prints before the clients start.
 pub fn header(opts: &Options) -> String {
     format!(
-        "fslab dbench: dbench 4.00's loadfile replay on fslab's engine\n\n\
+        "dbench version 4.00 - Copyright Andrew Tridgell 1999-2004\n\n\
          Running for {} seconds with load '{}' and minimum warmup {} secs\n\
-         {} clients, each in {}/clients/client<N>\n\
+         {n} of {n} processes prepared for launch   0 sec\n\
          releasing clients\n",
         opts.time,
         opts.loadfile_path().display(),
         opts.warmup_secs(),
-        opts.nprocs,
-        opts.dir.display()
+        n = opts.nprocs,
     )
+}
+
+/// `x` as C's `printf("%g")` writes it: six significant digits, trailing zeros dropped, an
+/// exponent below 1e-4 and from 1e6.
+pub fn format_g(x: f64) -> String {
+    if x == 0.0 || !x.is_finite() {
+        return if x == 0.0 { "0".into() } else { format!("{x}") };
+    }
+    let exp = x.abs().log10().floor() as i32;
+    // The exponent after rounding to six digits (999999.5 rounds to 1e+06).
+    let exp = match format!("{x:.5e}").rsplit_once('e') {
+        Some((_, e)) => e.parse().unwrap_or(exp),
+        None => exp,
+    };
+    let trim = |s: String| {
+        if s.contains('.') {
+            s.trim_end_matches('0').trim_end_matches('.').to_string()
+        } else {
+            s
+        }
+    };
+    if (-4..6).contains(&exp) {
+        trim(format!("{x:.*}", (5 - exp).max(0) as usize))
+    } else {
+        let s = format!("{x:.5e}");
+        let (m, e) = s.split_once('e').expect("an exponent");
+        let e: i32 = e.parse().expect("a number");
+        format!(
+            "{}e{}{:02}",
+            trim(m.to_string()),
+            if e < 0 { '-' } else { '+' },
+            e.abs()
+        )
+    }
 }
 
 /// One row of dbench's operation table.
@@ -204,64 +255,60 @@ pub fn mean_mb_per_sec(result: &RunResult) -> f64 {
     }
 }
 
-/// The cleanup line, the operation table and the Throughput lines.
-pub fn summary(result: &RunResult, live: &Live, nprocs: u32) -> String {
+/// The cleanup lines, the operation table and the Throughput line as dbench prints them, then
+/// fslab's own figures after a separating line.
+pub fn summary(result: &RunResult, live: &Live, opts: &Options) -> String {
+    let nprocs = opts.nprocs;
     let mut out = String::new();
-    let _ = writeln!(
-        out,
-        "{:4}  cleanup {:3} sec",
-        nprocs,
-        result.duration.as_secs_f64().round() as u64
-    );
+    let secs = live.time.as_secs();
+    let _ = writeln!(out, "{nprocs:4}  cleanup {secs:3} sec");
+    let _ = writeln!(out, "{:4}  cleanup {secs:3} sec", 0);
     let rows = op_rows(result);
-    let mismatches = rows.iter().any(|r| r.mismatches > 0);
-    let errors = rows.iter().any(|r| r.errors > 0);
-    let _ = write!(out, "\n Operation      Count    AvgLat    MaxLat");
-    let mut rule = 40;
-    if mismatches {
-        out.push_str("  Mismatch");
-        rule += 10;
-    }
-    if errors {
-        out.push_str("    Errors");
-        rule += 10;
-    }
-    let _ = writeln!(out, "\n {}", "-".repeat(rule));
+    let _ = writeln!(out, "\n Operation      Count    AvgLat    MaxLat");
+    let _ = writeln!(out, " {}", "-".repeat(40));
     for r in &rows {
-        let _ = write!(
+        let _ = writeln!(
             out,
-            " {:<13}{:>7} {:>9.3} {:>9.3}",
+            " {:<12} {:>7} {:>9.3} {:>9.3}",
             r.name, r.count, r.avg_lat_ms, r.max_lat_ms
         );
-        if mismatches {
-            let _ = write!(out, "  {:>8}", r.mismatches);
-        }
-        if errors {
-            let _ = write!(out, "  {:>8}", r.errors);
-        }
-        out.push('\n');
     }
     let _ = writeln!(
         out,
-        "\nThroughput {:.3} MB/sec  {} clients  {} procs  max_latency={:.3} ms",
-        live.throughput().unwrap_or(0.0),
+        "\nThroughput {} MB/sec{}{}  {} clients  {} procs  max_latency={:.3} ms",
+        format_g(live.throughput().unwrap_or(0.0)),
+        if opts.sync_open { " (sync open)" } else { "" },
+        if opts.sync_dirs { " (sync dirs)" } else { "" },
         nprocs,
         nprocs,
         live.max_latency_ms()
     );
+    out.push_str(&extras(result, &rows));
+    out
+}
+
+/// fslab's figures, after dbench's report and set apart from it.
+fn extras(result: &RunResult, rows: &[OpRow]) -> String {
+    let mut out = String::new();
+    let _ = writeln!(out, "\n--- fslab (not in dbench's output) ---");
     let _ = writeln!(
         out,
-        "Mean       {:.3} MB/sec  over the whole {:.2} s execute phase (fslab's figure; Throughput above is \
-         dbench's: its last 1-second sample)",
+        "Mean {:.3} MB/sec over the whole {:.2} s execute phase (Throughput above is dbench's: its last \
+         1-second sample)",
         mean_mb_per_sec(result),
         result.duration.as_secs_f64()
     );
-    if mismatches {
-        let total: u64 = rows.iter().map(|r| r.mismatches).sum();
+    let odd: Vec<&OpRow> = rows.iter().filter(|r| r.mismatches + r.errors > 0).collect();
+    if !odd.is_empty() {
         let _ = writeln!(
             out,
-            "{total} step(s) ended otherwise than the loadfile's status expects (counted, not fatal)"
+            "Steps that ended otherwise than their line's status expects (counted, not fatal), and \
+             storage errors:"
         );
+        let _ = writeln!(out, " Operation      Mismatch    Errors");
+        for r in odd {
+            let _ = writeln!(out, " {:<12} {:>9} {:>9}", r.name, r.mismatches, r.errors);
+        }
     }
     out
 }
@@ -337,15 +384,31 @@ mod tests {
 
     #[test]
     fn mb_per_sec_restarts_with_the_execute_phase() {
-        let mut live = Live::new(2, Duration::from_secs(2));
-        let s = live.tick(Duration::from_secs(1), &second(true, 100, 3_000_000, 1_000_000, 1500.0));
+        let mut live = Live::new(2, Duration::from_secs(2), Duration::from_secs(5));
+        let s = live
+            .tick(Duration::from_secs(1), &second(true, 100, 3_000_000, 1_000_000, 1500.0))
+            .cloned()
+            .unwrap();
         assert_eq!((s.phase, s.lines), (Phase::Warmup, 50));
         assert!((s.mb_per_sec - 4.0).abs() < 1e-9);
-        live.tick(Duration::from_secs(2), &second(true, 100, 4_000_000, 0, 900.0));
-        let s = live.tick(Duration::from_secs(3), &second(false, 10, 1_000_000, 1_000_000, 2000.0));
+        assert_eq!(
+            s.line(2),
+            "   2        50     4.00 MB/sec  warmup   1 sec  latency 1.500 ms"
+        );
+        // The second the warm-up ends in prints nothing, as in dbench.
+        assert!(live
+            .tick(Duration::from_secs(2), &second(true, 100, 4_000_000, 0, 900.0))
+            .is_none());
+        let s = live
+            .tick(Duration::from_secs(3), &second(false, 10, 1_000_000, 1_000_000, 2000.0))
+            .cloned()
+            .unwrap();
         assert_eq!((s.phase, s.lines, s.secs), (Phase::Execute, 105, 1.0));
         assert!((s.mb_per_sec - 2.0).abs() < 1e-9);
-        let s = live.tick(Duration::from_secs(4), &second(false, 10, 6_000_000, 0, 500.0));
+        let s = live
+            .tick(Duration::from_secs(4), &second(false, 10, 6_000_000, 0, 500.0))
+            .cloned()
+            .unwrap();
         assert!((s.mb_per_sec - 4.0).abs() < 1e-9, "{s:?}");
         assert_eq!(
             s.line(2),
@@ -354,14 +417,68 @@ mod tests {
     }
 
     #[test]
-    fn throughput_is_the_last_execute_sample_and_max_latency_its_worst_second() {
-        let mut live = Live::new(1, Duration::from_secs(1));
+    fn execute_lines_stop_at_t_minus_1_and_throughput_is_the_last_of_them() {
+        let mut live = Live::new(1, Duration::from_secs(1), Duration::from_secs(3));
         assert_eq!(live.throughput(), None);
-        live.tick(Duration::from_secs(1), &second(true, 1, 50_000_000, 0, 90_000.0));
-        live.tick(Duration::from_secs(2), &second(false, 1, 30_000_000, 0, 7_000.0));
-        live.tick(Duration::from_secs(3), &second(false, 1, 0, 0, 3_000.0));
-        // 30 MB over 2 s: the last sample, not the best (30) nor the warm-up's.
+        // dbench's -t 3 with a 1 s warm-up: no warm-up line, execute 1 and 2, then cleanup.
+        let printed: Vec<Option<String>> = [
+            (1, true, 50_000_000, 90_000.0),
+            (2, false, 30_000_000, 7_000.0),
+            (3, false, 0, 3_000.0),
+            (4, false, 90_000_000, 1_000.0),
+        ]
+        .iter()
+        .map(|&(t, ramp, bytes, lat)| {
+            live.tick(Duration::from_secs(t), &second(ramp, 1, bytes, 0, lat))
+                .map(|s| s.line(1))
+        })
+        .collect();
+        assert_eq!(
+            printed,
+            vec![
+                None,
+                Some("   1         2    30.00 MB/sec  execute   1 sec  latency 7.000 ms".to_string()),
+                Some("   1         3    15.00 MB/sec  execute   2 sec  latency 3.000 ms".to_string()),
+                None,
+            ]
+        );
+        // 30 MB over 2 s: the last printed sample, not the best (30), the warm-up's, nor the
+        // second the run ended in.
         assert_eq!(live.throughput(), Some(15.0));
         assert_eq!(live.max_latency_ms(), 7.0);
+    }
+
+    #[test]
+    fn format_g_is_printf_s() {
+        for (x, s) in [
+            (0.0, "0"),
+            (1268.78, "1268.78"),
+            (1268.7849, "1268.78"),
+            (355.3731, "355.373"),
+            (12.5, "12.5"),
+            (100.0, "100"),
+            (0.000123456, "0.000123456"),
+            (0.00001234567, "1.23457e-05"),
+            (1234567.0, "1.23457e+06"),
+            (999999.7, "1e+06"),
+        ] {
+            assert_eq!(format_g(x), s, "{x}");
+        }
+    }
+
+    #[test]
+    fn the_header_is_dbench_s_with_its_prepared_line() {
+        let opts = Options {
+            nprocs: 4,
+            time: 10,
+            ..Options::default()
+        };
+        assert_eq!(
+            header(&opts),
+            "dbench version 4.00 - Copyright Andrew Tridgell 1999-2004\n\n\
+             Running for 10 seconds with load '/usr/share/dbench/client.txt' and minimum warmup 2 secs\n\
+             4 of 4 processes prepared for launch   0 sec\n\
+             releasing clients\n"
+        );
     }
 }

@@ -50,6 +50,13 @@ Close 5 NT_STATUS_OK
 QUERY_FS_INFORMATION 1 NT_STATUS_OK
 "#;
 
+/// The lines that make a client's directory, as client.txt's first lines do (dbench makes no
+/// directory itself, and neither does fslab).
+const MAKE_CLIENT: &str = r#"Mkdir "\clients" NT_STATUS_OK
+NTCreateX "\clients\client1" 0x1 0x2 99 NT_STATUS_OK
+Close 99 NT_STATUS_OK
+"#;
+
 struct Loadfile {
     _dir: tempfile::TempDir,
     path: PathBuf,
@@ -206,8 +213,8 @@ fn deltree_unlinks_files_and_keeps_directories() {
 
 #[test]
 fn a_directory_opened_as_a_file_is_opened_as_a_directory_and_locks_take_their_range() {
-    let load = loadfile(
-        r#"NTCreateX "\clients\client1\dir" 0x1 0x2 1 NT_STATUS_OK
+    let load = loadfile(&format!(
+        r#"{MAKE_CLIENT}NTCreateX "\clients\client1\dir" 0x1 0x2 1 NT_STATUS_OK
 Close 1 NT_STATUS_OK
 NTCreateX "\clients\client1\dir" 0x0 0x1 2 NT_STATUS_OK
 QUERY_FILE_INFORMATION 2 1004 NT_STATUS_OK
@@ -218,19 +225,19 @@ UnlockX 3 2147483538 1 NT_STATUS_OK
 LockX 3 0 10 NT_STATUS_OK
 UnlockX 3 0 10 NT_STATUS_OK
 Close 3 NT_STATUS_OK
-"#,
-    );
+"#
+    ));
     let run_dir = tempfile::tempdir().unwrap();
     let r = run(&passes(&options(&load, 2), 2), run_dir.path());
     assert_eq!(r.status, Status::Ok, "{:?}", r.first_error);
     // dbench's open(O_RDWR) of a directory says EISDIR and is made again as a directory open:
     // every open succeeds, as the loadfile's status says, and so do the locks.
     for (name, count) in [
-        ("NTCreateX", 12),
+        ("NTCreateX", 16),
         ("Qfileinfo", 4),
         ("LockX", 8),
         ("UnlockX", 8),
-        ("Close", 12),
+        ("Close", 16),
     ] {
         let s = step(&r, name);
         assert_eq!((s.count, s.mismatches, s.errors), (count, 0, 0), "{name}");
@@ -239,7 +246,7 @@ Close 3 NT_STATUS_OK
     let s = w.groups[0].script.as_ref().unwrap();
     assert!(
         matches!(
-            s.steps[6].call,
+            s.steps[9].call,
             Call::Lock {
                 offset: 2_147_483_538,
                 len: 1,
@@ -247,7 +254,7 @@ Close 3 NT_STATUS_OK
             }
         ),
         "{:?}",
-        s.steps[6].call
+        s.steps[9].call
     );
 }
 
@@ -272,16 +279,26 @@ fn n_clients_work_in_clients_client0_to_n_minus_1_and_are_cleaned_up() {
         assert_eq!(size(&kept.path().join(format!("clients/client{c}/dir/a.txt"))), 4196);
     }
 
-    // With cleanup (dbench's default) nothing is left.
+    // With cleanup (dbench's default), dbench's: each client's files go, its directories stay,
+    // and the rmdir of clients/ fails, as it holds them.
     let clean = tempfile::tempdir().unwrap();
     run(&passes(&options(&load, 3), 2), clean.path());
-    assert_eq!(entries(clean.path()), Vec::<String>::new());
+    assert_eq!(entries(clean.path()), vec!["clients"]);
+    for c in 0..3 {
+        let base = clean.path().join(format!("clients/client{c}"));
+        assert_eq!(entries(&base), vec!["dir"]);
+        assert_eq!(entries(&base.join("dir")), vec!["sub"]);
+        assert_eq!(entries(&base.join("dir/sub")), Vec::<String>::new());
+    }
 }
 
 #[test]
 fn status_mismatches_are_counted_per_operation_and_the_replay_goes_on() {
     let load = loadfile(
         r#"Deltree "\clients\client1" NT_STATUS_OK
+Mkdir "\clients" NT_STATUS_OK
+NTCreateX "\clients\client1" 0x1 0x2 99 NT_STATUS_OK
+Close 99 NT_STATUS_OK
 QUERY_PATH_INFORMATION "\clients\client1\missing" 1004 NT_STATUS_OK
 Unlink "\clients\client1\missing" 0x20 NT_STATUS_OK
 NTCreateX "\clients\client1\x.txt" 0x40 0x2 7 NT_STATUS_OBJECT_NAME_COLLISION
@@ -298,8 +315,8 @@ Close 8 NT_STATUS_OK
     // the open filled is as expected.
     assert_eq!((step(&r, "Qpathinfo").count, step(&r, "Qpathinfo").mismatches), (6, 6));
     assert_eq!((step(&r, "Unlink").count, step(&r, "Unlink").mismatches), (6, 6));
-    assert_eq!((step(&r, "NTCreateX").count, step(&r, "NTCreateX").mismatches), (12, 6));
-    assert_eq!((step(&r, "Close").count, step(&r, "Close").mismatches), (12, 0));
+    assert_eq!((step(&r, "NTCreateX").count, step(&r, "NTCreateX").mismatches), (18, 6));
+    assert_eq!((step(&r, "Close").count, step(&r, "Close").mismatches), (18, 0));
     let rows = report::op_rows(&r);
     assert_eq!(rows.iter().map(|r| r.mismatches).sum::<u64>(), 18);
 }
@@ -367,7 +384,7 @@ fn throughput_is_the_last_per_second_sample_of_the_execute_phase() {
     assert_eq!(w.stop.time, Some(Span(Duration::from_secs(2))));
     assert_eq!(w.stop.ramp, Span(Duration::from_secs(1)));
     assert!(w.cleanup);
-    let mut live = report::Live::new(2, Duration::from_secs(1));
+    let mut live = report::Live::new(2, Duration::from_secs(1), Duration::from_secs(2));
     let run_dir = tempfile::tempdir().unwrap();
     let r = fslab_engine::run(
         &w,
@@ -382,19 +399,17 @@ fn throughput_is_the_last_per_second_sample_of_the_execute_phase() {
     .unwrap();
     let samples = live.samples();
     let phases: Vec<report::Phase> = samples.iter().map(|s| s.phase).collect();
-    // The warm-up's seconds, then the execute phase's: how many of each a loaded machine's
-    // ticks land in may vary by one, their order may not.
-    let warmups = phases.iter().take_while(|p| **p == report::Phase::Warmup).count();
-    assert!(warmups >= 1, "{phases:?}");
-    assert!(
-        phases[warmups..].iter().all(|p| *p == report::Phase::Execute),
-        "{phases:?}"
-    );
-    assert!((2..=3).contains(&(phases.len() - warmups)), "{phases:?}");
+    // As dbench prints them: no warm-up line for a 1 s warm-up (its one second is the one it ends
+    // in), execute lines up to -t - 1 (the second the run ends in is the cleanup line).
+    assert!(phases.iter().all(|p| *p == report::Phase::Execute), "{phases:?}");
+    assert!(samples.iter().all(|s| (0.5..1.5).contains(&s.secs)), "{samples:?}");
+    assert_eq!(phases.len(), 1, "{phases:?}");
+    let text = report::summary(&r, &live, &opts);
+    let lines: Vec<&str> = text.lines().collect();
+    assert_eq!(lines[..2], ["   2  cleanup   2 sec", "   0  cleanup   2 sec"]);
     let last = samples.last().unwrap();
     assert_eq!(live.throughput(), Some(last.mb_per_sec));
     assert!(last.mb_per_sec > 0.0);
-    let text = report::summary(&r, &live, 2);
     let throughput = text
         .lines()
         .find(|l| l.starts_with("Throughput "))
@@ -402,8 +417,8 @@ fn throughput_is_the_last_per_second_sample_of_the_execute_phase() {
     assert_eq!(
         throughput,
         format!(
-            "Throughput {:.3} MB/sec  2 clients  2 procs  max_latency={:.3} ms",
-            last.mb_per_sec,
+            "Throughput {} MB/sec  2 clients  2 procs  max_latency={:.3} ms",
+            report::format_g(last.mb_per_sec),
             live.max_latency_ms()
         )
     );

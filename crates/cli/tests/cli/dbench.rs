@@ -9,6 +9,8 @@ use std::time::Duration;
 
 const LOAD: &str = r#"Deltree "\clients\client1" NT_STATUS_OK
 Mkdir "\clients" NT_STATUS_OK
+NTCreateX "\clients\client1" 0x1 0x2 9 NT_STATUS_OK
+Close 9 NT_STATUS_OK
 NTCreateX "\clients\client1\d" 0x1 0x2 1 NT_STATUS_OK
 Close 1 NT_STATUS_OK
 NTCreateX "\clients\client1\d\f.txt" 0x40 0x5 2 NT_STATUS_OK
@@ -34,7 +36,7 @@ fn write_named(dir: &Path, name: &str, text: &str) -> String {
 }
 
 #[test]
-fn a_run_prints_dbench_s_lines_table_and_throughput_and_cleans_up() {
+fn a_run_prints_dbench_s_lines_table_and_throughput_and_cleans_up_as_dbench() {
     let files = tempfile::tempdir().unwrap();
     let run_dir = tempfile::tempdir().unwrap();
     let load = write_load(files.path(), LOAD);
@@ -44,24 +46,49 @@ fn a_run_prints_dbench_s_lines_table_and_throughput_and_cleans_up() {
         "-D",
         run_dir.path().to_str().unwrap(),
         "-t",
-        "2",
+        "3",
         "--warmup",
-        "1",
+        "2",
         "2",
     ]);
     assert_eq!(r.code, 0, "{}{}", r.stdout, r.stderr);
     let out = &r.stdout;
-    assert!(out.contains("Running for 2 seconds with load"), "{out}");
+    let lines: Vec<&str> = out.lines().collect();
+    // dbench 4.0's header, its prepared line and its release line.
+    assert_eq!(
+        lines[..5],
+        [
+            "dbench version 4.00 - Copyright Andrew Tridgell 1999-2004",
+            "",
+            &format!("Running for 3 seconds with load '{load}' and minimum warmup 2 secs"),
+            "2 of 2 processes prepared for launch   0 sec",
+            "releasing clients",
+        ],
+        "{out}"
+    );
+    // The warm-up's lines but the second it ends in; execute lines up to -t - 1; then the
+    // cleanup lines where dbench prints them.
     let warm: Vec<&str> = out.lines().filter(|l| l.contains("MB/sec  warmup ")).collect();
     let exec: Vec<&str> = out.lines().filter(|l| l.contains("MB/sec  execute ")).collect();
     assert_eq!(warm.len(), 1, "{out}");
+    assert!(warm[0].contains(" MB/sec  warmup   1 sec  latency "), "{out}");
     assert_eq!(exec.len(), 2, "{out}");
     assert!(
-        exec[1].starts_with("   2 ") && exec[1].contains(" MB/sec  execute   2 sec  latency "),
+        exec[1].starts_with("   2  ") && exec[1].contains(" MB/sec  execute   2 sec  latency "),
         "{out}"
     );
-    assert!(out.contains("   2  cleanup   2 sec"), "{out}");
-    assert!(out.contains(" Operation      Count    AvgLat    MaxLat"), "{out}");
+    let at = lines.iter().position(|l| *l == exec[1]).unwrap();
+    assert_eq!(
+        lines[at + 1..at + 6],
+        [
+            "   2  cleanup   3 sec",
+            "   0  cleanup   3 sec",
+            "",
+            " Operation      Count    AvgLat    MaxLat",
+            " ----------------------------------------",
+        ],
+        "{out}"
+    );
     for op in ["NTCreateX", "Close", "WriteX", "ReadX", "Qpathinfo", "Deltree", "Mkdir"] {
         assert!(
             out.lines().any(|l| l.starts_with(&format!(" {op} "))),
@@ -69,20 +96,64 @@ fn a_run_prints_dbench_s_lines_table_and_throughput_and_cleans_up() {
         );
     }
     assert!(!out.contains("(resolve)") && !out.contains("Mismatch"), "{out}");
-    // dbench's Throughput is the last execute line's MB/sec.
+    // dbench's Throughput is the last execute line's MB/sec, printed with %g; then fslab's own
+    // figures, after a line that sets them apart.
     let last_mb = exec[1].split_whitespace().nth(2).unwrap();
-    let tp = out
-        .lines()
-        .find(|l| l.starts_with("Throughput "))
+    let tp = lines
+        .iter()
+        .position(|l| l.starts_with("Throughput "))
         .expect("Throughput line");
-    assert!(tp.contains("2 clients  2 procs  max_latency="), "{tp}");
-    let tp_mb: f64 = tp.split_whitespace().nth(1).unwrap().parse().unwrap();
+    assert_eq!(lines[tp - 1], "", "{out}");
+    assert!(lines[tp].contains(" MB/sec  2 clients  2 procs  max_latency="), "{out}");
+    let tp_mb: f64 = lines[tp].split_whitespace().nth(1).unwrap().parse().unwrap();
     assert!(
         (tp_mb - last_mb.parse::<f64>().unwrap()).abs() < 0.006,
-        "{tp} vs {last_mb}"
+        "{} vs {last_mb}",
+        lines[tp]
     );
-    assert!(out.contains("Mean ") && out.contains("fslab's figure"), "{out}");
-    assert_eq!(entries(run_dir.path()), Vec::<String>::new(), "dbench cleans up");
+    assert_eq!(
+        lines[tp + 1..tp + 3],
+        ["", "--- fslab (not in dbench's output) ---"],
+        "{out}"
+    );
+    assert!(lines[tp + 3].starts_with("Mean "), "{out}");
+    // dbench's cleanup: the clients' files go, their directories stay.
+    assert_eq!(entries(run_dir.path()), vec!["clients"], "{out}");
+    for c in ["client0", "client1"] {
+        let base = run_dir.path().join("clients").join(c);
+        assert_eq!(entries(&base), vec!["d"], "{c}");
+        assert_eq!(entries(&base.join("d")), Vec::<String>::new(), "{c}");
+    }
+}
+
+#[test]
+fn a_run_goes_over_the_empty_clients_tree_dbench_leaves_and_refuses_one_with_a_file() {
+    let files = tempfile::tempdir().unwrap();
+    let run_dir = tempfile::tempdir().unwrap();
+    let load = write_load(files.path(), LOAD);
+    // What dbench 4.0 leaves behind: directories, no file.
+    let left = run_dir.path().join("clients/client0/~dmtmp/PWRPNT");
+    std::fs::create_dir_all(&left).unwrap();
+    std::fs::create_dir_all(run_dir.path().join("clients/client1/d")).unwrap();
+    let args = ["-c", &load, "-D", run_dir.path().to_str().unwrap(), "-t", "1", "2"];
+    let r = dbench(&args);
+    assert_eq!(r.code, 0, "{}{}", r.stdout, r.stderr);
+    assert!(r.stdout.contains("Throughput "), "{}", r.stdout);
+    assert!(left.is_dir(), "dbench's Deltree keeps directories");
+    assert_eq!(entries(&run_dir.path().join("clients/client0/d")), Vec::<String>::new());
+
+    // A file in it is not fslab's nor dbench's leftover: the run refuses to start, and the file
+    // stays.
+    let file = left.join("notes.txt");
+    std::fs::write(&file, "mine").unwrap();
+    let r = dbench(&args);
+    assert_ne!(r.code, 0, "{}", r.stdout);
+    assert!(
+        r.stderr.contains("clients/client0/~dmtmp/PWRPNT/notes.txt"),
+        "{}",
+        r.stderr
+    );
+    assert_eq!(std::fs::read_to_string(&file).unwrap(), "mine");
 }
 
 #[test]
@@ -96,7 +167,9 @@ fn json_is_one_document_with_dbench_s_figures() {
         "-D",
         run_dir.path().to_str().unwrap(),
         "-t",
-        "1",
+        "2",
+        "--warmup",
+        "0",
         "--json",
         "--skip-cleanup",
         "3",
@@ -108,6 +181,7 @@ fn json_is_one_document_with_dbench_s_figures() {
     let c = &v["figures"];
     assert_eq!((c["clients"].as_u64(), c["warmup_secs"].as_u64()), (Some(3), Some(0)));
     let seconds = c["seconds"].as_array().unwrap();
+    // dbench's lines up to -t - 1: one.
     assert_eq!(seconds.len(), 1);
     assert_eq!(c["throughput_mb_per_sec"], seconds[0]["mb_per_sec"]);
     // The headline is dbench's Throughput, in its MB/sec.
@@ -129,8 +203,8 @@ fn json_is_one_document_with_dbench_s_figures() {
     let script = &v["phases"][0]["result"]["workload"]["group"][0]["script"];
     assert_eq!(script["step"].as_array().map(Vec::len), Some(0), "{script}");
     assert_eq!(script["source"].as_str(), Some(load.as_str()));
-    assert_eq!(c["script_steps"].as_u64(), Some(9), "one step a loadfile line");
-    // --skip-cleanup: the clients' directories stay.
+    assert_eq!(c["script_steps"].as_u64(), Some(11), "one step a loadfile line");
+    // --skip-cleanup: the clients' directories stay, and whatever files the run left in them.
     assert_eq!(
         entries(&run_dir.path().join("clients")),
         vec!["client0", "client1", "client2"]
@@ -159,6 +233,14 @@ fn explain_prints_the_script_and_runs_nothing() {
     let s = w.groups[0].script.as_ref().unwrap();
     assert_eq!(s.base, "clients/client{thread}");
     assert!(r.stdout.contains("path = \"d/f.txt\""), "{}", r.stdout);
+    assert!(s.full_paths, "dbench's whole paths");
+    // The deliberate differences from dbench come first, as comments.
+    assert!(
+        r.stdout.starts_with("# fslab dbench makes dbench 4.0's system calls")
+            && r.stdout.contains("# - no kill(parent, 0) before each line"),
+        "{}",
+        r.stdout
+    );
     assert_eq!(entries(run_dir.path()), Vec::<String>::new());
 }
 
@@ -197,4 +279,204 @@ fn bad_input_names_the_line_or_option_exits_2_and_creates_nothing() {
         assert_eq!(r.stdout, "", "{args:?}");
         assert_eq!(entries(run_dir.path()), Vec::<String>::new(), "{args:?}");
     }
+}
+
+/// A loadfile with each of dbench's operations once, on a client directory its first lines make
+/// (as client.txt's do).
+const EVERY_OP: &str = r#"Deltree "\clients\client1" NT_STATUS_OK
+Mkdir "\clients" NT_STATUS_OK
+NTCreateX "\clients\client1" 0x1 0x2 100 NT_STATUS_OK
+Close 100 NT_STATUS_OK
+Mkdir "\clients\client1\dir" NT_STATUS_OK
+NTCreateX "\clients\client1\dir\a.txt" 0x40 0x2 2 NT_STATUS_OK
+WriteX 2 0 1000 1000 NT_STATUS_OK
+ReadX 2 0 500 500 NT_STATUS_OK
+LockX 2 0 1 NT_STATUS_OK
+UnlockX 2 0 1 NT_STATUS_OK
+QUERY_FILE_INFORMATION 2 258 NT_STATUS_OK
+SET_FILE_INFORMATION 2 1004 NT_STATUS_OK
+Flush 2 NT_STATUS_OK
+Close 2 NT_STATUS_OK
+QUERY_PATH_INFORMATION "\clients\client1\dir\a.txt" 1004 NT_STATUS_OK
+QUERY_PATH_INFORMATION "\clients\client1\dir\nothere" 1004 NT_STATUS_OBJECT_NAME_NOT_FOUND
+FIND_FIRST "\clients\client1\dir\*" 260 1366 3 NT_STATUS_OK
+QUERY_FS_INFORMATION 1 NT_STATUS_OK
+Rename "\clients\client1\dir\a.txt" "\clients\client1\dir\b.txt" NT_STATUS_OK
+Unlink "\clients\client1\dir\b.txt" 0x20 NT_STATUS_OK
+Deltree "\clients\client1\dir" NT_STATUS_OK
+"#;
+
+/// The system calls dbench 4.0 (Debian's 4.0-2.1, under strace) makes for one pass of
+/// [`EVERY_OP`] once its directories exist, by kind, leaving out its per-line kill(): fslab must
+/// make the same. `fstat` is a stat of a descriptor (after each open and each opendir), `stat`
+/// one of a whole path.
+const PER_PASS: [(&str, usize); 15] = [
+    ("open", 10),
+    ("fstat", 12),
+    ("stat", 11),
+    ("getdents64", 16),
+    ("mkdir", 3),
+    ("fcntl F_SETLKW", 2),
+    ("pwrite64", 1),
+    ("pread64", 1),
+    ("fsync", 1),
+    ("rename", 1),
+    ("unlink", 1),
+    ("rmdir", 0),
+    ("statfs", 1),
+    ("utimensat", 1),
+    ("close", 10),
+];
+
+/// One system call of an `strace -f` line: the thread, the call's name and its arguments (as far
+/// as the line has them).
+fn strace_call(line: &str) -> Option<(&str, &str, &str)> {
+    let (tid, rest) = line.split_once(char::is_whitespace)?;
+    let rest = rest.trim_start();
+    if rest.starts_with('<') || rest.starts_with("---") || rest.starts_with("+++") {
+        return None;
+    }
+    let (name, args) = rest.split_once('(')?;
+    Some((tid, name, args))
+}
+
+/// The kind [`PER_PASS`] counts a call under (none for calls it does not count).
+fn kind(name: &str, args: &str) -> Option<String> {
+    let fd_arg = !args.starts_with("AT_FDCWD") && args.starts_with(|c: char| c.is_ascii_digit());
+    Some(match name {
+        "open" | "openat" | "openat2" | "creat" => "open".into(),
+        "fstat" => "fstat".into(),
+        "newfstatat" | "statx" if fd_arg && args.contains("AT_EMPTY_PATH") => "fstat".into(),
+        "newfstatat" | "statx" | "stat" | "lstat" => "stat".into(),
+        "mkdir" | "mkdirat" => "mkdir".into(),
+        "unlinkat" if args.contains("AT_REMOVEDIR") => "rmdir".into(),
+        "unlink" | "unlinkat" => "unlink".into(),
+        "rename" | "renameat" | "renameat2" => "rename".into(),
+        // Rust's std checks, in debug builds only, that a descriptor it closes is open.
+        "fcntl" if args.contains("F_GETFD") => return None,
+        "fcntl" => format!("fcntl {}", args.split([',', ')', ' ']).nth(2).unwrap_or("")),
+        "getdents64" | "pwrite64" | "pread64" | "fsync" | "rmdir" | "statfs" | "utimensat" | "close" => name.into(),
+        _ => return None,
+    })
+}
+
+/// The calls that take a directory descriptor and a path.
+const AT_CALLS: [&str; 10] = [
+    "openat",
+    "openat2",
+    "newfstatat",
+    "statx",
+    "mkdirat",
+    "unlinkat",
+    "renameat",
+    "renameat2",
+    "utimensat",
+    "faccessat",
+];
+
+#[test]
+#[ignore = "system tier: needs strace"]
+fn each_operation_makes_dbench_s_system_calls() {
+    fslab_testkit::require_tool("strace", "strace");
+    let strace = fslab_testkit::program("strace").unwrap();
+    let files = tempfile::tempdir().unwrap();
+    let run_dir = tempfile::tempdir().unwrap();
+    let load = write_load(files.path(), EVERY_OP);
+    let trace = files.path().join("trace");
+    let fslab = env!("CARGO_BIN_EXE_fslab");
+    let dir = run_dir.path().to_str().unwrap();
+    let args = [
+        "-f",
+        "-o",
+        trace.to_str().unwrap(),
+        fslab,
+        "dbench",
+        "-c",
+        &load,
+        "-D",
+        dir,
+        "-t",
+        "2",
+        "--warmup",
+        "0",
+        "1",
+    ];
+    let r = fslab_testkit::run_binary(&strace, None, &[], &args, Duration::from_secs(120));
+    assert_eq!(r.code, 0, "{}{}", r.stdout, r.stderr);
+    let text = std::fs::read_to_string(&trace).unwrap();
+    let client = format!("{dir}/clients/client0");
+    // The client's thread: the one that names its directory most.
+    let mut by_tid = std::collections::HashMap::<&str, usize>::new();
+    for line in text.lines().filter(|l| l.contains(&client)) {
+        *by_tid.entry(line.split_whitespace().next().unwrap()).or_default() += 1;
+    }
+    let tid = by_tid
+        .iter()
+        .max_by_key(|(_, n)| **n)
+        .map(|(t, _)| *t)
+        .expect("a client thread");
+    let calls: Vec<(&str, &str)> = text
+        .lines()
+        .filter_map(strace_call)
+        .filter(|(t, _, _)| *t == tid)
+        .map(|(_, name, args)| (name, args))
+        .collect();
+    let mut counts = std::collections::BTreeMap::<String, usize>::new();
+    for (name, args) in &calls {
+        if let Some(k) = kind(name, args) {
+            *counts.entry(k).or_default() += 1;
+        }
+    }
+    // One WriteX a pass: the number of passes. The first pass (its directories made) and the last
+    // (cut short) differ from the others; every kind must be within two passes of dbench's.
+    let passes = counts.get("pwrite64").copied().unwrap_or(0);
+    assert!(passes >= 20, "only {passes} passes ran: {counts:?}");
+    for (what, per_pass) in PER_PASS {
+        let got = counts.get(what).copied().unwrap_or(0);
+        let want = per_pass * passes;
+        assert!(
+            got.abs_diff(want) <= 2 * per_pass.max(1),
+            "{what}: {got} calls in {passes} passes, dbench makes {per_pass} a pass ({want}): {counts:?}"
+        );
+    }
+    let others: Vec<&String> = counts
+        .keys()
+        .filter(|k| !PER_PASS.iter().any(|(w, _)| w == k))
+        .collect();
+    assert!(
+        others.is_empty(),
+        "calls dbench does not make: {others:?} in {counts:?}"
+    );
+    for (name, args) in &calls {
+        let call = format!("{name}({args}");
+        // Paths are whole paths from -D: no call names a file relative to a directory descriptor.
+        let fd_arg = args.starts_with(|c: char| c.is_ascii_digit());
+        assert!(
+            !AT_CALLS.contains(name) || !fd_arg || args.contains(", \"\","),
+            "a call relative to a directory descriptor: {call}"
+        );
+        // Writes write zeros.
+        if *name == "pwrite64" {
+            let data = args.split('"').nth(1).unwrap_or("x");
+            assert!(!data.is_empty() && data.replace("\\0", "").is_empty(), "{call}");
+        }
+        // POSIX record locks, as dbench's.
+        if *name == "fcntl" && !args.contains("F_GETFD") {
+            assert!(args.contains("F_SETLKW,") && !args.contains("OFD"), "{call}");
+        }
+        // Files opened as dbench opens them: O_RDWR, 0600, without O_NOFOLLOW.
+        if name.starts_with("open") && args.contains("a.txt") {
+            assert!(args.contains("O_RDWR|O_CREAT") && args.contains(", 0600)"), "{call}");
+            assert!(!args.contains("O_NOFOLLOW"), "{call}");
+        }
+    }
+    // The client's directory is made by the loadfile's NTCreateX, 0700, and \clients by its
+    // Mkdir, 0777, each by its whole path.
+    let made = |path: &str, mode: &str| {
+        calls
+            .iter()
+            .any(|(name, args)| name.starts_with("mkdir") && args.contains(&format!("\"{path}\", {mode})")))
+    };
+    assert!(made(&client, "0700"), "no mkdir(\"{client}\", 0700)");
+    assert!(made(&format!("{dir}/clients"), "0777"), "no mkdir of clients, 0777");
 }

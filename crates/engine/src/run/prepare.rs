@@ -7,6 +7,7 @@ use crate::confine::{self, ConfineError, RunDir};
 use crate::fileset::{self, FileTable, SetupError};
 use crate::marker;
 use crate::result::SetupReport;
+use crate::script::ScriptBase;
 use crate::workload::{Group, Workload};
 use std::os::fd::{AsFd, OwnedFd};
 
@@ -97,16 +98,24 @@ impl Prepared {
 
     /// Each script thread's own directory, per group and thread (none for other groups), cleared
     /// of an earlier run's leftovers.
-    pub fn script_bases(&self, workload: &Workload) -> Result<Vec<Vec<Option<OwnedFd>>>, RunError> {
+    pub fn script_bases(&self, workload: &Workload) -> Result<Vec<Vec<Option<ScriptBase>>>, RunError> {
         let mut bases = Vec::new();
         for g in &workload.groups {
             let mut per_thread = Vec::new();
             for t in 0..g.threads {
                 per_thread.push(match &g.script {
-                    Some(s) => Some(script_base(
-                        &self.dirs.main,
-                        &s.base.replace("{thread}", &t.to_string()),
-                    )?),
+                    Some(s) => {
+                        let rel = s.base.replace("{thread}", &t.to_string());
+                        Some(if s.full_paths {
+                            walked_base(&self.dirs.main, &rel)?;
+                            ScriptBase::Path {
+                                root: self.dirs.main.root().to_string(),
+                                base: rel,
+                            }
+                        } else {
+                            ScriptBase::Dir(script_base(&self.dirs.main, &rel)?)
+                        })
+                    }
                     None => None,
                 });
             }
@@ -121,8 +130,15 @@ impl Prepared {
             fileset::remove(self.dirs.of(fs.0), fs.1)?;
         }
         for g in &workload.groups {
-            if let Some(s) = &g.script {
-                remove_script_bases(&self.dirs.main, &s.base, g.threads)?;
+            match &g.script {
+                // dbench's own cleanup, client by client: the files go, the directories stay.
+                Some(s) if s.full_paths => {
+                    for t in 0..g.threads {
+                        crate::script::walk_cleanup(self.dirs.main.root(), &s.base.replace("{thread}", &t.to_string()));
+                    }
+                }
+                Some(s) => remove_script_bases(&self.dirs.main, &s.base, g.threads)?,
+                None => {}
             }
         }
         Ok(())
@@ -184,6 +200,49 @@ fn script_base(run: &RunDir, rel: &str) -> Result<OwnedFd, RunError> {
     )
     .map_err(io)?;
     Ok(base)
+}
+
+/// Checks the base directory of a script thread that makes its own (`full_paths`): absent, or
+/// holding nothing but directories (what dbench, and fslab as dbench, leave behind after a run),
+/// which the run goes over as dbench does. A file in it is refused: the script's first Deltree
+/// would remove it, and fslab removes no file it did not make.
+fn walked_base(run: &RunDir, rel: &str) -> Result<(), RunError> {
+    let Ok(existing) = confine::open_beneath(run.fd(), rel) else {
+        return Ok(());
+    };
+    let io = |e: std::io::Error| ConfineError::Io {
+        root: run.root().to_string(),
+        path: rel.to_string(),
+        error: e,
+    };
+    if let Some(entry) = first_non_directory(existing, rel).map_err(io)? {
+        return Err(SetupError::Foreign {
+            fileset: "script".into(),
+            path: format!("{}/{rel}", run.root()),
+            entry,
+        }
+        .into());
+    }
+    Ok(())
+}
+
+/// The first entry beneath `dir` (named from `rel`) that is not a directory, if any.
+fn first_non_directory(dir: OwnedFd, rel: &str) -> std::io::Result<Option<String>> {
+    for entry in rustix::fs::Dir::read_from(&dir)? {
+        let entry = entry?;
+        let name = entry.file_name().to_string_lossy().into_owned();
+        if name == "." || name == ".." {
+            continue;
+        }
+        let path = format!("{rel}/{name}");
+        if entry.file_type() != rustix::fs::FileType::Directory {
+            return Ok(Some(path));
+        }
+        if let Some(found) = first_non_directory(confine::open_beneath(dir.as_fd(), &name)?, &path)? {
+            return Ok(Some(found));
+        }
+    }
+    Ok(None)
 }
 
 /// Removes the script threads' base directories, then their parent if that is left empty.

@@ -9,7 +9,6 @@ use crate::histogram::OpStats;
 use crate::result::Second;
 use crate::worker::{Gate, LiveCounters, Shared, ThreadOutcome, ThreadPlan, Worker};
 use crate::workload::{Group, OpKind, Workload};
-use std::os::fd::OwnedFd;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering::Relaxed};
 use std::sync::mpsc;
 use std::time::Instant;
@@ -31,7 +30,7 @@ pub(super) fn run_threads(
     workload: &Workload,
     opts: &RunOptions,
     prepared: &Prepared,
-    bases: Vec<Vec<Option<OwnedFd>>>,
+    bases: Vec<Vec<Option<crate::script::ScriptBase>>>,
     seed: u64,
     progress: &mut dyn FnMut(&Progress),
 ) -> Result<Ran, RunError> {

@@ -129,7 +129,7 @@ pub(crate) struct Worker<'a> {
     /// sysbench's periodic fsync (`fsync_every`).
     burst: Burst,
     /// This thread's base directory, for script groups.
-    base: Option<std::os::fd::OwnedFd>,
+    base: Option<crate::script::ScriptBase>,
 }
 
 /// How a thread moves data: its backend and buffers, the transfers of the current operation,
@@ -180,7 +180,7 @@ impl<'a> Worker<'a> {
     pub fn new(
         group: &'a Group,
         tables: Vec<&'a FileTable>,
-        base: Option<std::os::fd::OwnedFd>,
+        base: Option<crate::script::ScriptBase>,
         shared: &'a Shared,
         live: &'a LiveCounters,
         cursors: &'a [AtomicU64],

@@ -23,7 +23,7 @@ impl<'a> Worker<'a> {
         let Some(base) = self.base.take() else {
             return self.fail(OpKind::OpenClose, "the script's base directory is missing".into(), None);
         };
-        let mut replay = Replayer::new(
+        let mut replay = Replayer::with_base(
             script,
             base,
             self.io.base_flags & (OFlags::DIRECT | OFlags::SYNC | OFlags::DSYNC),
