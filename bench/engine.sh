@@ -102,7 +102,6 @@ WD=$T/write          # run directory of the write case
 MD=$T/many           # run directory of the million files
 mkdir -p "$RD" "$WD" "$MD"
 FILE=$RD/adhoc/f0
-if want read || want uring; then tio_setup; else TIO_BIN=""; fi
 
 # fslab randread; sets VAL to ops/s (no command substitution, so that a signal stops the run at
 # once). Args: threads engine iodepth [more fslab flags]
@@ -139,8 +138,9 @@ log "fslab engine vs fio: ROUNDS=$ROUNDS SECS=$SECS on a ${TMPFS_SIZE} tmpfs at 
 log "  fslab: $FSLAB ($("$FSLAB" --version 2>/dev/null), built $(date -r "$FSLAB" '+%F %T'))"
 newer=$(find "$REPO/crates" -name '*.rs' -newer "$FSLAB" 2>/dev/null | head -n 3)
 [[ -n $newer ]] && log "  note: sources with a later mtime than the binary (not rebuilt): $(echo $newer | sed "s|$REPO/||g")"
-[[ -n $TIO_BIN ]] && log "  limit: t/io_uring at $TIO_BIN (built $(date -r "$TIO_BIN" '+%F %T'))"
 log "  fio: $("$FIO" --version)   kernel: $(uname -r)   cpus: $(nproc)   load: $(cut -d' ' -f1-3 /proc/loadavg)"
+if want read || want uring; then tio_setup; else TIO_BIN=""; fi
+[[ -n $TIO_BIN ]] && log "  limit: fio's t/io_uring at $TIO_BIN (built $(date -r "$TIO_BIN" '+%F %T'))"
 START=$(date +%s)
 
 # ---- the file, laid out once -------------------------------------------------------------------
@@ -176,7 +176,7 @@ rr_case() { # id label threads fslab_engine fio_engine iodepth [limit]
     if [[ -n $pv ]]; then
         limit_of "$(calc 'median(a)' $fv)" "$(calc 'median(a)' $iv)" "$pv"
         log "  => limit, t/io_uring's per-core peak: $LIMIT_LINE"
-        RESULTS+=("$id|  limit: t/io_uring per-core peak|$LIMIT|||share|")
+        RESULTS+=("$id|  limit: t/io_uring's per-core peak, $LIMIT_PEAK|$LIMIT_FSLAB of it|$LIMIT_FIO of it|||")
     fi
 }
 if want read; then

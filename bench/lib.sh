@@ -230,7 +230,8 @@ PY
 }
 
 # The limit beside a case: LIMIT, a table cell "peak ±spread (fslab F, fio I)", and LIMIT_LINE, its
-# sentence, with F and I the tools' medians over the peaks' median; given the requests per
+# sentence, with F and I the tools' medians over the peaks' median (also LIMIT_PEAK, LIMIT_FSLAB
+# and LIMIT_FIO, the three on their own); given the requests per
 # CPU-second too (the tools' medians and t/io_uring's list), their shares of it as well.
 # Args: fslab_median fio_median "t/io_uring peaks" [fslab_per_cpu fio_per_cpu "t/io_uring per cpu"]
 limit_of() {
@@ -238,6 +239,7 @@ limit_of() {
     pm=$(calc 'median(a)' $3)
     fs=$(calc '"%.2f" % (a[0] / a[1])' "$1" "$pm")
     is=$(calc '"%.2f" % (a[0] / a[1])' "$2" "$pm")
+    LIMIT_PEAK="$(fmt_int "$pm") IOPS ±$(spread $3)" LIMIT_FSLAB=$fs LIMIT_FIO=$is
     LIMIT="$(fmt_int "$pm") ±$(spread $3) (fslab $fs, fio $is)"
     LIMIT_LINE="$(fmt_int "$pm") IOPS ±$(spread $3): fslab reaches $fs of it, fio $is"
     if [[ -n ${6:-} ]]; then
