@@ -4,18 +4,20 @@
 #
 #   sudo bench/engine.sh                          # everything, ROUNDS=5: about 40 minutes
 #   CASES="read uring" ROUNDS=5 SECS=3 sudo bench/engine.sh
-#   TIO=/scratch/fio-3.33/t/io_uring sudo bench/engine.sh    # with t/io_uring's limit
+#   T_IO_URING=/tmp/t-io_uring sudo bench/engine.sh          # with t/io_uring's limit
+#   FIO_SRC=/tmp/scratch/fio sudo bench/engine.sh           # the same, built there when missing
 #
 # Cases (CASES, a list of these names; the goal is fslab/fio unless said otherwise):
 #   read     1  4 KiB random reads of a cached 1 GiB file, 1 thread, sync vs fio psync     IOPS  >= 1.10
 #            2  the same, 4 threads                        vs fio numjobs=4, same file    IOPS  >= 1.10
 #            3  the same, io_uring iodepth 32, 1 thread    vs fio io_uring iodepth=32     IOPS  >= 1.10
+#               (with T_IO_URING or FIO_SRC, t/io_uring's per-core peak beside it as the limit)
 #   latency  6  what latency timing costs: case 1 with and without --no-latency           %     <= 3
 #   seqwrite 4  1 MiB sequential writes of a fresh 2 GiB file, fio fallocate=none          MiB/s >= 1.00
 #               (bench/seqwrite.sh: the method, and its spread)
 #   rss      5  peak RSS (VmHWM) of fslab setting up 1,000,000 empty files                 MiB   <= 200
 #   uring    7  io_uring at iodepth 1/8/32/128 x 1/2/4 threads, tmpfs and ext4 O_DIRECT    IOPS  >= 1.10
-#               (bench/uring.sh; with TIO, t/io_uring's per-core peak as the limit)
+#               (bench/uring.sh; with T_IO_URING or FIO_SRC, t/io_uring's per-core peak as the limit)
 #   meta     8  create, stat, unlink of empty files, a directory per thread, 1 and 4 threads:
 #               vs fio filecreate/filestat/filedelete >= 1.10, vs bench/meta_loop.c >= 0.95
 #               (bench/meta.sh)
@@ -27,7 +29,11 @@
 # Environment: CASES (all), ROUNDS (5), SECS (3, time of each timed run), LAT_ROUNDS (3 x ROUNDS)
 # and LAT_SECS (SECS/3, at least 2) for case 6, FSLAB (binary, default target/release/fslab,
 # built when missing), TMPFS_SIZE (6G), FIO_EXTRA (more fio options for cases 1-3), KEEP (a
-# directory to copy every raw output to), and each case script's own (see their headers).
+# directory to copy every raw output to), T_IO_URING (the path of fio's t/io_uring, built from
+# fio's source outside this repository: the limit of cases 3 and 7; TIO, its older name, works)
+# or FIO_SRC (a fio source tree outside this repository, where t/io_uring is built when missing;
+# tio_setup and tio_peak in bench/lib.sh say how it is built and run), and each case script's
+# own (see their headers).
 # Exit: 0 when everything ran (PASS or MISS), 1 when a run failed, 2 on a bad setting, 3 when
 # something is missing (root, fio, python3, /usr/bin/time, the binary and cargo to build it).
 
@@ -133,6 +139,8 @@ log "  fslab: $FSLAB ($("$FSLAB" --version 2>/dev/null), built $(date -r "$FSLAB
 newer=$(find "$REPO/crates" -name '*.rs' -newer "$FSLAB" 2>/dev/null | head -n 3)
 [[ -n $newer ]] && log "  note: sources with a later mtime than the binary (not rebuilt): $(echo $newer | sed "s|$REPO/||g")"
 log "  fio: $("$FIO" --version)   kernel: $(uname -r)   cpus: $(nproc)   load: $(cut -d' ' -f1-3 /proc/loadavg)"
+if want read || want uring; then tio_setup; else TIO_BIN=""; fi
+[[ -n $TIO_BIN ]] && log "  limit: fio's t/io_uring at $TIO_BIN (built $(date -r "$TIO_BIN" '+%F %T'))"
 START=$(date +%s)
 
 # ---- the file, laid out once -------------------------------------------------------------------
@@ -145,8 +153,10 @@ log "  laid out $FILE (1 GiB) in $(calc '"%.2f" % a[0]' "$(jq "$o" 'r["setup"][0
 LAYOUT_ID=$(fileid)
 
 # ---- cases 1-3: random reads -------------------------------------------------------------------
-rr_case() { # id label threads fslab_engine fio_engine iodepth
-    local id=$1 label=$2 th=$3 feng=$4 ieng=$5 qd=$6 r f i fv="" iv=""
+# With a 7th argument "limit" (and t/io_uring at hand), t/io_uring's per-core peak on the same file
+# at the same iodepth, in every round after fio, and the tools' shares of it.
+rr_case() { # id label threads fslab_engine fio_engine iodepth [limit]
+    local id=$1 label=$2 th=$3 feng=$4 ieng=$5 qd=$6 lim=${7:-} r f i p fv="" iv="" pv=""
     log ""
     log "case $id: $label"
     for ((r = 1; r <= ROUNDS; r++)); do
@@ -155,14 +165,24 @@ rr_case() { # id label threads fslab_engine fio_engine iodepth
         fio_rr "$th" "$ieng" "$qd"
         i=$VAL
         fv+=" $f" iv+=" $i"
-        log "  round $r: fslab $(fmt_int "$f") IOPS   fio $(fmt_int "$i") IOPS   ($(calc '"%.3f" % (a[0]/a[1])' "$f" "$i"))"
+        p=""
+        if [[ $lim == limit ]]; then
+            tio_peak "$FILE" "$qd" "${RUNSECS:-$SECS}" 0
+            [[ -n $TIO_PEAK ]] && pv+=" $TIO_PEAK" p="   t/io_uring peak $(fmt_int "$TIO_PEAK") (mean $(fmt_int "$TIO_MEAN"))"
+        fi
+        log "  round $r: fslab $(fmt_int "$f") IOPS   fio $(fmt_int "$i") IOPS   ($(calc '"%.3f" % (a[0]/a[1])' "$f" "$i"))$p"
     done
     GOAL=1.10 compare "$id" "$label" IOPS "$fv" "$iv"
+    if [[ -n $pv ]]; then
+        limit_of "$(calc 'median(a)' $fv)" "$(calc 'median(a)' $iv)" "$pv"
+        log "  => limit, t/io_uring's per-core peak: $LIMIT_LINE"
+        RESULTS+=("$id|  limit: t/io_uring's per-core peak, $LIMIT_PEAK|$LIMIT_FSLAB of it|$LIMIT_FIO of it|||")
+    fi
 }
 if want read; then
     rr_case 1 "4k randread, 1 GiB cached, 1 thread, sync vs psync" 1 sync psync 1
     rr_case 2 "4k randread, 4 threads, sync vs psync numjobs=4" 4 sync psync 1
-    rr_case 3 "4k randread, 1 thread, io_uring iodepth 32" 1 io_uring io_uring 32
+    rr_case 3 "4k randread, 1 thread, io_uring iodepth 32" 1 io_uring io_uring 32 limit
 fi
 
 # ---- case 6: latency timing (case 1 with and without --no-latency) ----------------------------

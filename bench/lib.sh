@@ -171,3 +171,82 @@ for k, r in enumerate(rows):
         print("  " + "  ".join("-" * x for x in w))
 '
 }
+
+# fio's t/io_uring, the limit beside the io_uring cases. T_IO_URING names a built one (TIO, the
+# older name, still works); else FIO_SRC, a fio source tree outside this repository, where it is
+# built once (./configure && make t/io_uring, the log in $OUTD). Sets TIO_BIN ("" for none).
+tio_setup() {
+    TIO_BIN=${T_IO_URING:-${TIO:-}}
+    if [[ -z $TIO_BIN && -n ${FIO_SRC:-} ]]; then
+        local src
+        src=$(cd "$FIO_SRC" 2>/dev/null && pwd) || { echo "engine.sh: FIO_SRC=$FIO_SRC is not a directory" >&2; exit 3; }
+        [[ $src/ == "$REPO"/* ]] && { echo "engine.sh: FIO_SRC=$src is inside the repository; use a scratch directory" >&2; exit 2; }
+        [[ -f $src/t/io_uring.c && -x $src/configure ]] ||
+            { echo "engine.sh: FIO_SRC=$src is not fio's source (no t/io_uring.c, configure)" >&2; exit 3; }
+        if [[ ! -x $src/t/io_uring ]]; then
+            log "  t/io_uring: building it in $src (./configure && make t/io_uring)"
+            if ! (cd "$src" && ./configure && make -j"$(nproc)" t/io_uring) >"$OUTD/t-io_uring.build.log" 2>&1; then
+                echo "engine.sh: cannot build t/io_uring in $src; the end of its log:" >&2
+                tail -n 20 "$OUTD/t-io_uring.build.log" | sed 's/^/    /' >&2
+                exit 3
+            fi
+        fi
+        TIO_BIN=$src/t/io_uring
+    fi
+    [[ -z $TIO_BIN || -x $TIO_BIN ]] || { echo "engine.sh: T_IO_URING=$TIO_BIN is not an executable" >&2; exit 3; }
+}
+
+# t/io_uring's per-core peak: one thread reading 4 KiB blocks at random offsets of one file at
+# iodepth DEPTH, submitting and reaping in batches of min(DEPTH, 32), with registered files (-F 1)
+# and buffers (-B 1), no polling (-p 0; IORING_SETUP_IOPOLL needs O_DIRECT on a polled queue), its
+# ring fd registered (-X, default 1), buffered (-O 0) or O_DIRECT (-O 1). It prints IOPS once a
+# second; run for SECS + 1 seconds it prints SECS of them. Sets TIO_PEAK (the best second, its
+# "Maximum IOPS"), TIO_MEAN (the mean of the seconds) and TIO_PER_CPU (requests per CPU-second,
+# user + system of its threads and io-wq workers, counting the unprinted last second at the mean);
+# all "" without TIO_BIN. On a tmpfs the kernel punts every buffered read to io-wq workers (the
+# census in bench/uring.sh counts them), which run on other cores: there one submitting thread is
+# not one core, and the requests per CPU-second are the fairer comparison.
+# Args: file depth secs odirect(0|1)
+tio_peak() {
+    local file=$1 qd=$2 secs=$3 odirect=$4 o e batch
+    TIO_PEAK="" TIO_MEAN=""
+    [[ -n $TIO_BIN ]] || return 0
+    batch=$((qd < 32 ? qd : 32))
+    next
+    o=$NEXT.tio.txt e=$NEXT.tio.err
+    run "$o" "$e" "$TIO_BIN" -d "$qd" -s "$batch" -c "$batch" -b 4096 -p 0 -B 1 -F 1 -n 1 -O "$odirect" \
+        -r $((secs + 1)) "$file" || fail_run "t/io_uring" "$o" "$e"
+    read -r TIO_PEAK TIO_MEAN TIO_PER_CPU < <(python3 - "$o" "$CPU_S" <<'PY'
+import re, sys
+text = open(sys.argv[1]).read()
+scale = {"": 1, "K": 1e3, "M": 1e6}
+s = [float(v) * scale[u] for v, u in re.findall(r"^IOPS=([0-9.]+)([KM]?),", text, re.M)]
+mean = sum(s) / len(s) if s else 0
+cpu = float(sys.argv[2] or 0)
+print(f"{max(s)} {mean} {mean * (len(s) + 1) / cpu if cpu else 0}" if s and "IO errors" not in text else "")
+PY
+)
+    [[ -n $TIO_PEAK ]] || fail_run "t/io_uring (no IOPS lines, or IO errors)" "$o" "$e"
+}
+
+# The limit beside a case: LIMIT, a table cell "peak ±spread (fslab F, fio I)", and LIMIT_LINE, its
+# sentence, with F and I the tools' medians over the peaks' median (also LIMIT_PEAK, LIMIT_FSLAB
+# and LIMIT_FIO, the three on their own); given the requests per
+# CPU-second too (the tools' medians and t/io_uring's list), their shares of it as well.
+# Args: fslab_median fio_median "t/io_uring peaks" [fslab_per_cpu fio_per_cpu "t/io_uring per cpu"]
+limit_of() {
+    local pm fs is cm
+    pm=$(calc 'median(a)' $3)
+    fs=$(calc '"%.2f" % (a[0] / a[1])' "$1" "$pm")
+    is=$(calc '"%.2f" % (a[0] / a[1])' "$2" "$pm")
+    LIMIT_PEAK="$(fmt_int "$pm") IOPS ±$(spread $3)" LIMIT_FSLAB=$fs LIMIT_FIO=$is
+    LIMIT="$(fmt_int "$pm") ±$(spread $3) (fslab $fs, fio $is)"
+    LIMIT_LINE="$(fmt_int "$pm") IOPS ±$(spread $3): fslab reaches $fs of it, fio $is"
+    if [[ -n ${6:-} ]]; then
+        cm=$(calc 'median(a)' $6)
+        fs=$(calc '"%.2f" % (a[0] / a[1])' "$4" "$cm")
+        is=$(calc '"%.2f" % (a[0] / a[1])' "$5" "$cm")
+        LIMIT+="; per CPU-s $(fmt_int "$cm") (fslab $fs, fio $is)"
+        LIMIT_LINE+="; per CPU-second $(fmt_int "$cm") requests: fslab $fs of it, fio $is"
+    fi
+}

@@ -3,14 +3,19 @@
 # tmpfs and, with O_DIRECT, on a 1 GiB file of an ext4 image on a loop device (the image itself on
 # the tmpfs). fslab runs with its defaults, fio with its own. Goal: fslab/fio >= 1.10 everywhere.
 #
-# Beside each iodepth at 1 thread: the per-core peak of fio's t/io_uring on the same file, as the
-# limit (TIO: the path of a t/io_uring built from fio's source outside this repository, e.g.
-# `apt-get source fio && cd fio-* && ./configure && make t/io_uring`; without it, no limit column).
+# Beside each iodepth at 1 thread, the limit: the per-core peak of fio's t/io_uring (one thread,
+# its best one-second IOPS, see tio_peak in bench/lib.sh) reading the same file with the same
+# iodepth, run in every round after fslab and fio, and the share of it that fslab and fio reach,
+# in IOPS and in requests per CPU-second.
 # Before the matrix, a census with perf (when installed): of the requests each tool submits, how
 # many the kernel punts to io-wq workers, and the io_uring_enter calls per request.
 #
 # Environment: U_DEPTHS ("1 8 32 128"), U_THREADS ("1 2 4"), U_SECS (SECS), U_FS ("tmpfs direct"),
-# TIO, FIO_URING_EXTRA (more fio options, e.g. --registerfiles=1 --fixedbufs=1 --force_async=1).
+# FIO_URING_EXTRA (more fio options, e.g. --registerfiles=1 --fixedbufs=1 --force_async=1), and
+# for the limit (without either, no limit column):
+#   T_IO_URING  the path of a t/io_uring built from fio's source outside this repository, e.g.
+#               `cd /tmp/scratch/fio && ./configure && make t/io_uring` (TIO, its older name, works)
+#   FIO_SRC     or a fio source tree outside this repository: t/io_uring is built there when missing
 # fio runs its jobs as threads (--thread), as fslab does: its job processes call setsid(), and with
 # sched_autogroup_enabled each session is a scheduling group of its own, so on a busy machine four
 # fio processes get four shares of the CPU where fslab's four threads get one.
@@ -20,7 +25,6 @@ U_THREADS=${U_THREADS:-1 2 4}
 U_SECS=${U_SECS:-$SECS}
 U_FS=${U_FS:-tmpfs direct}
 FIO_URING_EXTRA=${FIO_URING_EXTRA:-}
-TIO=${TIO:-}
 
 # The file of a case's filesystem: $RD/adhoc/f0 on the tmpfs, or the ext4 image's.
 uring_dir() { if [[ $1 == direct ]]; then echo "$EXT4_MNT/rd"; else echo "$RD"; fi; }
@@ -36,29 +40,9 @@ uring_layout_direct() {
     log "  laid out $EXT4_MNT/rd/adhoc/f0 (1 GiB on ext4 on $EXT4_DEV, image on the tmpfs)"
 }
 
-# t/io_uring's peak IOPS on one core (one thread). Args: fs depth. Sets VAL ("" without TIO).
-tio_peak() {
-    local fs=$1 qd=$2 o e batch
-    VAL=""
-    [[ -n $TIO ]] || return 0
-    batch=$((qd < 32 ? qd : 32))
-    next
-    o=$NEXT.tio.txt e=$NEXT.tio.err
-    run "$o" "$e" "$TIO" -d "$qd" -s "$batch" -c "$batch" -b 4096 -p 0 -B 1 -F 1 -n 1 \
-        -O "$([[ $fs == direct ]] && echo 1 || echo 0)" -r "$U_SECS" "$(uring_dir "$fs")/adhoc/f0" ||
-        fail_run "t/io_uring" "$o" "$e"
-    VAL=$(python3 - "$o" <<'EOF'
-import re, sys
-m = re.findall(r"Maximum IOPS=([0-9.]+)([KM]?)", open(sys.argv[1]).read())
-v, unit = m[-1] if m else ("0", "")
-print(float(v) * {"": 1, "K": 1e3, "M": 1e6}[unit])
-EOF
-)
-}
-
 # One case: rounds of fslab, fio (and t/io_uring at one thread), alternating. Args: fs depth threads
 uring_case() {
-    local fs=$1 qd=$2 th=$3 r f i p fv="" iv="" pv="" fc="" ic="" dir o e
+    local fs=$1 qd=$2 th=$3 r f i p fv="" iv="" pv="" pc="" fc="" ic="" dir o e
     local direct_fslab=() direct_fio=()
     [[ $fs == direct ]] && direct_fslab=(--direct) direct_fio=(--direct=1)
     dir=$(uring_dir "$fs")
@@ -83,18 +67,22 @@ uring_case() {
         fv+=" $f" iv+=" $i"
         p=""
         if [[ $th == 1 ]]; then
-            tio_peak "$fs" "$qd"
-            p=$VAL
-            [[ -n $p ]] && pv+=" $p"
+            tio_peak "$dir/adhoc/f0" "$qd" "$U_SECS" "$([[ $fs == direct ]] && echo 1 || echo 0)"
+            p=$TIO_PEAK
+            [[ -n $p ]] && pv+=" $p" pc+=" $TIO_PER_CPU" p="  t/io_uring peak $(fmt_int "$p") (mean $(fmt_int "$TIO_MEAN"))"
         fi
-        log "  $fs iodepth $qd threads $th round $r: fslab $(fmt_int "$f")  fio $(fmt_int "$i")  ($(calc '"%.3f" % (a[0]/a[1])' "$f" "$i"))${p:+  t/io_uring $(fmt_int "$p")}"
+        log "  $fs iodepth $qd threads $th round $r: fslab $(fmt_int "$f")  fio $(fmt_int "$i")  ($(calc '"%.3f" % (a[0]/a[1])' "$f" "$i"))$p"
     done
     local fm im ratio verdict limit="" goal=1.10
     fm=$(calc 'median(a)' $fv)
     im=$(calc 'median(a)' $iv)
     ratio=$(calc '"%.3f" % (a[0] / a[1])' "$fm" "$im")
     verdict=$(calc '"PASS" if a[0] >= a[1] - 1e-12 else "MISS"' "$ratio" "$goal")
-    [[ -n $pv ]] && limit="$(fmt_int "$(calc 'median(a)' $pv)") ($(calc '"%.2f" % (a[0] / median(a[1:]))' "$fm" $pv) of it)"
+    if [[ -n $pv ]]; then
+        limit_of "$fm" "$im" "$pv" "$(calc 'median(a)' $fc)" "$(calc 'median(a)' $ic)" "$pc"
+        limit=$LIMIT
+        log "  => iodepth $qd, 1 thread: t/io_uring's per-core peak $LIMIT_LINE"
+    fi
     URING_ROWS+=("$fs|$qd|$th|$(fmt_int "$fm") ±$(spread $fv)|$(fmt_int "$im") ±$(spread $iv)|$ratio|$(ratios "$fv" "$iv")|$(ratios "$fc" "$ic")|$limit|$verdict")
     URING_TOTAL=$((URING_TOTAL + 1))
     [[ $verdict == PASS ]] && URING_PASS=$((URING_PASS + 1))
@@ -143,7 +131,11 @@ uring_cases() {
     URING_TOTAL=0 URING_PASS=0
     log ""
     log "case 7: io_uring 4k randread, fslab vs fio, iodepth {$U_DEPTHS} x threads {$U_THREADS} x {$U_FS}, ${U_SECS}s runs"
-    [[ -n $TIO ]] || log "  (TIO unset: no t/io_uring limit; build it from fio's source outside the repository)"
+    if [[ -n $TIO_BIN ]]; then
+        log "  limit: $TIO_BIN, at 1 thread"
+    else
+        log "  (T_IO_URING and FIO_SRC unset: no t/io_uring limit; build it from fio's source outside the repository)"
+    fi
     for fs in $U_FS; do
         [[ $fs == direct ]] && uring_layout_direct
         uring_census "$fs" 32
@@ -156,9 +148,11 @@ uring_cases() {
     log ""
     log "case 7 table: IOPS medians ± spread (max-min)/median; ratio of medians; paired ratios median [min-max];"
     log "  the same in requests per CPU-second (each tool's user + system time, io-wq workers included);"
-    log "  limit: t/io_uring's per-core peak (one thread) and fslab's share of it"
+    log "  limit: t/io_uring's per-core peak (one thread, its best second; median over the rounds) and the"
+    log "  shares of it that fslab and fio reach (their medians over its median); the same in requests per"
+    log "  CPU-second (on the tmpfs every read is punted to io-wq workers on other cores: the fairer one)"
     {
-        echo "fs|iodepth|threads|fslab IOPS|fio IOPS|fslab/fio|paired|per CPU-s|limit (t/io_uring)|>= 1.10"
+        echo "fs|iodepth|threads|fslab IOPS|fio IOPS|fslab/fio|paired|per CPU-s|limit: t/io_uring (fslab, fio share)|>= 1.10"
         printf '%s\n' "${URING_ROWS[@]}"
     } | print_table
     RESULTS+=("7|io_uring matrix, $URING_TOTAL cases|||$URING_PASS of $URING_TOTAL at >= 1.10|>= 1.10 each|$([[ $URING_PASS == "$URING_TOTAL" ]] && echo PASS || echo MISS)")
