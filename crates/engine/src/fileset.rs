@@ -19,7 +19,7 @@
 use crate::confine::{self, ConfineError, RunDir};
 use crate::idmap::IdMap;
 use crate::marker;
-use crate::workload::{Fileset, SizeDist, Workload};
+use crate::workload::{Fileset, SetupCalls, SizeDist, Workload};
 use rand::{Rng, SeedableRng};
 use rustix::fs::{AtFlags, Mode, OFlags};
 use std::ffi::{CStr, CString};
@@ -239,7 +239,11 @@ impl FileTable {
         };
         let mut bytes = 0;
         if !reused {
-            bytes = write_files(&dirs, spec, &sizes).map_err(|(path, e)| io_err(&format!("{name}/{path}"), e))?;
+            let written = match spec.setup_calls {
+                SetupCalls::Parallel => write_files(&dirs, spec, &sizes),
+                SetupCalls::SysbenchPrepare => write_files_in_order(&dirs, spec, &sizes),
+            };
+            bytes = written.map_err(|(path, e)| io_err(&format!("{name}/{path}"), e))?;
             let fd = confine::open_file(
                 root.as_fd(),
                 marker::FILESET,
@@ -249,7 +253,10 @@ impl FileTable {
             .map_err(|e| io_err(&format!("{name}/{}", marker::FILESET), e))?;
             rustix::io::write(&fd, stamp.as_bytes())
                 .map_err(|e| io_err(&format!("{name}/{}", marker::FILESET), e.into()))?;
-            rustix::fs::syncfs(&root).map_err(|e| io_err(name, e.into()))?;
+            if spec.setup_calls == SetupCalls::Parallel {
+                // SysbenchPrepare fsynced each file itself.
+                rustix::fs::syncfs(&root).map_err(|e| io_err(name, e.into()))?;
+            }
         }
         let sizes = if reused {
             sizes_on_disk(&dirs, spec, nfiles)
@@ -925,6 +932,36 @@ fn list(dir: &OwnedFd) -> io::Result<Vec<String>> {
     }
     out.sort();
     Ok(out)
+}
+
+/// Creates the files as sysbench's prepare does ([`SetupCalls::SysbenchPrepare`]): one at a
+/// time, in order, mode 0600, `lseek(SEEK_END)`, `write()`s of `setup_bs` zero bytes, `fsync()`.
+fn write_files_in_order(dirs: &[OwnedFd], spec: &Fileset, sizes: &[u64]) -> Result<u64, (String, io::Error)> {
+    let chunk = spec.setup_bs.map_or(1 << 20, |b| b.0) as usize;
+    let zeros = vec![0u8; chunk];
+    let mut total = 0;
+    for (id, &size) in sizes.iter().enumerate() {
+        let id = id as u64;
+        let name = set_file_name(spec, id);
+        let here = |e: rustix::io::Errno| (rel_path(spec, id), io::Error::from(e));
+        let dir = &dirs[(id % dirs.len() as u64) as usize];
+        // sysbench opens O_CREAT|O_WRONLY; O_EXCL and O_NOFOLLOW keep fslab off files it did not make.
+        let flags = OFlags::WRONLY | OFlags::CREATE | OFlags::EXCL | OFlags::NOFOLLOW | OFlags::CLOEXEC;
+        let fd = rustix::fs::openat(dir, name.as_str(), flags, Mode::from_raw_mode(0o600)).map_err(here)?;
+        // Without prealloc the files start empty, as sysbench's seqwr run makes them
+        // (`sb_create()`: open, close).
+        if !spec.prealloc {
+            continue;
+        }
+        let mut off = rustix::fs::seek(&fd, rustix::fs::SeekFrom::End(0)).map_err(here)?;
+        while off < size {
+            let n = rustix::io::write(&fd, &zeros).map_err(here)?;
+            off += n as u64;
+        }
+        total += size;
+        rustix::fs::fsync(&fd).map_err(here)?;
+    }
+    Ok(total)
 }
 
 /// Creates the files (writing their contents when `prealloc`), spread over the machine's cores.

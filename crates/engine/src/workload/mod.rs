@@ -127,6 +127,25 @@ pub struct Fileset {
     /// Keep files already there when their number and sizes match, instead of writing them again.
     #[serde(default, skip_serializing_if = "is_false")]
     pub reuse: bool,
+    /// Which system calls write the files before the run: fslab's own, or an original's (set by
+    /// the front-ends; not part of a workload file).
+    #[serde(skip)]
+    #[schemars(skip)]
+    pub setup_calls: SetupCalls,
+}
+
+/// The system calls that write a fileset's files before the run.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum SetupCalls {
+    /// fslab's: several files at a time, each opened `O_CREAT|O_EXCL` with mode 0644 and written
+    /// with `pwrite()` of `setup_bs` bytes of a pattern, then one `syncfs()`.
+    #[default]
+    Parallel,
+    /// sysbench 1.0.20's `prepare` (`create_files()` in sb_fileio.c): one file at a time, in
+    /// order, each opened `O_CREAT|O_WRONLY` (fslab adds `O_EXCL|O_NOFOLLOW`) with mode 0600,
+    /// `lseek(fd, 0, SEEK_END)`, `write()` of `setup_bs` zero bytes until the size is reached,
+    /// `fsync()`, `close()`; no `syncfs()`.
+    SysbenchPrepare,
 }
 
 impl Fileset {
@@ -145,6 +164,7 @@ impl Fileset {
             prealloc: true,
             setup_bs: None,
             reuse: false,
+            setup_calls: SetupCalls::Parallel,
         }
     }
 
