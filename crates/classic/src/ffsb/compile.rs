@@ -516,6 +516,8 @@ fn op_spec(profile: &Profile, tg: &TgSpec, op: FfsbOp, weight: u32, align: Bytes
     let mut spec = OpSpec {
         label: Some(op.name().to_string()),
         weight,
+        // FFSB's calls: stat() once open, lseek() + read()/write() (fileops.c).
+        seek_calls: true,
         ..OpSpec::new(op.kind())
     };
     let fsync_file = tg.fsync_file && profile.grammar == Grammar::V5 && op == FfsbOp::Write;

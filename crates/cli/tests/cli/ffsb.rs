@@ -306,3 +306,93 @@ fn the_starting_files_are_written_in_create_blocksize_blocks() {
     want.extend([8192; 12]);
     assert_eq!(sizes, want);
 }
+
+/// The calls strace saw on each descriptor a data file got, from its open to its close:
+/// `["openat", "newfstatat", "lseek", "read=4096", ..., "close"]` (stat by name is listed where it
+/// happened, between the open and the close). Each thread writes its own log (`-ff`).
+fn per_open_calls(args: &[&str], logs: &Path, opened: &str) -> Vec<Vec<String>> {
+    std::fs::create_dir(logs).unwrap();
+    let status = std::process::Command::new("strace")
+        .args([
+            "-ff",
+            "-qq",
+            "-s",
+            "64",
+            "-e",
+            "trace=openat,newfstatat,stat,lseek,read,close",
+            "-o",
+        ])
+        .arg(logs.join("t"))
+        .arg(env!("CARGO_BIN_EXE_fslab"))
+        .args(args)
+        .stdout(std::process::Stdio::null())
+        .status()
+        .expect("this test needs strace to see the operations' calls (apt-get install strace)");
+    assert!(status.success(), "strace fslab {args:?}: {status}");
+    let mut ops = Vec::new();
+    for log in std::fs::read_dir(logs).unwrap() {
+        let text = std::fs::read_to_string(log.unwrap().path()).unwrap();
+        let mut open: Option<(String, Vec<String>)> = None;
+        for l in text.lines() {
+            let name = l.split('(').next().unwrap_or("");
+            let ret = l.rsplit("= ").next().unwrap_or("").trim().to_string();
+            if name == "openat" && l.contains(opened) && l.contains("O_RDONLY") && !l.contains("O_DIRECTORY") {
+                open = Some((ret, vec!["openat".to_string()]));
+                continue;
+            }
+            let Some((fd, calls)) = open.as_mut() else { continue };
+            let on_fd = l
+                .split_once('(')
+                .is_some_and(|(_, r)| r.starts_with(&format!("{fd},")) || r.starts_with(&format!("{fd})")));
+            match name {
+                "newfstatat" | "stat" if l.contains(opened) => calls.push("stat".into()),
+                "lseek" if on_fd => calls.push("lseek".into()),
+                "read" if on_fd => calls.push(format!("read={ret}")),
+                "close" if on_fd => {
+                    calls.push("close".into());
+                    ops.push(open.take().unwrap().1);
+                }
+                _ => {}
+            }
+        }
+    }
+    ops
+}
+
+/// FFSB's read (fileops.c, ffsb_readfile): open, stat() by name, one lseek() to a random offset,
+/// then read() calls of read_blocksize, close; never one pread.
+#[test]
+#[ignore = "system tier: strace"]
+fn the_read_op_makes_ffsb_s_stat_lseek_and_read_calls() {
+    require_tool("strace", "strace");
+    let dir = tempdir();
+    let profile = dir.path().join("read.ffsb");
+    // Files of 32 KiB, reads of 16 KiB in 4 KiB blocks: every read seeks (the range is 16 KiB).
+    std::fs::write(
+        &profile,
+        "time=1\n[filesystem]\nlocation=/unused\nnum_files=4\nnum_dirs=1\nmin_filesize=32k\nmax_filesize=32k\n[end]\n\
+         [threadgroup]\nnum_threads=1\nread_weight=1\nread_size=16k\nread_blocksize=4k\n[end]\n",
+    )
+    .unwrap();
+    let run_dir = dir.path().join("run");
+    std::fs::create_dir(&run_dir).unwrap();
+    let ops = per_open_calls(
+        &["ffsb", s(&profile), "--dir", s(&run_dir)],
+        &dir.path().join("strace.log"),
+        "\"f",
+    );
+    assert!(ops.len() > 10, "too few reads seen: {ops:?}");
+    let want = [
+        "openat",
+        "stat",
+        "lseek",
+        "read=4096",
+        "read=4096",
+        "read=4096",
+        "read=4096",
+        "close",
+    ];
+    for calls in &ops {
+        assert_eq!(calls, &want, "one read op's calls");
+    }
+}

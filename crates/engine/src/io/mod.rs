@@ -185,14 +185,45 @@ pub(crate) fn plain_transfer(
     xfers: &[Xfer],
     bufs: &mut IoBuffers,
 ) -> (Moved, io::Result<()>) {
+    calls_transfer(fd, dir, xfers, bufs, None)
+}
+
+/// [`plain_transfer`] with `pread`/`pwrite` (`seek` none), or with `read`/`write` at the file
+/// offset `seek.0` (FFSB's calls), after an `lseek(SEEK_SET)` wherever a transfer does not start
+/// there and before the transfers whose indices `seek.1` lists (ascending) in any case.
+pub(crate) fn calls_transfer(
+    fd: BorrowedFd<'_>,
+    dir: Dir,
+    xfers: &[Xfer],
+    bufs: &mut IoBuffers,
+    seek: Option<(&mut u64, &[usize])>,
+) -> (Moved, io::Result<()>) {
     let mut moved = Moved::default();
-    for x in xfers {
+    let (mut pos, mut forced) = match seek {
+        Some((p, f)) => (Some(p), f),
+        None => (None, &[][..]),
+    };
+    for (k, x) in xfers.iter().enumerate() {
         let buf = bufs.slot(0, x.len as usize);
+        if let Some(p) = pos.as_deref_mut() {
+            let force = forced.first() == Some(&k);
+            if force {
+                forced = &forced[1..];
+            }
+            if force || *p != x.offset {
+                if let Err(e) = rustix::fs::seek(fd, rustix::fs::SeekFrom::Start(x.offset)) {
+                    return (moved, Err(e.into()));
+                }
+                *p = x.offset;
+            }
+        }
         let mut done = 0usize;
         while done < buf.len() {
-            let r = match dir {
-                Dir::Read => rustix::io::pread(fd, &mut buf[done..], x.offset + done as u64),
-                Dir::Write => rustix::io::pwrite(fd, &buf[done..], x.offset + done as u64),
+            let r = match (dir, pos.is_some()) {
+                (Dir::Read, false) => rustix::io::pread(fd, &mut buf[done..], x.offset + done as u64),
+                (Dir::Write, false) => rustix::io::pwrite(fd, &buf[done..], x.offset + done as u64),
+                (Dir::Read, true) => rustix::io::read(fd, &mut buf[done..]),
+                (Dir::Write, true) => rustix::io::write(fd, &buf[done..]),
             };
             match r {
                 Ok(0) => break,
@@ -206,6 +237,9 @@ pub(crate) fn plain_transfer(
             if dir == Dir::Read {
                 break;
             }
+        }
+        if let Some(p) = pos.as_deref_mut() {
+            *p += done as u64;
         }
         moved.add(x.len, done);
         if dir == Dir::Read && done < x.len as usize {

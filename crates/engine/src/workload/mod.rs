@@ -651,6 +651,14 @@ pub struct OpSpec {
     /// the order they were made (see [`Order`]).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub order: Option<Order>,
+    /// FFSB's calls for read, readall, write, writeall and create (set by the FFSB front-end; not
+    /// part of a workload file): the file is `stat()`ed by name once open (read, readall, write,
+    /// writeall), and blocks move with `read()`/`write()` at the file offset, an `lseek()`
+    /// wherever the next block is not where the last one ended, instead of `pread`/`pwrite`.
+    /// Sync engine only.
+    #[serde(skip)]
+    #[schemars(skip)]
+    pub seek_calls: bool,
 }
 
 /// The order in which an operation goes through the files of its fileset.
@@ -682,6 +690,7 @@ impl OpSpec {
             wrap: None,
             reverse: None,
             order: None,
+            seek_calls: false,
         }
     }
 
