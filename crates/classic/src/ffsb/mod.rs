@@ -39,6 +39,7 @@ mod ops;
 mod parse;
 mod profile;
 mod report;
+mod report_v5;
 mod validate;
 
 pub use compile::{compile, explain, AgingPlan, Options, Plan};

@@ -59,12 +59,20 @@ fn files(dir: &Path) -> Vec<u64> {
     out
 }
 
-/// Every figure FFSB prints for a run.
+/// Every figure FFSB 6.0 prints for a run.
 fn assert_prints_ffsb_figures(text: &str, ops: &[&str]) {
+    assert!(
+        text.contains("             Op Name   Transactions\t Trans/sec\t% Trans\t    % Op Weight\t   Throughput"),
+        "no table header in:\n{text}"
+    );
+    assert_prints_v5_figures(text, ops);
+}
+
+/// Every figure FFSB 5.2.1 prints for a run (its `name : N ops (x%)` lines, without 6.0's table).
+fn assert_prints_v5_figures(text: &str, ops: &[&str]) {
     for want in [
         "fs setup took ",
         "Benchmark took ",
-        "             Op Name   Transactions\t Trans/sec\t% Trans\t    % Op Weight\t   Throughput",
         " Transactions per Second",
         "% User   Time",
         "% System Time",
@@ -147,14 +155,14 @@ fn seed_000_large_sequential_writes_run_scaled_down() {
     assert_eq!(on_disk.len() as u64, create.invocations);
     assert!(on_disk.iter().all(|s| *s == 4194304));
     let text = ffsb::render(&plan, &outcome);
-    assert_prints_ffsb_figures(&text, &["create"]);
+    assert_prints_v5_figures(&text, &[]);
+    // 5.2.1 prints only its own throughput line for a run of one operation: no op line, no table.
     assert!(
-        text.contains("Write Throughput: ") && !text.contains("Read Throughput: "),
+        text.contains("Total Results\n===============\nThroughput: ") && text.contains(" creates/sec -> "),
         "{text}"
     );
-    // 5.x's own line for a run of one operation.
     assert!(
-        text.contains("Throughput: ") && text.contains(" creates/sec -> "),
+        !text.contains("create : ") && !text.contains("Op Name   Transactions"),
         "{text}"
     );
 }
@@ -192,9 +200,9 @@ fn seed_002_small_files_run_scaled_down() {
         40 + row(&t, "create").invocations
     );
     let text = ffsb::render(&plan, &outcome);
-    assert_prints_ffsb_figures(&text, &["readall", "write", "create"]);
+    assert_prints_v5_figures(&text, &["readall", "write", "create"]);
     assert!(
-        text.contains("Read Throughput: ") && text.contains("Write Throughput: "),
+        text.contains("             readall : ") && text.contains(" ops ("),
         "{text}"
     );
 }

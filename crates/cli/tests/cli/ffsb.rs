@@ -57,27 +57,46 @@ fn a_run_prints_what_ffsb_prints() {
     let r = fslab(&["ffsb", s(&path), "1", "--dir", s(&run_dir)]);
     assert_eq!(r.code, 0, "{}", r.stderr);
     let out = &r.stdout;
-    for want in [
-        "(5.x grammar)",
-        "benchmark time = 1\n",
+    // FFSB 5.2.1's layout, line for line, then fslab's extras.
+    let at = |want: &str| out.find(want).unwrap_or_else(|| panic!("no `{want}` in:\n{out}"));
+    let order = [
+        "FFSB version 5.2.1 started\n\nbenchmark time = 1\nThreadGroup 0\n================\n\t num_threads      = ",
+        "\t op weights\n",
+        "\t               create = ",
+        "FileSystem ",
+        "\t aging is off\n\t current utilization = ",
+        "creating new fileset ",
         "fs setup took ",
-        "Benchmark took ",
-        "Total Results\n===============\n",
-        "             Op Name   Transactions\t Trans/sec\t% Trans\t    % Op Weight\t   Throughput\n",
+        "Syncing()...0 sec\nStarting Actual Benchmark At: ",
+        "\n\nSyncing()...",
+        "FFSB benchmark finished   at: ",
+        "\n\nResults:\nBenchmark took ",
+        " sec\n\nTotal Results\n===============\n",
         "             readall : ",
         "               write : ",
         "              create : ",
-        " Transactions per Second\n",
-        "Read Throughput: ",
-        "Write Throughput: ",
+        " Transactions per Second\n\n\n",
         "% User   Time\n",
         "% System Time\n",
         "% CPU Utilization\n",
+        "\n--- fslab ---\n",
+        "(5.x grammar)",
         "latency per operation",
         "cpu, all CPUs (/proc/stat): user ",
-    ] {
-        assert!(out.contains(want), "no `{want}` in:\n{out}");
+    ];
+    for pair in order.windows(2) {
+        assert!(
+            at(pair[0]) < at(pair[1]),
+            "`{}` before `{}` in:\n{out}",
+            pair[0],
+            pair[1]
+        );
     }
+    assert!(out.contains(" ops (") && out.ends_with('\n'), "{out}");
+    assert!(
+        !out.contains("Op Name   Transactions"),
+        "6.0's table for a 5.x profile:\n{out}"
+    );
     // Benchmark took X sec, with X at least the time asked for.
     let took: f64 = out
         .split("Benchmark took ")
