@@ -555,11 +555,15 @@ pub fn remove(run: &RunDir, spec: &Fileset) -> Result<(), SetupError> {
         Some((p, l)) => (run.open_dir(p, false)?, l),
         None => (run.open_dir_self()?, name),
     };
-    rustix::fs::unlinkat(&parent, last, AtFlags::REMOVEDIR).map_err(|e| SetupError::Io {
-        fileset: spec.name.clone(),
-        path: format!("{}/{name}", run.root()),
-        error: e.into(),
-    })
+    match rustix::fs::unlinkat(&parent, last, AtFlags::REMOVEDIR) {
+        // A neighbour's files are still there: the directory is theirs to remove.
+        Err(rustix::io::Errno::NOTEMPTY) if !spec.neighbours.is_empty() => Ok(()),
+        r => r.map_err(|e| SetupError::Io {
+            fileset: spec.name.clone(),
+            path: format!("{}/{name}", run.root()),
+            error: e.into(),
+        }),
+    }
 }
 
 fn marker_text(spec: &Fileset) -> String {
@@ -751,10 +755,11 @@ fn clear(root: &OwnedFd, spec: &Fileset, run_root: &str, name: &str) -> Result<(
     if read_marker(root).is_none() {
         return Err(foreign(format!("{run_root}/{name}"), &entries[0]));
     }
+    let neighbour = |e: &str| spec.neighbours.iter().any(|p| is_ours(e, p));
     // Check everything before removing anything.
     let mut plan: Vec<(String, Vec<String>)> = Vec::new();
     for e in &entries {
-        if e == marker::FILESET || is_ours(e, &spec.prefix) {
+        if e == marker::FILESET || is_ours(e, &spec.prefix) || neighbour(e) {
             continue;
         }
         let inner_prefix = if is_ours(e, "d") {
@@ -796,7 +801,12 @@ fn clear(root: &OwnedFd, spec: &Fileset, run_root: &str, name: &str) -> Result<(
                 .map_err(|e| fail(format!("{run_root}/{name}/{dir}/{i}"), e.into()))?;
         }
     }
+    // The marker stays while a neighbour's files do: they are fslab's too.
+    let keep_marker = entries.iter().any(|e| neighbour(e));
     for e in &entries {
+        if neighbour(e) || (keep_marker && e == marker::FILESET) {
+            continue;
+        }
         let flags = if is_ours(e, "d") || e == "meta" {
             AtFlags::REMOVEDIR
         } else {

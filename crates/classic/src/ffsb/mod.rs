@@ -30,6 +30,15 @@
 //!
 //! Every path is relative to a directory descriptor (`*at()` calls) where FFSB passes full
 //! paths; fslab never follows a symlink in the fileset.
+//!
+//! Aging (`agefs=1`, `ffsb_fs.c`'s `age_fs()`): FFSB removes `data` and `meta`, seeds ten empty
+//! files and runs the aging threadgroup on `data/fillfile<N>`, beside the benchmark's files,
+//! checking the utilisation (`statfs`) once a second from one thread, so it overshoots
+//! `desired_util` by about a second of writing. fslab does the same: `data/fillfile<N>`, one
+//! check a second by the monitor (`Stop::util_poll`); the fill and the benchmark's files leave
+//! each other alone (`Fileset::neighbours`). Measured on a 4 GiB ext4 image, desired_util 0.20,
+//! 4 aging threads: FFSB 5.2.1 ended at 22-37% (df) with 11-19k files, fslab at 25-26% with
+//! 12-13k. FFSB's `num_age_dirs` subdirectories are not made.
 
 mod compile;
 mod execute;

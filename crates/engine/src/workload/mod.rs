@@ -58,6 +58,12 @@ pub struct Stop {
     /// aging runs until `desired_util`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub util: Option<f64>,
+    /// How often `util` is checked: only by the monitor, this often (FFSB's aging polls once a
+    /// second). When absent, ten times a second and by every thread each fourth operation. Set
+    /// by the front-ends; not part of a workload file.
+    #[serde(skip)]
+    #[schemars(skip)]
+    pub util_poll: Option<Span>,
     /// Stop every thread as soon as the first one finishes (IOzone's stonewalling).
     #[serde(default, skip_serializing_if = "is_false")]
     pub stonewall: bool,
@@ -132,6 +138,12 @@ pub struct Fileset {
     #[serde(skip)]
     #[schemars(skip)]
     pub setup_calls: SetupCalls,
+    /// Prefixes of another fileset's files that share this fileset's directory (FFSB's aging
+    /// `fillfile<N>` beside its `data` files): setup and removal leave them, and the directory,
+    /// alone. Set by the front-ends; not part of a workload file.
+    #[serde(skip)]
+    #[schemars(skip)]
+    pub neighbours: Vec<String>,
 }
 
 /// The system calls that write a fileset's files before the run.
@@ -165,6 +177,7 @@ impl Fileset {
             setup_bs: None,
             reuse: false,
             setup_calls: SetupCalls::Parallel,
+            neighbours: Vec::new(),
         }
     }
 
