@@ -19,7 +19,7 @@
 use crate::confine::{self, ConfineError, RunDir};
 use crate::idmap::IdMap;
 use crate::marker;
-use crate::workload::{Fileset, SetupCalls, SizeDist, Workload};
+use crate::workload::{Fileset, OSync, SetupCalls, SizeDist, Workload};
 use rand::{Rng, SeedableRng};
 use rustix::fs::{AtFlags, Mode, OFlags};
 use std::ffi::{CStr, CString};
@@ -241,7 +241,9 @@ impl FileTable {
         if !reused {
             let written = match spec.setup_calls {
                 SetupCalls::Parallel => write_files(&dirs, spec, &sizes),
-                SetupCalls::SysbenchPrepare => write_files_in_order(&dirs, spec, &sizes),
+                SetupCalls::SysbenchPrepare { direct, osync } => {
+                    write_files_in_order(&dirs, spec, &sizes, direct, osync)
+                }
             };
             bytes = written.map_err(|(path, e)| io_err(&format!("{name}/{path}"), e))?;
             let fd = confine::open_file(
@@ -946,9 +948,21 @@ fn list(dir: &OwnedFd) -> io::Result<Vec<String>> {
 
 /// Creates the files as sysbench's prepare does ([`SetupCalls::SysbenchPrepare`]): one at a
 /// time, in order, mode 0600, `lseek(SEEK_END)`, `write()`s of `setup_bs` zero bytes, `fsync()`.
-fn write_files_in_order(dirs: &[OwnedFd], spec: &Fileset, sizes: &[u64]) -> Result<u64, (String, io::Error)> {
+fn write_files_in_order(
+    dirs: &[OwnedFd],
+    spec: &Fileset,
+    sizes: &[u64],
+    direct: bool,
+    osync: OSync,
+) -> Result<u64, (String, io::Error)> {
     let chunk = spec.setup_bs.map_or(1 << 20, |b| b.0) as usize;
-    let zeros = vec![0u8; chunk];
+    // Aligned, for O_DIRECT; zeros, as sysbench's buffer is.
+    let mut buf = crate::io::IoBuffers::new(chunk, 1, 0);
+    buf.slot(0, chunk).fill(0);
+    let mut extra = crate::io::osync_flags(osync);
+    if direct {
+        extra |= OFlags::DIRECT;
+    }
     let mut total = 0;
     for (id, &size) in sizes.iter().enumerate() {
         let id = id as u64;
@@ -956,7 +970,7 @@ fn write_files_in_order(dirs: &[OwnedFd], spec: &Fileset, sizes: &[u64]) -> Resu
         let here = |e: rustix::io::Errno| (rel_path(spec, id), io::Error::from(e));
         let dir = &dirs[(id % dirs.len() as u64) as usize];
         // sysbench opens O_CREAT|O_WRONLY; O_EXCL and O_NOFOLLOW keep fslab off files it did not make.
-        let flags = OFlags::WRONLY | OFlags::CREATE | OFlags::EXCL | OFlags::NOFOLLOW | OFlags::CLOEXEC;
+        let flags = OFlags::WRONLY | OFlags::CREATE | OFlags::EXCL | OFlags::NOFOLLOW | OFlags::CLOEXEC | extra;
         let fd = rustix::fs::openat(dir, name.as_str(), flags, Mode::from_raw_mode(0o600)).map_err(here)?;
         // Without prealloc the files start empty, as sysbench's seqwr run makes them
         // (`sb_create()`: open, close).
@@ -965,7 +979,7 @@ fn write_files_in_order(dirs: &[OwnedFd], spec: &Fileset, sizes: &[u64]) -> Resu
         }
         let mut off = rustix::fs::seek(&fd, rustix::fs::SeekFrom::End(0)).map_err(here)?;
         while off < size {
-            let n = rustix::io::write(&fd, &zeros).map_err(here)?;
+            let n = rustix::io::write(&fd, buf.slot(0, chunk)).map_err(here)?;
             off += n as u64;
         }
         total += size;

@@ -39,8 +39,22 @@ pub fn fileset(o: &Options) -> Fileset {
         prealloc: !fresh,
         reuse: !fresh,
         setup_bs: Some(Bytes(o.block_size)),
-        setup_calls: SetupCalls::SysbenchPrepare,
+        setup_calls: SetupCalls::SysbenchPrepare {
+            direct: o.extra_flags.direct,
+            osync: osync(o),
+        },
         ..Fileset::new(FILESET)
+    }
+}
+
+/// `--file-extra-flags`' sync or dsync.
+fn osync(o: &Options) -> OSync {
+    if o.extra_flags.sync {
+        OSync::Sync
+    } else if o.extra_flags.dsync {
+        OSync::Dsync
+    } else {
+        OSync::None
     }
 }
 
@@ -60,13 +74,7 @@ pub fn workload(o: &Options) -> Workload {
         },
         iodepth: async_depth(o),
         direct: o.extra_flags.direct,
-        osync: if o.extra_flags.sync {
-            OSync::Sync
-        } else if o.extra_flags.dsync {
-            OSync::Dsync
-        } else {
-            OSync::None
-        },
+        osync: osync(o),
         ..Group::new("fileio", FILESET)
     };
     let block = Bytes(o.block_size);

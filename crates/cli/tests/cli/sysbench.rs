@@ -285,6 +285,14 @@ fn help_lists_the_options() {
 #[ignore = "system tier: strace"]
 fn prepare_writes_blocks_and_fsyncs_each_file_as_sysbench_does() {
     require_tool("strace", "strace");
+    check_prepare_calls(&[], None);
+    // --file-extra-flags apply to prepare's open too.
+    check_prepare_calls(&["--file-extra-flags=dsync"], Some("O_DSYNC"));
+}
+
+/// prepare with `extra` options under strace: each test file's open (with `flag` when given) and
+/// the calls on its descriptor until it is closed.
+fn check_prepare_calls(extra: &[&str], flag: Option<&str>) {
     let d = tempdir();
     let log = d.path().join("strace.log");
     let work = d.path().join("w");
@@ -309,8 +317,9 @@ fn prepare_writes_blocks_and_fsyncs_each_file_as_sysbench_does() {
             "--file-num=2",
             "--file-total-size=128K",
             "--file-block-size=16384",
-            "prepare",
         ])
+        .args(extra)
+        .arg("prepare")
         .stdout(std::process::Stdio::null())
         .status()
         .expect("this test needs strace to see prepare's calls (apt-get install strace)");
@@ -323,6 +332,7 @@ fn prepare_writes_blocks_and_fsyncs_each_file_as_sysbench_does() {
         if call.starts_with("openat(") && call.contains("\"test_file.") {
             assert!(call.contains("O_WRONLY") && call.contains("O_CREAT"), "{call}");
             assert!(call.contains(", 0600)"), "sysbench makes its files 0600: {call}");
+            assert!(flag.is_none_or(|f| call.contains(f)), "{flag:?} missing: {call}");
             let fd = call.rsplit("= ").next().unwrap().trim().to_string();
             fds.push((fd, Vec::new()));
         } else if let Some((fd, calls)) = fds.last_mut().filter(|(_, c)| c.last().is_none_or(|c| c != "close")) {

@@ -9,7 +9,8 @@ pub use mmap::MmapBackend;
 pub use sync::SyncBackend;
 pub use uring::{Target, UringBackend};
 
-use crate::workload::{EngineKind, Group, SyncKind};
+use crate::workload::{EngineKind, Group, OSync, SyncKind};
+use rustix::fs::OFlags;
 use std::alloc::Layout;
 use std::io;
 use std::os::fd::{AsFd, BorrowedFd, OwnedFd};
@@ -175,6 +176,16 @@ pub fn backend(group: &Group) -> io::Result<Box<dyn Backend>> {
         EngineKind::Mmap => Box::new(MmapBackend),
         EngineKind::IoUring => Box::new(UringBackend::new(group.iodepth, &group.uring)?),
     })
+}
+
+/// The open flags of `osync`. rustix's `OFlags::DSYNC` is `O_SYNC` on Linux: `O_DSYNC` comes
+/// from libc, so that the kernel sees what sysbench's `--file-extra-flags=dsync` asks for.
+pub(crate) fn osync_flags(osync: OSync) -> OFlags {
+    match osync {
+        OSync::None => OFlags::empty(),
+        OSync::Sync => OFlags::SYNC,
+        OSync::Dsync => OFlags::from_bits_retain(libc::O_DSYNC as u32),
+    }
 }
 
 /// The read()/write() loop shared by the backends that fall back to plain calls: retries a

@@ -156,8 +156,9 @@ pub enum SetupCalls {
     /// sysbench 1.0.20's `prepare` (`create_files()` in sb_fileio.c): one file at a time, in
     /// order, each opened `O_CREAT|O_WRONLY` (fslab adds `O_EXCL|O_NOFOLLOW`) with mode 0600,
     /// `lseek(fd, 0, SEEK_END)`, `write()` of `setup_bs` zero bytes until the size is reached,
-    /// `fsync()`, `close()`; no `syncfs()`.
-    SysbenchPrepare,
+    /// `fsync()`, `close()`; no `syncfs()`. `direct` and `osync` add sysbench's
+    /// `--file-extra-flags` (`O_DIRECT`, `O_SYNC`, `O_DSYNC`) to that open, as sysbench does.
+    SysbenchPrepare { direct: bool, osync: OSync },
 }
 
 impl Fileset {
