@@ -189,7 +189,9 @@ pub fn mount(dev: Option<&Path>, mnt: &Path, fs_type: &str, options: &str) -> Re
     let source = dev.map_or_else(|| fs_type.to_string(), |d| d.to_string_lossy().into_owned());
     let (flags, data) = mount_flags(options);
     let kmsg = KernelLog::mark();
-    if let Err(errno) = rustix::mount::mount(source.as_str(), mnt, fs_type, flags, data.as_str()) {
+    // Mount options never hold a NUL; one would only shorten them.
+    let data = std::ffi::CString::new(data).unwrap_or_default();
+    if let Err(errno) = rustix::mount::mount(source.as_str(), mnt, fs_type, flags, Some(data.as_c_str())) {
         let err = std::io::Error::from(errno);
         let command = format!("mount -t {fs_type} -o {options} {source} {}", mnt.display());
         return Err(LabError::Tool {

@@ -176,7 +176,7 @@ impl Drop for Lab {
     fn drop(&mut self) {
         for pid in self.processes() {
             if let Some(pid) = rustix::process::Pid::from_raw(pid) {
-                let _ = rustix::process::kill_process(pid, rustix::process::Signal::Kill);
+                let _ = rustix::process::kill_process(pid, rustix::process::Signal::KILL);
             }
         }
         for m in self.mounts() {

@@ -230,7 +230,7 @@ fn ctrl_c_on_a_frozen_filesystem_thaws_it_and_leaves_nothing_behind() {
         .expect("run fsfreeze");
     assert!(frozen.status.success(), "fsfreeze -f {}: {frozen:?}", mnt.display());
     let pid = rustix::process::Pid::from_child(&child);
-    rustix::process::kill_process(pid, rustix::process::Signal::Int).expect("SIGINT to fslab");
+    rustix::process::kill_process(pid, rustix::process::Signal::INT).expect("SIGINT to fslab");
     let run = finish(child, &refs(&args), STUDY_LIMIT);
     assert_eq!(run.code, 130, "{}", run.stderr);
     lab.assert_clean();
