@@ -19,7 +19,7 @@
 use crate::confine::{self, ConfineError, RunDir};
 use crate::idmap::IdMap;
 use crate::marker;
-use crate::workload::{Fileset, SizeDist, Workload};
+use crate::workload::{Fileset, OSync, SetupCalls, SizeDist, Workload};
 use rand::{Rng, SeedableRng};
 use rustix::fs::{AtFlags, Mode, OFlags};
 use std::ffi::{CStr, CString};
@@ -271,8 +271,13 @@ impl FileTable {
                     l.planned_bytes.fetch_add(sizes.iter().sum(), Relaxed);
                 }
             }
-            bytes =
-                write_files(&dirs, spec, &sizes, layout).map_err(|(path, e)| io_err(&format!("{name}/{path}"), e))?;
+            let written = match spec.setup_calls {
+                SetupCalls::Parallel => write_files(&dirs, spec, &sizes, layout),
+                SetupCalls::SysbenchPrepare { direct, osync } => {
+                    write_files_in_order(&dirs, spec, &sizes, direct, osync, layout)
+                }
+            };
+            bytes = written.map_err(|(path, e)| io_err(&format!("{name}/{path}"), e))?;
             let fd = confine::open_file(
                 root.as_fd(),
                 marker::FILESET,
@@ -282,7 +287,10 @@ impl FileTable {
             .map_err(|e| io_err(&format!("{name}/{}", marker::FILESET), e))?;
             rustix::io::write(&fd, stamp.as_bytes())
                 .map_err(|e| io_err(&format!("{name}/{}", marker::FILESET), e.into()))?;
-            rustix::fs::syncfs(&root).map_err(|e| io_err(name, e.into()))?;
+            if spec.setup_calls == SetupCalls::Parallel {
+                // SysbenchPrepare fsynced each file itself.
+                rustix::fs::syncfs(&root).map_err(|e| io_err(name, e.into()))?;
+            }
         }
         let sizes = if reused {
             sizes_on_disk(&dirs, spec, nfiles)
@@ -592,11 +600,15 @@ pub fn remove(run: &RunDir, spec: &Fileset) -> Result<(), SetupError> {
         Some((p, l)) => (run.open_dir(p, false)?, l),
         None => (run.open_dir_self()?, name),
     };
-    rustix::fs::unlinkat(&parent, last, AtFlags::REMOVEDIR).map_err(|e| SetupError::Io {
-        fileset: spec.name.clone(),
-        path: format!("{}/{name}", run.root()),
-        error: e.into(),
-    })
+    match rustix::fs::unlinkat(&parent, last, AtFlags::REMOVEDIR) {
+        // A neighbour's files are still there: the directory is theirs to remove.
+        Err(rustix::io::Errno::NOTEMPTY) if !spec.neighbours.is_empty() => Ok(()),
+        r => r.map_err(|e| SetupError::Io {
+            fileset: spec.name.clone(),
+            path: format!("{}/{name}", run.root()),
+            error: e.into(),
+        }),
+    }
 }
 
 fn marker_text(spec: &Fileset) -> String {
@@ -788,10 +800,11 @@ fn clear(root: &OwnedFd, spec: &Fileset, run_root: &str, name: &str) -> Result<(
     if read_marker(root).is_none() {
         return Err(foreign(format!("{run_root}/{name}"), &entries[0]));
     }
+    let neighbour = |e: &str| spec.neighbours.iter().any(|p| is_ours(e, p));
     // Check everything before removing anything.
     let mut plan: Vec<(String, Vec<String>)> = Vec::new();
     for e in &entries {
-        if e == marker::FILESET || is_ours(e, &spec.prefix) {
+        if e == marker::FILESET || is_ours(e, &spec.prefix) || neighbour(e) {
             continue;
         }
         let inner_prefix = if is_ours(e, "d") {
@@ -833,7 +846,12 @@ fn clear(root: &OwnedFd, spec: &Fileset, run_root: &str, name: &str) -> Result<(
                 .map_err(|e| fail(format!("{run_root}/{name}/{dir}/{i}"), e.into()))?;
         }
     }
+    // The marker stays while a neighbour's files do: they are fslab's too.
+    let keep_marker = entries.iter().any(|e| neighbour(e));
     for e in &entries {
+        if neighbour(e) || (keep_marker && e == marker::FILESET) {
+            continue;
+        }
         let flags = if is_ours(e, "d") || e == "meta" {
             AtFlags::REMOVEDIR
         } else {
@@ -969,6 +987,58 @@ fn list(dir: &OwnedFd) -> io::Result<Vec<String>> {
     }
     out.sort();
     Ok(out)
+}
+
+/// Creates the files as sysbench's prepare does ([`SetupCalls::SysbenchPrepare`]): one at a
+/// time, in order, mode 0600, `lseek(SEEK_END)`, `write()`s of `setup_bs` zero bytes, `fsync()`.
+fn write_files_in_order(
+    dirs: &[OwnedFd],
+    spec: &Fileset,
+    sizes: &[u64],
+    direct: bool,
+    osync: OSync,
+    layout: Option<&Layout>,
+) -> Result<u64, (String, io::Error)> {
+    let chunk = spec.setup_bs.map_or(1 << 20, |b| b.0) as usize;
+    // Aligned, for O_DIRECT; zeros, as sysbench's buffer is.
+    let mut buf = crate::io::IoBuffers::new(chunk, 1, 0);
+    buf.slot(0, chunk).fill(0);
+    let mut extra = crate::io::osync_flags(osync);
+    if direct {
+        extra |= OFlags::DIRECT;
+    }
+    let mut total = 0;
+    for (id, &size) in sizes.iter().enumerate() {
+        let id = id as u64;
+        let name = set_file_name(spec, id);
+        let here = |e: rustix::io::Errno| (rel_path(spec, id), io::Error::from(e));
+        let dir = &dirs[(id % dirs.len() as u64) as usize];
+        // sysbench opens O_CREAT|O_WRONLY; O_EXCL and O_NOFOLLOW keep fslab off files it did not make.
+        let flags = OFlags::WRONLY | OFlags::CREATE | OFlags::EXCL | OFlags::NOFOLLOW | OFlags::CLOEXEC | extra;
+        let fd = rustix::fs::openat(dir, name.as_str(), flags, Mode::from_raw_mode(0o600)).map_err(here)?;
+        // Without prealloc the files start empty, as sysbench's seqwr run makes them
+        // (`sb_create()`: open, close).
+        if !spec.prealloc {
+            if let Some(l) = layout {
+                l.files.fetch_add(1, Relaxed);
+            }
+            continue;
+        }
+        let mut off = rustix::fs::seek(&fd, rustix::fs::SeekFrom::End(0)).map_err(here)?;
+        while off < size {
+            let n = rustix::io::write(&fd, buf.slot(0, chunk)).map_err(here)?;
+            off += n as u64;
+            if let Some(l) = layout {
+                l.bytes.fetch_add(n as u64, Relaxed);
+            }
+        }
+        total += size;
+        rustix::fs::fsync(&fd).map_err(here)?;
+        if let Some(l) = layout {
+            l.files.fetch_add(1, Relaxed);
+        }
+    }
+    Ok(total)
 }
 
 /// Creates the files (writing their contents when `prealloc`), spread over the machine's cores,

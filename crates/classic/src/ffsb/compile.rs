@@ -74,7 +74,11 @@ pub struct AgingPlan {
 
 /// Where FFSB keeps its files beneath a location.
 const DATA_DIR: &str = "data";
-const FILL_DIR: &str = "fill";
+/// FFSB's aging files: `data/fillfile<N>` (filelist.c names a file basename + "file" + N;
+/// the aging list's basename is "fill"), beside the benchmark's files.
+const FILL_PREFIX: &str = "fillfile";
+/// How often FFSB's aging checks the utilisation (`age_fs()`: `wait_time = 1`).
+const AGING_POLL: Duration = Duration::from_secs(1);
 /// FFSB seeds an aging file list with ten files before aging.
 const AGING_START_FILES: u64 = 10;
 
@@ -131,7 +135,7 @@ pub fn compile(profile: &Profile, opts: &Options) -> Result<Plan, ProfileError> 
     let name = Path::new(file)
         .file_stem()
         .map_or_else(|| "ffsb".to_string(), |s| s.to_string_lossy().into_owned());
-    let workload = Workload {
+    let mut workload = Workload {
         description: description(profile),
         seed: opts.seed,
         stop: Stop {
@@ -147,6 +151,8 @@ pub fn compile(profile: &Profile, opts: &Options) -> Result<Plan, ProfileError> 
     let mut aging = Vec::new();
     for (i, fs) in profile.filesystems.iter().enumerate() {
         if let Some(plan) = aging_plan(profile, i, fs, &workload, &name, &mut warnings)? {
+            // The aging files stay beside the benchmark's, in data/, as FFSB leaves them.
+            workload.filesets[i].neighbours = vec![FILL_PREFIX.to_string()];
             aging.push(plan);
         }
     }
@@ -516,6 +522,8 @@ fn op_spec(profile: &Profile, tg: &TgSpec, op: FfsbOp, weight: u32, align: Bytes
     let mut spec = OpSpec {
         label: Some(op.name().to_string()),
         weight,
+        // FFSB's calls: stat() once open, lseek() + read()/write() (fileops.c).
+        seek_calls: true,
         ..OpSpec::new(op.kind())
     };
     let fsync_file = tg.fsync_file && profile.grammar == Grammar::V5 && op == FfsbOp::Write;
@@ -605,7 +613,9 @@ fn aging_plan(
     // The aging creates draw from the filesystem's sizes.
     let seeded = !fs.size_weights.is_empty();
     let fill = Fileset {
-        dir: Some(FILL_DIR.to_string()),
+        dir: main.dir.clone(),
+        prefix: FILL_PREFIX.to_string(),
+        neighbours: vec![main.prefix.clone()],
         root: main.root.clone(),
         files: AGING_START_FILES,
         dirs: 0,
@@ -631,6 +641,7 @@ fn aging_plan(
         seed: bench.seed,
         stop: Stop {
             util: Some(fs.desired_util),
+            util_poll: Some(Span(AGING_POLL)),
             ..Stop::default()
         },
         filesets: vec![fill],
@@ -840,7 +851,16 @@ directio=1
         let a = &p.aging[0];
         assert_eq!((a.fs, a.desired_util), (0, 0.3));
         assert_eq!(a.workload.stop.util, Some(0.3));
-        assert_eq!(a.workload.filesets[0].dir.as_deref(), Some("fill"));
+        // FFSB checks the utilisation once a second, from one thread.
+        assert_eq!(a.workload.stop.util_poll, Some(Span(Duration::from_secs(1))));
+        // data/fillfile<N>, beside the benchmark's files, each fileset leaving the other's alone.
+        let (fill, data) = (&a.workload.filesets[0], &p.workload.filesets[0]);
+        assert_eq!((fill.dir.as_deref(), fill.prefix.as_str()), (Some("data"), "fillfile"));
+        assert_eq!(data.dir, fill.dir);
+        assert_eq!(
+            (&fill.neighbours, &data.neighbours),
+            (&vec![data.prefix.clone()], &vec!["fillfile".to_string()])
+        );
         let bad = aged.replace("delete_weight=1", "stat_weight=1");
         assert!(plan(&bad, &Options::default())
             .unwrap_err()

@@ -47,6 +47,9 @@ pub struct Outcome {
     pub callout_status: Option<i32>,
     /// The benchmark; none with time=0.
     pub result: Option<RunResult>,
+    /// Each filesystem's utilisation (0 to 1) before anything was made: FFSB 5.x's
+    /// `current utilization`.
+    pub start_util: Vec<f64>,
     /// The benchmark workload as run: its seed, init_util turned into a size.
     pub workload: Workload,
 }
@@ -114,6 +117,11 @@ pub fn execute(
     let seed = workload.seed.unwrap_or_else(random_seed);
     workload.seed = Some(seed);
 
+    let start_util = plan
+        .roots
+        .iter()
+        .map(|root| RunDir::open(root).ok().and_then(|d| utilisation(d.fd())).unwrap_or(0.0))
+        .collect();
     let mut aging = Vec::new();
     for a in &plan.aging {
         aging.push(age(plan, a, &workload, seed, interrupt.clone(), progress)?);
@@ -130,6 +138,7 @@ pub fn execute(
         setup_secs: 0.0,
         callout_status: None,
         result: None,
+        start_util,
         workload: workload.clone(),
     };
     if plan.time == 0 || plan.callout.is_some() {

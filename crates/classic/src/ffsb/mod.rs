@@ -10,6 +10,35 @@
 //! Deliberate differences: bytes written by `write` count `write_size` (FFSB 5.x; 6.0 counts the
 //! whole file), an error stops the run with its message instead of an assertion, and a profile
 //! FFSB would misread (an unknown option, a malformed value) is refused with its line.
+//!
+//! The system calls of each operation, as FFSB makes them (5.2.1 and 6.0, `fileops.c`, `fh.c`,
+//! `metaops.c`; `[O_DIRECT]` with `directio=1`) and fslab (OpSpec::seek_calls):
+//!
+//! | operation | FFSB | fslab |
+//! |---|---|---|
+//! | read | `open(O_RDONLY[\|O_DIRECT])`, `stat(name)`, `lseek(SEEK_SET)` to a random offset when the file is longer than `read_size`, `read()` × `read_size / read_blocksize` (and the rest), `close()`; `read_random`: `lseek` + `read` per block; `read_skip`: `read` + `lseek(SEEK_CUR, skipsize)` per block | the same; `openat()` and `newfstatat()` relative to the fileset's directory; a skip read starts at a random offset (one `lseek(SEEK_SET)`) and seeks with `SEEK_SET` between blocks, FFSB starts at 0 and seeks with `SEEK_CUR`: as many `lseek()`s |
+//! | readall | `open(O_RDONLY[\|O_DIRECT])`, `stat(name)`, `read()` × size / `read_blocksize` (and the rest), `close()` | the same |
+//! | write, write_fsync | `open(O_WRONLY[\|O_DIRECT])`, `stat(name)`, `lseek` (as read), `write()` × `write_size / write_blocksize`, `fsync()` (write_fsync; 5.x write with `fsync_file`), `close()` | the same |
+//! | writeall, writeall_fsync (6.0) | `open(O_WRONLY[\|O_DIRECT])`, `stat(name)`, `write()` over the whole file, [`fsync()`], `close()` | the same |
+//! | append, append_fsync | `open(O_APPEND\|O_WRONLY[\|O_DIRECT])`, `write()` × `write_size / write_blocksize`, [`fsync()`], `close()` | the same |
+//! | create, create_fsync | `open(O_CREAT\|O_RDWR\|O_TRUNC[\|O_DIRECT], 0700)`, `write()`s of `write_blocksize` over a size drawn from min..max, [`fsync()`], `close()` | `openat(O_CREAT\|O_WRONLY\|O_EXCL, 0644)`: a new name is never an existing file, and fslab never truncates one |
+//! | delete | `unlink(name)` | `unlinkat()` |
+//! | metaop | `mkdir`, `mkdir`, `rmdir` (a random one), `rename` (a random one) | `mkdirat`, `mkdirat`, `unlinkat(AT_REMOVEDIR)` of the first, `renameat` of the second |
+//! | createdir (6.0) | `mkdir(name, 0700)` | `mkdirat(0755)` |
+//! | stat (6.0) | `stat(name)` | `newfstatat(AT_SYMLINK_NOFOLLOW)` |
+//! | open_close (6.0) | `open(O_RDONLY[\|O_DIRECT])`, `close()` | the same |
+//!
+//! Every path is relative to a directory descriptor (`*at()` calls) where FFSB passes full
+//! paths; fslab never follows a symlink in the fileset.
+//!
+//! Aging (`agefs=1`, `ffsb_fs.c`'s `age_fs()`): FFSB removes `data` and `meta`, seeds ten empty
+//! files and runs the aging threadgroup on `data/fillfile<N>`, beside the benchmark's files,
+//! checking the utilisation (`statfs`) once a second from one thread, so it overshoots
+//! `desired_util` by about a second of writing. fslab does the same: `data/fillfile<N>`, one
+//! check a second by the monitor (`Stop::util_poll`); the fill and the benchmark's files leave
+//! each other alone (`Fileset::neighbours`). Measured on a 4 GiB ext4 image, desired_util 0.20,
+//! 4 aging threads: FFSB 5.2.1 ended at 22-37% (df) with 11-19k files, fslab at 25-26% with
+//! 12-13k. FFSB's `num_age_dirs` subdirectories are not made.
 
 mod compile;
 mod execute;
@@ -19,6 +48,7 @@ mod ops;
 mod parse;
 mod profile;
 mod report;
+mod report_v5;
 mod validate;
 
 pub use compile::{compile, explain, AgingPlan, Options, Plan};

@@ -1,4 +1,5 @@
-//! FFSB's figures from a run, printed as FFSB 6.0 prints them, with fslab's own figures after.
+//! FFSB's figures from a run, printed as FFSB 6.0 prints them (5.x profiles as FFSB 5.2.1 does:
+//! report_v5.rs), with fslab's own figures after.
 //!
 //! FFSB counts, per operation: transactions (one per block read or written, one per metadata
 //! operation), Trans/sec (transactions ÷ runtime), % Trans (share of all transactions), % Op
@@ -222,6 +223,11 @@ fn table(title: &str, ops: &[FfsbOp], results: &[OpResult], runtime: f64) -> Tab
 /// What FFSB prints, then fslab's latency percentiles, CPU split and setup.
 pub fn render(plan: &Plan, outcome: &Outcome) -> String {
     let f = figures(plan, outcome);
+    if plan.profile.grammar == Grammar::V5 {
+        return super::report_v5::render(plan, outcome, &f, |o| {
+            extras(o, plan, outcome, outcome.result.as_ref());
+        });
+    }
     let mut out = String::new();
     let o = &mut out;
     let _ = writeln!(
@@ -256,12 +262,12 @@ pub fn render(plan: &Plan, outcome: &Outcome) -> String {
     let _ = writeln!(o, "Benchmark took {:.2} sec\n", result.duration.as_secs_f64());
     for t in &f.threadgroups {
         let _ = writeln!(o, "{}\n===============", t.title);
-        print_table(o, plan, t, result.duration.as_secs_f64());
+        print_table(o, t);
         let _ = writeln!(o);
     }
     if let Some(total) = &f.total {
         let _ = writeln!(o, "{}\n===============", total.title);
-        print_table(o, plan, total, result.duration.as_secs_f64());
+        print_table(o, total);
         let _ = writeln!(o);
     }
     let _ = writeln!(o, "\n{:.1}% User   Time", f.user_time_pct.unwrap_or(0.0));
@@ -271,8 +277,8 @@ pub fn render(plan: &Plan, outcome: &Outcome) -> String {
     out
 }
 
-/// One of FFSB's tables (`print_results`), with 5.x's single-operation throughput line.
-fn print_table(o: &mut String, plan: &Plan, t: &Table, runtime: f64) {
+/// One of FFSB 6.0's tables (`print_results`).
+fn print_table(o: &mut String, t: &Table) {
     let _ = writeln!(
         o,
         "             Op Name   Transactions\t Trans/sec\t% Trans\t    % Op Weight\t   Throughput"
@@ -289,27 +295,6 @@ fn print_table(o: &mut String, plan: &Plan, t: &Table, runtime: f64) {
         );
     }
     let _ = writeln!(o, "-\n{:.2} Transactions per Second\n", t.transactions_per_sec);
-    let shown: Vec<&Row> = t.ops.iter().filter(|r| r.transactions > 0).collect();
-    if plan.profile.grammar == Grammar::V5 {
-        // 5.x prints a throughput line of its own when a single operation ran.
-        if let [only] = shown[..] {
-            let verb = match only.op.as_str() {
-                "read" | "readall" => Some("reads"),
-                "write" => Some("writes"),
-                "create" => Some("creates"),
-                "append" => Some("append writes"),
-                _ => None,
-            };
-            if let (Some(verb), Some(rate)) = (verb, only.throughput_bytes_per_sec) {
-                let _ = writeln!(
-                    o,
-                    "Throughput: {:.2} {verb}/sec -> {}/sec",
-                    only.transactions as f64 / runtime,
-                    printsize(rate)
-                );
-            }
-        }
-    }
     if t.read_throughput.is_some() || t.write_throughput.is_some() {
         let _ = writeln!(o, "Throughput Results\n===================");
     }
@@ -324,6 +309,14 @@ fn print_table(o: &mut String, plan: &Plan, t: &Table, runtime: f64) {
 /// fslab's figures beside FFSB's: latency per operation, the system's CPU split, the setup.
 fn extras(o: &mut String, plan: &Plan, outcome: &Outcome, result: Option<&RunResult>) {
     let _ = writeln!(o, "\n--- fslab ---");
+    if plan.profile.grammar == Grammar::V5 {
+        let _ = writeln!(
+            o,
+            "FFSB profile {} (5.x grammar), run by fslab {}",
+            plan.profile.file,
+            env!("CARGO_PKG_VERSION")
+        );
+    }
     if let Some(r) = result {
         let _ = writeln!(
             o,

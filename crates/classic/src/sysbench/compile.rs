@@ -15,7 +15,7 @@
 
 use super::options::{IoMode, Options, TestMode};
 use fslab_engine::workload::{
-    EngineKind, Fileset, Group, OSync, OpKind, OpSpec, Pick, Scope, SizeDist, Stop, SyncKind,
+    EngineKind, Fileset, Group, OSync, OpKind, OpSpec, Pick, Scope, SetupCalls, SizeDist, Stop, SyncKind,
 };
 use fslab_engine::{Bytes, Span, Workload};
 use std::time::Duration;
@@ -25,7 +25,9 @@ pub const FILESET: &str = "sysbench";
 
 /// The files: `<dir>/test_file.N`, in `--dir` itself as sysbench makes them in its current
 /// directory, each of the size sysbench's prepare writes. seqwr starts from empty files
-/// (sysbench deletes and recreates them); the other modes keep the prepared ones.
+/// (sysbench deletes and recreates them); the other modes keep the prepared ones. They are
+/// written with sysbench's calls: `--file-block-size` zero blocks, one file at a time, each
+/// fsynced, mode 0600 ([`SetupCalls::SysbenchPrepare`]).
 pub fn fileset(o: &Options) -> Fileset {
     let fresh = o.test_mode == Some(TestMode::SeqWr);
     Fileset {
@@ -36,7 +38,23 @@ pub fn fileset(o: &Options) -> Fileset {
         size: SizeDist::Fixed(Bytes(o.file_size_on_disk())),
         prealloc: !fresh,
         reuse: !fresh,
+        setup_bs: Some(Bytes(o.block_size)),
+        setup_calls: SetupCalls::SysbenchPrepare {
+            direct: o.extra_flags.direct,
+            osync: osync(o),
+        },
         ..Fileset::new(FILESET)
+    }
+}
+
+/// `--file-extra-flags`' sync or dsync.
+fn osync(o: &Options) -> OSync {
+    if o.extra_flags.sync {
+        OSync::Sync
+    } else if o.extra_flags.dsync {
+        OSync::Dsync
+    } else {
+        OSync::None
     }
 }
 
@@ -56,13 +74,7 @@ pub fn workload(o: &Options) -> Workload {
         },
         iodepth: async_depth(o),
         direct: o.extra_flags.direct,
-        osync: if o.extra_flags.sync {
-            OSync::Sync
-        } else if o.extra_flags.dsync {
-            OSync::Dsync
-        } else {
-            OSync::None
-        },
+        osync: osync(o),
         ..Group::new("fileio", FILESET)
     };
     let block = Bytes(o.block_size);

@@ -16,6 +16,19 @@
 //! fslab made them: `prepare` and `cleanup` remove only `test_file.N` files fslab made, and
 //! refuse to touch ones it did not (the real sysbench's, say); anything else in `<DIR>` is left
 //! alone.
+//!
+//! The system calls, per command, as sysbench 1.0.20 makes them (`sb_fileio.c`) and fslab:
+//!
+//! | command | sysbench 1.0.20 | fslab |
+//! |---|---|---|
+//! | `prepare` (every mode, seqwr too) | per file in order: `open(O_CREAT\|O_WRONLY[\|extra], 0600)`, `lseek(0, SEEK_END)`, `write()` of `--file-block-size` zeros until the size, `fsync()`, `close()` | the same (`SetupCalls::SysbenchPrepare`), `openat()` beneath DIR with `O_EXCL\|O_NOFOLLOW` added, plus the marker file |
+//! | `run`, seqwr | `unlink()` then `open(O_CREAT\|O_EXCL, 0600)`, `close()` per file, then as below | the same calls (`O_WRONLY\|O_CREAT\|O_EXCL\|O_NOFOLLOW`); only the files fslab made are unlinked |
+//! | `run` | `open(O_RDWR[\|extra])` per file, kept open; `pread`/`pwrite` of a block (or merged blocks); `fsync`/`fdatasync` bursts and at the end | the same |
+//! | `cleanup` | `unlink()` of `test_file.0..N-1` | `unlink()` of the `test_file.N` fslab made, and its marker |
+//!
+//! Deliberate differences: prepare does not extend or reuse a shorter file it did not make (it
+//! refuses files without its marker), and it writes files it finds at another size again from
+//! scratch where sysbench extends them; `--validate`'s checksummed blocks are not written.
 
 pub mod compile;
 pub mod files;

@@ -59,12 +59,20 @@ fn files(dir: &Path) -> Vec<u64> {
     out
 }
 
-/// Every figure FFSB prints for a run.
+/// Every figure FFSB 6.0 prints for a run.
 fn assert_prints_ffsb_figures(text: &str, ops: &[&str]) {
+    assert!(
+        text.contains("             Op Name   Transactions\t Trans/sec\t% Trans\t    % Op Weight\t   Throughput"),
+        "no table header in:\n{text}"
+    );
+    assert_prints_v5_figures(text, ops);
+}
+
+/// Every figure FFSB 5.2.1 prints for a run (its `name : N ops (x%)` lines, without 6.0's table).
+fn assert_prints_v5_figures(text: &str, ops: &[&str]) {
     for want in [
         "fs setup took ",
         "Benchmark took ",
-        "             Op Name   Transactions\t Trans/sec\t% Trans\t    % Op Weight\t   Throughput",
         " Transactions per Second",
         "% User   Time",
         "% System Time",
@@ -147,14 +155,14 @@ fn seed_000_large_sequential_writes_run_scaled_down() {
     assert_eq!(on_disk.len() as u64, create.invocations);
     assert!(on_disk.iter().all(|s| *s == 4194304));
     let text = ffsb::render(&plan, &outcome);
-    assert_prints_ffsb_figures(&text, &["create"]);
+    assert_prints_v5_figures(&text, &[]);
+    // 5.2.1 prints only its own throughput line for a run of one operation: no op line, no table.
     assert!(
-        text.contains("Write Throughput: ") && !text.contains("Read Throughput: "),
+        text.contains("Total Results\n===============\nThroughput: ") && text.contains(" creates/sec -> "),
         "{text}"
     );
-    // 5.x's own line for a run of one operation.
     assert!(
-        text.contains("Throughput: ") && text.contains(" creates/sec -> "),
+        !text.contains("create : ") && !text.contains("Op Name   Transactions"),
         "{text}"
     );
 }
@@ -192,9 +200,9 @@ fn seed_002_small_files_run_scaled_down() {
         40 + row(&t, "create").invocations
     );
     let text = ffsb::render(&plan, &outcome);
-    assert_prints_ffsb_figures(&text, &["readall", "write", "create"]);
+    assert_prints_v5_figures(&text, &["readall", "write", "create"]);
     assert!(
-        text.contains("Read Throughput: ") && text.contains("Write Throughput: "),
+        text.contains("             readall : ") && text.contains(" ops ("),
         "{text}"
     );
 }
@@ -489,7 +497,9 @@ fn threadgroups_that_share_operations_get_tables_of_their_own() {
 #[test]
 #[ignore = "system tier: root, to mount a tmpfs"]
 fn agefs_ages_the_filesystem_before_the_setup() {
-    let fs = Tmpfs::mount("64m");
+    // Room for what the aging writes past the target in the second between two of FFSB's
+    // utilisation checks.
+    let fs = Tmpfs::mount("1g");
     let text = format!(
         "time=1
 [filesystem]
@@ -521,22 +531,33 @@ fn agefs_ages_the_filesystem_before_the_setup() {
     assert!(aging.to_util >= 0.25, "aging stopped at {}", aging.to_util);
     let aged = aging.result.as_ref().expect("an aging run");
     assert!(aged.totals.bytes_written > 0);
-    assert!(!files(&fs.path().join("fill")).is_empty());
+    // FFSB's aging files are data/fillfile<N>, in the benchmark's own directory; no fill/.
+    let data = fs.path().join("data");
+    let names: Vec<String> = std::fs::read_dir(&data)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    let fills = names.iter().filter(|n| n.starts_with("fillfile")).count();
+    assert!(fills > 10, "aging made files: {names:?}");
+    assert!(!fs.path().join("fill").exists(), "no separate fill directory");
     // FFSB's ten starting files are empty (no size_weight): those left hold only what the
     // appends added, write_size at a time.
     let seeds: Vec<u64> = (0..10)
-        .filter_map(|i| std::fs::metadata(fs.path().join(format!("fill/f{i}"))).ok())
+        .filter_map(|i| std::fs::metadata(data.join(format!("fillfile{i}"))).ok())
         .map(|m| m.len())
         .collect();
     assert!(seeds.iter().all(|s| s % 16384 == 0), "{seeds:?}");
     // The benchmark's files come after the aging, beside the aging files.
-    assert_eq!(files(&fs.path().join("data")).len(), 10);
-    let text = ffsb::render(&plan, &outcome);
+    assert_eq!(files(&data).len(), 10 + fills);
+    let report = ffsb::render(&plan, &outcome);
     assert!(
-        text.contains(&format!("aging fs {} from 0.00 to 0.25", fs.path().display())),
-        "{text}"
+        report.contains(&format!("aging fs {} from 0.00 to 0.25", fs.path().display())),
+        "{report}"
     );
     assert_eq!(ffsb::figures(&plan, &outcome).aging[0].to_util, aging.to_util);
+    // Again in the same place: FFSB's `rm -rf data` first, the aging files with the rest.
+    let (_, again) = run(&text, Options::default());
+    assert!(again.aging[0].from_util < 0.25, "{}", again.aging[0].from_util);
 }
 
 #[test]

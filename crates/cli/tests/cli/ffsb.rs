@@ -57,27 +57,46 @@ fn a_run_prints_what_ffsb_prints() {
     let r = fslab(&["ffsb", s(&path), "1", "--dir", s(&run_dir)]);
     assert_eq!(r.code, 0, "{}", r.stderr);
     let out = &r.stdout;
-    for want in [
-        "(5.x grammar)",
-        "benchmark time = 1\n",
+    // FFSB 5.2.1's layout, line for line, then fslab's extras.
+    let at = |want: &str| out.find(want).unwrap_or_else(|| panic!("no `{want}` in:\n{out}"));
+    let order = [
+        "FFSB version 5.2.1 started\n\nbenchmark time = 1\nThreadGroup 0\n================\n\t num_threads      = ",
+        "\t op weights\n",
+        "\t               create = ",
+        "FileSystem ",
+        "\t aging is off\n\t current utilization = ",
+        "creating new fileset ",
         "fs setup took ",
-        "Benchmark took ",
-        "Total Results\n===============\n",
-        "             Op Name   Transactions\t Trans/sec\t% Trans\t    % Op Weight\t   Throughput\n",
+        "Syncing()...0 sec\nStarting Actual Benchmark At: ",
+        "\n\nSyncing()...",
+        "FFSB benchmark finished   at: ",
+        "\n\nResults:\nBenchmark took ",
+        " sec\n\nTotal Results\n===============\n",
         "             readall : ",
         "               write : ",
         "              create : ",
-        " Transactions per Second\n",
-        "Read Throughput: ",
-        "Write Throughput: ",
+        " Transactions per Second\n\n\n",
         "% User   Time\n",
         "% System Time\n",
         "% CPU Utilization\n",
+        "\n--- fslab ---\n",
+        "(5.x grammar)",
         "latency per operation",
         "cpu, all CPUs (/proc/stat): user ",
-    ] {
-        assert!(out.contains(want), "no `{want}` in:\n{out}");
+    ];
+    for pair in order.windows(2) {
+        assert!(
+            at(pair[0]) < at(pair[1]),
+            "`{}` before `{}` in:\n{out}",
+            pair[0],
+            pair[1]
+        );
     }
+    assert!(out.contains(" ops (") && out.ends_with('\n'), "{out}");
+    assert!(
+        !out.contains("Op Name   Transactions"),
+        "6.0's table for a 5.x profile:\n{out}"
+    );
     // Benchmark took X sec, with X at least the time asked for.
     let took: f64 = out
         .split("Benchmark took ")
@@ -305,4 +324,94 @@ fn the_starting_files_are_written_in_create_blocksize_blocks() {
     let mut want = vec![3616; 6];
     want.extend([8192; 12]);
     assert_eq!(sizes, want);
+}
+
+/// The calls strace saw on each descriptor a data file got, from its open to its close:
+/// `["openat", "newfstatat", "lseek", "read=4096", ..., "close"]` (stat by name is listed where it
+/// happened, between the open and the close). Each thread writes its own log (`-ff`).
+fn per_open_calls(args: &[&str], logs: &Path, opened: &str) -> Vec<Vec<String>> {
+    std::fs::create_dir(logs).unwrap();
+    let status = std::process::Command::new("strace")
+        .args([
+            "-ff",
+            "-qq",
+            "-s",
+            "64",
+            "-e",
+            "trace=openat,newfstatat,stat,lseek,read,close",
+            "-o",
+        ])
+        .arg(logs.join("t"))
+        .arg(env!("CARGO_BIN_EXE_fslab"))
+        .args(args)
+        .stdout(std::process::Stdio::null())
+        .status()
+        .expect("this test needs strace to see the operations' calls (apt-get install strace)");
+    assert!(status.success(), "strace fslab {args:?}: {status}");
+    let mut ops = Vec::new();
+    for log in std::fs::read_dir(logs).unwrap() {
+        let text = std::fs::read_to_string(log.unwrap().path()).unwrap();
+        let mut open: Option<(String, Vec<String>)> = None;
+        for l in text.lines() {
+            let name = l.split('(').next().unwrap_or("");
+            let ret = l.rsplit("= ").next().unwrap_or("").trim().to_string();
+            if name == "openat" && l.contains(opened) && l.contains("O_RDONLY") && !l.contains("O_DIRECTORY") {
+                open = Some((ret, vec!["openat".to_string()]));
+                continue;
+            }
+            let Some((fd, calls)) = open.as_mut() else { continue };
+            let on_fd = l
+                .split_once('(')
+                .is_some_and(|(_, r)| r.starts_with(&format!("{fd},")) || r.starts_with(&format!("{fd})")));
+            match name {
+                "newfstatat" | "stat" if l.contains(opened) => calls.push("stat".into()),
+                "lseek" if on_fd => calls.push("lseek".into()),
+                "read" if on_fd => calls.push(format!("read={ret}")),
+                "close" if on_fd => {
+                    calls.push("close".into());
+                    ops.push(open.take().unwrap().1);
+                }
+                _ => {}
+            }
+        }
+    }
+    ops
+}
+
+/// FFSB's read (fileops.c, ffsb_readfile): open, stat() by name, one lseek() to a random offset,
+/// then read() calls of read_blocksize, close; never one pread.
+#[test]
+#[ignore = "system tier: strace"]
+fn the_read_op_makes_ffsb_s_stat_lseek_and_read_calls() {
+    require_tool("strace", "strace");
+    let dir = tempdir();
+    let profile = dir.path().join("read.ffsb");
+    // Files of 32 KiB, reads of 16 KiB in 4 KiB blocks: every read seeks (the range is 16 KiB).
+    std::fs::write(
+        &profile,
+        "time=1\n[filesystem]\nlocation=/unused\nnum_files=4\nnum_dirs=1\nmin_filesize=32k\nmax_filesize=32k\n[end]\n\
+         [threadgroup]\nnum_threads=1\nread_weight=1\nread_size=16k\nread_blocksize=4k\n[end]\n",
+    )
+    .unwrap();
+    let run_dir = dir.path().join("run");
+    std::fs::create_dir(&run_dir).unwrap();
+    let ops = per_open_calls(
+        &["ffsb", s(&profile), "--dir", s(&run_dir)],
+        &dir.path().join("strace.log"),
+        "\"f",
+    );
+    assert!(ops.len() > 10, "too few reads seen: {ops:?}");
+    let want = [
+        "openat",
+        "stat",
+        "lseek",
+        "read=4096",
+        "read=4096",
+        "read=4096",
+        "read=4096",
+        "close",
+    ];
+    for calls in &ops {
+        assert_eq!(calls, &want, "one read op's calls");
+    }
 }

@@ -278,3 +278,104 @@ fn help_lists_the_options() {
         assert!(out.stdout.contains("--file-test-mode=STRING"), "{}", out.stdout);
     }
 }
+
+/// prepare makes sysbench 1.0.20's calls (`create_files()`): each test file opened with mode
+/// 0600, `lseek(SEEK_END)`, `--file-block-size` write()s of zeros, one fsync() per file.
+#[test]
+#[ignore = "system tier: strace"]
+fn prepare_writes_blocks_and_fsyncs_each_file_as_sysbench_does() {
+    require_tool("strace", "strace");
+    check_prepare_calls(&[], None);
+    // --file-extra-flags apply to prepare's open too.
+    check_prepare_calls(&["--file-extra-flags=dsync"], Some("O_DSYNC"));
+}
+
+/// prepare with `extra` options under strace: each test file's open (with `flag` when given) and
+/// the calls on its descriptor until it is closed.
+fn check_prepare_calls(extra: &[&str], flag: Option<&str>) {
+    let d = tempdir();
+    let log = d.path().join("strace.log");
+    let work = d.path().join("w");
+    std::fs::create_dir(&work).unwrap();
+    let status = std::process::Command::new("strace")
+        .args([
+            "-f",
+            "-qq",
+            "-s",
+            "0",
+            "-e",
+            "trace=openat,write,pwrite64,lseek,fsync,syncfs,close",
+            "-o",
+        ])
+        .arg(&log)
+        .arg(env!("CARGO_BIN_EXE_fslab"))
+        .args(["sysbench", "--dir"])
+        .arg(&work)
+        // Two files of 64 KiB in 16 KiB blocks.
+        .args([
+            "fileio",
+            "--file-num=2",
+            "--file-total-size=128K",
+            "--file-block-size=16384",
+        ])
+        .args(extra)
+        .arg("prepare")
+        .stdout(std::process::Stdio::null())
+        .status()
+        .expect("this test needs strace to see prepare's calls (apt-get install strace)");
+    assert!(status.success(), "strace fslab sysbench prepare: {status}");
+    let text = std::fs::read_to_string(&log).unwrap();
+    // The descriptor each test file got, and what was done with it until it was opened again.
+    let mut fds = Vec::new();
+    for l in text.lines() {
+        let call = l.split_once(' ').map_or(l, |(_, c)| c.trim_start());
+        if call.starts_with("openat(") && call.contains("\"test_file.") {
+            assert!(call.contains("O_WRONLY") && call.contains("O_CREAT"), "{call}");
+            assert!(call.contains(", 0600)"), "sysbench makes its files 0600: {call}");
+            assert!(flag.is_none_or(|f| call.contains(f)), "{flag:?} missing: {call}");
+            let fd = call.rsplit("= ").next().unwrap().trim().to_string();
+            fds.push((fd, Vec::new()));
+        } else if let Some((fd, calls)) = fds.last_mut().filter(|(_, c)| c.last().is_none_or(|c| c != "close")) {
+            let name = call.split('(').next().unwrap_or("");
+            if call
+                .split_once('(')
+                .is_some_and(|(_, rest)| rest.starts_with(&format!("{fd},")) || rest.starts_with(&format!("{fd})")))
+            {
+                let size = call.rsplit("= ").next().unwrap().trim().to_string();
+                calls.push(if name == "close" {
+                    "close".into()
+                } else {
+                    format!("{name}={size}")
+                });
+            }
+        }
+    }
+    let want: Vec<String> = [
+        "lseek=0",
+        "write=16384",
+        "write=16384",
+        "write=16384",
+        "write=16384",
+        "fsync=0",
+        "close",
+    ]
+    .iter()
+    .map(|s| s.to_string())
+    .collect();
+    assert_eq!(fds.len(), 2, "{text}");
+    for (fd, calls) in &fds {
+        assert_eq!(calls, &want, "calls on test file fd {fd}:\n{text}");
+    }
+    assert!(
+        !text.contains("syncfs("),
+        "sysbench fsyncs each file, no syncfs: {text}"
+    );
+    for n in 0..2 {
+        let meta = std::fs::metadata(work.join(format!("test_file.{n}"))).unwrap();
+        assert_eq!(
+            std::os::unix::fs::PermissionsExt::mode(&meta.permissions()) & 0o777,
+            0o600
+        );
+        assert_eq!(meta.len(), 65536);
+    }
+}

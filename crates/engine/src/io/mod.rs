@@ -9,7 +9,8 @@ pub use mmap::MmapBackend;
 pub use sync::SyncBackend;
 pub use uring::{Target, UringBackend};
 
-use crate::workload::{EngineKind, Group, SyncKind};
+use crate::workload::{EngineKind, Group, OSync, SyncKind};
+use rustix::fs::OFlags;
 use std::alloc::Layout;
 use std::io;
 use std::os::fd::{AsFd, BorrowedFd, OwnedFd};
@@ -177,6 +178,16 @@ pub fn backend(group: &Group) -> io::Result<Box<dyn Backend>> {
     })
 }
 
+/// The open flags of `osync`. rustix's `OFlags::DSYNC` is `O_SYNC` on Linux: `O_DSYNC` comes
+/// from libc, so that the kernel sees what sysbench's `--file-extra-flags=dsync` asks for.
+pub(crate) fn osync_flags(osync: OSync) -> OFlags {
+    match osync {
+        OSync::None => OFlags::empty(),
+        OSync::Sync => OFlags::SYNC,
+        OSync::Dsync => OFlags::from_bits_retain(libc::O_DSYNC as u32),
+    }
+}
+
 /// The read()/write() loop shared by the backends that fall back to plain calls: retries a
 /// short write, stops a read at end of file.
 pub(crate) fn plain_transfer(
@@ -185,14 +196,45 @@ pub(crate) fn plain_transfer(
     xfers: &[Xfer],
     bufs: &mut IoBuffers,
 ) -> (Moved, io::Result<()>) {
+    calls_transfer(fd, dir, xfers, bufs, None)
+}
+
+/// [`plain_transfer`] with `pread`/`pwrite` (`seek` none), or with `read`/`write` at the file
+/// offset `seek.0` (FFSB's calls), after an `lseek(SEEK_SET)` wherever a transfer does not start
+/// there and before the transfers whose indices `seek.1` lists (ascending) in any case.
+pub(crate) fn calls_transfer(
+    fd: BorrowedFd<'_>,
+    dir: Dir,
+    xfers: &[Xfer],
+    bufs: &mut IoBuffers,
+    seek: Option<(&mut u64, &[usize])>,
+) -> (Moved, io::Result<()>) {
     let mut moved = Moved::default();
-    for x in xfers {
+    let (mut pos, mut forced) = match seek {
+        Some((p, f)) => (Some(p), f),
+        None => (None, &[][..]),
+    };
+    for (k, x) in xfers.iter().enumerate() {
         let buf = bufs.slot(0, x.len as usize);
+        if let Some(p) = pos.as_deref_mut() {
+            let force = forced.first() == Some(&k);
+            if force {
+                forced = &forced[1..];
+            }
+            if force || *p != x.offset {
+                if let Err(e) = rustix::fs::seek(fd, rustix::fs::SeekFrom::Start(x.offset)) {
+                    return (moved, Err(e.into()));
+                }
+                *p = x.offset;
+            }
+        }
         let mut done = 0usize;
         while done < buf.len() {
-            let r = match dir {
-                Dir::Read => rustix::io::pread(fd, &mut buf[done..], x.offset + done as u64),
-                Dir::Write => rustix::io::pwrite(fd, &buf[done..], x.offset + done as u64),
+            let r = match (dir, pos.is_some()) {
+                (Dir::Read, false) => rustix::io::pread(fd, &mut buf[done..], x.offset + done as u64),
+                (Dir::Write, false) => rustix::io::pwrite(fd, &buf[done..], x.offset + done as u64),
+                (Dir::Read, true) => rustix::io::read(fd, &mut buf[done..]),
+                (Dir::Write, true) => rustix::io::write(fd, &buf[done..]),
             };
             match r {
                 Ok(0) => break,
@@ -206,6 +248,9 @@ pub(crate) fn plain_transfer(
             if dir == Dir::Read {
                 break;
             }
+        }
+        if let Some(p) = pos.as_deref_mut() {
+            *p += done as u64;
         }
         moved.add(x.len, done);
         if dir == Dir::Read && done < x.len as usize {

@@ -54,6 +54,9 @@ pub(super) fn monitor(
     let mut last_tick = start;
     let mut next_tick = start + Duration::from_secs(1);
     let mut running = threads;
+    // Filling to a utilisation is checked ten times a second, or every stop.util_poll.
+    let util_every = workload.stop.util_poll.map_or(Duration::from_millis(100), |p| p.0);
+    let mut next_util = start + util_every;
     let scripted = workload.groups.iter().any(|g| g.script.is_some());
     let mut tally = LatencyTally::new(live.len());
     // stop.steady: the figure of each whole second after the ramp, the newest last.
@@ -123,9 +126,11 @@ pub(super) fn monitor(
         if let Some(d) = deadline {
             wake = wake.min(d);
         }
-        if util.is_some() || interrupt.is_some() {
-            // Filling to a utilisation, and the caller's interruption, are checked ten times a
-            // second.
+        if util.is_some() {
+            wake = wake.min(next_util);
+        }
+        if interrupt.is_some() {
+            // The caller's interruption is checked ten times a second.
             wake = wake.min(Instant::now() + Duration::from_millis(100));
         }
         match done.recv_timeout(wake.saturating_duration_since(Instant::now())) {
@@ -179,7 +184,8 @@ pub(super) fn monitor(
             shared.stop.store(true, Relaxed);
             deadline = None;
         }
-        if let Some((fd, target)) = util {
+        if let Some((fd, target)) = util.filter(|_| now >= next_util) {
+            next_util = now + util_every;
             if !shared.stop.load(Relaxed) && utilisation(fd).is_some_and(|u| u >= target) {
                 stopped = Some(StopReason::Util);
                 shared.stop.store(true, Relaxed);

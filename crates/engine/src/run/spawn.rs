@@ -42,7 +42,8 @@ pub(super) fn run_threads(
         stonewall: stop.stonewall,
         continue_on_error: opts.continue_on_error,
         latency: !opts.no_latency,
-        util: stop.util,
+        // With util_poll only the monitor checks.
+        util: stop.util.filter(|_| stop.util_poll.is_none()),
         util_reached: AtomicBool::new(false),
         start: Gate::new(total_threads as usize + 1),
     };

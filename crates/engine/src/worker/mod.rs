@@ -23,7 +23,7 @@ use crate::clock;
 use crate::fileset::FileTable;
 use crate::histogram::OpStats;
 use crate::io::{self, Backend, IoBuffers, Xfer};
-use crate::workload::{EngineKind, Group, OSync, OpKind};
+use crate::workload::{EngineKind, Group, OpKind};
 use error::errno_of;
 use fd_cache::FdCache;
 use fsync::Burst;
@@ -159,11 +159,7 @@ impl Io {
         if group.direct {
             base_flags |= OFlags::DIRECT;
         }
-        base_flags |= match group.osync {
-            OSync::None => OFlags::empty(),
-            OSync::Sync => OFlags::SYNC,
-            OSync::Dsync => OFlags::DSYNC,
-        };
+        base_flags |= crate::io::osync_flags(group.osync);
         let writes = group.ops.iter().any(|o| o.op.writes() || o.op == OpKind::Truncate);
         Ok(Io {
             backend,

@@ -119,10 +119,11 @@ impl<'a> Worker<'a> {
         result.map(|()| moved)
     }
 
-    /// Moves the transfers `blocks` gives on file `id`, a batch at a time, then syncs if the op
-    /// asks: (what moved, its FFSB transactions).
+    /// Moves the transfers `blocks` gives on file `id` for entry `i` of the mix, a batch at a
+    /// time, then syncs if the op asks: (what moved, its FFSB transactions).
     fn move_all(
         &mut self,
+        i: usize,
         id: u64,
         dir: Dir,
         sync: Option<SyncKind>,
@@ -130,8 +131,25 @@ impl<'a> Worker<'a> {
         bs: u64,
     ) -> stdio::Result<(Moved, u64)> {
         let stop = &self.shared.stop;
+        let table = self.table;
+        let seeking = self.group.ops[i].seek_calls;
+        // A file opened for this operation is at offset 0; a kept one anywhere.
+        let start = if self.group.open == OpenMode::PerOp {
+            0
+        } else {
+            u64::MAX
+        };
         let (moved, tx, result) = self.with_file(id, dir, |backend, file, bufs, xfers| {
-            let (moved, tx, mut result) = transfer_all(backend, file, dir, (xfers, bufs), (blocks, bs), stop);
+            if seeking {
+                // FFSB's ffsb_get_filesize(): stat() by name once the file is open.
+                let mut b: NameBuf = [0; 64];
+                if let Err(e) = rustix::fs::statat(table.dir_of(id), table.name(id, &mut b), AtFlags::SYMLINK_NOFOLLOW)
+                {
+                    return (Moved::default(), 0, Err(e.into()));
+                }
+            }
+            let pos = seeking.then_some(start);
+            let (moved, tx, mut result) = transfer_all(backend, file, dir, (xfers, bufs), (blocks, bs, pos), stop);
             if let (Ok(()), Some(kind)) = (&result, sync) {
                 result = backend.sync(file, kind);
             }
@@ -179,8 +197,9 @@ impl<'a> Worker<'a> {
             off: 0,
             run_left: 0,
             ended: false,
+            starts: Vec::new(),
         };
-        let result = self.move_all(id, dir, spec.sync, &mut runs, bs);
+        let result = self.move_all(i, id, dir, spec.sync, &mut runs, bs);
         // The offsets were drawn from a copy of the thread's generator: it goes on from there.
         self.rng = runs.rng;
         self.table.release(id, None);
@@ -203,7 +222,7 @@ impl<'a> Worker<'a> {
             Dir::Write
         };
         let bs = spec.block_size();
-        let result = self.move_all(id, dir, spec.sync, &mut Sequential { off: 0, to: size, bs }, bs);
+        let result = self.move_all(i, id, dir, spec.sync, &mut Sequential { off: 0, to: size, bs }, bs);
         self.table.release(id, None);
         let (moved, transactions) = result.map_err(|e| self.annotate(id, spec.op.name(), e))?;
         Ok(Outcome::Done {
@@ -261,7 +280,7 @@ impl<'a> Worker<'a> {
                 &mut file,
                 Dir::Write,
                 (&mut io.xfers, &mut io.bufs),
-                (&mut blocks, bs),
+                (&mut blocks, bs, spec.seek_calls.then_some(0)),
                 stop,
             );
             r?;
@@ -479,6 +498,12 @@ pub(super) const BATCH: usize = 1024;
 pub(super) trait Blocks {
     /// Appends up to `max` transfers to `xfers`; none when the operation has no more.
     fn fill(&mut self, xfers: &mut Vec<Xfer>, max: usize);
+
+    /// The transfers of the last `fill` (indices, ascending) before which FFSB's calls seek
+    /// even when the file offset is already there.
+    fn forced_seeks(&self) -> &[usize] {
+        &[]
+    }
 }
 
 /// `[off, to)` in blocks of `bs`.
@@ -515,10 +540,17 @@ struct Runs {
     off: u64,
     run_left: u64,
     ended: bool,
+    /// The runs the last fill started at a drawn offset: FFSB seeks there whatever the offset.
+    starts: Vec<usize>,
 }
 
 impl Blocks for Runs {
+    fn forced_seeks(&self) -> &[usize] {
+        &self.starts
+    }
+
     fn fill(&mut self, xfers: &mut Vec<Xfer>, max: usize) {
+        self.starts.clear();
         while !self.ended && xfers.len() < max {
             if self.run_left == 0 {
                 if self.left == 0 {
@@ -532,6 +564,7 @@ impl Blocks for Runs {
                 self.off = if room == 0 {
                     0
                 } else {
+                    self.starts.push(xfers.len());
                     self.rng.gen_range(0..=room / self.align) * self.align
                 };
                 self.run_left = run_bytes;
@@ -555,13 +588,15 @@ impl Blocks for Runs {
 
 /// Moves every transfer `blocks` gives (in blocks of `bs`) on `file`, [`BATCH`] at a time (or the backend's depth,
 /// when larger), until they run out, a read meets the end of the file, a transfer fails or the
-/// run stops: (what moved, its FFSB transactions, how it ended).
+/// run stops: (what moved, its FFSB transactions, how it ended). With `pos` (the file offset,
+/// `u64::MAX` when unknown) it moves them with FFSB's calls instead of the backend's: `lseek()`
+/// where needed, then `read()`/`write()`.
 fn transfer_all(
     backend: &mut dyn Backend,
     file: &mut OpenFile,
     dir: Dir,
     (xfers, bufs): (&mut Vec<Xfer>, &mut IoBuffers),
-    (blocks, bs): (&mut dyn Blocks, u64),
+    (blocks, bs, mut pos): (&mut dyn Blocks, u64, Option<u64>),
     stop: &std::sync::atomic::AtomicBool,
 ) -> (Moved, u64, stdio::Result<()>) {
     let batch = BATCH.max(bufs.slots());
@@ -573,7 +608,10 @@ fn transfer_all(
         if xfers.is_empty() {
             return (total, tx, Ok(()));
         }
-        let (moved, result) = backend.transfer(file, dir, xfers, bufs);
+        let (moved, result) = match pos.as_mut() {
+            Some(p) => crate::io::calls_transfer(file.fd(), dir, xfers, bufs, Some((p, blocks.forced_seeks()))),
+            None => backend.transfer(file, dir, xfers, bufs),
+        };
         total.bytes += moved.bytes;
         total.calls += moved.calls;
         total.whole_calls += moved.whole_calls;

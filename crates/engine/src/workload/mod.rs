@@ -58,6 +58,12 @@ pub struct Stop {
     /// aging runs until `desired_util`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub util: Option<f64>,
+    /// How often `util` is checked: only by the monitor, this often (FFSB's aging polls once a
+    /// second). When absent, ten times a second and by every thread each fourth operation. Set
+    /// by the front-ends; not part of a workload file.
+    #[serde(skip)]
+    #[schemars(skip)]
+    pub util_poll: Option<Span>,
     /// Stop every thread as soon as the first one finishes (IOzone's stonewalling).
     #[serde(default, skip_serializing_if = "is_false")]
     pub stonewall: bool,
@@ -127,6 +133,32 @@ pub struct Fileset {
     /// Keep files already there when their number and sizes match, instead of writing them again.
     #[serde(default, skip_serializing_if = "is_false")]
     pub reuse: bool,
+    /// Which system calls write the files before the run: fslab's own, or an original's (set by
+    /// the front-ends; not part of a workload file).
+    #[serde(skip)]
+    #[schemars(skip)]
+    pub setup_calls: SetupCalls,
+    /// Prefixes of another fileset's files that share this fileset's directory (FFSB's aging
+    /// `fillfile<N>` beside its `data` files): setup and removal leave them, and the directory,
+    /// alone. Set by the front-ends; not part of a workload file.
+    #[serde(skip)]
+    #[schemars(skip)]
+    pub neighbours: Vec<String>,
+}
+
+/// The system calls that write a fileset's files before the run.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum SetupCalls {
+    /// fslab's: several files at a time, each opened `O_CREAT|O_EXCL` with mode 0644 and written
+    /// with `pwrite()` of `setup_bs` bytes of a pattern, then one `syncfs()`.
+    #[default]
+    Parallel,
+    /// sysbench 1.0.20's `prepare` (`create_files()` in sb_fileio.c): one file at a time, in
+    /// order, each opened `O_CREAT|O_WRONLY` (fslab adds `O_EXCL|O_NOFOLLOW`) with mode 0600,
+    /// `lseek(fd, 0, SEEK_END)`, `write()` of `setup_bs` zero bytes until the size is reached,
+    /// `fsync()`, `close()`; no `syncfs()`. `direct` and `osync` add sysbench's
+    /// `--file-extra-flags` (`O_DIRECT`, `O_SYNC`, `O_DSYNC`) to that open, as sysbench does.
+    SysbenchPrepare { direct: bool, osync: OSync },
 }
 
 impl Fileset {
@@ -145,6 +177,8 @@ impl Fileset {
             prealloc: true,
             setup_bs: None,
             reuse: false,
+            setup_calls: SetupCalls::Parallel,
+            neighbours: Vec::new(),
         }
     }
 
@@ -631,6 +665,14 @@ pub struct OpSpec {
     /// the order they were made (see [`Order`]).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub order: Option<Order>,
+    /// FFSB's calls for read, readall, write, writeall and create (set by the FFSB front-end; not
+    /// part of a workload file): the file is `stat()`ed by name once open (read, readall, write,
+    /// writeall), and blocks move with `read()`/`write()` at the file offset, an `lseek()`
+    /// wherever the next block is not where the last one ended, instead of `pread`/`pwrite`.
+    /// Sync engine only.
+    #[serde(skip)]
+    #[schemars(skip)]
+    pub seek_calls: bool,
 }
 
 /// The order in which an operation goes through the files of its fileset.
@@ -662,6 +704,7 @@ impl OpSpec {
             wrap: None,
             reverse: None,
             order: None,
+            seek_calls: false,
         }
     }
 
