@@ -27,7 +27,9 @@
 
 use super::layout::Layout;
 use super::subtest::Test;
-use fslab_engine::workload::{Fileset, FinalSync, Group, OSync, OpKind, OpSpec, Scope, SizeDist, Stop, SyncKind};
+use fslab_engine::workload::{
+    ChildEnd, Fileset, FinalSync, Group, OSync, OpKind, OpSpec, Scope, SizeDist, Stop, SyncKind,
+};
 use fslab_engine::{Bytes, Workload};
 
 /// What every sub-test of one IOzone invocation shares.
@@ -77,6 +79,8 @@ pub fn workload(test: Test, p: &Params, layout: &Layout, name: &str) -> Workload
                 // keep the files written before them.
                 prealloc: !first,
                 reuse: !first,
+                // IOzone's open(O_CREAT, 0640).
+                mode: Some(0o640),
                 ..Fileset::new(&place.fileset)
             };
             if place.names.is_empty() {
@@ -85,8 +89,17 @@ pub fn workload(test: Test, p: &Params, layout: &Layout, name: &str) -> Workload
             fs
         })
         .collect();
-    let (ops, per_child_ops) = ops_of(test, p, records);
+    let (mut ops, per_child_ops) = ops_of(test, p, records);
+    // Throughput mode's children end as IOzone's do (see `child_end`), which makes their -e
+    // fsyncs; automatic mode's one process fsyncs at the end of its stream or its operations.
+    let child_end = p.throughput.then(|| child_end(test, p.fsync));
+    if child_end.is_some() {
+        for o in &mut ops {
+            o.sync = None;
+        }
+    }
     let sync_end = p.fsync
+        && child_end.is_none()
         && matches!(test, Test::RandomWrite | Test::Mixed | Test::RecordRewrite)
         && ops.iter().any(|o| o.op.writes());
     let groups = layout
@@ -114,12 +127,29 @@ pub fn workload(test: Test, p: &Params, layout: &Layout, name: &str) -> Workload
         stop: Stop {
             ops: per_child_ops.map(|n| n * children),
             stonewall: p.stonewall,
+            child_end,
             final_sync: p.final_sync,
             ..Stop::default()
         },
         filesets,
         groups,
         ..Workload::new(name)
+    }
+}
+
+/// How a throughput child of `test` ends, as IOzone 3.487's do: the writers that write their
+/// file whole (initial, pwrite and fwrite writers from empty, random writers) raise the stonewall
+/// as soon as their transfers are done, before their `-e` fsync, and when stopped finish their
+/// file uncounted; the others (rewriters, readers) fsync with `-e`, take their figures, then
+/// raise it, and stop where they are. Every child fsyncs its file again before closing it,
+/// outside its figures.
+pub fn child_end(test: Test, fsync: bool) -> ChildEnd {
+    let writes_whole = test.from_empty(true) || test == Test::RandomWrite;
+    ChildEnd {
+        fsync,
+        raise_before_sync: writes_whole,
+        finish_uncounted: writes_whole,
+        close_fsync: true,
     }
 }
 
@@ -282,13 +312,53 @@ mod tests {
     #[test]
     fn writers_fsync_at_the_end_of_the_file_with_e() {
         let layout = Layout::simple(2, "p");
-        let w = workload(Test::Write, &params(), &layout, "x");
+        let auto = Params {
+            throughput: false,
+            ..params()
+        };
+        let w = workload(Test::Write, &auto, &layout, "x");
         assert_eq!(w.groups[0].ops[0].op, OpKind::SeqWrite);
         assert_eq!(w.groups[0].ops[0].sync, Some(SyncKind::Fsync));
+        assert_eq!(w.stop.child_end, None);
         assert!(!w.filesets[0].prealloc && !w.filesets[0].reuse);
         let w = workload(Test::Read, &params(), &layout, "x");
         assert!(w.filesets[0].prealloc && w.filesets[0].reuse);
         assert_eq!(w.groups[0].ops[0].sync, None);
+    }
+
+    #[test]
+    fn throughput_children_end_as_iozones_do() {
+        let layout = Layout::simple(2, "p");
+        let end = |test| workload(test, &params(), &layout, "x").stop.child_end.unwrap();
+        // Writers of whole files: the stonewall before their -e fsync, stopped ones finish.
+        for test in [Test::Write, Test::RandomWrite, Test::Pwrite, Test::Fwrite] {
+            let e = end(test);
+            assert!(
+                e.fsync && e.raise_before_sync && e.finish_uncounted && e.close_fsync,
+                "{test:?}"
+            );
+            let w = workload(test, &params(), &layout, "x");
+            assert_eq!(w.groups[0].ops[0].sync, None, "the -e fsync is the child's, {test:?}");
+            assert!(!w.groups[0].fsync_end, "{test:?}");
+        }
+        // Rewriters and readers: after their fsync, and stopped ones stop where they are.
+        for test in [Test::Rewrite, Test::Read, Test::Reread, Test::RandomRead, Test::Reverse] {
+            let e = end(test);
+            assert!(
+                e.fsync && !e.raise_before_sync && !e.finish_uncounted && e.close_fsync,
+                "{test:?}"
+            );
+        }
+        let no_e = Params {
+            fsync: false,
+            ..params()
+        };
+        assert!(!workload(Test::Read, &no_e, &layout, "x").stop.child_end.unwrap().fsync);
+        let auto = Params {
+            throughput: false,
+            ..params()
+        };
+        assert_eq!(workload(Test::Write, &auto, &layout, "x").stop.child_end, None);
     }
 
     #[test]
@@ -315,7 +385,12 @@ mod tests {
     #[test]
     fn record_rewrite_writes_the_first_record_again_and_again() {
         let layout = Layout::simple(1, "p");
-        let w = workload(Test::RecordRewrite, &params(), &layout, "x");
+        // Automatic mode's test (IOzone offers it without -t only).
+        let auto = Params {
+            throughput: false,
+            ..params()
+        };
+        let w = workload(Test::RecordRewrite, &auto, &layout, "x");
         w.validate().unwrap();
         let op = &w.groups[0].ops[0];
         assert_eq!(
@@ -331,7 +406,7 @@ mod tests {
         let layout = Layout::simple(3, "p");
         let w = workload(Test::RandomWrite, &params(), &layout, "x");
         assert_eq!(w.stop.ops, Some(3 * 16));
-        assert!(w.groups[0].fsync_end);
+        assert!(w.stop.child_end.unwrap().fsync);
         assert_eq!(w.groups[0].ops[0].block_size(), 64 << 10);
     }
 

@@ -72,7 +72,7 @@ impl Plan {
                 }
             }
             _ => match &opts.file {
-                None => Layout::simple(1, "iozone.tmp."),
+                None => Layout::single("iozone.tmp"),
                 Some(f) => Layout::named(std::slice::from_ref(f), run_dir, "-f")?,
             },
         };

@@ -165,7 +165,7 @@ mod tests {
             per_child: vec![
                 Child {
                     child: 0,
-                    file: "iozone/iozone.DUMMY.0".into(),
+                    file: "iozone.DUMMY.0".into(),
                     xfer: 14272.0,
                     throughput: 410424.16,
                     secs: 0.03,
@@ -173,7 +173,7 @@ mod tests {
                 },
                 Child {
                     child: 1,
-                    file: "iozone/iozone.DUMMY.1".into(),
+                    file: "iozone.DUMMY.1".into(),
                     xfer: 16384.0,
                     throughput: 452695.06,
                     secs: 0.03,
