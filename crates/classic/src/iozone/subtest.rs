@@ -139,11 +139,30 @@ impl Test {
         }
     }
 
+    /// The width IOzone prints the number of children in, in the "Children see" and "Parent
+    /// sees" lines: `%2lld` for the initial writers, rewriters, readers, fwriters and freaders,
+    /// `%lld` for the others (`for  4 readers`, `for 4 re-readers`).
+    pub fn count_width(self) -> usize {
+        match self {
+            Test::Write | Test::Rewrite | Test::Read | Test::Fwrite | Test::Fread => 2,
+            _ => 0,
+        }
+    }
+
+    /// What stands between the name and the `=` of the "Children see" line: IOzone pads the
+    /// readers' with one more tab.
+    pub fn children_gap(self) -> &'static str {
+        match self {
+            Test::Read => " \t\t",
+            _ => " \t",
+        }
+    }
+
     /// What stands between the name and the `=` of the "Parent sees" line: IOzone pads the
-    /// fwriters' and freaders' with one more tab.
+    /// readers', fwriters' and freaders' with one more tab.
     pub fn parent_gap(self) -> &'static str {
         match self {
-            Test::Fwrite | Test::Fread => " \t\t",
+            Test::Read | Test::Fwrite | Test::Fread => " \t\t",
             _ => " \t",
         }
     }

@@ -277,7 +277,7 @@ fn f_creates_exactly_the_named_files() {
         .map(|c| c.file.clone())
         .collect();
     assert_eq!(files, ["first", "sub/second", "sub/third"]);
-    assert!(text.contains("Children see throughput for  3 re-readers"));
+    assert!(text.contains("Children see throughput for 3 re-readers \t="));
     // Without -w the next run removes them at its end, and only them.
     run(
         &plan("-i 0 -t 3 -s 128k -r 32k -F first sub/second sub/third", tmp.path()),
@@ -357,7 +357,15 @@ fn every_throughput_test_moves_the_file_size_per_child() {
         let total: u64 = s.result.threads.iter().map(|t| t.bytes).sum();
         assert_eq!(total, 2 * 512 * 1024, "{}", s.name);
         assert!(s.result.first_error.is_none(), "{}: {:?}", s.name, s.result.first_error);
-        assert!(text.contains(&format!("Children see throughput for  2 {} \t=", s.name)));
+        // IOzone's spacing: `%2lld` or `%lld` children, one tab or two (readers) before `=`.
+        let line = format!(
+            "Children see throughput for {:w$} {}{}=",
+            2,
+            s.name,
+            s.test.children_gap(),
+            w = s.test.count_width()
+        );
+        assert!(text.contains(&line), "{line:?}");
     }
     // Each run synced outside its timing (IOzone's sync between sub-tests).
     assert!(report.subtests.iter().all(|s| s.result.final_sync.is_some()));
@@ -396,15 +404,18 @@ fn pwrite_pread_fwrite_fread_in_throughput_mode() {
         let f = s.figures.as_ref().unwrap();
         assert_eq!(f.min_xfer, 256.0, "{}", s.name);
         let children_line = format!(
-            "\tChildren see throughput for  2 {} \t= {:10.2} kB/sec\n",
-            s.name, f.children_see
+            "\tChildren see throughput for {:w$} {} \t= {:10.2} kB/sec\n",
+            2,
+            s.name,
+            f.children_see,
+            w = s.test.count_width()
         );
         assert!(text.contains(&children_line), "{children_line:?}\n{text}");
     }
     // IOzone's fwriters and freaders have one more tab before the parent's `=`.
     assert!(text.contains("\tParent sees throughput for  2 fwriters \t\t= "));
     assert!(text.contains("\tParent sees throughput for  2 freaders \t\t= "));
-    assert!(text.contains("\tParent sees throughput for  2 pwrite writers \t= "));
+    assert!(text.contains("\tParent sees throughput for 2 pwrite writers \t= "));
     for (row, s) in ["Pwrite", "Pread", "Fwrite", "Fread"].iter().zip(&report.subtests[2..]) {
         let v = s.figures.as_ref().unwrap().children_see;
         assert!(text.contains(&format!("\n\"{row:>15} \" {v:10.2} \n")), "{row}\n{text}");
