@@ -15,7 +15,6 @@
 //!   pwrite()/pread(). fwrite/fread (`-i 6`, `-i 7`) are record-sized write()/read() calls, which
 //!   is what stdio makes of them with IOzone's one-record buffer. pwritev/preadv (`-i 11`,
 //!   `-i 12`) are not offered (see [`compile`]).
-//! - Automatic mode times the sum of the operations (see [`figures::single`]).
 
 pub mod compile;
 pub mod figures;

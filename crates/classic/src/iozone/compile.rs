@@ -27,9 +27,7 @@
 
 use super::layout::Layout;
 use super::subtest::Test;
-use fslab_engine::workload::{
-    ChildEnd, Fileset, FinalSync, Group, OSync, OpKind, OpSpec, Scope, SizeDist, Stop, SyncKind,
-};
+use fslab_engine::workload::{ChildEnd, Fileset, FinalSync, Group, OSync, OpKind, OpSpec, Scope, SizeDist, Stop};
 use fslab_engine::{Bytes, Workload};
 
 /// What every sub-test of one IOzone invocation shares.
@@ -89,19 +87,18 @@ pub fn workload(test: Test, p: &Params, layout: &Layout, name: &str) -> Workload
             fs
         })
         .collect();
-    let (mut ops, per_child_ops) = ops_of(test, p, records);
-    // Throughput mode's children end as IOzone's do (see `child_end`), which makes their -e
-    // fsyncs; automatic mode's one process fsyncs at the end of its stream or its operations.
-    let child_end = p.throughput.then(|| child_end(test, p.fsync));
-    if child_end.is_some() {
-        for o in &mut ops {
-            o.sync = None;
+    let (ops, per_child_ops) = ops_of(test, p, records);
+    // Every process ends as IOzone's do (see `child_end`), which makes the -e fsyncs: throughput
+    // mode's children, and automatic mode's one process, which opens its file before its clock
+    // starts, times its loop with its own clock and with -e fsyncs after writing, inside its time.
+    let child_end = if p.throughput {
+        child_end(test, p.fsync)
+    } else {
+        ChildEnd {
+            fsync: p.fsync && test.writes(),
+            ..ChildEnd::default()
         }
-    }
-    let sync_end = p.fsync
-        && child_end.is_none()
-        && matches!(test, Test::RandomWrite | Test::Mixed | Test::RecordRewrite)
-        && ops.iter().any(|o| o.op.writes());
+    };
     let groups = layout
         .places
         .iter()
@@ -109,7 +106,6 @@ pub fn workload(test: Test, p: &Params, layout: &Layout, name: &str) -> Workload
             threads: place.children.len() as u32,
             direct: p.direct,
             osync: if p.osync { OSync::Sync } else { OSync::None },
-            fsync_end: sync_end,
             ops: ops.clone(),
             ..Group::new(&place.group, &place.fileset)
         })
@@ -127,7 +123,7 @@ pub fn workload(test: Test, p: &Params, layout: &Layout, name: &str) -> Workload
         stop: Stop {
             ops: per_child_ops.map(|n| n * children),
             stonewall: p.stonewall,
-            child_end,
+            child_end: Some(child_end),
             final_sync: p.final_sync,
             ..Stop::default()
         },
@@ -157,7 +153,6 @@ pub fn child_end(test: Test, fsync: bool) -> ChildEnd {
 /// file".
 fn ops_of(test: Test, p: &Params, records: u64) -> (Vec<OpSpec>, Option<u64>) {
     let bs = Some(Bytes(p.record));
-    let sync = p.fsync.then_some(SyncKind::Fsync);
     let stream = |op| OpSpec {
         bs,
         scope: None,
@@ -171,21 +166,13 @@ fn ops_of(test: Test, p: &Params, records: u64) -> (Vec<OpSpec>, Option<u64>) {
         ..OpSpec::new(op)
     };
     match test {
-        Test::Write | Test::Pwrite | Test::Fwrite if test.from_empty(p.throughput) => (
-            vec![OpSpec {
-                sync,
-                ..stream(OpKind::SeqWrite)
-            }],
-            None,
-        ),
+        Test::Write | Test::Pwrite | Test::Fwrite if test.from_empty(p.throughput) => {
+            (vec![stream(OpKind::SeqWrite)], None)
+        }
         // Automatic mode's pwrite and fwrite write over the file, as the re-runs do.
-        Test::Write | Test::Rewrite | Test::Pwrite | Test::Repwrite | Test::Fwrite | Test::Frewrite => (
-            vec![OpSpec {
-                sync,
-                ..stream(OpKind::Rewrite)
-            }],
-            None,
-        ),
+        Test::Write | Test::Rewrite | Test::Pwrite | Test::Repwrite | Test::Fwrite | Test::Frewrite => {
+            (vec![stream(OpKind::Rewrite)], None)
+        }
         Test::Read | Test::Reread | Test::Pread | Test::Repread | Test::Fread | Test::Freread => {
             (vec![stream(OpKind::SeqRead)], None)
         }
@@ -310,7 +297,7 @@ mod tests {
     }
 
     #[test]
-    fn writers_fsync_at_the_end_of_the_file_with_e() {
+    fn writers_fsync_at_the_end_of_their_work_with_e() {
         let layout = Layout::simple(2, "p");
         let auto = Params {
             throughput: false,
@@ -318,9 +305,18 @@ mod tests {
         };
         let w = workload(Test::Write, &auto, &layout, "x");
         assert_eq!(w.groups[0].ops[0].op, OpKind::SeqWrite);
-        assert_eq!(w.groups[0].ops[0].sync, Some(SyncKind::Fsync));
-        assert_eq!(w.stop.child_end, None);
+        assert_eq!(
+            w.groups[0].ops[0].sync, None,
+            "the fsync is the process's, after its loop"
+        );
+        let end = w.stop.child_end.unwrap();
+        assert!(end.fsync && !end.close_fsync && !end.finish_uncounted);
         assert!(!w.filesets[0].prealloc && !w.filesets[0].reuse);
+        let w = workload(Test::Read, &auto, &layout, "x");
+        assert!(
+            !w.stop.child_end.unwrap().fsync,
+            "automatic mode's readers do not fsync"
+        );
         let w = workload(Test::Read, &params(), &layout, "x");
         assert!(w.filesets[0].prealloc && w.filesets[0].reuse);
         assert_eq!(w.groups[0].ops[0].sync, None);
@@ -339,7 +335,6 @@ mod tests {
             );
             let w = workload(test, &params(), &layout, "x");
             assert_eq!(w.groups[0].ops[0].sync, None, "the -e fsync is the child's, {test:?}");
-            assert!(!w.groups[0].fsync_end, "{test:?}");
         }
         // Rewriters and readers: after their fsync, and stopped ones stop where they are.
         for test in [Test::Rewrite, Test::Read, Test::Reread, Test::RandomRead, Test::Reverse] {
@@ -358,7 +353,13 @@ mod tests {
             throughput: false,
             ..params()
         };
-        assert_eq!(workload(Test::Write, &auto, &layout, "x").stop.child_end, None);
+        assert!(
+            !workload(Test::Write, &auto, &layout, "x")
+                .stop
+                .child_end
+                .unwrap()
+                .raise_before_sync
+        );
     }
 
     #[test]
@@ -398,7 +399,10 @@ mod tests {
             (OpKind::Write, 64 << 10, Some(Bytes(1 << 20)))
         );
         assert_eq!(w.stop.ops, Some(16));
-        assert!(w.groups[0].fsync_end, "-e: an fsync at the end, inside the timing");
+        assert!(
+            w.stop.child_end.unwrap().fsync,
+            "-e: an fsync at the end, inside the timing"
+        );
     }
 
     #[test]
