@@ -104,6 +104,7 @@ pub fn workload(test: Test, p: &Params, layout: &Layout, name: &str) -> Workload
         .iter()
         .map(|place| Group {
             threads: place.children.len() as u32,
+            engine: test.engine(),
             direct: p.direct,
             osync: if p.osync { OSync::Sync } else { OSync::None },
             ops: ops.clone(),

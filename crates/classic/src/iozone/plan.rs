@@ -267,15 +267,9 @@ fn ctime_now() -> String {
 /// How the engine runs the tests IOzone makes with other system calls.
 fn engine_notes(tests: &[Test]) -> Vec<String> {
     let mut notes = Vec::new();
-    if tests.iter().any(|t| t.number() == 9 || t.number() == 10) {
-        notes.push(
-            "-i 9/-i 10: fslab always moves data with pwrite()/pread(), so the pwrite and pread tests do the same I/O as -i 0 and -i 1"
-                .to_string(),
-        );
-    }
     if tests.iter().any(|t| t.number() == 6 || t.number() == 7) {
         notes.push(
-            "-i 6/-i 7: IOzone gives stdio a one-record buffer, so each fwrite()/fread() is one write()/read() of a record; fslab issues those as pwrite()/pread(), without stdio"
+            "-i 6/-i 7: IOzone gives stdio a one-record buffer, so each fwrite()/fread() is one write()/read() of a record; fslab makes those calls, without stdio"
                 .to_string(),
         );
     }

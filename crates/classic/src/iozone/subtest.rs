@@ -244,6 +244,17 @@ impl Test {
         self.children_name().replace(' ', "-")
     }
 
+    /// The engine's calls for this test: pwrite()/pread() for the pwrite and pread tests, as
+    /// IOzone's; read()/write() at the file position, with an lseek() where IOzone makes one
+    /// (random, reverse and stride records), for the others, including fwrite/fread, which
+    /// stdio with IOzone's one-record buffer turns into one read()/write() per record.
+    pub fn engine(self) -> fslab_engine::workload::EngineKind {
+        match self {
+            Test::Pwrite | Test::Repwrite | Test::Pread | Test::Repread => fslab_engine::workload::EngineKind::Sync,
+            _ => fslab_engine::workload::EngineKind::Seek,
+        }
+    }
+
     /// Whether the test writes (where `-e` puts an fsync).
     pub fn writes(self) -> bool {
         matches!(

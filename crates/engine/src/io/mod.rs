@@ -6,7 +6,7 @@ mod sync;
 pub(crate) mod uring;
 
 pub use mmap::MmapBackend;
-pub use sync::SyncBackend;
+pub use sync::{SeekBackend, SyncBackend};
 pub use uring::{Target, UringBackend};
 
 use crate::workload::{EngineKind, Group, SyncKind};
@@ -57,11 +57,14 @@ impl Moved {
 pub struct OpenFile {
     pub fd: OwnedFd,
     pub(crate) map: Option<mmap::Mapping>,
+    /// Where the descriptor's file position is (the `seek` backend's read()/write() move it):
+    /// 0 once opened.
+    pub(crate) pos: u64,
 }
 
 impl OpenFile {
     pub fn new(fd: OwnedFd) -> OpenFile {
-        OpenFile { fd, map: None }
+        OpenFile { fd, map: None, pos: 0 }
     }
 
     pub fn fd(&self) -> BorrowedFd<'_> {
@@ -172,12 +175,13 @@ pub(crate) fn sync_fd(fd: BorrowedFd<'_>, kind: SyncKind) -> io::Result<()> {
 pub fn backend(group: &Group) -> io::Result<Box<dyn Backend>> {
     Ok(match group.engine {
         EngineKind::Sync => Box::new(SyncBackend),
+        EngineKind::Seek => Box::new(SeekBackend),
         EngineKind::Mmap => Box::new(MmapBackend),
         EngineKind::IoUring => Box::new(UringBackend::new(group.iodepth, &group.uring)?),
     })
 }
 
-/// The read()/write() loop shared by the backends that fall back to plain calls: retries a
+/// The pread()/pwrite() loop shared by the backends that fall back to plain calls: retries a
 /// short write, stops a read at end of file.
 pub(crate) fn plain_transfer(
     fd: BorrowedFd<'_>,
@@ -185,16 +189,36 @@ pub(crate) fn plain_transfer(
     xfers: &[Xfer],
     bufs: &mut IoBuffers,
 ) -> (Moved, io::Result<()>) {
+    each_call(dir, xfers, bufs, |buf, offset| match buf {
+        Buf::Read(b) => rustix::io::pread(fd, b, offset),
+        Buf::Write(b) => rustix::io::pwrite(fd, b, offset),
+    })
+}
+
+/// The memory one call moves: read into, or written from.
+pub(crate) enum Buf<'a> {
+    Read(&'a mut [u8]),
+    Write(&'a [u8]),
+}
+
+/// Moves each transfer with `call(memory, file offset)` until it is done: retries a short write
+/// (and an interrupted call), stops a read at end of file.
+pub(crate) fn each_call(
+    dir: Dir,
+    xfers: &[Xfer],
+    bufs: &mut IoBuffers,
+    mut call: impl FnMut(Buf<'_>, u64) -> rustix::io::Result<usize>,
+) -> (Moved, io::Result<()>) {
     let mut moved = Moved::default();
     for x in xfers {
         let buf = bufs.slot(0, x.len as usize);
         let mut done = 0usize;
         while done < buf.len() {
-            let r = match dir {
-                Dir::Read => rustix::io::pread(fd, &mut buf[done..], x.offset + done as u64),
-                Dir::Write => rustix::io::pwrite(fd, &buf[done..], x.offset + done as u64),
+            let b = match dir {
+                Dir::Read => Buf::Read(&mut buf[done..]),
+                Dir::Write => Buf::Write(&buf[done..]),
             };
-            match r {
+            match call(b, x.offset + done as u64) {
                 Ok(0) => break,
                 Ok(n) => done += n,
                 Err(rustix::io::Errno::INTR) => continue,

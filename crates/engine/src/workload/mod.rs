@@ -517,6 +517,9 @@ pub enum EngineKind {
     IoUring,
     /// mmap and memcpy; msync for fsync.
     Mmap,
+    /// read()/write() at the file's position, with an lseek() first when a transfer does not
+    /// start where the last one on that descriptor ended: the calls IOzone (and FFSB) make.
+    Seek,
 }
 
 impl fmt::Display for EngineKind {
@@ -525,6 +528,7 @@ impl fmt::Display for EngineKind {
             EngineKind::Sync => "sync",
             EngineKind::IoUring => "io_uring",
             EngineKind::Mmap => "mmap",
+            EngineKind::Seek => "seek",
         })
     }
 }
