@@ -1,29 +1,30 @@
-//! Each IOzone sub-test as one engine [`Workload`].
+//! Each IOzone sub-test as one engine [`Workload`] (the calls each makes are in the table of
+//! [`crate::iozone`]).
 //!
-//! - initial writers: `seqwrite` of each child's own file (the engine empties it first, as
-//!   IOzone's `O_TRUNC`), one record per call; with `-e` the fsync at the end of the file falls
-//!   inside the timing (the stream's `sync`), and a child the stonewall stops fsyncs where it
-//!   stopped, as IOzone's does. Throughput mode's pwrite writers and fwriters are the same.
+//! - initial writers: `seqwrite` of each child's own file (the engine empties it before the
+//!   clock), one record per call. Throughput mode's pwrite writers and fwriters are the same.
 //! - rewriters: `rewrite` of the same files; so are automatic mode's pwrite, re-pwrite, fwrite
 //!   and re-fwrite, which write over the file. readers, re-readers, pread and fread (and their
 //!   re-runs): `seqread`; reverse readers: `seqread` with `reverse`.
-//! - pwrite/pread: fslab's sync engine always moves data with pwrite()/pread(), so these are the
-//!   same I/O as the write and read tests. fwrite/fread: IOzone gives stdio a buffer of one
-//!   record, so each fwrite()/fread() of a record is one write()/read() of a record; fslab
-//!   issues those, without stdio, as pwrite()/pread().
+//! - The engine is `seek` (read()/write() at the file position, an lseek() where a record is not
+//!   where the last one ended) except for pwrite/pread, which use the `sync` engine's
+//!   pwrite()/pread(), as IOzone's do ([`Test::engine`]).
 //! - record rewrite (automatic mode): one record at offset 0 written again and again, file size ÷
 //!   record size times (a `write` whose `align` is the file size, so that its only offset is 0).
 //! - random readers / writers: one record per `read`/`write` at a random record-aligned offset,
-//!   file size ÷ record size operations per child (`stop.ops`, shared evenly); with `-e` each child
-//!   fsyncs its file when it stops (`fsync_end`), inside its timing.
+//!   file size ÷ record size operations per child (`stop.ops`, shared evenly).
 //! - stride readers: each `read` takes records a stride apart (`skip` = stride − 1 records) from
 //!   a random record-aligned start, as many records per operation as fit, so that the operations
 //!   of a child add up to its file.
 //! - mixed workload: random single-record reads and writes, `-+p` percent reads.
+//! - Every process ends as IOzone's do ([`child_end`], `stop.child_end`): its `-e` fsync, the
+//!   stonewall before or after it, stopped writers finishing their files uncounted, and the fsync
+//!   before close.
 //!
-//! Every sub-test stops all children when the first one finishes (`stonewall`) unless `-x`; the
-//! files are created by the initial writers (empty, untimed) and kept (`reuse`) by the sub-tests
-//! after them, which write them untimed only when they are missing or have the wrong size.
+//! Every throughput sub-test stops all children when the first one finishes (`stonewall`) unless
+//! `-x`; the files are created by the setup (empty, untimed, mode 0640) for the initial writers
+//! and kept (`reuse`) by the sub-tests after them, which write them untimed only when they are
+//! missing or have the wrong size.
 
 use super::layout::Layout;
 use super::subtest::Test;

@@ -67,6 +67,11 @@ impl OpenFile {
         OpenFile { fd, map: None, pos: 0 }
     }
 
+    /// Makes the `seek` backend seek before the next transfer wherever it starts.
+    pub fn forget_position(&mut self) {
+        self.pos = u64::MAX;
+    }
+
     pub fn fd(&self) -> BorrowedFd<'_> {
         self.fd.as_fd()
     }

@@ -80,5 +80,14 @@ mod tests {
         let (moved, r) = SeekBackend.transfer(&mut f, Dir::Read, &[x(12288)], &mut bufs);
         r.unwrap();
         assert!(moved.eof && moved.bytes == 0);
+        // Forgotten: the next transfer seeks even where the descriptor already is.
+        rustix::fs::seek(&f.fd, rustix::fs::SeekFrom::Start(0)).unwrap();
+        f.pos = 4096;
+        f.forget_position();
+        SeekBackend
+            .transfer(&mut f, Dir::Read, &[x(4096)], &mut bufs)
+            .1
+            .unwrap();
+        assert_eq!(offset_of(&f), 8192);
     }
 }

@@ -120,7 +120,9 @@ impl<'a> Worker<'a> {
     }
 
     /// Moves the transfers `blocks` gives on file `id`, a batch at a time, then syncs if the op
-    /// asks: (what moved, its FFSB transactions).
+    /// asks: (what moved, its FFSB transactions). `seek`: the first transfer seeks even where
+    /// the descriptor's position already is (the `seek` engine's random offset, as IOzone's
+    /// lseek before each random record).
     fn move_all(
         &mut self,
         id: u64,
@@ -128,9 +130,13 @@ impl<'a> Worker<'a> {
         sync: Option<SyncKind>,
         blocks: &mut dyn Blocks,
         bs: u64,
+        seek: bool,
     ) -> stdio::Result<(Moved, u64)> {
         let stop = &self.shared.stop;
         let (moved, tx, result) = self.with_file(id, dir, |backend, file, bufs, xfers| {
+            if seek {
+                file.forget_position();
+            }
             let (moved, tx, mut result) = transfer_all(backend, file, dir, (xfers, bufs), (blocks, bs), stop);
             if let (Ok(()), Some(kind)) = (&result, sync) {
                 result = backend.sync(file, kind);
@@ -180,7 +186,7 @@ impl<'a> Worker<'a> {
             run_left: 0,
             ended: false,
         };
-        let result = self.move_all(id, dir, spec.sync, &mut runs, bs);
+        let result = self.move_all(id, dir, spec.sync, &mut runs, bs, true);
         // The offsets were drawn from a copy of the thread's generator: it goes on from there.
         self.rng = runs.rng;
         self.table.release(id, None);
@@ -203,7 +209,7 @@ impl<'a> Worker<'a> {
             Dir::Write
         };
         let bs = spec.block_size();
-        let result = self.move_all(id, dir, spec.sync, &mut Sequential { off: 0, to: size, bs }, bs);
+        let result = self.move_all(id, dir, spec.sync, &mut Sequential { off: 0, to: size, bs }, bs, false);
         self.table.release(id, None);
         let (moved, transactions) = result.map_err(|e| self.annotate(id, spec.op.name(), e))?;
         Ok(Outcome::Done {
