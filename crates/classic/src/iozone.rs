@@ -62,12 +62,11 @@
 //!   random children visit each record once.
 //! - `-c` changes nothing: files stay open through a sub-test and are closed after its timing.
 //! - Automatic mode times its one process's loop as IOzone does, the file opened before the clock
-//!   and without per-operation clock reads (see [`figures::single`]). It does not yet make all of
-//!   IOzone's calls: IOzone 3.487 (`-s 64k -r 16k -i 0 -i 1`, no `-e`) opens `iozone.tmp` for each
-//!   test, fsyncs it before and after the records (writers and readers alike), reads one record
-//!   and `lseek(0)`s before each read pass, and closes it; fslab keeps the file open and makes
-//!   those fsyncs only with `-e`. pwritev/preadv (`-i 11`, `-i 12`) are not offered (see
-//!   [`compile`]).
+//!   and without per-operation clock reads (see [`figures::single`]). As IOzone 3.487 it opens
+//!   `iozone.tmp` for each test, fsyncs it before the clock, makes the records (with `-e` an
+//!   fsync inside the clock), fsyncs it again and closes it; IOzone's readers also read one
+//!   record and `lseek(0)` before the clock, which fslab does not. pwritev/preadv (`-i 11`,
+//!   `-i 12`) are not offered (see [`compile`]).
 
 pub mod compile;
 pub mod figures;

@@ -90,13 +90,16 @@ pub fn workload(test: Test, p: &Params, layout: &Layout, name: &str) -> Workload
         .collect();
     let (ops, per_child_ops) = ops_of(test, p, records);
     // Every process ends as IOzone's do (see `child_end`), which makes the -e fsyncs: throughput
-    // mode's children, and automatic mode's one process, which opens its file before its clock
-    // starts, times its loop with its own clock and with -e fsyncs after writing, inside its time.
+    // mode's children, and automatic mode's one process, which opens its file and fsyncs it
+    // before its clock starts, times its loop with its own clock, with -e fsyncs inside its
+    // time, and fsyncs again before closing it.
     let child_end = if p.throughput {
         child_end(test, p.fsync)
     } else {
         ChildEnd {
-            fsync: p.fsync && test.writes(),
+            fsync: p.fsync,
+            open_fsync: true,
+            close_fsync: true,
             ..ChildEnd::default()
         }
     };
@@ -148,6 +151,7 @@ pub fn child_end(test: Test, fsync: bool) -> ChildEnd {
         raise_before_sync: writes_whole,
         finish_uncounted: writes_whole,
         close_fsync: true,
+        open_fsync: false,
     }
 }
 
@@ -312,12 +316,14 @@ mod tests {
             "the fsync is the process's, after its loop"
         );
         let end = w.stop.child_end.unwrap();
-        assert!(end.fsync && !end.close_fsync && !end.finish_uncounted);
+        // IOzone's automatic mode: fsync after open, before the clock; -e's inside it; one
+        // before close.
+        assert!(end.fsync && end.open_fsync && end.close_fsync && !end.finish_uncounted);
         assert!(!w.filesets[0].prealloc && !w.filesets[0].reuse);
         let w = workload(Test::Read, &auto, &layout, "x");
         assert!(
-            !w.stop.child_end.unwrap().fsync,
-            "automatic mode's readers do not fsync"
+            w.stop.child_end.unwrap().fsync,
+            "automatic mode's readers fsync with -e too"
         );
         let w = workload(Test::Read, &params(), &layout, "x");
         assert!(w.filesets[0].prealloc && w.filesets[0].reuse);

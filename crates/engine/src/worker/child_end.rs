@@ -170,15 +170,23 @@ impl<'a> Worker<'a> {
     }
 
     /// Opens this thread's own file before the start, as IOzone's children open theirs before
-    /// the parent lets them go.
-    pub(super) fn open_own_file(&mut self) -> std::io::Result<()> {
+    /// the parent lets them go, and with `sync` fsyncs it there, uncounted (IOzone's automatic
+    /// mode fsyncs its file before its clock starts).
+    pub(super) fn open_own_file(&mut self, sync: bool) -> std::io::Result<()> {
         let files = self.table.static_len();
         if files == 0 || self.group.open != crate::workload::OpenMode::Keep {
             return Ok(());
         }
         let id = self.thread_in_group as u64 % files;
-        self.with_file(id, crate::io::Dir::Read, |_, _, _, _| ())
-            .map_err(|e| self.annotate(id, "open", e))
+        self.with_file(id, crate::io::Dir::Read, |backend, file, _, _| {
+            if sync {
+                backend.sync(file, SyncKind::Fsync)
+            } else {
+                Ok(())
+            }
+        })
+        .and_then(|r| r)
+        .map_err(|e| self.annotate(id, "open", e))
     }
 }
 
@@ -192,6 +200,7 @@ mod tests {
             raise_before_sync,
             finish_uncounted,
             close_fsync: true,
+            open_fsync: false,
         }
     }
 

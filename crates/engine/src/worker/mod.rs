@@ -216,8 +216,8 @@ impl<'a> Worker<'a> {
     /// Runs until the run stops or this thread runs out of work.
     pub fn run(mut self) -> ThreadOutcome {
         let mut prepared = self.prepare_streams();
-        if prepared.is_ok() && self.shared.child_end.is_some() {
-            prepared = self.open_own_file();
+        if let (Ok(()), Some(end)) = (&prepared, self.shared.child_end) {
+            prepared = self.open_own_file(end.open_fsync);
         }
         if !self.shared.start.wait() {
             // The run could not start all its threads: it does not start at all.

@@ -104,6 +104,10 @@ pub struct ChildEnd {
     pub finish_uncounted: bool,
     #[serde(default, skip_serializing_if = "is_false")]
     pub close_fsync: bool,
+    /// fsync the thread's file once it is opened, before the start, uncounted (IOzone's
+    /// automatic mode).
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub open_fsync: bool,
 }
 
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
