@@ -1073,8 +1073,8 @@ fn write_files(
                         // Every file is new: clearing left none of its names, and a file that
                         // appeared since (a hard link, the user's) is not fslab's to write into.
                         let flags = OFlags::WRONLY | OFlags::CREATE | OFlags::EXCL | OFlags::NOFOLLOW | OFlags::CLOEXEC;
-                        let fd = rustix::fs::openat(dir, name.as_str(), flags, Mode::from_raw_mode(0o644))
-                            .map_err(|e| (here(), e.into()))?;
+                        let mode = Mode::from_raw_mode(spec.mode.unwrap_or(0o644));
+                        let fd = rustix::fs::openat(dir, name.as_str(), flags, mode).map_err(|e| (here(), e.into()))?;
                         if spec.prealloc {
                             let size = sizes[id as usize];
                             let mut off = 0u64;

@@ -1,33 +1,34 @@
-//! Each IOzone sub-test as one engine [`Workload`].
+//! Each IOzone sub-test as one engine [`Workload`] (the calls each makes are in the table of
+//! [`crate::iozone`]).
 //!
-//! - initial writers: `seqwrite` of each child's own file (the engine empties it first, as
-//!   IOzone's `O_TRUNC`), one record per call; with `-e` the fsync at the end of the file falls
-//!   inside the timing (the stream's `sync`), and a child the stonewall stops fsyncs where it
-//!   stopped, as IOzone's does. Throughput mode's pwrite writers and fwriters are the same.
+//! - initial writers: `seqwrite` of each child's own file (the engine empties it before the
+//!   clock), one record per call. Throughput mode's pwrite writers and fwriters are the same.
 //! - rewriters: `rewrite` of the same files; so are automatic mode's pwrite, re-pwrite, fwrite
 //!   and re-fwrite, which write over the file. readers, re-readers, pread and fread (and their
 //!   re-runs): `seqread`; reverse readers: `seqread` with `reverse`.
-//! - pwrite/pread: fslab's sync engine always moves data with pwrite()/pread(), so these are the
-//!   same I/O as the write and read tests. fwrite/fread: IOzone gives stdio a buffer of one
-//!   record, so each fwrite()/fread() of a record is one write()/read() of a record; fslab
-//!   issues those, without stdio, as pwrite()/pread().
+//! - The engine is `seek` (read()/write() at the file position, an lseek() where a record is not
+//!   where the last one ended) except for pwrite/pread, which use the `sync` engine's
+//!   pwrite()/pread(), as IOzone's do ([`Test::engine`]).
 //! - record rewrite (automatic mode): one record at offset 0 written again and again, file size ÷
 //!   record size times (a `write` whose `align` is the file size, so that its only offset is 0).
 //! - random readers / writers: one record per `read`/`write` at a random record-aligned offset,
-//!   file size ÷ record size operations per child (`stop.ops`, shared evenly); with `-e` each child
-//!   fsyncs its file when it stops (`fsync_end`), inside its timing.
+//!   file size ÷ record size operations per child (`stop.ops`, shared evenly).
 //! - stride readers: each `read` takes records a stride apart (`skip` = stride − 1 records) from
 //!   a random record-aligned start, as many records per operation as fit, so that the operations
 //!   of a child add up to its file.
 //! - mixed workload: random single-record reads and writes, `-+p` percent reads.
+//! - Every process ends as IOzone's do ([`child_end`], `stop.child_end`): its `-e` fsync, the
+//!   stonewall before or after it, stopped writers finishing their files uncounted, and the fsync
+//!   before close.
 //!
-//! Every sub-test stops all children when the first one finishes (`stonewall`) unless `-x`; the
-//! files are created by the initial writers (empty, untimed) and kept (`reuse`) by the sub-tests
-//! after them, which write them untimed only when they are missing or have the wrong size.
+//! Every throughput sub-test stops all children when the first one finishes (`stonewall`) unless
+//! `-x`; the files are created by the setup (empty, untimed, mode 0640) for the initial writers
+//! and kept (`reuse`) by the sub-tests after them, which write them untimed only when they are
+//! missing or have the wrong size.
 
 use super::layout::Layout;
 use super::subtest::Test;
-use fslab_engine::workload::{Fileset, FinalSync, Group, OSync, OpKind, OpSpec, Scope, SizeDist, Stop, SyncKind};
+use fslab_engine::workload::{ChildEnd, Fileset, FinalSync, Group, OSync, OpKind, OpSpec, Scope, SizeDist, Stop};
 use fslab_engine::{Bytes, Workload};
 
 /// What every sub-test of one IOzone invocation shares.
@@ -77,6 +78,8 @@ pub fn workload(test: Test, p: &Params, layout: &Layout, name: &str) -> Workload
                 // keep the files written before them.
                 prealloc: !first,
                 reuse: !first,
+                // IOzone's open(O_CREAT, 0640).
+                mode: Some(0o640),
                 ..Fileset::new(&place.fileset)
             };
             if place.names.is_empty() {
@@ -86,17 +89,28 @@ pub fn workload(test: Test, p: &Params, layout: &Layout, name: &str) -> Workload
         })
         .collect();
     let (ops, per_child_ops) = ops_of(test, p, records);
-    let sync_end = p.fsync
-        && matches!(test, Test::RandomWrite | Test::Mixed | Test::RecordRewrite)
-        && ops.iter().any(|o| o.op.writes());
+    // Every process ends as IOzone's do (see `child_end`), which makes the -e fsyncs: throughput
+    // mode's children, and automatic mode's one process, which opens its file and fsyncs it
+    // before its clock starts, times its loop with its own clock, with -e fsyncs inside its
+    // time, and fsyncs again before closing it.
+    let child_end = if p.throughput {
+        child_end(test, p.fsync)
+    } else {
+        ChildEnd {
+            fsync: p.fsync,
+            open_fsync: true,
+            close_fsync: true,
+            ..ChildEnd::default()
+        }
+    };
     let groups = layout
         .places
         .iter()
         .map(|place| Group {
             threads: place.children.len() as u32,
+            engine: test.engine(),
             direct: p.direct,
             osync: if p.osync { OSync::Sync } else { OSync::None },
-            fsync_end: sync_end,
             ops: ops.clone(),
             ..Group::new(&place.group, &place.fileset)
         })
@@ -114,6 +128,7 @@ pub fn workload(test: Test, p: &Params, layout: &Layout, name: &str) -> Workload
         stop: Stop {
             ops: per_child_ops.map(|n| n * children),
             stonewall: p.stonewall,
+            child_end: Some(child_end),
             final_sync: p.final_sync,
             ..Stop::default()
         },
@@ -123,11 +138,27 @@ pub fn workload(test: Test, p: &Params, layout: &Layout, name: &str) -> Workload
     }
 }
 
+/// How a throughput child of `test` ends, as IOzone 3.487's do: the writers that write their
+/// file whole (initial, pwrite and fwrite writers from empty, random writers) raise the stonewall
+/// as soon as their transfers are done, before their `-e` fsync, and when stopped finish their
+/// file uncounted; the others (rewriters, readers) fsync with `-e`, take their figures, then
+/// raise it, and stop where they are. Every child fsyncs its file again before closing it,
+/// outside its figures.
+pub fn child_end(test: Test, fsync: bool) -> ChildEnd {
+    let writes_whole = test.from_empty(true) || test == Test::RandomWrite;
+    ChildEnd {
+        fsync,
+        raise_before_sync: writes_whole,
+        finish_uncounted: writes_whole,
+        close_fsync: true,
+        open_fsync: false,
+    }
+}
+
 /// The operations of `test`, and how many each child does when that is not "to the end of its
 /// file".
 fn ops_of(test: Test, p: &Params, records: u64) -> (Vec<OpSpec>, Option<u64>) {
     let bs = Some(Bytes(p.record));
-    let sync = p.fsync.then_some(SyncKind::Fsync);
     let stream = |op| OpSpec {
         bs,
         scope: None,
@@ -141,21 +172,13 @@ fn ops_of(test: Test, p: &Params, records: u64) -> (Vec<OpSpec>, Option<u64>) {
         ..OpSpec::new(op)
     };
     match test {
-        Test::Write | Test::Pwrite | Test::Fwrite if test.from_empty(p.throughput) => (
-            vec![OpSpec {
-                sync,
-                ..stream(OpKind::SeqWrite)
-            }],
-            None,
-        ),
+        Test::Write | Test::Pwrite | Test::Fwrite if test.from_empty(p.throughput) => {
+            (vec![stream(OpKind::SeqWrite)], None)
+        }
         // Automatic mode's pwrite and fwrite write over the file, as the re-runs do.
-        Test::Write | Test::Rewrite | Test::Pwrite | Test::Repwrite | Test::Fwrite | Test::Frewrite => (
-            vec![OpSpec {
-                sync,
-                ..stream(OpKind::Rewrite)
-            }],
-            None,
-        ),
+        Test::Write | Test::Rewrite | Test::Pwrite | Test::Repwrite | Test::Fwrite | Test::Frewrite => {
+            (vec![stream(OpKind::Rewrite)], None)
+        }
         Test::Read | Test::Reread | Test::Pread | Test::Repread | Test::Fread | Test::Freread => {
             (vec![stream(OpKind::SeqRead)], None)
         }
@@ -280,15 +303,71 @@ mod tests {
     }
 
     #[test]
-    fn writers_fsync_at_the_end_of_the_file_with_e() {
+    fn writers_fsync_at_the_end_of_their_work_with_e() {
         let layout = Layout::simple(2, "p");
-        let w = workload(Test::Write, &params(), &layout, "x");
+        let auto = Params {
+            throughput: false,
+            ..params()
+        };
+        let w = workload(Test::Write, &auto, &layout, "x");
         assert_eq!(w.groups[0].ops[0].op, OpKind::SeqWrite);
-        assert_eq!(w.groups[0].ops[0].sync, Some(SyncKind::Fsync));
+        assert_eq!(
+            w.groups[0].ops[0].sync, None,
+            "the fsync is the process's, after its loop"
+        );
+        let end = w.stop.child_end.unwrap();
+        // IOzone's automatic mode: fsync after open, before the clock; -e's inside it; one
+        // before close.
+        assert!(end.fsync && end.open_fsync && end.close_fsync && !end.finish_uncounted);
         assert!(!w.filesets[0].prealloc && !w.filesets[0].reuse);
+        let w = workload(Test::Read, &auto, &layout, "x");
+        assert!(
+            w.stop.child_end.unwrap().fsync,
+            "automatic mode's readers fsync with -e too"
+        );
         let w = workload(Test::Read, &params(), &layout, "x");
         assert!(w.filesets[0].prealloc && w.filesets[0].reuse);
         assert_eq!(w.groups[0].ops[0].sync, None);
+    }
+
+    #[test]
+    fn throughput_children_end_as_iozones_do() {
+        let layout = Layout::simple(2, "p");
+        let end = |test| workload(test, &params(), &layout, "x").stop.child_end.unwrap();
+        // Writers of whole files: the stonewall before their -e fsync, stopped ones finish.
+        for test in [Test::Write, Test::RandomWrite, Test::Pwrite, Test::Fwrite] {
+            let e = end(test);
+            assert!(
+                e.fsync && e.raise_before_sync && e.finish_uncounted && e.close_fsync,
+                "{test:?}"
+            );
+            let w = workload(test, &params(), &layout, "x");
+            assert_eq!(w.groups[0].ops[0].sync, None, "the -e fsync is the child's, {test:?}");
+        }
+        // Rewriters and readers: after their fsync, and stopped ones stop where they are.
+        for test in [Test::Rewrite, Test::Read, Test::Reread, Test::RandomRead, Test::Reverse] {
+            let e = end(test);
+            assert!(
+                e.fsync && !e.raise_before_sync && !e.finish_uncounted && e.close_fsync,
+                "{test:?}"
+            );
+        }
+        let no_e = Params {
+            fsync: false,
+            ..params()
+        };
+        assert!(!workload(Test::Read, &no_e, &layout, "x").stop.child_end.unwrap().fsync);
+        let auto = Params {
+            throughput: false,
+            ..params()
+        };
+        assert!(
+            !workload(Test::Write, &auto, &layout, "x")
+                .stop
+                .child_end
+                .unwrap()
+                .raise_before_sync
+        );
     }
 
     #[test]
@@ -315,7 +394,12 @@ mod tests {
     #[test]
     fn record_rewrite_writes_the_first_record_again_and_again() {
         let layout = Layout::simple(1, "p");
-        let w = workload(Test::RecordRewrite, &params(), &layout, "x");
+        // Automatic mode's test (IOzone offers it without -t only).
+        let auto = Params {
+            throughput: false,
+            ..params()
+        };
+        let w = workload(Test::RecordRewrite, &auto, &layout, "x");
         w.validate().unwrap();
         let op = &w.groups[0].ops[0];
         assert_eq!(
@@ -323,7 +407,10 @@ mod tests {
             (OpKind::Write, 64 << 10, Some(Bytes(1 << 20)))
         );
         assert_eq!(w.stop.ops, Some(16));
-        assert!(w.groups[0].fsync_end, "-e: an fsync at the end, inside the timing");
+        assert!(
+            w.stop.child_end.unwrap().fsync,
+            "-e: an fsync at the end, inside the timing"
+        );
     }
 
     #[test]
@@ -331,7 +418,7 @@ mod tests {
         let layout = Layout::simple(3, "p");
         let w = workload(Test::RandomWrite, &params(), &layout, "x");
         assert_eq!(w.stop.ops, Some(3 * 16));
-        assert!(w.groups[0].fsync_end);
+        assert!(w.stop.child_end.unwrap().fsync);
         assert_eq!(w.groups[0].ops[0].block_size(), 64 << 10);
     }
 

@@ -97,30 +97,17 @@ pub fn throughput(test: Test, result: &RunResult, layout: &Layout, unit_bytes: u
 
 /// Automatic mode's figure: the one process's throughput, `unit` per second.
 ///
-/// IOzone's single process times its own loop of writes (or reads) in place; the engine's thread
-/// is started by the run and woken at a barrier, which would weigh on a 64 kB file. So the time
-/// is the sum of the operations' times (count × mean latency, the histogram's <1% precision),
-/// falling back to the thread's elapsed time when the run recorded no latencies.
+/// IOzone's single process times its own loop of writes (or reads), its file opened before and
+/// with `-e` its fsync inside; the engine's thread does the same with its own clock
+/// (`stop.child_end`: from its start after the start line to its figures), so neither the run's
+/// setup nor the start line weighs on a 64 kB file.
 pub fn single(result: &RunResult, unit_bytes: u64) -> f64 {
     let Some(t) = result.threads.first() else {
         return 0.0;
     };
-    let secs = match busy_secs(result) {
-        s if s > 0.0 => s,
-        _ => t.secs,
-    };
-    if secs > 0.0 {
-        t.bytes as f64 / unit_bytes as f64 / secs
+    if t.secs > 0.0 {
+        t.bytes as f64 / unit_bytes as f64 / t.secs
     } else {
         0.0
     }
-}
-
-/// The time the run's operations took, summed over all of them.
-pub fn busy_secs(result: &RunResult) -> f64 {
-    result
-        .ops
-        .iter()
-        .map(|o| o.count as f64 * o.latency.mean_us / 1e6)
-        .sum()
 }

@@ -105,8 +105,7 @@ impl FrontEnd for Iozone {
             interrupt: ctx.interrupt(),
         };
         let report = run(&self.plan, with, &mut |text| ctx.print(text)).map_err(|e| match e {
-            RunFailure::Engine(e) => e.into(),
-            other => Error::run(other),
+            RunFailure::Engine(e) => Error::from(e),
         })?;
         // Each sub-test's Children see, in IOzone's kB/sec (or ops/sec with -O); the first leads.
         let metrics: Vec<Metric> = report

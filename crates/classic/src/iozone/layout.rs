@@ -3,8 +3,10 @@
 //! IOzone writes `iozone.DUMMY.<n>` in the current directory, or the files `-F` names, one per
 //! child, in directories that must exist. The mapping onto the engine's filesets:
 //!
-//! - without `-F`: one fileset directory `iozone/` of fslab's own beneath the run directory (with
-//!   the marker that lets fslab clear it safely); child n's file is `iozone/iozone.DUMMY.<n>`;
+//! - without `-F`: child n's file is `iozone.DUMMY.<n>` in the run directory itself (`--dir`, by
+//!   default the current directory), as IOzone writes it in its current directory; fslab touches
+//!   only those names there (and the hidden marker `.fslab-fileset` that lets it clear them
+//!   safely); automatic mode's one file is `iozone.tmp`;
 //! - with `-F` (or `-f`): every name must resolve beneath the run directory (`--dir`, by default
 //!   the current directory; relative names are taken relative to it) and its directory must
 //!   exist. The children whose files share a directory `D` get one fileset with `names` in `D`
@@ -13,9 +15,6 @@
 
 use super::options::UsageError;
 use std::path::{Component, Path, PathBuf};
-
-/// The name of the fileset directory fslab makes for the children's files.
-pub const SET_DIR: &str = "iozone";
 
 /// One fileset: the files of the children whose names share a directory.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -50,16 +49,26 @@ pub struct Layout {
 }
 
 impl Layout {
-    /// `children` files `iozone/<prefix><n>`.
+    /// `children` files `<prefix><n>` in the run directory.
     pub fn simple(children: u32, prefix: &str) -> Layout {
         Layout {
             places: vec![Place {
                 fileset: "iozone".into(),
                 group: "children".into(),
-                dir: SET_DIR.into(),
+                dir: ".".into(),
                 prefix: prefix.into(),
                 names: Vec::new(),
                 children: (0..children as usize).collect(),
+            }],
+        }
+    }
+
+    /// One file named `name` in the run directory (automatic mode's `iozone.tmp`).
+    pub fn single(name: &str) -> Layout {
+        Layout {
+            places: vec![Place {
+                names: vec![name.into()],
+                ..Layout::simple(1, "").places.remove(0)
             }],
         }
     }
@@ -249,7 +258,9 @@ mod tests {
     fn default_layout_is_one_fileset() {
         let l = Layout::simple(3, "iozone.DUMMY.");
         assert_eq!(l.children(), 3);
-        assert_eq!(l.child_file(2), "iozone/iozone.DUMMY.2");
+        assert_eq!(l.child_file(2), "iozone.DUMMY.2");
+        assert_eq!(l.places[0].dir, ".");
+        assert_eq!(Layout::single("iozone.tmp").child_file(0), "iozone.tmp");
     }
 
     #[test]

@@ -72,7 +72,7 @@ impl Plan {
                 }
             }
             _ => match &opts.file {
-                None => Layout::simple(1, "iozone.tmp."),
+                None => Layout::single("iozone.tmp"),
                 Some(f) => Layout::named(std::slice::from_ref(f), run_dir, "-f")?,
             },
         };
@@ -187,19 +187,31 @@ impl Plan {
         s
     }
 
-    /// What IOzone prints before its results: what it made of the options, the command line,
-    /// the units and the shape of the test.
+    /// What IOzone prints before its results, line for line: its banner, when the run began,
+    /// what it made of the options, the command line, the units, its clock's resolution, the
+    /// cache sizes it assumes, the stride and the shape of the test.
     pub fn preamble(&self) -> String {
-        let mut s = String::from("\tfslab iozone: IOzone 3.487's tests on the fslab engine\n\n");
+        self.preamble_at(&ctime_now())
+    }
+
+    /// [`preamble`](Self::preamble) with `began` (a ctime(3) string) as the start of the run.
+    pub fn preamble_at(&self, began: &str) -> String {
+        let mut s = String::from(BANNER);
+        let _ = writeln!(s, "\tRun began: {began}\n");
         for n in &self.opts.notes {
             let _ = writeln!(s, "\t{n}");
         }
         let _ = writeln!(s, "\tCommand line used: {}", self.opts.command_line);
-        if self.opts.ops_mode {
-            s.push_str("\tOutput is in operations per second.\n");
-        } else {
+        if !self.opts.ops_mode {
+            // With -O, the note "OPS Mode. Output is in operations per second." says it.
             s.push_str("\tOutput is in kBytes/sec\n");
         }
+        // IOzone measures gettimeofday()'s resolution (a microsecond on Linux) and assumes a
+        // 1 MB processor cache of 32-byte lines unless -S and -L say otherwise.
+        s.push_str("\tTime Resolution = 0.000001 seconds.\n");
+        s.push_str("\tProcessor cache size set to 1024 kBytes.\n");
+        s.push_str("\tProcessor cache line size set to 32 bytes.\n");
+        let _ = writeln!(s, "\tFile stride size set to {} * record size.", self.opts.stride);
         if let Mode::Throughput { children } = self.mode {
             let _ = writeln!(s, "\tThroughput test with {children} processes");
             let _ = writeln!(
@@ -213,18 +225,51 @@ impl Plan {
     }
 }
 
+/// IOzone 3.487's banner, as its 64-bit Linux build (`make linux-AMD64`) prints it.
+pub const BANNER: &str = "\tIozone: Performance Test of File I/O
+\t        Version $Revision: 3.487 $
+\t\tCompiled for 64 bit mode.
+\t\tBuild: linux-AMD64 
+
+\tContributors:William Norcott, Don Capps, Isom Crawford, Kirby Collins
+\t             Al Slater, Scott Rhine, Mike Wisner, Ken Goss
+\t             Steve Landherr, Brad Smith, Mark Kelly, Dr. Alain CYR,
+\t             Randy Dunlap, Mark Montague, Dan Million, Gavin Brebner,
+\t             Jean-Marc Zucconi, Jeff Blomberg, Benny Halevy, Dave Boone,
+\t             Erik Habbinga, Kris Strecker, Walter Wong, Joshua Root,
+\t             Fabrice Bacchella, Zhenghua Xue, Qin Li, Darren Sawyer,
+\t             Vangel Bojaxhi, Ben England, Vikentsi Lapa,
+\t             Alexey Skidanov, Sudhir Kumar.
+
+";
+
+/// The local time now as ctime(3) gives it, without its newline: `Wed Nov 25 18:36:47 2026`.
+fn ctime_now() -> String {
+    let mut buf = [0u8; 64];
+    // SAFETY: time() with a null pointer only returns; localtime_r() writes the struct given;
+    // strftime() writes at most buf.len() bytes into buf and returns how many it wrote.
+    let n = unsafe {
+        let t = libc::time(std::ptr::null_mut());
+        let mut tm: libc::tm = std::mem::zeroed();
+        if libc::localtime_r(&t, &mut tm).is_null() {
+            return String::new();
+        }
+        libc::strftime(
+            buf.as_mut_ptr().cast(),
+            buf.len(),
+            c"%a %b %e %H:%M:%S %Y".as_ptr(),
+            &tm,
+        )
+    };
+    String::from_utf8_lossy(&buf[..n]).into_owned()
+}
+
 /// How the engine runs the tests IOzone makes with other system calls.
 fn engine_notes(tests: &[Test]) -> Vec<String> {
     let mut notes = Vec::new();
-    if tests.iter().any(|t| t.number() == 9 || t.number() == 10) {
-        notes.push(
-            "-i 9/-i 10: fslab always moves data with pwrite()/pread(), so the pwrite and pread tests do the same I/O as -i 0 and -i 1"
-                .to_string(),
-        );
-    }
     if tests.iter().any(|t| t.number() == 6 || t.number() == 7) {
         notes.push(
-            "-i 6/-i 7: IOzone gives stdio a one-record buffer, so each fwrite()/fread() is one write()/read() of a record; fslab issues those as pwrite()/pread(), without stdio"
+            "-i 6/-i 7: IOzone gives stdio a one-record buffer, so each fwrite()/fread() is one write()/read() of a record; fslab makes those calls, without stdio"
                 .to_string(),
         );
     }
@@ -305,6 +350,47 @@ mod tests {
         assert!(p
             .preamble()
             .contains("Each process writes a 2048000 kByte file in 64 kByte records"));
+    }
+
+    #[test]
+    fn the_preamble_is_iozones_line_for_line() {
+        let p = plan("-i 0 -t 2 -s 1m -r 64k -w");
+        let text = p.preamble_at("Wed Nov 25 18:36:47 2026");
+        let lines: Vec<&str> = text.lines().collect();
+        assert_eq!(lines[0], "\tIozone: Performance Test of File I/O");
+        assert_eq!(lines[1], "\t        Version $Revision: 3.487 $");
+        assert_eq!(lines[3], "\t\tBuild: linux-AMD64 ");
+        assert_eq!(lines[4], "");
+        assert!(lines[5].starts_with("\tContributors:William Norcott, Don Capps"));
+        assert_eq!(lines[13], "\t             Alexey Skidanov, Sudhir Kumar.");
+        assert_eq!(
+            &lines[14..],
+            [
+                "",
+                "\tRun began: Wed Nov 25 18:36:47 2026",
+                "",
+                "\tFile size set to 1024 kB",
+                "\tRecord Size 64 kB",
+                "\tSetting no_unlink",
+                "\tCommand line used: iozone -i 0 -t 2 -s 1m -r 64k -w",
+                "\tOutput is in kBytes/sec",
+                "\tTime Resolution = 0.000001 seconds.",
+                "\tProcessor cache size set to 1024 kBytes.",
+                "\tProcessor cache line size set to 32 bytes.",
+                "\tFile stride size set to 17 * record size.",
+                "\tThroughput test with 2 processes",
+                "\tEach process writes a 1024 kByte file in 64 kByte records",
+            ]
+        );
+        // With -O the note says the unit; -j sets the stride.
+        let text = plan("-i 0 -t 2 -O -j 5").preamble_at("x");
+        assert!(text.contains("\tOPS Mode. Output is in operations per second.\n"));
+        assert!(!text.contains("Output is in kBytes/sec"));
+        assert!(text.contains("\tFile stride size set to 5 * record size.\n"));
+        // The real clock gives ctime's shape: `Wed Nov 25 18:36:47 2026`.
+        let began = ctime_now();
+        assert_eq!(began.len(), 24, "{began:?}");
+        assert_eq!(began.as_bytes()[19], b' ');
     }
 
     #[test]

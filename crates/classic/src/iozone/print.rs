@@ -9,15 +9,17 @@ use std::fmt::Write;
 pub fn throughput_block(f: &Figures, per_child: bool) -> String {
     let u = f.unit;
     let mut s = String::from("\n");
-    let n = f.children;
+    let (n, w) = (f.children, f.test.count_width());
     let _ = writeln!(
         s,
-        "\tChildren see throughput for {n:2} {} \t= {:10.2} {u}/sec",
-        f.name, f.children_see
+        "\tChildren see throughput for {n:w$} {}{}= {:10.2} {u}/sec",
+        f.name,
+        f.test.children_gap(),
+        f.children_see
     );
     let _ = writeln!(
         s,
-        "\tParent sees throughput for {n:2} {}{}= {:10.2} {u}/sec",
+        "\tParent sees throughput for {n:w$} {}{}= {:10.2} {u}/sec",
         f.name,
         f.test.parent_gap(),
         f.parent_sees
@@ -165,7 +167,7 @@ mod tests {
             per_child: vec![
                 Child {
                     child: 0,
-                    file: "iozone/iozone.DUMMY.0".into(),
+                    file: "iozone.DUMMY.0".into(),
                     xfer: 14272.0,
                     throughput: 410424.16,
                     secs: 0.03,
@@ -173,7 +175,7 @@ mod tests {
                 },
                 Child {
                     child: 1,
-                    file: "iozone/iozone.DUMMY.1".into(),
+                    file: "iozone.DUMMY.1".into(),
                     xfer: 16384.0,
                     throughput: 452695.06,
                     secs: 0.03,
@@ -222,6 +224,56 @@ mod tests {
             b.contains("\tParent sees throughput for  2 fwriters \t\t=  775119.72 kB/sec\n"),
             "{b}"
         );
+    }
+
+    #[test]
+    fn the_count_and_the_tabs_are_spaced_as_iozone_spaces_each_test() {
+        let line = |test: Test| {
+            let f = Figures {
+                test,
+                name: test.children_name(),
+                children: 4,
+                ..figures()
+            };
+            let b = throughput_block(&f, false);
+            let lines: Vec<String> = b
+                .lines()
+                .skip(1)
+                .take(2)
+                .map(|l| l.split('=').next().unwrap().to_string())
+                .collect();
+            (lines[0].clone(), lines[1].clone())
+        };
+        assert_eq!(
+            line(Test::Read),
+            (
+                "\tChildren see throughput for  4 readers \t\t".into(),
+                "\tParent sees throughput for  4 readers \t\t".into()
+            )
+        );
+        assert_eq!(
+            line(Test::Reread),
+            (
+                "\tChildren see throughput for 4 re-readers \t".into(),
+                "\tParent sees throughput for 4 re-readers \t".into()
+            )
+        );
+        for t in [
+            Test::Reverse,
+            Test::Stride,
+            Test::RandomRead,
+            Test::Mixed,
+            Test::RandomWrite,
+            Test::Pwrite,
+            Test::Pread,
+        ] {
+            assert!(line(t).0.starts_with("\tChildren see throughput for 4 "), "{t:?}");
+            assert!(line(t).1.ends_with(" \t"), "{t:?}");
+        }
+        for t in [Test::Write, Test::Rewrite, Test::Fwrite, Test::Fread] {
+            assert!(line(t).0.starts_with("\tChildren see throughput for  4 "), "{t:?}");
+            assert!(line(t).0.ends_with(" \t"), "{t:?}");
+        }
     }
 
     #[test]

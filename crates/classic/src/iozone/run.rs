@@ -4,13 +4,11 @@
 //! Between throughput sub-tests IOzone calls `sync()` and sleeps 2 s: each run's workload syncs
 //! outside its timing (`final_sync = "outside"`) and the runner pauses `--pause` (2 s).
 //!
-//! A child stopped by the stonewall while writing its file from empty (initial writers, and
-//! throughput mode's pwrite writers and fwriters) leaves it short; IOzone's child finishes writing
-//! it, uncounted. The runner does the same after the run (untimed, each completed file fsynced),
-//! so the sub-tests after it find whole files.
+//! A child the stonewall stops while writing its whole file (initial and random writers, and
+//! throughput mode's pwrite writers and fwriters) finishes it uncounted inside the engine run, as
+//! IOzone's does (`stop.child_end`), so the sub-tests after it find whole files.
 
 use super::figures::{self, Figures};
-use super::layout::Layout;
 use super::plan::{Mode, Plan};
 use super::print;
 use super::subtest::Test;
@@ -19,9 +17,6 @@ use fslab_engine::result::Status;
 use fslab_engine::workload::Fileset;
 use fslab_engine::{RunError, RunOptions, RunResult};
 use serde::Serialize;
-use std::io::{Seek, SeekFrom, Write};
-use std::os::fd::AsRawFd;
-use std::os::unix::fs::MetadataExt;
 use std::path::Path;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
@@ -33,8 +28,6 @@ const KB: u64 = 1024;
 pub enum RunFailure {
     #[error(transparent)]
     Engine(#[from] RunError),
-    #[error("finishing the file {path} the stonewalled child left short: {error}")]
-    Finish { path: String, error: std::io::Error },
 }
 
 /// One engine run with IOzone's figures.
@@ -50,19 +43,13 @@ pub struct SubTest {
     /// Automatic mode's figure (kB/s, or ops/s with -O).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub throughput: Option<f64>,
-    /// Automatic mode: the time the operations took, summed (the figure's denominator).
+    /// Automatic mode: the process's own time, its file open, from its first operation to its
+    /// last (and its -e fsync): the figure's denominator.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub busy_secs: Option<f64>,
-    /// Bytes the runner wrote, untimed, to finish files the stonewall left short.
-    #[serde(skip_serializing_if = "is_zero")]
-    pub finished_uncounted: u64,
+    pub secs: Option<f64>,
     /// The engine's full result (in the outcome's phases, not in IOzone's figures).
     #[serde(skip)]
     pub result: RunResult,
-}
-
-fn is_zero(n: &u64) -> bool {
-    *n == 0
 }
 
 /// Everything a plan measured, in IOzone's terms: the outcome's figures.
@@ -142,6 +129,10 @@ fn run_steps(plan: &Plan, with: &RunWith, out: &mut dyn FnMut(&str)) -> Result<R
     }
     let mut run_opts = RunOptions {
         dir: run_dir.to_path_buf(),
+        // Automatic mode's figure is one process's loop, timed as a whole as IOzone times it: no
+        // clock read per operation inside it (that and the histograms' first touches were a
+        // fixed cost that weighed on small files).
+        no_latency: !throughput,
         drop_caches: with.drop_caches,
         interrupt: with.interrupt.clone(),
         ..RunOptions::default()
@@ -166,23 +157,18 @@ fn run_steps(plan: &Plan, with: &RunWith, out: &mut dyn FnMut(&str)) -> Result<R
             record_kb: step.record / KB,
             figures: None,
             throughput: None,
-            busy_secs: None,
-            finished_uncounted: 0,
+            secs: None,
             result,
         };
         if throughput {
             let f = figures::throughput(step.test, &sub.result, &plan.layout, unit_bytes, opts.ops_mode);
             out(&print::throughput_block(&f, opts.per_child));
             report.report.push((step.test.report_name(), f.children_see));
-            if step.test.from_empty(throughput) && !failed && !step.workload.cleanup {
-                let size = step.workload.filesets[0].size.max();
-                sub.finished_uncounted = finish_files(run_dir, &plan.layout, size, step.record)?;
-            }
             sub.figures = Some(f);
         } else {
             let v = figures::single(&sub.result, unit_bytes);
             sub.throughput = Some(v);
-            sub.busy_secs = Some(figures::busy_secs(&sub.result));
+            sub.secs = sub.result.threads.first().map(|t| t.secs);
             row.push(Some(v));
             let last_of_row = plan
                 .steps
@@ -224,56 +210,6 @@ fn run_steps(plan: &Plan, with: &RunWith, out: &mut dyn FnMut(&str)) -> Result<R
     }
     out(print::COMPLETE);
     Ok(report)
-}
-
-/// Writes the rest of every child's file that is shorter than `size` (a stonewalled initial
-/// writer's), untimed, and fsyncs it. Returns the bytes written.
-fn finish_files(run_dir: &Path, layout: &Layout, size: u64, record: u64) -> Result<u64, RunFailure> {
-    let dir = RunDir::open(run_dir).map_err(RunError::from)?;
-    let pattern: Vec<u8> = (0..record.min(1 << 20)).map(|i| (i * 31 + 7) as u8).collect();
-    let mut written = 0;
-    for place in &layout.places {
-        // The fileset directory, opened beneath the run directory (no symlink leads out); its
-        // files are then reached through the descriptor.
-        let fd = if place.dir == "." {
-            dir.open_dir_self()
-        } else {
-            dir.open_dir(&place.dir, false)
-        }
-        .map_err(RunError::from)?;
-        for k in 0..place.children.len() {
-            let name = place.file_name(k);
-            let fail = |error| RunFailure::Finish {
-                path: format!("{}/{}/{name}", run_dir.display(), place.dir),
-                error,
-            };
-            let path = format!("/proc/self/fd/{}/{name}", fd.as_raw_fd());
-            let meta = std::fs::symlink_metadata(&path).map_err(fail)?;
-            if !meta.file_type().is_file() {
-                return Err(fail(std::io::Error::other("is not a regular file")));
-            }
-            // fslab's files have one link: another name means a file fslab did not make.
-            if meta.nlink() > 1 {
-                return Err(fail(std::io::Error::other(format!(
-                    "has {} hard links, so fslab did not make it; it writes into no file it did not make: remove it yourself",
-                    meta.nlink()
-                ))));
-            }
-            if meta.len() >= size {
-                continue;
-            }
-            let mut f = std::fs::OpenOptions::new().write(true).open(&path).map_err(fail)?;
-            let mut at = f.seek(SeekFrom::Start(meta.len())).map_err(fail)?;
-            while at < size {
-                let n = (size - at).min(pattern.len() as u64) as usize;
-                f.write_all(&pattern[..n]).map_err(fail)?;
-                at += n as u64;
-            }
-            f.sync_all().map_err(fail)?;
-            written += size - meta.len();
-        }
-    }
-    Ok(written)
 }
 
 /// The filesets a plan's runs use (for removing them).

@@ -139,11 +139,30 @@ impl Test {
         }
     }
 
+    /// The width IOzone prints the number of children in, in the "Children see" and "Parent
+    /// sees" lines: `%2lld` for the initial writers, rewriters, readers, fwriters and freaders,
+    /// `%lld` for the others (`for  4 readers`, `for 4 re-readers`).
+    pub fn count_width(self) -> usize {
+        match self {
+            Test::Write | Test::Rewrite | Test::Read | Test::Fwrite | Test::Fread => 2,
+            _ => 0,
+        }
+    }
+
+    /// What stands between the name and the `=` of the "Children see" line: IOzone pads the
+    /// readers' with one more tab.
+    pub fn children_gap(self) -> &'static str {
+        match self {
+            Test::Read => " \t\t",
+            _ => " \t",
+        }
+    }
+
     /// What stands between the name and the `=` of the "Parent sees" line: IOzone pads the
-    /// fwriters' and freaders' with one more tab.
+    /// readers', fwriters' and freaders' with one more tab.
     pub fn parent_gap(self) -> &'static str {
         match self {
-            Test::Fwrite | Test::Fread => " \t\t",
+            Test::Read | Test::Fwrite | Test::Fread => " \t\t",
             _ => " \t",
         }
     }
@@ -223,6 +242,17 @@ impl Test {
     /// A short name for workload names and JSON: `initial-writers`.
     pub fn slug(self) -> String {
         self.children_name().replace(' ', "-")
+    }
+
+    /// The engine's calls for this test: pwrite()/pread() for the pwrite and pread tests, as
+    /// IOzone's; read()/write() at the file position, with an lseek() where IOzone makes one
+    /// (random, reverse and stride records), for the others, including fwrite/fread, which
+    /// stdio with IOzone's one-record buffer turns into one read()/write() per record.
+    pub fn engine(self) -> fslab_engine::workload::EngineKind {
+        match self {
+            Test::Pwrite | Test::Repwrite | Test::Pread | Test::Repread => fslab_engine::workload::EngineKind::Sync,
+            _ => fslab_engine::workload::EngineKind::Seek,
+        }
     }
 
     /// Whether the test writes (where `-e` puts an fsync).

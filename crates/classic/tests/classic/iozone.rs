@@ -135,9 +135,19 @@ fn stonewalling_stops_the_slow_child_and_the_figures_add_up() {
         ((fast.xfer + slow.xfer) * KB) as u64
     );
 
-    // The stonewalled child's file was finished, uncounted, as IOzone's child does.
-    assert_eq!(writers.finished_uncounted, ((1024.0 - slow.xfer) * KB) as u64);
-    assert_eq!(fsyncs(r), 0, "without -e nothing is fsynced in the timing");
+    // The stonewalled child finished its file, uncounted, inside the parent's time, as IOzone's
+    // child does: all 16 of its records, each after its 20 ms delay.
+    assert!(
+        r.duration >= Duration::from_millis(16 * 20),
+        "the parent waits for the stopped writer to finish its file: {:?}",
+        r.duration
+    );
+    assert!(slow.secs < r.duration.as_secs_f64());
+    assert_eq!(
+        fsyncs(r),
+        2,
+        "without -e only each child's fsync before close, outside its figures"
+    );
     for file in ["a/f0", "b/f1"] {
         let len = std::fs::metadata(tmp.path().join(file)).unwrap().len();
         assert_eq!(len, 1 << 20, "{file} after the run (-w keeps it)");
@@ -170,7 +180,6 @@ fn without_stonewalling_every_child_moves_its_whole_file() {
         let f = s.figures.as_ref().unwrap();
         assert_eq!(f.min_xfer, 256.0, "{}: {:?}", s.name, f.per_child);
         assert!(f.per_child.iter().all(|c| c.finished && c.xfer == 256.0));
-        assert_eq!(s.finished_uncounted, 0);
     }
     // Random tests: file size ÷ record size single-record operations per child.
     let random = &report.subtests[2].result;
@@ -206,9 +215,11 @@ fn with_e_a_stonewalled_child_fsyncs_before_its_time_is_taken() {
             s.name,
             f.per_child
         );
-        // The finished child's fsync falls in its last write; the stonewalled one's is apart,
-        // before its time was taken (its thread's seconds end after it).
-        assert_eq!(fsyncs(&s.result), 1, "{}: {:?}", s.name, s.result.ops);
+        // As IOzone's children: the finished child fsyncs (-e) and fsyncs again before close;
+        // the stonewalled initial writer fsyncs where it stopped, finishes its file uncounted,
+        // fsyncs (-e) and before close; the stonewalled rewriter fsyncs and before close.
+        let stopped = if s.test == Test::Write { 3 } else { 2 };
+        assert_eq!(fsyncs(&s.result), 2 + stopped, "{}: {:?}", s.name, s.result.ops);
         let fsync = s
             .result
             .ops
@@ -227,11 +238,13 @@ fn with_e_random_writers_fsync_their_own_file_only() {
         .iter()
         .filter(|s| matches!(s.test, Test::RandomWrite | Test::Mixed))
     {
-        // One fsync per child, of its own file, as IOzone's children do: not 3 × 3.
-        assert_eq!(fsyncs(&s.result), 3, "{}: {:?}", s.name, s.result.ops);
+        // Two fsyncs per child, of its own file, as IOzone's children do (-e, then before
+        // close): not 3 × 3.
+        assert_eq!(fsyncs(&s.result), 2 * 3, "{}: {:?}", s.name, s.result.ops);
     }
+    // IOzone's readers fsync too with -e (their file, read-only), and before close.
     let random_readers = report.subtests.iter().find(|s| s.test == Test::RandomRead).unwrap();
-    assert_eq!(fsyncs(&random_readers.result), 0, "readers do not fsync");
+    assert_eq!(fsyncs(&random_readers.result), 2 * 3);
 }
 
 #[test]
@@ -264,7 +277,7 @@ fn f_creates_exactly_the_named_files() {
         .map(|c| c.file.clone())
         .collect();
     assert_eq!(files, ["first", "sub/second", "sub/third"]);
-    assert!(text.contains("Children see throughput for  3 re-readers"));
+    assert!(text.contains("Children see throughput for 3 re-readers \t="));
     // Without -w the next run removes them at its end, and only them.
     run(
         &plan("-i 0 -t 3 -s 128k -r 32k -F first sub/second sub/third", tmp.path()),
@@ -301,7 +314,8 @@ fn f_refuses_a_name_fslab_did_not_make_and_a_missing_directory() {
 fn files_are_kept_with_w_and_removed_without() {
     let tmp = tempfile::tempdir().unwrap();
     run(&plan("-i 0 -i 1 -t 3 -s 128k -r 16k -w", tmp.path()), tmp.path());
-    let dir = tmp.path().join("iozone");
+    // IOzone's files, in the run directory itself.
+    let dir = tmp.path().to_path_buf();
     assert_eq!(
         files_in(&dir),
         [".fslab-fileset", "iozone.DUMMY.0", "iozone.DUMMY.1", "iozone.DUMMY.2"]
@@ -314,8 +328,7 @@ fn files_are_kept_with_w_and_removed_without() {
     let (report, _) = run(&plan("-i 1 -t 3 -s 128k -r 16k -x", tmp.path()), tmp.path());
     assert!(report.subtests[0].result.setup[0].reused, "the kept files are reused");
     assert_eq!(report.subtests[0].figures.as_ref().unwrap().min_xfer, 128.0);
-    assert!(!dir.exists(), "without -w the files and their directory are removed");
-    assert!(files_in(tmp.path()).is_empty());
+    assert!(files_in(tmp.path()).is_empty(), "without -w the files are removed");
 }
 
 #[test]
@@ -344,7 +357,15 @@ fn every_throughput_test_moves_the_file_size_per_child() {
         let total: u64 = s.result.threads.iter().map(|t| t.bytes).sum();
         assert_eq!(total, 2 * 512 * 1024, "{}", s.name);
         assert!(s.result.first_error.is_none(), "{}: {:?}", s.name, s.result.first_error);
-        assert!(text.contains(&format!("Children see throughput for  2 {} \t=", s.name)));
+        // IOzone's spacing: `%2lld` or `%lld` children, one tab or two (readers) before `=`.
+        let line = format!(
+            "Children see throughput for {:w$} {}{}=",
+            2,
+            s.name,
+            s.test.children_gap(),
+            w = s.test.count_width()
+        );
+        assert!(text.contains(&line), "{line:?}");
     }
     // Each run synced outside its timing (IOzone's sync between sub-tests).
     assert!(report.subtests.iter().all(|s| s.result.final_sync.is_some()));
@@ -383,21 +404,24 @@ fn pwrite_pread_fwrite_fread_in_throughput_mode() {
         let f = s.figures.as_ref().unwrap();
         assert_eq!(f.min_xfer, 256.0, "{}", s.name);
         let children_line = format!(
-            "\tChildren see throughput for  2 {} \t= {:10.2} kB/sec\n",
-            s.name, f.children_see
+            "\tChildren see throughput for {:w$} {} \t= {:10.2} kB/sec\n",
+            2,
+            s.name,
+            f.children_see,
+            w = s.test.count_width()
         );
         assert!(text.contains(&children_line), "{children_line:?}\n{text}");
     }
     // IOzone's fwriters and freaders have one more tab before the parent's `=`.
     assert!(text.contains("\tParent sees throughput for  2 fwriters \t\t= "));
     assert!(text.contains("\tParent sees throughput for  2 freaders \t\t= "));
-    assert!(text.contains("\tParent sees throughput for  2 pwrite writers \t= "));
+    assert!(text.contains("\tParent sees throughput for 2 pwrite writers \t= "));
     for (row, s) in ["Pwrite", "Pread", "Fwrite", "Fread"].iter().zip(&report.subtests[2..]) {
         let v = s.figures.as_ref().unwrap().children_see;
         assert!(text.contains(&format!("\n\"{row:>15} \" {v:10.2} \n")), "{row}\n{text}");
     }
     for n in 0..2 {
-        let len = std::fs::metadata(tmp.path().join(format!("iozone/iozone.DUMMY.{n}")))
+        let len = std::fs::metadata(tmp.path().join(format!("iozone.DUMMY.{n}")))
             .unwrap()
             .len();
         assert_eq!(len, 256 * 1024);
@@ -596,6 +620,6 @@ fn explain_prints_every_run_as_native_toml() {
         assert_eq!(w.groups[0].threads, 16);
         assert_eq!(w.filesets[0].size.max(), 2000 << 20);
     }
-    assert!(text.contains("#   child 15: iozone/iozone.DUMMY.15"));
+    assert!(text.contains("#   child 15: iozone.DUMMY.15"));
     assert!(files_in(tmp.path()).is_empty(), "explaining makes nothing");
 }

@@ -25,15 +25,21 @@ fn seed_004_options_run_in_the_current_directory_and_keep_the_files() {
         "random readers",
         "random writers",
     ] {
+        // IOzone's spacing: `for  4` or `for 4`, one tab before `=` or two (readers).
+        let (n, gap) = match name {
+            "initial writers" | "rewriters" => (" 4", " \t"),
+            "readers" => (" 4", " \t\t"),
+            _ => ("4", " \t"),
+        };
         assert!(
             r.stdout
-                .contains(&format!("\tChildren see throughput for  4 {name} \t= ")),
+                .contains(&format!("\tChildren see throughput for {n} {name}{gap}= ")),
             "{name}:\n{}",
             r.stdout
         );
         assert!(r
             .stdout
-            .contains(&format!("\tParent sees throughput for  4 {name} \t= ")));
+            .contains(&format!("\tParent sees throughput for {n} {name}{gap}= ")));
     }
     assert_eq!(r.stdout.matches("\tChild[3] xfer count = ").count(), 6);
     assert_eq!(r.stdout.matches("\tMin xfer \t\t\t\t\t= ").count(), 6);
@@ -43,11 +49,23 @@ fn seed_004_options_run_in_the_current_directory_and_keep_the_files() {
     assert!(r
         .stdout
         .contains("\tCommand line used: iozone -i 0 -i 1 -i 2 -t 4 -s 256k -r 64k -e -C -R -w\n"));
-    // -w: the files stay, whole, beneath the current directory.
-    let dir = tmp.path().join("iozone");
-    assert_eq!(entries(tmp.path()), ["iozone"]);
+    assert!(r.stdout.starts_with("\tIozone: Performance Test of File I/O\n"));
+    assert!(r.stdout.contains("\tTime Resolution = 0.000001 seconds.\n"));
+    // -w: the files stay, whole, in the current directory, as IOzone's.
+    assert_eq!(
+        entries(tmp.path()),
+        [
+            ".fslab-fileset",
+            "iozone.DUMMY.0",
+            "iozone.DUMMY.1",
+            "iozone.DUMMY.2",
+            "iozone.DUMMY.3"
+        ]
+    );
     for n in 0..4 {
-        let len = std::fs::metadata(dir.join(format!("iozone.DUMMY.{n}"))).unwrap().len();
+        let len = std::fs::metadata(tmp.path().join(format!("iozone.DUMMY.{n}")))
+            .unwrap()
+            .len();
         assert_eq!(len, 256 * 1024);
     }
 }
@@ -139,14 +157,18 @@ fn bad_options_exit_2_naming_the_option_and_make_nothing() {
 }
 
 #[test]
-fn a_directory_fslab_did_not_make_is_left_alone() {
+fn a_file_fslab_did_not_make_is_left_alone() {
     let tmp = tempfile::tempdir().unwrap();
-    std::fs::create_dir(tmp.path().join("iozone")).unwrap();
-    std::fs::write(tmp.path().join("iozone/precious"), "keep me").unwrap();
+    std::fs::write(tmp.path().join("iozone.DUMMY.1"), "keep me").unwrap();
+    std::fs::write(tmp.path().join("precious"), "keep me too").unwrap();
     let r = iozone(tmp.path(), &["-i", "0", "-t", "2", "-s", "64k", "--pause", "0"]);
     assert_eq!(r.code, 2, "{}", r.stderr);
-    assert!(r.stderr.contains("precious"), "{}", r.stderr);
-    assert_eq!(entries(&tmp.path().join("iozone")), ["precious"]);
+    assert!(r.stderr.contains("iozone.DUMMY.1"), "{}", r.stderr);
+    assert_eq!(entries(tmp.path()), ["iozone.DUMMY.1", "precious"]);
+    assert_eq!(
+        std::fs::read_to_string(tmp.path().join("iozone.DUMMY.1")).unwrap(),
+        "keep me"
+    );
 }
 
 #[test]
@@ -172,8 +194,9 @@ fn explain_prints_toml_and_runs_nothing() {
     assert_eq!(r.code, 0, "{}", r.stderr);
     assert_eq!(r.stdout.matches("\n# ---- run ").count(), 4);
     assert!(r.stdout.contains("op = \"seqwrite\""));
-    assert!(r.stdout.contains("sync = \"fsync\""));
+    assert!(r.stdout.contains("engine = \"seek\""));
     assert!(r.stdout.contains("stonewall = true"));
+    assert!(r.stdout.contains("raise_before_sync = true"));
     assert!(r.stdout.contains("prefix = \"iozone.DUMMY.\""));
     assert!(entries(tmp.path()).is_empty());
 }
@@ -191,7 +214,7 @@ fn f_writes_exactly_the_files_named_among_the_users_own() {
     );
     assert_eq!(r.code, 0, "stderr: {}", r.stderr);
     assert!(
-        r.stdout.contains("Children see throughput for  2 pwrite writers \t= "),
+        r.stdout.contains("Children see throughput for 2 pwrite writers \t= "),
         "{}",
         r.stdout
     );
@@ -261,4 +284,127 @@ fn a_run_that_meets_an_error_exits_1_and_says_why() {
     assert!(!r.stdout.contains("iozone test complete."));
     // Without -w, what was written is removed.
     assert!(entries(fs.path()).is_empty(), "{:?}", entries(fs.path()));
+}
+
+/// The calls `fslab iozone ARGS` makes in `cwd` on the children's files (iozone.DUMMY.N),
+/// traced with strace: (call, count), with `sync` counted apart; and the opens of those files.
+fn traced(cwd: &Path, args: &[&str]) -> (std::collections::BTreeMap<String, usize>, Vec<String>) {
+    let log = cwd.join("..").join("strace.log");
+    let status = std::process::Command::new("strace")
+        .args([
+            "-f",
+            "-qq",
+            "-e",
+            "trace=openat,close,read,write,pread64,pwrite64,lseek,fsync,sync",
+            "-o",
+        ])
+        .arg(&log)
+        .arg(env!("CARGO_BIN_EXE_fslab"))
+        .arg("iozone")
+        .args(args)
+        .current_dir(cwd)
+        .stdout(std::process::Stdio::null())
+        .status()
+        .expect("this test needs strace to see the calls (apt-get install strace)");
+    assert!(status.success(), "strace fslab iozone {args:?}: {status}");
+    let text = std::fs::read_to_string(&log).unwrap();
+    // Whole calls: a call strace split around another thread's is joined again.
+    let mut pending: std::collections::HashMap<&str, String> = Default::default();
+    let mut whole = Vec::new();
+    for line in text.lines() {
+        let Some((pid, call)) = line.split_once(' ') else {
+            continue;
+        };
+        let call = call.trim_start();
+        if let Some(head) = call.strip_suffix("<unfinished ...>") {
+            pending.insert(pid, head.to_string());
+        } else if call.starts_with("<...") {
+            let rest = call.split_once("resumed>").map_or("", |r| r.1);
+            whole.push(pending.remove(pid).unwrap_or_default() + rest);
+        } else {
+            whole.push(call.to_string());
+        }
+    }
+    // The descriptors open on the children's files (one descriptor table: threads).
+    let mut fds = std::collections::BTreeSet::new();
+    let mut opens = Vec::new();
+    let mut calls = std::collections::BTreeMap::new();
+    let result = |c: &str| {
+        c.rsplit_once("= ")
+            .and_then(|r| r.1.split(' ').next()?.parse::<i32>().ok())
+    };
+    for call in &whole {
+        let Some((name, rest)) = call.split_once('(') else {
+            continue;
+        };
+        let fd = rest.split([',', ')']).next().and_then(|f| f.trim().parse::<i32>().ok());
+        match name {
+            "openat" => {
+                let Some(new) = result(call) else { continue };
+                if call.contains("\"iozone.DUMMY.") {
+                    opens.push(call.clone());
+                    fds.insert(new);
+                } else {
+                    fds.remove(&new);
+                }
+            }
+            "close" => {
+                fd.map(|fd| fds.remove(&fd));
+            }
+            "sync" => *calls.entry("sync".to_string()).or_insert(0) += 1,
+            _ if fd.is_some_and(|fd| fds.contains(&fd)) => *calls.entry(name.to_string()).or_insert(0) += 1,
+            _ => {}
+        }
+    }
+    (calls, opens)
+}
+
+#[test]
+#[ignore = "system tier: needs strace"]
+fn each_sub_test_makes_iozones_calls_per_record() {
+    fslab_testkit::require_tool("strace", "strace");
+    let tmp = tempfile::tempdir().unwrap();
+    let cwd = tmp.path().join("run");
+    std::fs::create_dir(&cwd).unwrap();
+    // 2 children, 4 records of 64 kB each, no stonewall: every child does all its records.
+    let args = "-i 0 -i 1 -i 2 -t 2 -s 256k -r 64k -e -x -w --pause 0";
+    let (calls, opens) = traced(&cwd, &args.split(' ').collect::<Vec<_>>());
+    let n = |k: &str| calls.get(k).copied().unwrap_or(0);
+    // Per child and sub-test (6 sub-tests): write/read() per record, lseek() before each random
+    // record, -e's fsync and the fsync before close; IOzone's sync() after each sub-test.
+    assert_eq!(
+        n("write"),
+        2 * 4 * 3,
+        "initial writers, rewriters, random writers: {calls:?}"
+    );
+    assert_eq!(n("read"), 2 * 4 * 3, "readers, re-readers, random readers: {calls:?}");
+    assert_eq!(n("lseek"), 2 * 4 * 2, "random readers and writers: {calls:?}");
+    assert_eq!((n("pread64"), n("pwrite64")), (0, 0), "{calls:?}");
+    assert_eq!(n("fsync"), 2 * 2 * 6, "{calls:?}");
+    assert_eq!(n("sync"), 6, "{calls:?}");
+    // The setup makes the files (fslab's deliberate difference: IOzone's writers open them
+    // O_CREAT); then each child opens its own file once per sub-test, read-only to read,
+    // read-write to write, by its name in the run directory.
+    let (made, opened): (Vec<_>, Vec<_>) = opens.iter().partition(|o| o.contains("O_EXCL"));
+    assert_eq!(made.len(), 2, "{opens:#?}");
+    assert!(made.iter().all(|o| o.contains(", 0640")), "{made:#?}");
+    assert_eq!(opened.len(), 2 * 6, "{opens:#?}");
+    assert_eq!(opened.iter().filter(|o| o.contains("O_RDONLY")).count(), 2 * 3);
+    assert!(opened.iter().all(|o| !o.contains('/')), "{opened:#?}");
+    // The files are IOzone's: iozone.DUMMY.N in the current directory, mode 0640.
+    for k in 0..2 {
+        let meta = std::fs::metadata(cwd.join(format!("iozone.DUMMY.{k}"))).unwrap();
+        assert_eq!(meta.len(), 256 * 1024);
+        assert_eq!(
+            std::os::unix::fs::PermissionsExt::mode(&meta.permissions()) & 0o777,
+            0o640 & !umask()
+        );
+    }
+}
+
+/// The process's umask (the files' mode is 0640 less it, as IOzone's).
+fn umask() -> u32 {
+    let text = std::fs::read_to_string("/proc/self/status").unwrap();
+    let line = text.lines().find(|l| l.starts_with("Umask:")).unwrap();
+    u32::from_str_radix(line.split_whitespace().nth(1).unwrap(), 8).unwrap()
 }

@@ -6,7 +6,7 @@ mod sync;
 pub(crate) mod uring;
 
 pub use mmap::MmapBackend;
-pub use sync::SyncBackend;
+pub use sync::{SeekBackend, SyncBackend};
 pub use uring::{Target, UringBackend};
 
 use crate::workload::{EngineKind, Group, OSync, SyncKind};
@@ -58,11 +58,19 @@ impl Moved {
 pub struct OpenFile {
     pub fd: OwnedFd,
     pub(crate) map: Option<mmap::Mapping>,
+    /// Where the descriptor's file position is (the `seek` backend's read()/write() move it):
+    /// 0 once opened.
+    pub(crate) pos: u64,
 }
 
 impl OpenFile {
     pub fn new(fd: OwnedFd) -> OpenFile {
-        OpenFile { fd, map: None }
+        OpenFile { fd, map: None, pos: 0 }
+    }
+
+    /// Makes the `seek` backend seek before the next transfer wherever it starts.
+    pub fn forget_position(&mut self) {
+        self.pos = u64::MAX;
     }
 
     pub fn fd(&self) -> BorrowedFd<'_> {
@@ -173,6 +181,7 @@ pub(crate) fn sync_fd(fd: BorrowedFd<'_>, kind: SyncKind) -> io::Result<()> {
 pub fn backend(group: &Group) -> io::Result<Box<dyn Backend>> {
     Ok(match group.engine {
         EngineKind::Sync => Box::new(SyncBackend),
+        EngineKind::Seek => Box::new(SeekBackend),
         EngineKind::Mmap => Box::new(MmapBackend),
         EngineKind::IoUring => Box::new(UringBackend::new(group.iodepth, &group.uring)?),
     })
@@ -188,7 +197,7 @@ pub(crate) fn osync_flags(osync: OSync) -> OFlags {
     }
 }
 
-/// The read()/write() loop shared by the backends that fall back to plain calls: retries a
+/// The pread()/pwrite() loop shared by the backends that fall back to plain calls: retries a
 /// short write, stops a read at end of file.
 pub(crate) fn plain_transfer(
     fd: BorrowedFd<'_>,
@@ -196,47 +205,66 @@ pub(crate) fn plain_transfer(
     xfers: &[Xfer],
     bufs: &mut IoBuffers,
 ) -> (Moved, io::Result<()>) {
-    calls_transfer(fd, dir, xfers, bufs, None)
+    each_call(dir, xfers, bufs, |_, buf, offset| match buf {
+        Buf::Read(b) => rustix::io::pread(fd, b, offset),
+        Buf::Write(b) => rustix::io::pwrite(fd, b, offset),
+    })
 }
 
-/// [`plain_transfer`] with `pread`/`pwrite` (`seek` none), or with `read`/`write` at the file
-/// offset `seek.0` (FFSB's calls), after an `lseek(SEEK_SET)` wherever a transfer does not start
-/// there and before the transfers whose indices `seek.1` lists (ascending) in any case.
-pub(crate) fn calls_transfer(
+/// `read()`/`write()` at the file position `pos` (FFSB's calls), after an `lseek(SEEK_SET)`
+/// wherever a transfer does not start there, and before the transfers whose indices `forced`
+/// lists (ascending) in any case: FFSB seeks at the start of every run of blocks.
+pub(crate) fn seek_transfer(
     fd: BorrowedFd<'_>,
     dir: Dir,
     xfers: &[Xfer],
     bufs: &mut IoBuffers,
-    seek: Option<(&mut u64, &[usize])>,
+    (pos, mut forced): (&mut u64, &[usize]),
+) -> (Moved, io::Result<()>) {
+    each_call(dir, xfers, bufs, |k, buf, offset| {
+        // A transfer's first call starts at its offset; a retried short write does not.
+        let first = offset == xfers[k].offset;
+        let force = first && forced.first() == Some(&k);
+        if force {
+            forced = &forced[1..];
+        }
+        if force || *pos != offset {
+            rustix::fs::seek(fd, rustix::fs::SeekFrom::Start(offset))?;
+            *pos = offset;
+        }
+        let n = match buf {
+            Buf::Read(b) => rustix::io::read(fd, b)?,
+            Buf::Write(b) => rustix::io::write(fd, b)?,
+        };
+        *pos += n as u64;
+        Ok(n)
+    })
+}
+
+/// The memory one call moves: read into, or written from.
+pub(crate) enum Buf<'a> {
+    Read(&'a mut [u8]),
+    Write(&'a [u8]),
+}
+
+/// Moves each transfer with `call(its index, memory, file offset)` until it is done: retries a
+/// short write (and an interrupted call), stops a read at end of file.
+pub(crate) fn each_call(
+    dir: Dir,
+    xfers: &[Xfer],
+    bufs: &mut IoBuffers,
+    mut call: impl FnMut(usize, Buf<'_>, u64) -> rustix::io::Result<usize>,
 ) -> (Moved, io::Result<()>) {
     let mut moved = Moved::default();
-    let (mut pos, mut forced) = match seek {
-        Some((p, f)) => (Some(p), f),
-        None => (None, &[][..]),
-    };
     for (k, x) in xfers.iter().enumerate() {
         let buf = bufs.slot(0, x.len as usize);
-        if let Some(p) = pos.as_deref_mut() {
-            let force = forced.first() == Some(&k);
-            if force {
-                forced = &forced[1..];
-            }
-            if force || *p != x.offset {
-                if let Err(e) = rustix::fs::seek(fd, rustix::fs::SeekFrom::Start(x.offset)) {
-                    return (moved, Err(e.into()));
-                }
-                *p = x.offset;
-            }
-        }
         let mut done = 0usize;
         while done < buf.len() {
-            let r = match (dir, pos.is_some()) {
-                (Dir::Read, false) => rustix::io::pread(fd, &mut buf[done..], x.offset + done as u64),
-                (Dir::Write, false) => rustix::io::pwrite(fd, &buf[done..], x.offset + done as u64),
-                (Dir::Read, true) => rustix::io::read(fd, &mut buf[done..]),
-                (Dir::Write, true) => rustix::io::write(fd, &buf[done..]),
+            let b = match dir {
+                Dir::Read => Buf::Read(&mut buf[done..]),
+                Dir::Write => Buf::Write(&buf[done..]),
             };
-            match r {
+            match call(k, b, x.offset + done as u64) {
                 Ok(0) => break,
                 Ok(n) => done += n,
                 Err(rustix::io::Errno::INTR) => continue,
@@ -248,9 +276,6 @@ pub(crate) fn calls_transfer(
             if dir == Dir::Read {
                 break;
             }
-        }
-        if let Some(p) = pos.as_deref_mut() {
-            *p += done as u64;
         }
         moved.add(x.len, done);
         if dir == Dir::Read && done < x.len as usize {

@@ -1,6 +1,8 @@
-//! The `sync` backend: one pread() or pwrite() per transfer, as fio's psync engine.
+//! The `sync` backend: one pread() or pwrite() per transfer, as fio's psync engine; and the
+//! `seek` backend: read() or write() at the file position, with an lseek() first when the
+//! transfer does not start where the position is, as IOzone's and FFSB's calls.
 
-use super::{plain_transfer, Backend, Dir, IoBuffers, Moved, OpenFile, Xfer};
+use super::{each_call, plain_transfer, Backend, Buf, Dir, IoBuffers, Moved, OpenFile, Xfer};
 use std::io;
 
 pub struct SyncBackend;
@@ -14,5 +16,78 @@ impl Backend for SyncBackend {
         bufs: &mut IoBuffers,
     ) -> (Moved, io::Result<()>) {
         plain_transfer(file.fd(), dir, xfers, bufs)
+    }
+}
+
+pub struct SeekBackend;
+
+impl Backend for SeekBackend {
+    fn transfer(
+        &mut self,
+        file: &mut OpenFile,
+        dir: Dir,
+        xfers: &[Xfer],
+        bufs: &mut IoBuffers,
+    ) -> (Moved, io::Result<()>) {
+        each_call(dir, xfers, bufs, |_, buf, offset| {
+            if file.pos != offset {
+                rustix::fs::seek(&file.fd, rustix::fs::SeekFrom::Start(offset))?;
+                file.pos = offset;
+            }
+            let n = match buf {
+                Buf::Read(b) => rustix::io::read(&file.fd, b)?,
+                Buf::Write(b) => rustix::io::write(&file.fd, b)?,
+            };
+            file.pos += n as u64;
+            Ok(n)
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::os::fd::OwnedFd;
+
+    fn offset_of(f: &OpenFile) -> u64 {
+        rustix::fs::seek(&f.fd, rustix::fs::SeekFrom::Current(0)).unwrap()
+    }
+
+    #[test]
+    fn seek_backend_seeks_only_where_the_position_is_not() {
+        let tmp = tempfile::tempfile().unwrap();
+        let mut f = OpenFile::new(OwnedFd::from(tmp));
+        let mut bufs = IoBuffers::new(4096, 1, 7);
+        let x = |offset| Xfer { offset, len: 4096 };
+        // A random record: an lseek, then write() moves the position past it.
+        let (moved, r) = SeekBackend.transfer(&mut f, Dir::Write, &[x(8192)], &mut bufs);
+        r.unwrap();
+        assert_eq!((moved.bytes, f.pos, offset_of(&f)), (4096, 12288, 12288));
+        // The next record where the position is: no lseek. Moving the descriptor behind the
+        // backend's back shows it: the write lands where the descriptor is, at 0.
+        rustix::fs::seek(&f.fd, rustix::fs::SeekFrom::Start(0)).unwrap();
+        SeekBackend
+            .transfer(&mut f, Dir::Write, &[x(12288)], &mut bufs)
+            .1
+            .unwrap();
+        assert_eq!(offset_of(&f), 4096, "no lseek before a record that follows the last");
+        assert_eq!(rustix::fs::fstat(&f.fd).unwrap().st_size, 12288);
+        // Reads: from 4096 after an lseek, then to the end of the file.
+        f.pos = 4096;
+        let (moved, r) = SeekBackend.transfer(&mut f, Dir::Read, &[x(0), x(8192)], &mut bufs);
+        r.unwrap();
+        assert_eq!((moved.bytes, f.pos), (8192, 12288));
+        let (moved, r) = SeekBackend.transfer(&mut f, Dir::Read, &[x(12288)], &mut bufs);
+        r.unwrap();
+        assert!(moved.eof && moved.bytes == 0);
+        // Forgotten: the next transfer seeks even where the descriptor already is.
+        rustix::fs::seek(&f.fd, rustix::fs::SeekFrom::Start(0)).unwrap();
+        f.pos = 4096;
+        f.forget_position();
+        SeekBackend
+            .transfer(&mut f, Dir::Read, &[x(4096)], &mut bufs)
+            .1
+            .unwrap();
+        assert_eq!(offset_of(&f), 8192);
     }
 }

@@ -62,7 +62,11 @@ pub(super) fn merge(
             thread: *t,
             ops: mine.count,
             bytes: mine.bytes,
-            secs: o.ended.saturating_duration_since(measure_start).as_secs_f64(),
+            secs: o
+                .counted_end
+                .unwrap_or(o.ended)
+                .saturating_duration_since(o.started.map_or(measure_start, |s| s.max(measure_start)))
+                .as_secs_f64(),
             finished: o.finished,
         });
     }

@@ -40,6 +40,7 @@ pub(super) fn run_threads(
         stop: AtomicBool::new(false),
         measuring: AtomicBool::new(stop.ramp.0.is_zero()),
         stonewall: stop.stonewall,
+        child_end: stop.child_end,
         continue_on_error: opts.continue_on_error,
         latency: !opts.no_latency,
         // With util_poll only the monitor checks.
@@ -146,5 +147,7 @@ fn could_not_start(g: &Group, shared: &Shared, e: std::io::Error) -> ThreadOutco
         )),
         ended: Instant::now(),
         finished: false,
+        started: None,
+        counted_end: None,
     }
 }

@@ -40,7 +40,7 @@ impl<'a> Worker<'a> {
 
     /// Syncs file `id` with `kind`, recorded as an `fsync`: timed when `timed`, and an operation
     /// toward the ops quota when `counted`.
-    fn sync_file(&mut self, id: u64, kind: SyncKind, timed: bool, counted: bool) -> Flow {
+    pub(super) fn sync_file(&mut self, id: u64, kind: SyncKind, timed: bool, counted: bool) -> Flow {
         let t0 = (timed && self.shared.latency).then(clock::now);
         let r = self
             .with_file(id, Dir::Write, |backend, file, _, _| backend.sync(file, kind))

@@ -7,6 +7,7 @@
 //! goes on and whether the ramp has ended, and counts into the same `Tally` (`tally.rs`). The
 //! operations themselves are in `ops.rs`, `stream.rs` and `fsync.rs`.
 
+mod child_end;
 mod error;
 mod fd_cache;
 mod fsync;
@@ -23,7 +24,7 @@ use crate::clock;
 use crate::fileset::FileTable;
 use crate::histogram::OpStats;
 use crate::io::{self, Backend, IoBuffers, Xfer};
-use crate::workload::{EngineKind, Group, OpKind};
+use crate::workload::{ChildEnd, EngineKind, Group, OpKind};
 use error::errno_of;
 use fd_cache::FdCache;
 use fsync::Burst;
@@ -47,6 +48,8 @@ pub(crate) struct Shared {
     /// Set when the ramp is over: threads then reset their statistics and start counting.
     pub measuring: AtomicBool,
     pub stonewall: bool,
+    /// How each thread ends, as an IOzone child (`stop.child_end`).
+    pub child_end: Option<ChildEnd>,
     pub continue_on_error: bool,
     /// Time every operation into the histograms (off only to measure what timing costs).
     pub latency: bool,
@@ -80,6 +83,11 @@ pub(crate) struct ThreadOutcome {
     pub ended: Instant,
     /// The thread ran out of work on its own (streams ended or its quota was met).
     pub finished: bool,
+    /// With `stop.child_end`: when the thread itself started (after the start line) and when it
+    /// took its figures; its time runs between the two instead of from the run's start to
+    /// `ended`.
+    pub started: Option<Instant>,
+    pub counted_end: Option<Instant>,
 }
 
 /// The outcome of one operation.
@@ -203,13 +211,21 @@ impl<'a> Worker<'a> {
 
     /// Runs until the run stops or this thread runs out of work.
     pub fn run(mut self) -> ThreadOutcome {
-        let prepared = self.prepare_streams();
+        let mut prepared = self.prepare_streams();
+        if let (Ok(()), Some(end)) = (&prepared, self.shared.child_end) {
+            prepared = self.open_own_file(end.open_fsync);
+        }
         if !self.shared.start.wait() {
             // The run could not start all its threads: it does not start at all.
             return self.finish(false);
         }
         if let Err(e) = prepared {
             return self.fail(OpKind::SeqWrite, e.to_string(), errno_of(&e));
+        }
+        if let Some(end) = self.shared.child_end {
+            if self.group.script.is_none() && !self.pipelined() {
+                return self.run_child(end, Instant::now());
+            }
         }
         if self.group.script.is_some() {
             return self.run_script();
@@ -279,6 +295,8 @@ impl<'a> Worker<'a> {
             first_error: self.tally.first_error,
             ended: Instant::now(),
             finished,
+            started: None,
+            counted_end: None,
         }
     }
 }

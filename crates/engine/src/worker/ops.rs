@@ -120,15 +120,17 @@ impl<'a> Worker<'a> {
     }
 
     /// Moves the transfers `blocks` gives on file `id` for entry `i` of the mix, a batch at a
-    /// time, then syncs if the op asks: (what moved, its FFSB transactions).
+    /// time, then syncs if the op asks: (what moved, its FFSB transactions). `seek`: the first
+    /// transfer seeks even where the descriptor's position already is (the `seek` engine's
+    /// random offset, as IOzone's lseek before each random record).
     fn move_all(
         &mut self,
         i: usize,
         id: u64,
         dir: Dir,
         sync: Option<SyncKind>,
-        blocks: &mut dyn Blocks,
-        bs: u64,
+        (blocks, bs): (&mut dyn Blocks, u64),
+        seek: bool,
     ) -> stdio::Result<(Moved, u64)> {
         let stop = &self.shared.stop;
         let table = self.table;
@@ -140,6 +142,9 @@ impl<'a> Worker<'a> {
             u64::MAX
         };
         let (moved, tx, result) = self.with_file(id, dir, |backend, file, bufs, xfers| {
+            if seek {
+                file.forget_position();
+            }
             if seeking {
                 // FFSB's ffsb_get_filesize(): stat() by name once the file is open.
                 let mut b: NameBuf = [0; 64];
@@ -199,7 +204,7 @@ impl<'a> Worker<'a> {
             ended: false,
             starts: Vec::new(),
         };
-        let result = self.move_all(i, id, dir, spec.sync, &mut runs, bs);
+        let result = self.move_all(i, id, dir, spec.sync, (&mut runs, bs), true);
         // The offsets were drawn from a copy of the thread's generator: it goes on from there.
         self.rng = runs.rng;
         self.table.release(id, None);
@@ -222,7 +227,14 @@ impl<'a> Worker<'a> {
             Dir::Write
         };
         let bs = spec.block_size();
-        let result = self.move_all(i, id, dir, spec.sync, &mut Sequential { off: 0, to: size, bs }, bs);
+        let result = self.move_all(
+            i,
+            id,
+            dir,
+            spec.sync,
+            (&mut Sequential { off: 0, to: size, bs }, bs),
+            false,
+        );
         self.table.release(id, None);
         let (moved, transactions) = result.map_err(|e| self.annotate(id, spec.op.name(), e))?;
         Ok(Outcome::Done {
@@ -609,7 +621,7 @@ fn transfer_all(
             return (total, tx, Ok(()));
         }
         let (moved, result) = match pos.as_mut() {
-            Some(p) => crate::io::calls_transfer(file.fd(), dir, xfers, bufs, Some((p, blocks.forced_seeks()))),
+            Some(p) => crate::io::seek_transfer(file.fd(), dir, xfers, bufs, (p, blocks.forced_seeks())),
             None => backend.transfer(file, dir, xfers, bufs),
         };
         total.bytes += moved.bytes;

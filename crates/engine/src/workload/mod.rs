@@ -67,6 +67,9 @@ pub struct Stop {
     /// Stop every thread as soon as the first one finishes (IOzone's stonewalling).
     #[serde(default, skip_serializing_if = "is_false")]
     pub stonewall: bool,
+    /// How each thread ends, as an IOzone 3.487 child does (see [`ChildEnd`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub child_end: Option<ChildEnd>,
     /// Stop before `time` once a figure has levelled off over a window of seconds (fio's
     /// `steadystate`); `time` is then the longest the run may take.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -77,6 +80,40 @@ pub struct Stop {
     /// Where the final sync() falls: inside the measured time (as FFSB counts it), after it, or none.
     #[serde(default, skip_serializing_if = "is_default")]
     pub final_sync: FinalSync,
+}
+
+/// How each thread of a stonewalled run ends, as the children of IOzone 3.487's throughput mode
+/// do. Every thread works on its own file (its one fileset's file `thread mod files`). Its figures
+/// (bytes and seconds, `RunResult.threads`) run from its own start, after the start line, to the
+/// moment they are taken; the run's duration runs on to the last thread's very end.
+///
+/// - A thread that finishes its work raises the stonewall (with `stonewall`), before its `fsync` when
+///   `raise_before_sync` (IOzone's initial and random writers), after it otherwise; then takes its
+///   figures.
+/// - A thread the stonewall stops fsyncs (with `fsync`), takes its figures, then with
+///   `finish_uncounted` goes on to the end of its work (its file, or its share of `stop.ops`)
+///   uncounted and fsyncs again (with `fsync`): IOzone's initial and random writers finish their
+///   files so that the readers after them find whole files.
+/// - Then every thread fsyncs its file once more, outside its figures (IOzone's fsync before
+///   close), when `close_fsync`.
+///
+/// These fsyncs count among the run's `fsync` operations.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ChildEnd {
+    /// fsync the thread's file at its end, inside its figures (IOzone's `-e`).
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub fsync: bool,
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub raise_before_sync: bool,
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub finish_uncounted: bool,
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub close_fsync: bool,
+    /// fsync the thread's file once it is opened, before the start, uncounted (IOzone's
+    /// automatic mode).
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub open_fsync: bool,
 }
 
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
@@ -130,6 +167,10 @@ pub struct Fileset {
     /// create_blocksize); 1 MiB when absent.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub setup_bs: Option<Bytes>,
+    /// Permission bits of the files the setup makes (IOzone's 0640, sysbench's 0600); 0644 when
+    /// absent. The umask applies, as to any open(O_CREAT).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub mode: Option<u32>,
     /// Keep files already there when their number and sizes match, instead of writing them again.
     #[serde(default, skip_serializing_if = "is_false")]
     pub reuse: bool,
@@ -176,6 +217,7 @@ impl Fileset {
             size: SizeDist::default(),
             prealloc: true,
             setup_bs: None,
+            mode: None,
             reuse: false,
             setup_calls: SetupCalls::Parallel,
             neighbours: Vec::new(),
@@ -513,6 +555,9 @@ pub enum EngineKind {
     IoUring,
     /// mmap and memcpy; msync for fsync.
     Mmap,
+    /// read()/write() at the file's position, with an lseek() first when a transfer does not
+    /// start where the last one on that descriptor ended: the calls IOzone (and FFSB) make.
+    Seek,
 }
 
 impl fmt::Display for EngineKind {
@@ -521,6 +566,7 @@ impl fmt::Display for EngineKind {
             EngineKind::Sync => "sync",
             EngineKind::IoUring => "io_uring",
             EngineKind::Mmap => "mmap",
+            EngineKind::Seek => "seek",
         })
     }
 }

@@ -86,6 +86,9 @@ impl Workload {
                     message,
                 })?;
             }
+            if fs.mode.is_some_and(|m| m > 0o7777) {
+                return bad(here("mode"), "mode is a file's permission bits, at most 0o7777".into());
+            }
             if fs.setup_bs == Some(Bytes(0)) {
                 return bad(here("setup_bs"), "setup_bs must be above 0".into());
             }

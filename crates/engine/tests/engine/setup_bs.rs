@@ -46,3 +46,29 @@ fn a_zero_setup_bs_names_its_line() {
         "{e}"
     );
 }
+
+#[test]
+fn the_setup_makes_files_with_the_fileset_s_mode() {
+    use std::os::unix::fs::PermissionsExt;
+    let w = workload(&TEXT.replace("setup_bs = \"4k\"", "mode = 0o640"));
+    assert_eq!(w.filesets[0].mode, Some(0o640));
+    let dir = tempdir();
+    run_ok(&w, dir.path());
+    let files = data_files(dir.path());
+    assert_eq!(files.len(), 3);
+    for (path, _) in files {
+        let mode = std::fs::metadata(&path).unwrap().permissions().mode() & 0o777;
+        // The umask applies, as to IOzone's open(O_CREAT, 0640).
+        assert_eq!(mode, 0o640 & !umask(), "{}", path.display());
+    }
+    let e = Workload::from_toml(&TEXT.replace("setup_bs = \"4k\"", "mode = 0o17777"), "w.toml")
+        .expect_err("mode above 0o7777")
+        .to_string();
+    assert!(e.contains("mode is a file's permission bits"), "{e}");
+}
+
+fn umask() -> u32 {
+    let text = std::fs::read_to_string("/proc/self/status").unwrap();
+    let line = text.lines().find(|l| l.starts_with("Umask:")).unwrap();
+    u32::from_str_radix(line.split_whitespace().nth(1).unwrap(), 8).unwrap()
+}

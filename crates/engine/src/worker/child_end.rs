@@ -1,0 +1,254 @@
+//! The loop of a thread that ends as an IOzone 3.487 child does (`stop.child_end`): its own
+//! clock, the stonewall raised before or after its fsync, a stopped writer that finishes its file
+//! uncounted, and the fsync before close outside its figures. See [`ChildEnd`].
+
+use super::tally::Slot;
+use super::{Flow, Outcome, ThreadOutcome, Worker};
+use crate::clock;
+use crate::workload::{ChildEnd, SyncKind};
+use std::time::Instant;
+
+/// How a child's counted work ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Ended {
+    /// It did all its work.
+    Finished,
+    /// The stonewall (or the run) stopped it first.
+    Stopped,
+    /// An operation failed.
+    Failed,
+}
+
+/// The steps a child takes once its counted work has ended, in order: what IOzone 3.487's
+/// throughput children do after their loop.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Step {
+    /// Raise the stonewall (with `stop.stonewall`): every other thread stops at its next
+    /// operation.
+    Raise,
+    /// fsync the own file, timed (`-e`).
+    Fsync,
+    /// Take the figures: bytes so far and the time since the own start.
+    Figures,
+    /// Go on to the end of the work without counting it.
+    FinishUncounted,
+    /// fsync the own file, outside the figures.
+    UntimedFsync,
+}
+
+/// What a child does after its counted work ended as `ended`.
+pub(crate) fn steps(end: &ChildEnd, ended: Ended) -> Vec<Step> {
+    let mut s = Vec::new();
+    match ended {
+        Ended::Failed => return s,
+        Ended::Finished => {
+            if end.raise_before_sync {
+                s.push(Step::Raise);
+            }
+            if end.fsync {
+                s.push(Step::Fsync);
+            }
+            s.push(Step::Figures);
+            if !end.raise_before_sync {
+                s.push(Step::Raise);
+            }
+        }
+        Ended::Stopped => {
+            if end.fsync {
+                s.push(Step::Fsync);
+            }
+            s.push(Step::Figures);
+            if end.finish_uncounted {
+                s.push(Step::FinishUncounted);
+                if end.fsync {
+                    s.push(Step::UntimedFsync);
+                }
+            }
+        }
+    }
+    if end.close_fsync {
+        s.push(Step::UntimedFsync);
+    }
+    s
+}
+
+impl<'a> Worker<'a> {
+    /// The counted work, then the steps of [`steps`]. `started` is this thread's own start.
+    pub(super) fn run_child(mut self, end: ChildEnd, started: Instant) -> ThreadOutcome {
+        let mut ended = Ended::Stopped;
+        while self.guard.before_op(&mut self.tally) {
+            let Some(i) = self.mix.choose(&mut self.rng) else {
+                ended = Ended::Finished;
+                break;
+            };
+            let kind = self.group.ops[i].op;
+            let t0 = self.shared.latency.then(clock::now);
+            let result = self.exec(i);
+            if let Ok(Outcome::StreamEnded) = result {
+                self.mix.retire(i);
+                continue;
+            }
+            self.mix.count_done(i);
+            if self.account(Slot::Mix(i), kind, t0, result).0 == Flow::Stop {
+                ended = Ended::Failed;
+                break;
+            }
+            if self.guard.quota_met() {
+                ended = Ended::Finished;
+                break;
+            }
+            self.delay();
+        }
+        let mut counted_end = None;
+        for step in steps(&end, ended) {
+            let flow = match step {
+                Step::Raise => {
+                    if self.shared.stonewall {
+                        self.guard.stop_all();
+                    }
+                    Flow::Go
+                }
+                Step::Fsync => self.own_fsync(true),
+                Step::Figures => {
+                    counted_end = Some(Instant::now());
+                    Flow::Go
+                }
+                Step::FinishUncounted => self.finish_uncounted(),
+                Step::UntimedFsync => self.own_fsync(false),
+            };
+            if flow == Flow::Stop {
+                ended = Ended::Failed;
+                break;
+            }
+        }
+        let mut outcome = self.finish(false);
+        outcome.finished = ended == Ended::Finished;
+        outcome.started = Some(started);
+        outcome.counted_end = counted_end;
+        outcome
+    }
+
+    /// fsyncs this thread's own file, recorded as an `fsync` (timed when `timed`), not counted
+    /// toward the ops quota.
+    fn own_fsync(&mut self, timed: bool) -> Flow {
+        let files = self.table.static_len();
+        if files == 0 {
+            return Flow::Go;
+        }
+        self.sync_file(self.thread_in_group as u64 % files, SyncKind::Fsync, timed, false)
+    }
+
+    /// Goes on with the mix until the thread's quota is met or its streams end, counting nothing
+    /// in its statistics.
+    fn finish_uncounted(&mut self) -> Flow {
+        while !self.guard.quota_met() {
+            let Some(i) = self.mix.choose(&mut self.rng) else {
+                break;
+            };
+            match self.exec(i) {
+                Ok(Outcome::StreamEnded) => self.mix.retire(i),
+                Ok(Outcome::Done { bytes, .. }) => {
+                    self.mix.count_done(i);
+                    self.guard.count(1, bytes);
+                    self.delay();
+                }
+                Ok(Outcome::Skipped) => self.guard.count(1, 0),
+                Err(e) => {
+                    let kind = self.group.ops[i].op;
+                    return self.account(Slot::Mix(i), kind, None, Err(e)).0;
+                }
+            }
+        }
+        Flow::Go
+    }
+
+    /// The group's delay between operations.
+    fn delay(&self) {
+        if !self.group.delay.0.is_zero() {
+            std::thread::sleep(self.group.delay.0);
+        }
+    }
+
+    /// Opens this thread's own file before the start, as IOzone's children open theirs before
+    /// the parent lets them go, and with `sync` fsyncs it there, uncounted (IOzone's automatic
+    /// mode fsyncs its file before its clock starts).
+    pub(super) fn open_own_file(&mut self, sync: bool) -> std::io::Result<()> {
+        let files = self.table.static_len();
+        if files == 0 || self.group.open != crate::workload::OpenMode::Keep {
+            return Ok(());
+        }
+        let id = self.thread_in_group as u64 % files;
+        self.with_file(id, crate::io::Dir::Read, |backend, file, _, _| {
+            if sync {
+                backend.sync(file, SyncKind::Fsync)
+            } else {
+                Ok(())
+            }
+        })
+        .and_then(|r| r)
+        .map_err(|e| self.annotate(id, "open", e))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn end(fsync: bool, raise_before_sync: bool, finish_uncounted: bool) -> ChildEnd {
+        ChildEnd {
+            fsync,
+            raise_before_sync,
+            finish_uncounted,
+            close_fsync: true,
+            open_fsync: false,
+        }
+    }
+
+    #[test]
+    fn an_initial_writer_that_finishes_raises_the_stonewall_before_its_fsync() {
+        let writer = end(true, true, true);
+        assert_eq!(
+            steps(&writer, Ended::Finished),
+            [Step::Raise, Step::Fsync, Step::Figures, Step::UntimedFsync]
+        );
+    }
+
+    #[test]
+    fn a_rewriter_or_reader_that_finishes_raises_it_after_its_fsync_and_figures() {
+        let rewriter = end(true, false, false);
+        assert_eq!(
+            steps(&rewriter, Ended::Finished),
+            [Step::Fsync, Step::Figures, Step::Raise, Step::UntimedFsync]
+        );
+    }
+
+    #[test]
+    fn a_stopped_writer_fsyncs_takes_its_figures_then_finishes_its_file_uncounted() {
+        let writer = end(true, true, true);
+        assert_eq!(
+            steps(&writer, Ended::Stopped),
+            [
+                Step::Fsync,
+                Step::Figures,
+                Step::FinishUncounted,
+                Step::UntimedFsync,
+                Step::UntimedFsync
+            ]
+        );
+        let no_e = end(false, true, true);
+        assert_eq!(
+            steps(&no_e, Ended::Stopped),
+            [Step::Figures, Step::FinishUncounted, Step::UntimedFsync]
+        );
+    }
+
+    #[test]
+    fn a_stopped_reader_stops_where_it_is() {
+        let reader = end(true, false, false);
+        assert_eq!(
+            steps(&reader, Ended::Stopped),
+            [Step::Fsync, Step::Figures, Step::UntimedFsync]
+        );
+        assert!(steps(&reader, Ended::Failed).is_empty());
+    }
+}
