@@ -11,6 +11,7 @@
 //!   report's stored studies with hand-checked figures and planted differences.
 //! - Files and mounts: [`tempdir`], [`entries`], [`MountGuard`] (unmounts when dropped) and
 //!   [`Tmpfs`] (a small tmpfs of a test's own; needs root).
+//! - Traces: [`strace::whole_calls`] reads an `strace -f` log, joining the calls strace split.
 //!
 //! It depends on the engine and the store, never on the lab: the lab's unit tests would then
 //! see two copies of the lab's types.
@@ -20,6 +21,7 @@ mod engine;
 mod files;
 mod mount;
 mod require;
+pub mod strace;
 pub mod studies;
 mod within;
 

@@ -328,18 +328,6 @@ const PER_PASS: [(&str, usize); 15] = [
     ("close", 10),
 ];
 
-/// One system call of an `strace -f` line: the thread, the call's name and its arguments (as far
-/// as the line has them).
-fn strace_call(line: &str) -> Option<(&str, &str, &str)> {
-    let (tid, rest) = line.split_once(char::is_whitespace)?;
-    let rest = rest.trim_start();
-    if rest.starts_with('<') || rest.starts_with("---") || rest.starts_with("+++") {
-        return None;
-    }
-    let (name, args) = rest.split_once('(')?;
-    Some((tid, name, args))
-}
-
 /// The kind [`PER_PASS`] counts a call under (none for calls it does not count).
 fn kind(name: &str, args: &str) -> Option<String> {
     let fd_arg = !args.starts_with("AT_FDCWD") && args.starts_with(|c: char| c.is_ascii_digit());
@@ -415,11 +403,11 @@ fn each_operation_makes_dbench_s_system_calls() {
         .max_by_key(|(_, n)| **n)
         .map(|(t, _)| *t)
         .expect("a client thread");
-    let calls: Vec<(&str, &str)> = text
-        .lines()
-        .filter_map(strace_call)
-        .filter(|(t, _, _)| *t == tid)
-        .map(|(_, name, args)| (name, args))
+    let whole = fslab_testkit::strace::whole_calls(&text);
+    let calls: Vec<(&str, &str)> = whole
+        .iter()
+        .filter(|(t, _)| t == tid)
+        .filter_map(|(_, call)| call.split_once('('))
         .collect();
     let mut counts = std::collections::BTreeMap::<String, usize>::new();
     for (name, args) in &calls {

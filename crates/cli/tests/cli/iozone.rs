@@ -309,22 +309,10 @@ fn traced(cwd: &Path, args: &[&str]) -> (std::collections::BTreeMap<String, usiz
     assert!(status.success(), "strace fslab iozone {args:?}: {status}");
     let text = std::fs::read_to_string(&log).unwrap();
     // Whole calls: a call strace split around another thread's is joined again.
-    let mut pending: std::collections::HashMap<&str, String> = Default::default();
-    let mut whole = Vec::new();
-    for line in text.lines() {
-        let Some((pid, call)) = line.split_once(' ') else {
-            continue;
-        };
-        let call = call.trim_start();
-        if let Some(head) = call.strip_suffix("<unfinished ...>") {
-            pending.insert(pid, head.to_string());
-        } else if call.starts_with("<...") {
-            let rest = call.split_once("resumed>").map_or("", |r| r.1);
-            whole.push(pending.remove(pid).unwrap_or_default() + rest);
-        } else {
-            whole.push(call.to_string());
-        }
-    }
+    let whole: Vec<String> = fslab_testkit::strace::whole_calls(&text)
+        .into_iter()
+        .map(|(_, call)| call)
+        .collect();
     // The descriptors open on the children's files (one descriptor table: threads).
     let mut fds = std::collections::BTreeSet::new();
     let mut opens = Vec::new();
