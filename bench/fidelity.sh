@@ -22,7 +22,8 @@
 #
 # Environment: PART (syscalls, headlines or both [both]), ROUNDS (3), T (10: seconds of each
 # headline run; the syscall runs take 5), CLIENTS (dbench's clients in the headline runs [1 4]),
-# IMAGE_SIZE (4G, the sparse ext4 image), FSLAB (the binary; default target/release/fslab, built
+# IMAGE_SIZE (4G, the sparse ext4 image, and the tmpfs's size), FILESYSTEMS (where the headline
+# runs go [ext4 tmpfs]), FSLAB (the binary; default target/release/fslab, built
 # when missing), KEEP (a directory to copy every raw output to).
 # Exit: 0 when everything ran (goals met or not), 1 when a run failed, 3 when something is missing.
 set -uo pipefail
@@ -32,6 +33,7 @@ ROUNDS=${ROUNDS:-3}
 T=${T:-10}
 CLIENTS=${CLIENTS:-"1 4"}
 IMAGE_SIZE=${IMAGE_SIZE:-4G}
+FILESYSTEMS=${FILESYSTEMS:-"ext4 tmpfs"}
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/.." && pwd)
 TOOLS=("$@")
@@ -108,7 +110,8 @@ job_ffsb() { # kind dir log [seconds]
     local kind=$1 dir=$2 log=$3 t=${4:-5} cmd=("$FFSB")
     [[ $kind == fslab ]] && cmd=("$FSLAB" ffsb)
     # A small file-server profile in FFSB 5.x's grammar, its fileset in DIR. Fewer deletes than
-    # creates: FFSB 5.2.1 aborts (an assertion in choose_file_reader) once every file is gone.
+    # creates: FFSB 5.2.1 aborts (an assertion in choose_file_reader) once every file is gone;
+    # small files, so that what the creates add fits IMAGE_SIZE at a tmpfs's speed.
     cat >"$work/profile.ffsb" <<EOF
 num_filesystems=1
 num_threadgroups=1
@@ -119,7 +122,7 @@ time=$t
 	location=$dir
 	num_files=2000
 	num_dirs=20
-	max_filesize=65536
+	max_filesize=16384
 	min_filesize=4096
 [end0]
 
@@ -299,7 +302,7 @@ if [[ $PART != headlines ]]; then
 fi
 if [[ $PART != syscalls ]]; then
     for tool in "${TOOLS[@]}"; do
-        for fs in ext4 tmpfs; do
+        for fs in $FILESYSTEMS; do
             if [[ $tool == dbench ]]; then
                 for n in $CLIENTS; do headlines "$tool" "$fs" "$n"; done
             else
