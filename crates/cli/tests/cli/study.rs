@@ -304,22 +304,6 @@ fn resume_after_kill_9_runs_exactly_the_missing_runs() {
     lab.assert_clean();
 }
 
-/// One run of half a minute.
-const ONE_LONG_RUN: &str = r#"
-name = "long"
-drop_caches = false
-
-[device]
-loop = { size = "64M" }
-
-[[filesystem]]
-type = "ext4"
-
-[[workload]]
-name = "rw"
-run = { op = "randwrite", bs = "4k", size = "4m", time = "30s" }
-"#;
-
 /// SIGKILL cannot be caught, so the lab cannot stop its worker: the kernel must (the worker's
 /// parent-death signal). Otherwise the worker would go on loading a filesystem nobody measures.
 #[test]
@@ -327,7 +311,8 @@ run = { op = "randwrite", bs = "4k", size = "4m", time = "30s" }
 fn a_worker_dies_with_its_lab_killed_with_9_and_the_study_shows_interrupted() {
     require_root();
     require_tool("mkfs.ext4", "e2fsprogs");
-    let lab = Lab::new(ONE_LONG_RUN);
+    // Runs of half a minute: the test kills the lab during the first.
+    let lab = Lab::new(&SIX_RUNS.replace(r#"time = "1s""#, r#"time = "30s""#));
     let mut child = start(&lab.run_args(&[]));
     let fslab = child.id() as i32;
     let worker = wait_for("the worker to start", Duration::from_secs(60), || {
@@ -345,7 +330,7 @@ fn a_worker_dies_with_its_lab_killed_with_9_and_the_study_shows_interrupted() {
     });
     let list = lab.fslab(&["study", "list"]);
     assert_eq!(list.code, 0, "{}", list.stderr);
-    let row = line_with(&list.stdout, " long ");
+    let row = line_with(&list.stdout, " killed ");
     assert!(
         row.contains("interrupted"),
         "a dead runner's study is shown as interrupted: {row}"

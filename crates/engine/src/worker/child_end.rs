@@ -4,7 +4,6 @@
 
 use super::tally::Slot;
 use super::{Flow, Outcome, ThreadOutcome, Worker};
-use crate::clock;
 use crate::workload::{ChildEnd, SyncKind};
 use std::time::Instant;
 
@@ -81,15 +80,10 @@ impl<'a> Worker<'a> {
                 ended = Ended::Finished;
                 break;
             };
-            let kind = self.group.ops[i].op;
-            let t0 = self.shared.latency.then(clock::now);
-            let result = self.exec(i);
-            if let Ok(Outcome::StreamEnded) = result {
-                self.mix.retire(i);
+            let Some((flow, _)) = self.mix_op(i) else {
                 continue;
-            }
-            self.mix.count_done(i);
-            if self.account(Slot::Mix(i), kind, t0, result).0 == Flow::Stop {
+            };
+            if flow == Flow::Stop {
                 ended = Ended::Failed;
                 break;
             }

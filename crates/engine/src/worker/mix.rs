@@ -28,15 +28,10 @@ impl<'a> Worker<'a> {
                 self.cur = self.rng.gen_range(0..self.tables.len());
                 self.table = self.tables[self.cur];
             }
-            let kind = self.group.ops[i].op;
-            let t0 = self.shared.latency.then(clock::now);
-            let result = self.exec(i);
-            if let Ok(Outcome::StreamEnded) = result {
-                self.mix.retire(i);
+            let Some((flow, op_bytes)) = self.mix_op(i) else {
                 continue;
-            }
-            self.mix.count_done(i);
-            let (flow, op_bytes) = self.account(Slot::Mix(i), kind, t0, result);
+            };
+            let kind = self.group.ops[i].op;
             if flow == Flow::Stop {
                 failed = true;
                 break;
@@ -79,6 +74,20 @@ impl<'a> Worker<'a> {
             self.fsync_all(false);
         }
         self.finish(finished)
+    }
+
+    /// Operation `i` of the mix: run, counted and accounted, as what [`account`](Self::account)
+    /// says and the bytes it moved; none when its stream has ended (it leaves the mix).
+    pub(super) fn mix_op(&mut self, i: usize) -> Option<(Flow, u64)> {
+        let kind = self.group.ops[i].op;
+        let t0 = self.shared.latency.then(clock::now);
+        let result = self.exec(i);
+        if let Ok(Outcome::StreamEnded) = result {
+            self.mix.retire(i);
+            return None;
+        }
+        self.mix.count_done(i);
+        Some(self.account(Slot::Mix(i), kind, t0, result))
     }
 
     /// (time per operation, seconds per byte) for the group's rate limit, per thread.
