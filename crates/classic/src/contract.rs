@@ -341,6 +341,8 @@ pub struct Context<'a> {
     pub drop_caches: bool,
     /// Where a run that lays out files counts them, for a progress bar (none: not counted).
     pub layout: Option<Arc<fslab_engine::fileset::Layout>>,
+    /// The job this run is one rank of ([`Alone`](crate::ranks::Alone) unless set).
+    pub ranks: Arc<dyn crate::ranks::Ranks>,
     interrupt: Arc<AtomicBool>,
     out: &'a mut dyn FnMut(&str),
     progress: &'a mut dyn FnMut(&str, &Progress),
@@ -362,6 +364,7 @@ impl<'a> Context<'a> {
             dir: common.dir.clone(),
             drop_caches: common.drop_caches,
             layout: None,
+            ranks: Arc::new(crate::ranks::Alone),
             interrupt,
             out,
             progress,

@@ -11,6 +11,7 @@ pub mod ffsb;
 pub mod fio_json;
 pub mod iozone;
 pub mod native;
+pub mod ranks;
 pub mod sysbench;
 pub mod text;
 

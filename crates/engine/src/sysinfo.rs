@@ -26,6 +26,11 @@ pub struct SystemInfo {
     pub memory_bytes: u64,
 }
 
+/// This machine's host name, as `uname -n` prints it.
+pub fn host_name() -> String {
+    rustix::system::uname().nodename().to_string_lossy().into_owned()
+}
+
 impl SystemInfo {
     /// Collects the facts about the current machine.
     pub fn collect() -> SystemInfo {
@@ -47,7 +52,7 @@ impl SystemInfo {
             .and_then(|text| parse_meminfo_total(&text))
             .unwrap_or(0);
         SystemInfo {
-            hostname: uname.nodename().to_string_lossy().into_owned(),
+            hostname: host_name(),
             kernel: uname.release().to_string_lossy().into_owned(),
             os,
             cpus: online_cpus(),
