@@ -91,6 +91,17 @@ impl OpStats {
         }
     }
 
+    /// A histogram read back from its [`buckets`](Self::buckets): each bucket's count recorded
+    /// again at its upper bound lands in the same bucket, so merging such histograms is exact
+    /// (the counts, bytes and errors are the caller's to set).
+    pub fn from_buckets(buckets: &[(u64, u64)]) -> OpStats {
+        let mut s = OpStats::default();
+        for &(ns, n) in buckets {
+            s.hist.saturating_record_n(ns.max(1), n);
+        }
+        s
+    }
+
     /// The histogram as (upper bound in ns, count) pairs of its non-empty buckets, for storage
     /// and for merging across repeats.
     pub fn buckets(&self) -> Vec<(u64, u64)> {
@@ -145,5 +156,16 @@ mod tests {
         assert!((lat.min_us - 1.0).abs() < 0.01);
         assert!((lat.max_us - 50_000.0).abs() / 50_000.0 < 0.01);
         assert_eq!(a.buckets().iter().map(|b| b.1).sum::<u64>(), 4);
+    }
+
+    #[test]
+    fn a_histogram_read_back_from_its_buckets_has_the_same_buckets() {
+        let mut a = OpStats::default();
+        for ns in [1_000, 1_003, 2_000, 77_777, 5_000_000_000] {
+            a.record(ns, 0, 0);
+        }
+        let back = OpStats::from_buckets(&a.buckets());
+        assert_eq!(back.buckets(), a.buckets());
+        assert_eq!(back.hist.len(), 5);
     }
 }

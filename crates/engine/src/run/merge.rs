@@ -161,10 +161,10 @@ pub(super) fn stop_reason(stop: &Stop, failed: bool, ran: &Ran) -> StopReason {
 
 /// Operation statistics merged per (operation type, label), as [`RunResult::ops`] lists them.
 #[derive(Default)]
-struct OpMerge(Vec<(OpKind, Option<String>, OpStats)>);
+pub(super) struct OpMerge(Vec<(OpKind, Option<String>, OpStats)>);
 
 impl OpMerge {
-    fn add(&mut self, op: OpKind, label: Option<&str>, st: &OpStats) {
+    pub(super) fn add(&mut self, op: OpKind, label: Option<&str>, st: &OpStats) {
         match self.0.iter_mut().find(|e| e.0 == op && e.1.as_deref() == label) {
             Some(e) => e.2.merge(st),
             None => self.0.push((op, label.map(str::to_string), st.clone())),
@@ -173,7 +173,7 @@ impl OpMerge {
 
     /// In the order of [`OpKind::ALL`]; within a type the unlabelled entry first, then the
     /// labelled ones in the order they first appeared (the sort is stable).
-    fn results(mut self, secs: f64) -> Vec<OpResult> {
+    pub(super) fn results(mut self, secs: f64) -> Vec<OpResult> {
         self.0.sort_by_key(|e| (e.0.index(), e.1.is_some()));
         self.0
             .into_iter()

@@ -5,6 +5,7 @@
 mod merge;
 mod monitor;
 mod prepare;
+mod ranks;
 mod spawn;
 
 use crate::confine::ConfineError;
@@ -21,6 +22,7 @@ use std::time::{Duration, Instant, SystemTime};
 
 /// How full a filesystem is, also at this path for the crates that name it here.
 pub use crate::space::{fs_space, utilisation};
+pub use ranks::merge_ranks;
 
 #[derive(Debug, Clone, Default)]
 pub struct RunOptions {
@@ -38,6 +40,23 @@ pub struct RunOptions {
     pub interrupt: Option<std::sync::Arc<std::sync::atomic::AtomicBool>>,
     /// Where the setup counts the files it lays out, for the caller to poll while it runs.
     pub layout: Option<std::sync::Arc<crate::fileset::Layout>>,
+    /// Called once the untimed setup is done (and the caches dropped), just before the threads
+    /// start: the ranks of a job wait there for one another, so that their measured phases
+    /// start together.
+    pub start_gate: Option<StartGate>,
+    /// Set from outside to stop the run as a stonewall does: another rank of the job finished
+    /// first. Checked every 10 ms; the result says `stonewall`.
+    pub peer_stop: Option<std::sync::Arc<std::sync::atomic::AtomicBool>>,
+}
+
+/// What [`RunOptions::start_gate`] calls.
+#[derive(Clone)]
+pub struct StartGate(pub std::sync::Arc<dyn Fn() + Send + Sync>);
+
+impl std::fmt::Debug for StartGate {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("StartGate")
+    }
 }
 
 /// The live view handed to the caller once a second.
@@ -94,6 +113,9 @@ pub fn run(workload: &Workload, opts: &RunOptions, progress: &mut dyn FnMut(&Pro
     let bases = prepared.script_bases(workload)?;
     if opts.drop_caches {
         prepare::drop_caches()?;
+    }
+    if let Some(gate) = &opts.start_gate {
+        (gate.0)();
     }
 
     let ran = spawn::run_threads(workload, opts, &prepared, bases, seed, progress)?;

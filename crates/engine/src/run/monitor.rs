@@ -35,6 +35,7 @@ pub(super) fn monitor(
     threads: u64,
     util: Option<(std::os::fd::BorrowedFd<'_>, f64)>,
     interrupt: Option<&std::sync::atomic::AtomicBool>,
+    peer_stop: Option<&std::sync::atomic::AtomicBool>,
     series: &mut Vec<Second>,
     progress: &mut dyn FnMut(&Progress),
 ) -> Timing {
@@ -133,6 +134,10 @@ pub(super) fn monitor(
             // The caller's interruption is checked ten times a second.
             wake = wake.min(Instant::now() + Duration::from_millis(100));
         }
+        if peer_stop.is_some() {
+            // Another rank's stonewall is checked a hundred times a second.
+            wake = wake.min(Instant::now() + Duration::from_millis(10));
+        }
         match done.recv_timeout(wake.saturating_duration_since(Instant::now())) {
             Ok(()) => {
                 running -= 1;
@@ -177,6 +182,10 @@ pub(super) fn monitor(
         }
         if interrupt.is_some_and(|i| i.load(Relaxed)) && !shared.stop.load(Relaxed) {
             stopped = Some(StopReason::Interrupted);
+            shared.stop.store(true, Relaxed);
+        }
+        if peer_stop.is_some_and(|p| p.load(Relaxed)) && !shared.stop.load(Relaxed) {
+            stopped = Some(StopReason::Stonewall);
             shared.stop.store(true, Relaxed);
         }
         if deadline.is_some_and(|d| now >= d) && !shared.stop.load(Relaxed) {

@@ -113,6 +113,7 @@ pub(super) fn run_threads(
             total_threads,
             util,
             opts.interrupt.as_deref(),
+            opts.peer_stop.as_deref(),
             &mut series,
             progress,
         );

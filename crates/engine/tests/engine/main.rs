@@ -11,6 +11,7 @@ mod layout;
 mod limits;
 mod named_files;
 mod operations;
+mod ranks;
 mod script;
 mod series;
 mod setup_bs;
