@@ -343,6 +343,8 @@ pub struct Context<'a> {
     pub layout: Option<Arc<fslab_engine::fileset::Layout>>,
     /// The job this run is one rank of ([`Alone`](crate::ranks::Alone) unless set).
     pub ranks: Arc<dyn crate::ranks::Ranks>,
+    /// What this job's engine runs leave for the outcome (each rank's figures).
+    log: Arc<std::sync::Mutex<crate::job::Log>>,
     interrupt: Arc<AtomicBool>,
     out: &'a mut dyn FnMut(&str),
     progress: &'a mut dyn FnMut(&str, &Progress),
@@ -365,6 +367,7 @@ impl<'a> Context<'a> {
             drop_caches: common.drop_caches,
             layout: None,
             ranks: Arc::new(crate::ranks::Alone),
+            log: Arc::default(),
             interrupt,
             out,
             progress,
@@ -383,10 +386,25 @@ impl<'a> Context<'a> {
         self.interrupt.load(Ordering::Relaxed)
     }
 
-    /// Writes text as the original prints it.
+    /// Writes text as the original prints it (only the job's leading rank prints it; every rank
+    /// keeps it for [`Outcome::report`]).
     pub fn print(&mut self, text: &str) {
-        (self.out)(text);
+        if self.ranks.leads() {
+            (self.out)(text);
+        }
         self.text.push_str(text);
+    }
+
+    /// The job this run is part of, for [`job::run`](crate::job::run).
+    pub fn job(&self) -> crate::job::Job {
+        crate::job::Job {
+            ranks: self.ranks.clone(),
+            log: self.log.clone(),
+        }
+    }
+
+    pub(crate) fn job_log(&self) -> &std::sync::Mutex<crate::job::Log> {
+        &self.log
     }
 
     /// Reports the engine's progress in phase `phase`.
@@ -441,6 +459,12 @@ pub struct Outcome {
     /// Stopped from outside (Ctrl-C): the figures are those of a partial run.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub interrupted: bool,
+    /// With several ranks (under MPI): what each rank did, in rank order. Empty alone.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub ranks: Vec<crate::job::RankFigures>,
+    /// With several ranks: each host, its ranks and its CPU split. Empty alone.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub hosts: Vec<crate::job::HostFigures>,
 }
 
 /// A worker's document that the lab cannot use.
@@ -464,6 +488,8 @@ impl Outcome {
             figures: None,
             report: String::new(),
             interrupted: false,
+            ranks: Vec::new(),
+            hosts: Vec::new(),
         }
     }
 

@@ -10,6 +10,7 @@ pub mod dbench;
 pub mod ffsb;
 pub mod fio_json;
 pub mod iozone;
+pub mod job;
 pub mod native;
 pub mod ranks;
 pub mod sysbench;

@@ -304,8 +304,10 @@ impl FrontEnd for Native {
             drop_caches: ctx.drop_caches,
             interrupt: ctx.interrupt(),
             layout: ctx.layout.clone(),
+            ..RunOptions::default()
         };
-        let result = fslab_engine::run(&self.workload, &opts, &mut |p| ctx.progress("run", p))?;
+        let job = ctx.job();
+        let result = crate::job::run(&job, &self.workload, opts, &mut |p| ctx.progress("run", p))?;
         // A workload that moves no data (metadata: creates, stats, deletes) leads with ops/s.
         let mut metrics = result.metrics();
         if result.totals.bytes_read + result.totals.bytes_written == 0 {

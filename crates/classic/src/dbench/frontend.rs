@@ -155,7 +155,8 @@ impl FrontEnd for Dbench {
             interrupt: ctx.interrupt(),
             ..RunOptions::default()
         };
-        let mut result = fslab_engine::run(&self.workload, &run_opts, &mut |p| {
+        let job = ctx.job();
+        let mut result = crate::job::run(&job, &self.workload, run_opts, &mut |p| {
             if let Some(sample) = live.tick(p.elapsed, &p.second) {
                 ctx.print(&format!("{}\n", sample.line(opts.nprocs)));
             }

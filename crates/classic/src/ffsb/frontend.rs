@@ -138,6 +138,13 @@ impl FrontEnd for Ffsb {
     }
 
     fn execute(&mut self, ctx: &mut Context) -> Result<Outcome, Error> {
+        if ctx.ranks.size() > 1 {
+            // Its aging fills each filesystem to a utilisation, which ranks sharing one cannot
+            // each aim at on their own.
+            return Err(Error::input(
+                "fslab ffsb does not run as a job of several ranks (under mpirun) yet: run it alone",
+            ));
+        }
         let plan = &self.plan;
         preflight(plan).map_err(failure)?;
         let ran = execute(plan, ctx.interrupt(), &mut |phase, p| {

@@ -103,9 +103,11 @@ impl FrontEnd for Iozone {
             dir: &self.dir,
             drop_caches: ctx.drop_caches,
             interrupt: ctx.interrupt(),
+            job: ctx.job(),
         };
         let report = run(&self.plan, with, &mut |text| ctx.print(text)).map_err(|e| match e {
             RunFailure::Engine(e) => Error::from(e),
+            RunFailure::Job(e) => e,
         })?;
         // Each sub-test's Children see, in IOzone's kB/sec (or ops/sec with -O); the first leads.
         let metrics: Vec<Metric> = report

@@ -28,6 +28,9 @@ const KB: u64 = 1024;
 pub enum RunFailure {
     #[error(transparent)]
     Engine(#[from] RunError),
+    /// A run of a job of several ranks failed (on this rank or another).
+    #[error(transparent)]
+    Job(#[from] crate::contract::Error),
 }
 
 /// One engine run with IOzone's figures.
@@ -83,11 +86,14 @@ pub struct RunWith<'a> {
     pub dir: &'a Path,
     pub drop_caches: bool,
     pub interrupt: Option<Arc<AtomicBool>>,
+    /// The job each sub-test runs across ([`crate::job`]): alone, or one rank of several, each in
+    /// its own directory beneath `dir`.
+    pub job: crate::job::Job,
 }
 
 /// Runs `plan` as `with` says, handing IOzone's text to `out` as it becomes known.
 pub fn run(plan: &Plan, with: RunWith, out: &mut dyn FnMut(&str)) -> Result<Report, RunFailure> {
-    let run_dir = with.dir;
+    let run_dir = &crate::job::rank_dir(with.job.ranks.as_ref(), with.dir)?;
     let result = run_steps(plan, &with, out);
     if !plan.opts.keep {
         // The last run removes the files (`cleanup`); after a failure, remove them here.
@@ -147,7 +153,7 @@ fn run_steps(plan: &Plan, with: &RunWith, out: &mut dyn FnMut(&str)) -> Result<R
             std::thread::sleep(opts.pause);
         }
         let unit_bytes = if opts.ops_mode { step.record } else { KB };
-        let result = fslab_engine::run(&step.workload, &run_opts, &mut |_| {})?;
+        let result = crate::job::run(&with.job, &step.workload, run_opts.clone(), &mut |_| {})?;
         run_opts.drop_caches = false;
         let failed = result.status == Status::Failed;
         let mut sub = SubTest {

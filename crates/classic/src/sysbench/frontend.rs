@@ -130,20 +130,22 @@ impl FrontEnd for Sysbench {
             )));
         }
         let o = &self.inv.options;
+        // With several ranks each has its own test files, in its own directory (crate::job).
+        let mine = crate::job::rank_dir(ctx.ranks.as_ref(), &self.dir)?;
         match self.inv.command {
             Command::Prepare => {
                 ctx.print(&report::prepare_header(o));
-                let setup = files::prepare(&self.dir, o).map_err(failure)?;
+                let setup = files::prepare(&mine, o).map_err(failure)?;
                 ctx.print(&report::prepare_footer(o, &setup));
                 outcome.figures = Some(report::prepare_figures(o, &setup));
             }
             Command::Cleanup => {
-                files::cleanup(&self.dir, o).map_err(failure)?;
+                files::cleanup(&mine, o).map_err(failure)?;
                 ctx.print(&report::cleanup_text());
                 outcome.figures = Some(serde_json::json!({ "command": "cleanup", "removed": FILESET }));
             }
             Command::Run => {
-                files::check(&self.dir, o).map_err(failure)?;
+                files::check(&mine, o).map_err(failure)?;
                 ctx.print(&report::run_header(o));
                 let mut intervals = report::Intervals::new(o);
                 let run_opts = RunOptions {
@@ -152,7 +154,8 @@ impl FrontEnd for Sysbench {
                     interrupt: ctx.interrupt(),
                     ..RunOptions::default()
                 };
-                let result = fslab_engine::run(&self.workload, &run_opts, &mut |p| {
+                let job = ctx.job();
+                let result = crate::job::run(&job, &self.workload, run_opts, &mut |p| {
                     if let Some(line) = intervals.tick(p) {
                         ctx.print(&format!("{line}\n"));
                     }

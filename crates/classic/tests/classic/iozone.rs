@@ -34,6 +34,7 @@ fn run(plan: &Plan, dir: &Path) -> (Report, String) {
                 dir: &dir,
                 drop_caches: false,
                 interrupt: None,
+                job: fslab_classic::job::Job::alone(),
             },
             &mut |s| text.push_str(s),
         );
@@ -299,6 +300,7 @@ fn f_refuses_a_name_fslab_did_not_make_and_a_missing_directory() {
             dir: tmp.path(),
             drop_caches: false,
             interrupt: None,
+            job: fslab_classic::job::Job::alone(),
         },
         &mut |_| {},
     )

@@ -5,4 +5,5 @@
 mod dbench;
 mod ffsb;
 mod iozone;
+mod job;
 mod sysbench;
