@@ -35,6 +35,10 @@ pub struct Words {
 /// (a large dbench loadfile takes a while): one that comes before the run starts ends fslab
 /// with 130 having run nothing.
 pub fn main(parse: impl FnOnce() -> Result<(Box<dyn FrontEnd>, Common), Error>) -> Result<ExitCode, Failure> {
+    // Under mpirun: this rank's part of the job (before anything else, so that a build
+    // without MPI refuses before it reads or runs anything).
+    let job = crate::mpi::join()?;
+    let leads = job.ranks.leads();
     let interrupt = Arc::new(AtomicBool::new(false));
     let signalled = catch_interrupts(&interrupt).map_err(|e| Failure::Environment(e.into()))?;
     let (mut frontend, common) = parse().map_err(failure)?;
@@ -44,14 +48,14 @@ pub fn main(parse: impl FnOnce() -> Result<(Box<dyn FrontEnd>, Common), Error>) 
         return Ok(ExitCode::from(INTERRUPTED));
     }
     // Where a --dir through a symlink leads, once, before anything runs there.
-    for note in common.dir_note.iter().chain(&frontend.notes()) {
+    for note in common.dir_note.iter().chain(&frontend.notes()).filter(|_| leads) {
         eprintln!("fslab: note: {note}");
     }
     if common.check {
         return Ok(ExitCode::SUCCESS);
     }
     if common.explain {
-        if !print_out(&frontend.explain()) {
+        if leads && !print_out(&frontend.explain()) {
             return Ok(ExitCode::from(CLOSED_OUTPUT));
         }
         return Ok(ExitCode::SUCCESS);
@@ -59,6 +63,7 @@ pub fn main(parse: impl FnOnce() -> Result<(Box<dyn FrontEnd>, Common), Error>) 
     let json = common.prints_json();
     let pipe_closed = Arc::new(AtomicBool::new(false));
     let show_bar = !json
+        && leads
         && !frontend.tool().prints_as_it_runs()
         && std::io::stdout().is_terminal()
         && std::io::stderr().is_terminal();
@@ -72,7 +77,7 @@ pub fn main(parse: impl FnOnce() -> Result<(Box<dyn FrontEnd>, Common), Error>) 
         }
     };
     // A study's worker: its progress, once a second, on stderr for the lab to read.
-    let report_live = json && std::env::var_os(fslab_lab::worker::PROGRESS_ENV).is_some();
+    let report_live = json && leads && std::env::var_os(fslab_lab::worker::PROGRESS_ENV).is_some();
     let mut progress = |phase: &str, p: &Progress| {
         running.store(true, Ordering::SeqCst);
         if report_live {
@@ -98,6 +103,7 @@ pub fn main(parse: impl FnOnce() -> Result<(Box<dyn FrontEnd>, Common), Error>) 
         }
     };
     let mut ctx = Context::new(&common, interrupt.clone(), &mut out, &mut progress);
+    ctx.ranks = job.ranks.clone();
     // While the run lays out its files, the bar (or a study's view) says how far it has got.
     let layout = match (&bar, report_live) {
         (Some(bar), _) => {
@@ -125,7 +131,7 @@ pub fn main(parse: impl FnOnce() -> Result<(Box<dyn FrontEnd>, Common), Error>) 
         (None, false) => None,
     };
     ctx.layout = layout.as_ref().map(|l| l.layout.clone());
-    let outcome = frontend.execute(&mut ctx);
+    let outcome = fslab_classic::job::execute(frontend.as_mut(), &mut ctx);
     let notes = ctx.take_notes();
     if let Some(layout) = layout {
         layout.stop();
@@ -133,7 +139,7 @@ pub fn main(parse: impl FnOnce() -> Result<(Box<dyn FrontEnd>, Common), Error>) 
     if let Some(bar) = &bar {
         bar.finish_and_clear();
     }
-    for note in notes {
+    for note in notes.iter().filter(|_| leads) {
         eprintln!("fslab: note: {note}");
     }
     if pipe_closed.load(Ordering::SeqCst) {
@@ -143,7 +149,11 @@ pub fn main(parse: impl FnOnce() -> Result<(Box<dyn FrontEnd>, Common), Error>) 
     let mut outcome = outcome.map_err(failure)?;
     let interrupted = signalled.load(Ordering::SeqCst);
     outcome.interrupted = interrupted;
-    let shown = if common.output_format == Some(OutputFormat::FioJson) {
+    // The job's document and report are the leading rank's to print; the others' stdout
+    // stays empty.
+    let shown = if !leads {
+        true
+    } else if common.output_format == Some(OutputFormat::FioJson) {
         print_out(&format!("{:#}\n", fslab_classic::fio_json::document(&outcome)))
     } else if json {
         print_out(&format!("{}\n", outcome.to_json()))
@@ -159,6 +169,8 @@ pub fn main(parse: impl FnOnce() -> Result<(Box<dyn FrontEnd>, Common), Error>) 
     if !shown {
         return Ok(ExitCode::from(CLOSED_OUTPUT));
     }
+    // MPI is finalised here, once every rank has printed what it prints.
+    drop(job);
     if interrupted {
         let measured: f64 = outcome.phases.iter().map(|p| p.result.duration.as_secs_f64()).sum();
         eprintln!("fslab: interrupted after {measured:.1} s measured: the figures are those of a partial run");

@@ -5,6 +5,7 @@ mod doctor;
 mod examples;
 mod frontend;
 mod info;
+mod mpi;
 mod out;
 mod progress;
 mod report;

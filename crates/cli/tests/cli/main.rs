@@ -16,6 +16,7 @@ mod interrupt;
 mod iozone;
 mod lab;
 mod limits;
+mod mpi;
 mod report;
 mod run;
 mod schema;
