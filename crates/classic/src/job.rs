@@ -173,10 +173,20 @@ pub fn run(
         Ok(r) => (Some(r), None),
         Err(e) => (None, Some(Error::from(e))),
     };
+    // A script's compiled steps (dbench's loadfile: hundreds of thousands) are the same on
+    // every rank and need not travel: each rank puts its own back in the merged result.
+    let own_workload = result.as_ref().map(|r| r.workload.clone());
     let share = Share {
         host: ranks.host(),
         start,
-        result: result.clone(),
+        result: result.map(|mut r| {
+            for g in &mut r.workload.groups {
+                if let Some(s) = &mut g.script {
+                    s.steps.clear();
+                }
+            }
+            r
+        }),
         error: error.as_ref().map(|e| e.to_string()),
     };
     let all = ranks.all_gather(&serde_json::to_vec(&share).expect("a rank's share serialises"));
@@ -201,6 +211,10 @@ pub fn run(
         .collect::<Result<Vec<Share>, Error>>()?;
     let results: Vec<RunResult> = shares.iter().filter_map(|s| s.result.clone()).collect();
     let mut merged = merge_ranks(&results);
+    if let Some(mut w) = own_workload {
+        w.seed = merged.workload.seed;
+        merged.workload = w;
+    }
     merged.dir = opts.dir.parent().unwrap_or(&opts.dir).display().to_string();
     job.log.lock().unwrap_or_else(|e| e.into_inner()).add(&shares, &results);
     Ok(merged)
