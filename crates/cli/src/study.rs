@@ -88,6 +88,7 @@ pub fn main(args: Args) -> Result<ExitCode, Failure> {
     };
     let machine = Host {
         exe: std::env::current_exe().map_err(|e| Failure::Environment(anyhow!("cannot find the fslab binary: {e}")))?,
+        mpi: cfg!(feature = "mpi"),
     };
     match args.command {
         Command::Run {

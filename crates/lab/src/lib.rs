@@ -25,6 +25,7 @@ pub mod fill;
 pub mod lifecycle;
 pub mod machine;
 pub mod matrix;
+pub mod mpi;
 pub mod queue;
 pub mod runner;
 pub mod step;

@@ -30,7 +30,8 @@ pub fn preflight(study: &Study, form: Form, machine: &dyn Machine) -> Result<Vec
             .entry(fs_type.clone())
             .or_insert_with(|| machine.support(fs_type).err().map(|e| e.to_string()))
             .clone();
-        verdicts.push(fs.or(workload_unsupported(study, &cell, &mut checked)?));
+        let mpi = cell.launch(study).and_then(|_| machine.mpi_unsupported());
+        verdicts.push(fs.or(mpi).or(workload_unsupported(study, &cell, &mut checked)?));
     }
     Ok(verdicts)
 }
@@ -45,9 +46,10 @@ pub fn workload_unsupported(
 ) -> Result<Option<String>, LabError> {
     let w = &study.workloads[cell.workload];
     let dir = std::env::temp_dir();
+    let options = cell.tool_options();
     let request = Request {
         main: w.main.as_deref(),
-        options: &cell.options,
+        options: &options,
         args: &w.args,
         dir: &dir,
         drop_caches: false,

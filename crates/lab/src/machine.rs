@@ -58,6 +58,19 @@ pub trait Machine {
     /// Runs `fslab ARGS...` as a worker process under the watchdog.
     fn run_worker(&self, args: &[String], watch: &Watch) -> Result<Ended, LabError>;
 
+    /// Runs `fslab ARGS...` as one job of `launch.ranks` ranks (under mpirun) under the
+    /// watchdog. A machine that cannot launch ranks runs the one worker.
+    fn run_job(&self, launch: &crate::mpi::Launch, args: &[String], watch: &Watch) -> Result<Ended, LabError> {
+        let _ = launch;
+        self.run_worker(args, watch)
+    }
+
+    /// Why this machine cannot run a job of several ranks (no mpirun, an fslab without MPI);
+    /// `None` when it can.
+    fn mpi_unsupported(&self) -> Option<String> {
+        None
+    }
+
     /// Unmounts and detaches what an earlier, killed run left beneath `scratch`, and removes it.
     fn clear_leftovers(&self, scratch: &Path);
 }
@@ -86,6 +99,8 @@ impl Image for LoopImage {
 pub struct Host {
     /// The fslab binary the workers run.
     pub exe: PathBuf,
+    /// Whether that binary was built with MPI (the `mpi` feature), so it can run under mpirun.
+    pub mpi: bool,
 }
 
 impl Machine for Host {
@@ -151,6 +166,19 @@ impl Machine for Host {
     fn run_worker(&self, args: &[String], watch: &Watch) -> Result<Ended, LabError> {
         crate::worker::run_phase(&self.exe, args, watch)
             .map_err(|e| LabError::io(format!("cannot start {}", self.exe.display()), e))
+    }
+
+    fn run_job(&self, launch: &crate::mpi::Launch, args: &[String], watch: &Watch) -> Result<Ended, LabError> {
+        let mpirun = crate::tool::find_program("mpirun").ok_or_else(|| crate::tool::missing("mpirun"))?;
+        let mut words = launch.mpirun_args();
+        words.push(self.exe.display().to_string());
+        words.extend(args.iter().cloned());
+        crate::worker::run_phase(&mpirun, &words, watch)
+            .map_err(|e| LabError::io(format!("cannot start {}", mpirun.display()), e))
+    }
+
+    fn mpi_unsupported(&self) -> Option<String> {
+        crate::mpi::unsupported(self.mpi)
     }
 
     fn clear_leftovers(&self, scratch: &Path) {

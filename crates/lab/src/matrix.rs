@@ -36,6 +36,29 @@ pub struct Cell {
     pub label: String,
 }
 
+impl Cell {
+    /// The cell's options as its tool reads them: without the MPI rank count.
+    pub fn tool_options(&self) -> Vec<(String, String)> {
+        let mut options = self.options.clone();
+        options.retain(|(k, _)| k != crate::mpi::RANKS);
+        options
+    }
+
+    /// How a run of the cell is launched when its workload runs under MPI.
+    pub fn launch(&self, study: &Study) -> Option<crate::mpi::Launch> {
+        let mpi = study.workloads[self.workload].mpi.as_ref()?;
+        let ranks = self
+            .options
+            .iter()
+            .find(|(k, _)| k == crate::mpi::RANKS)
+            .and_then(|(_, v)| v.parse().ok())?;
+        Some(crate::mpi::Launch {
+            ranks,
+            hostfile: mpi.hostfile.clone(),
+        })
+    }
+}
+
 /// Which study to expand: the full one or its quick form.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Form {
@@ -185,6 +208,14 @@ fn optional_axis<T: Clone>(values: &[T]) -> Vec<Option<T>> {
 /// the run time.
 fn options_of(study: &Study, w: &StudyWorkload, form: Form) -> Vec<(String, Vec<String>)> {
     let mut options = w.options.clone();
+    // The rank counts of an MPI job: an axis like the tool's own options, which the runner
+    // takes out before it asks the tool for its calls (Cell::tool_options).
+    if let Some(mpi) = &w.mpi {
+        options.push((
+            crate::mpi::RANKS.to_string(),
+            mpi.ranks.iter().map(u32::to_string).collect(),
+        ));
+    }
     if form == Form::Quick {
         if let Some(quick) = study.quick.options.get(&w.name) {
             for (k, v) in quick {

@@ -652,13 +652,15 @@ impl Lab<'_> {
         // A warm-up run is there to warm the caches: they are dropped before it, and not again
         // between it and the measured runs.
         let drop_caches = study.drop_caches && (warmup || !fs.warmup(study));
+        let options = t.cell.tool_options();
         let calls = w.tool.calls(&Request {
             main: w.main.as_deref(),
-            options: &t.cell.options,
+            options: &options,
             args: &w.args,
             dir: &inst.mnt,
             drop_caches,
         });
+        let launch = t.cell.launch(study);
         let t0 = Instant::now();
         let mut record = RunRecord {
             repeat,
@@ -680,7 +682,11 @@ impl Lab<'_> {
                 "scheduler": t.cell.scheduler,
                 "read_ahead_kb": t.cell.read_ahead_kb,
                 "read_back": inst.settings,
-                "command": calls.iter().find(|c| c.role == Role::Measured).map(Call::command_line),
+                "command": calls.iter().find(|c| c.role == Role::Measured).map(|c| match &launch {
+                    Some(l) => l.command_line(&c.command_line()),
+                    None => c.command_line(),
+                }),
+                "ranks": launch.as_ref().map(|l| l.ranks),
             }),
         };
         for call in &calls {
@@ -691,7 +697,7 @@ impl Lab<'_> {
                 Role::Cleanup => "cleanup",
             };
             self.stage(t.id, stage);
-            match self.call(t.id, w.tool, call, &inst.mnt)? {
+            match self.call(t.id, w.tool, call, &inst.mnt, launch.as_ref())? {
                 CallEnd::Done(None) => {}
                 CallEnd::Done(Some(outcome)) => {
                     record.status = match outcome.status() {
@@ -760,7 +766,14 @@ impl Lab<'_> {
     }
 
     /// One fslab command of a run in a worker process; a measured one's outcome.
-    fn call(&mut self, cell: CellId, tool: fslab_classic::Tool, call: &Call, mnt: &Path) -> Result<CallEnd, LabError> {
+    fn call(
+        &mut self,
+        cell: CellId,
+        tool: fslab_classic::Tool,
+        call: &Call,
+        mnt: &Path,
+        launch: Option<&crate::mpi::Launch>,
+    ) -> Result<CallEnd, LabError> {
         let machine = self.machine;
         let timeout = self.study.timeout;
         let stop = self.opts.stop;
@@ -779,7 +792,12 @@ impl Lab<'_> {
             },
         };
         let measured = call.role == Role::Measured;
-        let ended = machine.run_worker(&call.args, &watch)?;
+        // Every call of an MPI cell (sysbench's prepare and cleanup too) runs as the job, so
+        // that each rank finds its own files.
+        let ended = match launch {
+            Some(l) => machine.run_job(l, &call.args, &watch)?,
+            None => machine.run_worker(&call.args, &watch)?,
+        };
         Ok(match ended {
             Ended::Interrupted => CallEnd::Interrupted,
             Ended::Exited { code, stdout, stderr } => match code {

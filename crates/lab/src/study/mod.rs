@@ -168,6 +168,8 @@ pub struct StudyWorkload {
     pub options: Vec<(String, Vec<String>)>,
     /// Extra arguments passed as written (IOzone's repeated `-i`).
     pub args: Vec<String>,
+    /// Run as a job of several ranks under mpirun (`mpi = { ranks = [1, 2, 4] }`): an axis.
+    pub mpi: Option<crate::mpi::Mpi>,
 }
 
 /// What `--quick` changes: a smaller image, shorter runs, fewer repeats.

@@ -367,7 +367,7 @@ fn percent(s: &str) -> Result<f64, String> {
 }
 
 /// The keys a `[[workload]]` may have besides the tool's own options.
-const WORKLOAD_KEYS: [&str; 3] = ["name", "vary", "args"];
+const WORKLOAD_KEYS: [&str; 4] = ["name", "vary", "args", "mpi"];
 
 fn check_workload(mut w: toml::Table, i: usize, base: &Path) -> Result<StudyWorkload, Bad> {
     let here = |k: &str| vec![Key("workload"), Index(i), Name(k.to_string())];
@@ -472,12 +472,17 @@ fn check_workload(mut w: toml::Table, i: usize, base: &Path) -> Result<StudyWork
         Some(toml::Value::String(s)) => s.split_whitespace().map(str::to_string).collect(),
         Some(_) => return Err(bad(here("args"), "args is one string of extra arguments")),
     };
+    let mpi = match w.remove("mpi") {
+        None => None,
+        Some(v) => Some(crate::mpi::read(v, base).map_err(|m| bad(here("mpi"), m))?),
+    };
     Ok(StudyWorkload {
         name,
         tool,
         main,
         options,
         args,
+        mpi,
     })
 }
 

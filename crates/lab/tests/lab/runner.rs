@@ -202,6 +202,11 @@ impl Machine for Fake {
         Ok((self.worker)(self, args))
     }
 
+    fn run_job(&self, launch: &fslab_lab::mpi::Launch, args: &[String], _: &Watch) -> Result<Ended, LabError> {
+        self.note(format!("job of {} {}", launch.ranks, args.join(" ")));
+        Ok(job_in_process(launch.ranks as usize, args))
+    }
+
     fn clear_leftovers(&self, scratch: &Path) {
         self.note(format!("clear {}", scratch.display()));
         let _ = std::fs::remove_dir_all(scratch);
@@ -244,6 +249,33 @@ fn in_process(args: &[String]) -> Ended {
             exited(code, &stdout, "")
         }
         Err(e) => exited(1, "", &e.to_string()),
+    }
+}
+
+/// `mpirun -np N fslab ARGS` in this process: N ranks as threads (`ranks::local`), each running
+/// the command through the contract as a rank does; what rank 0 prints.
+fn job_in_process(n: usize, args: &[String]) -> Ended {
+    let tool = Tool::from_key(&args[0]).expect("a tool's command");
+    let ranks: Vec<_> = fslab_classic::ranks::local(n)
+        .into_iter()
+        .map(|rank| {
+            let args = args.to_vec();
+            std::thread::spawn(move || {
+                let (mut frontend, common) = tool.parse(&args[1..]).map_err(|e| e.to_string())?;
+                let mut out = |_: &str| {};
+                let mut progress = |_: &str, _: &fslab_engine::Progress| {};
+                let interrupt = std::sync::Arc::new(AtomicBool::new(false));
+                let mut ctx = Context::new(&common, interrupt, &mut out, &mut progress);
+                ctx.ranks = rank;
+                let o = fslab_classic::job::execute(frontend.as_mut(), &mut ctx).map_err(|e| e.to_string())?;
+                Ok::<_, String>(if common.json { o.to_json() } else { String::new() })
+            })
+        })
+        .collect();
+    let mut printed: Vec<Result<String, String>> = ranks.into_iter().map(|h| h.join().expect("a rank")).collect();
+    match printed.remove(0) {
+        Ok(stdout) => exited(0, &stdout, ""),
+        Err(e) => exited(1, "", &e),
     }
 }
 
@@ -894,5 +926,86 @@ fn adaptive_repeats_are_refused_when_they_cannot_work() {
         let e = Study::from_toml(&text, "a.toml", dir.path()).unwrap_err().to_string();
         assert!(e.starts_with("a.toml:2:"), "{repeat}: {e}");
         assert!(e.contains(says), "{repeat}: {e}");
+    }
+}
+
+/// A native workload and sysbench as jobs of one, two and four ranks.
+const RANKS: &str = r#"
+name = "ranks"
+drop_caches = false
+fresh = "cell"
+repeat = 2
+
+[[filesystem]]
+type = "ext4"
+
+[[workload]]
+name = "native"
+run = { file = "reads.toml" }
+mpi = { ranks = [1, 2, 4] }
+
+[[workload]]
+name = "sysbench"
+sysbench = { file-test-mode = "seqwr", file-total-size = "256K", file-num = 2, events = 10, time = 0 }
+mpi = { ranks = 2 }
+"#;
+
+#[test]
+fn a_study_with_a_ranks_axis_has_a_cell_per_rank_count_and_a_run_per_cell_and_repeat() {
+    let lab = Lab::new(RANKS);
+    let cells = fslab_lab::matrix::expand(&lab.study, Form::Full);
+    let labels: Vec<&str> = cells.iter().map(|c| c.label.as_str()).collect();
+    assert_eq!(
+        labels,
+        [
+            "ext4 native ranks=1",
+            "ext4 native ranks=2",
+            "ext4 native ranks=4",
+            "ext4 sysbench"
+        ],
+        "one rank count is no axis"
+    );
+    let machine = Fake::new();
+    let (id, summary, _) = lab.run(&machine, never());
+    assert_eq!((summary.runs, summary.ok), (8, 8), "{summary:?}");
+    // Every call of an MPI cell is a job (sysbench's prepare and cleanup too), and the tool
+    // never sees the rank count.
+    assert_eq!(machine.workers(), Vec::<String>::new(), "no call ran alone");
+    for (ranks, jobs) in [(1, 2), (2, 2 + 2 * 3), (4, 2)] {
+        assert_eq!(machine.count(&format!("job of {ranks} ")), jobs, "jobs of {ranks}");
+    }
+    let log = machine.log.lock().unwrap().clone();
+    assert!(log.iter().all(|l| !l.contains("--ranks")), "{log:?}");
+    let runs = lab.store.runs(id).unwrap();
+    let stored = lab.store.cells(id).unwrap();
+    for (cell, ranks) in stored.iter().zip([1u64, 2, 4, 2]) {
+        assert_eq!(cell.status, CellStatus::Done, "{}: {:?}", cell.spec.label, cell.reason);
+        let mine: Vec<_> = runs.iter().filter(|r| r.cell_id == cell.id).collect();
+        assert_eq!(mine.len(), 2, "{}: one run per repeat", cell.spec.label);
+        for r in mine {
+            assert_eq!(r.environment["ranks"].as_u64(), Some(ranks));
+            let command = r.environment["command"].as_str().unwrap();
+            assert!(command.starts_with(&format!("mpirun -np {ranks} ")), "{command}");
+        }
+    }
+    // The native workload reads 40 times on each rank: the job's run, 40 per rank.
+    let native4 = runs.iter().find(|r| r.cell_id == stored[2].id).unwrap();
+    let ops = native4.metrics.iter().find(|m| m.name == "ops/s").unwrap().value;
+    assert!(ops > 0.0);
+    let results = lab.store.result(native4.id).unwrap();
+    assert_eq!(results[0].1.totals.ops, 4 * 40);
+}
+
+#[test]
+fn mpi_cells_are_unsupported_where_the_machine_cannot_launch_them() {
+    let lab = Lab::new(RANKS);
+    let host = fslab_lab::machine::Host {
+        exe: PathBuf::from("/nonexistent/fslab"),
+        mpi: false,
+    };
+    let verdicts = lifecycle::preflight(&lab.study, Form::Full, &host).unwrap();
+    for v in &verdicts {
+        let v = v.as_deref().unwrap_or_default();
+        assert!(v.contains("built without MPI") && v.contains("--features mpi"), "{v}");
     }
 }
