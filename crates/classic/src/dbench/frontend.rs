@@ -162,6 +162,27 @@ impl FrontEnd for Dbench {
             }
             ctx.progress("run", p);
         })?;
+        // A job of several ranks reports dbench's figures for all its clients: the per-second
+        // view again from the job's merged seconds (the lines printed while it ran were this
+        // rank's), with every rank's clients counted.
+        let job_opts;
+        let (live, opts) = if ctx.ranks.size() > 1 {
+            job_opts = super::Options {
+                nprocs: opts.nprocs * ctx.ranks.size() as u32,
+                ..opts.clone()
+            };
+            let mut job = report::Live::new(
+                job_opts.nprocs,
+                Duration::from_secs(opts.warmup_secs()),
+                Duration::from_secs(opts.time),
+            );
+            for second in &result.series {
+                job.tick(Duration::from_secs_f64(second.t), second);
+            }
+            (job, &job_opts)
+        } else {
+            (live, opts)
+        };
         ctx.print(&report::summary(&result, &live, opts));
         let figures = report::figures(&result, &live, opts);
         // The compiled script (a step per loadfile line: 458,344 for client.txt) would make the

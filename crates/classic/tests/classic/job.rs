@@ -253,3 +253,34 @@ fn the_first_rank_to_finish_stops_every_rank_of_a_stonewalled_job() {
     );
     assert_eq!(longs.count(), RANKS);
 }
+
+/// A dbench loadfile of a few lines: one file written and read back.
+const LOAD: &str = r#"NTCreateX "\clients\client1\f.txt" 0x40 0x5 2 NT_STATUS_OK
+WriteX 2 0 65536 65536 NT_STATUS_OK
+ReadX 2 0 65536 65536 NT_STATUS_OK
+Close 2 NT_STATUS_OK
+"#;
+
+#[test]
+fn dbench_reports_the_throughput_of_every_client_of_every_rank() {
+    let dir = tempdir();
+    let load = dir.path().join("load.txt");
+    std::fs::write(&load, LOAD).unwrap();
+    let target = dir.path().join("d");
+    std::fs::create_dir(&target).unwrap();
+    let args: Vec<String> = format!("-c {} -D {} -t 2 --warmup 0 2", load.display(), target.display())
+        .split_whitespace()
+        .map(String::from)
+        .collect();
+    let outcomes = run_job(Tool::Dbench, args);
+    let (o, printed) = &outcomes[0];
+    assert!(printed.contains("8 clients  8 procs"), "{printed}");
+    let figures = o.figures.as_ref().unwrap();
+    assert_eq!(figures["clients"].as_u64(), Some(8), "{figures}");
+    for (_, p) in &outcomes[1..] {
+        assert_eq!(p, "");
+    }
+    let r = &o.phases[0].result;
+    assert_eq!(r.threads.len(), 8, "two clients on each of four ranks");
+    assert_eq!(r.totals.ops, o.ranks.iter().map(|f| f.ops).sum::<u64>());
+}
