@@ -13,8 +13,9 @@
 //!   stonewalls (stops at its first finisher) stops every rank when the first rank finishes:
 //!   from the start, a helper thread per rank exchanges "done yet?" with the others every
 //!   [`POLL`] (an all-gather of one byte, a collective every rank takes part in), and the first
-//!   round in which any rank is done sets every rank's [`RunOptions::peer_stop`], which the
-//!   engine checks every 10 ms. A rank so stops at most about `POLL` + one all-gather + 10 ms
+//!   round in which any rank is done (its run is stopping, [`RunOptions::stopped`], seen by its
+//!   engine within 10 ms) sets every rank's [`RunOptions::peer_stop`], which the engine checks
+//!   every 10 ms. A rank so stops at most about `POLL` + one all-gather + 10 ms
 //!   after the first finisher (plus the time its threads take to see the stop, as alone).
 //!   A rank whose run fails before its start (its setup) still meets the others there, done:
 //!   with a stonewall it stops them, and its error is the job's.
@@ -154,6 +155,9 @@ pub fn run(
     opts.start_gate = Some(gate.clone());
     if stonewall {
         opts.peer_stop = Some(peer_stop.clone());
+        // Done for the others as soon as it stops (IOzone's children stopped by its stonewall
+        // go on to finish their files, uncounted: the others need not wait for that).
+        opts.stopped = Some(done.clone());
     }
     let result = fslab_engine::run(&mine, &opts, progress);
     if started.lock().unwrap_or_else(|e| e.into_inner()).is_none() {

@@ -52,16 +52,41 @@ pub struct Figures {
 
 /// The figures of a throughput sub-test. `unit_bytes` is 1024 for kB, the record size for ops.
 pub fn throughput(test: Test, result: &RunResult, layout: &Layout, unit_bytes: u64, ops: bool) -> Figures {
+    job_throughput(test, result, layout, unit_bytes, ops, 1)
+}
+
+/// [`throughput`] of a job of `ranks` ranks (`crate::job`), whose merged result holds every
+/// rank's children: rank r's child k is the job's child `r × children + k`, its thread numbered
+/// after the same group's threads of the ranks before it, its file in `rank.r/`.
+pub fn job_throughput(
+    test: Test,
+    result: &RunResult,
+    layout: &Layout,
+    unit_bytes: u64,
+    ops: bool,
+    ranks: usize,
+) -> Figures {
     let unit = unit_bytes as f64;
-    let per_child: Vec<Child> = (0..layout.children())
+    let per_rank = layout.children();
+    let per_child: Vec<Child> = (0..per_rank * ranks)
         .map(|i| {
-            let (place, k) = layout.of_child(i);
-            let t = result.threads.iter().find(|t| t.group == place.group && t.thread == k);
+            let (rank, local) = (i / per_rank.max(1), i % per_rank.max(1));
+            let (place, k) = layout.of_child(local);
+            let in_group = place.children.len() as u32;
+            let thread = rank as u32 * in_group + k;
+            let t = result
+                .threads
+                .iter()
+                .find(|t| t.group == place.group && t.thread == thread);
             let (bytes, secs, finished) = t.map_or((0, 0.0, false), |t| (t.bytes, t.secs, t.finished));
             let xfer = bytes as f64 / unit;
             Child {
                 child: i,
-                file: layout.child_file(i),
+                file: if ranks > 1 {
+                    format!("rank.{rank}/{}", layout.child_file(local))
+                } else {
+                    layout.child_file(local)
+                },
                 xfer,
                 throughput: if secs > 0.0 { xfer / secs } else { 0.0 },
                 secs,

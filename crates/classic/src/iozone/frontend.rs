@@ -98,7 +98,15 @@ impl FrontEnd for Iozone {
                 self.dir.display()
             )));
         }
-        ctx.print(&self.plan.preamble());
+        let mut preamble = self.plan.preamble();
+        if let (Mode::Throughput { children }, n @ 2..) = (self.plan.mode, ctx.ranks.size()) {
+            // A job of several ranks: every rank's children are the job's processes.
+            preamble = preamble.replace(
+                &format!("Throughput test with {children} processes"),
+                &format!("Throughput test with {} processes", children as usize * n),
+            );
+        }
+        ctx.print(&preamble);
         let with = RunWith {
             dir: &self.dir,
             drop_caches: ctx.drop_caches,

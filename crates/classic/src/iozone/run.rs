@@ -167,7 +167,8 @@ fn run_steps(plan: &Plan, with: &RunWith, out: &mut dyn FnMut(&str)) -> Result<R
             result,
         };
         if throughput {
-            let f = figures::throughput(step.test, &sub.result, &plan.layout, unit_bytes, opts.ops_mode);
+            let ranks = with.job.ranks.size();
+            let f = figures::job_throughput(step.test, &sub.result, &plan.layout, unit_bytes, opts.ops_mode, ranks);
             out(&print::throughput_block(&f, opts.per_child));
             report.report.push((step.test.report_name(), f.children_see));
             sub.figures = Some(f);

@@ -159,3 +159,87 @@ fn mpi_sysbench_prints_one_report_for_the_whole_job() {
         assert_eq!(files_bytes(&dir.path().join(format!("rank.{rank}"))), 256 << 10);
     }
 }
+
+/// A short stream over one file whose size each rank draws from its own seed (the workload's
+/// seed plus its rank: 638, 762, 692 and 152 blocks of 4k for ranks 0 to 3), and a long one
+/// that never ends by itself, both at 500 reads a second.
+#[cfg(feature = "mpi")]
+const STONEWALL: &str = r#"
+name = "stonewall"
+seed = 11
+
+[stop]
+stonewall = true
+
+[[fileset]]
+name = "short"
+files = 1
+dirs = 0
+size = { min = "400k", max = "4m" }
+
+[[fileset]]
+name = "long"
+files = 1
+dirs = 0
+size = "1m"
+
+[[group]]
+name = "short"
+fileset = "short"
+rate = { ops = 500 }
+
+[[group.op]]
+op = "seqread"
+scope = "own"
+bs = "4k"
+
+[[group]]
+name = "long"
+fileset = "long"
+rate = { ops = 500 }
+
+[[group.op]]
+op = "seqread"
+scope = "own"
+bs = "4k"
+wrap = true
+"#;
+
+#[cfg(feature = "mpi")]
+#[test]
+#[ignore = "system tier: needs mpirun and a build with --features mpi"]
+fn mpi_the_first_rank_to_finish_stops_every_rank() {
+    let dir = tempdir();
+    let workload = dir.path().join("stonewall.toml");
+    std::fs::write(&workload, STONEWALL).unwrap();
+    let target = dir.path().join("target");
+    std::fs::create_dir(&target).unwrap();
+    let (w, t) = (workload.display().to_string(), target.display().to_string());
+    let run = mpirun(4, &["run", &w, "--dir", &t, "--json"]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let doc: serde_json::Value = serde_json::from_str(&run.stdout).unwrap_or_else(|e| panic!("{e}: {}", run.stdout));
+    let result = &doc["phases"][0]["result"];
+    assert_eq!(result["stopped_by"], "stonewall");
+    let short: Vec<&serde_json::Value> = result["threads"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|t| t["group"] == "short")
+        .collect();
+    let finished: Vec<u64> = short
+        .iter()
+        .filter(|t| t["finished"] == true)
+        .map(|t| t["thread"].as_u64().unwrap())
+        .collect();
+    // Rank 3's 152 blocks end first; the others, with at least 486 blocks more to read (a
+    // second at 500 a second), were stopped.
+    assert_eq!(finished, [3], "{short:?}");
+    let ends: Vec<f64> = doc["ranks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["start_offset_s"].as_f64().unwrap() + r["duration_s"].as_f64().unwrap())
+        .collect();
+    let spread = ends.iter().cloned().fold(0.0, f64::max) - ends.iter().cloned().fold(f64::INFINITY, f64::min);
+    eprintln!("the ranks stopped within {:.1} ms of one another", spread * 1000.0);
+}

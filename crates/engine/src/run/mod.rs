@@ -47,6 +47,10 @@ pub struct RunOptions {
     /// Set from outside to stop the run as a stonewall does: another rank of the job finished
     /// first. Checked every 10 ms; the result says `stonewall`.
     pub peer_stop: Option<std::sync::Arc<std::sync::atomic::AtomicBool>>,
+    /// Set once the run is stopping (a stonewall, its time, a peer stop; seen within 10 ms) or
+    /// its threads have all ended, before the result is put together: the other ranks of a
+    /// stonewalled job stop then.
+    pub stopped: Option<std::sync::Arc<std::sync::atomic::AtomicBool>>,
 }
 
 /// What [`RunOptions::start_gate`] calls.

@@ -36,6 +36,7 @@ pub(super) fn monitor(
     util: Option<(std::os::fd::BorrowedFd<'_>, f64)>,
     interrupt: Option<&std::sync::atomic::AtomicBool>,
     peer_stop: Option<&std::sync::atomic::AtomicBool>,
+    stopping: Option<&std::sync::atomic::AtomicBool>,
     series: &mut Vec<Second>,
     progress: &mut dyn FnMut(&Progress),
 ) -> Timing {
@@ -134,9 +135,13 @@ pub(super) fn monitor(
             // The caller's interruption is checked ten times a second.
             wake = wake.min(Instant::now() + Duration::from_millis(100));
         }
-        if peer_stop.is_some() {
-            // Another rank's stonewall is checked a hundred times a second.
+        if peer_stop.is_some() || stopping.is_some() {
+            // Another rank's stonewall, and this run's own stop for the others, are checked a
+            // hundred times a second.
             wake = wake.min(Instant::now() + Duration::from_millis(10));
+        }
+        if let Some(s) = stopping.filter(|_| shared.stop.load(Relaxed)) {
+            s.store(true, Relaxed);
         }
         match done.recv_timeout(wake.saturating_duration_since(Instant::now())) {
             Ok(()) => {
@@ -200,6 +205,9 @@ pub(super) fn monitor(
                 shared.stop.store(true, Relaxed);
             }
         }
+    }
+    if let Some(s) = stopping {
+        s.store(true, Relaxed);
     }
     let now = Instant::now();
     // The last, partial second: the series then adds up to the totals.

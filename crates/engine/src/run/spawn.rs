@@ -114,6 +114,7 @@ pub(super) fn run_threads(
             util,
             opts.interrupt.as_deref(),
             opts.peer_stop.as_deref(),
+            opts.stopped.as_deref(),
             &mut series,
             progress,
         );

@@ -40,14 +40,16 @@ bs = "4k"
 }
 
 #[test]
-fn the_start_gate_is_called_once_after_the_setup_and_before_any_operation() {
+fn the_start_gate_is_called_once_after_the_setup_and_the_threads_end_is_told() {
     let dir = tempdir();
     let root = dir.path().to_path_buf();
     let calls = Arc::new(AtomicU64::new(0));
     let files_seen = Arc::new(AtomicU64::new(0));
-    let (c, f) = (calls.clone(), files_seen.clone());
+    let ended = Arc::new(AtomicBool::new(false));
+    let (c, f, e) = (calls.clone(), files_seen.clone(), ended.clone());
     let gate = StartGate(Arc::new(move || {
         c.fetch_add(1, Ordering::SeqCst);
+        assert!(!e.load(Ordering::SeqCst), "no thread has ended before the start");
         let n = walk(&root);
         f.store(n, Ordering::SeqCst);
     }));
@@ -56,6 +58,7 @@ fn the_start_gate_is_called_once_after_the_setup_and_before_any_operation() {
         RunOptions {
             dir: dir.path().to_path_buf(),
             start_gate: Some(gate),
+            stopped: Some(ended.clone()),
             ..RunOptions::default()
         },
     )
@@ -68,6 +71,7 @@ fn the_start_gate_is_called_once_after_the_setup_and_before_any_operation() {
         "the gate sees the fileset laid out"
     );
     assert_eq!(r.totals.ops, 50);
+    assert!(ended.load(Ordering::SeqCst), "the threads' end was told");
 }
 
 fn walk(dir: &std::path::Path) -> u64 {
