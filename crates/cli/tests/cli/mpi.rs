@@ -243,3 +243,48 @@ fn mpi_the_first_rank_to_finish_stops_every_rank() {
     let spread = ends.iter().cloned().fold(0.0, f64::max) - ends.iter().cloned().fold(f64::INFINITY, f64::min);
     eprintln!("the ranks stopped within {:.1} ms of one another", spread * 1000.0);
 }
+
+#[cfg(feature = "mpi")]
+#[test]
+#[ignore = "system tier: needs root (tmpfs), mpirun and a build with --features mpi"]
+fn mpi_a_study_with_a_ranks_axis_stores_one_run_per_cell_and_repeat() {
+    fslab_testkit::require_root();
+    fslab_testkit::require_tool("mpirun", "openmpi-bin");
+    let lab = crate::lab::Lab::new(
+        r#"
+name = "ranks"
+drop_caches = false
+fresh = "cell"
+repeat = 2
+
+[[filesystem]]
+type = "tmpfs"
+mount = "size=64m"
+
+[[workload]]
+name = "writes"
+run = { file = "writes.toml" }
+mpi = { ranks = [1, 2, 4] }
+"#,
+    );
+    std::fs::write(lab.study_file().with_file_name("writes.toml"), WRITES).unwrap();
+    let run = lab.run_study(&[]);
+    assert_eq!(run.code, 0, "{}\n{}", run.stdout, run.stderr);
+    let store = lab.store();
+    let cells = store.cells(1).unwrap();
+    let labels: Vec<&str> = cells.iter().map(|c| c.spec.label.as_str()).collect();
+    assert_eq!(
+        labels,
+        ["tmpfs writes ranks=1", "tmpfs writes ranks=2", "tmpfs writes ranks=4"]
+    );
+    let runs = store.runs(1).unwrap();
+    for (cell, ranks) in cells.iter().zip([1u64, 2, 4]) {
+        let mine: Vec<_> = runs.iter().filter(|r| r.cell_id == cell.id).collect();
+        assert_eq!(mine.len(), 2, "one run per repeat");
+        for r in mine {
+            assert_eq!(r.environment["ranks"].as_u64(), Some(ranks));
+            let results = store.result(r.id).unwrap();
+            assert_eq!(results[0].1.totals.ops, ranks * 128, "each rank wrote its 128 blocks");
+        }
+    }
+}
