@@ -72,6 +72,35 @@ pub struct AgingPlan {
     pub workload: Workload,
 }
 
+impl Plan {
+    /// The plan of rank `rank` of a job of several (`crate::job`): every location, and every
+    /// fileset beneath it, moved to its `rank.N` subdirectory, made at the start of the run.
+    pub fn for_rank(&self, rank: usize) -> Plan {
+        let mine = |root: &Path| root.join(format!("rank.{rank}"));
+        let mut plan = self.clone();
+        let moved: Vec<(String, String)> = self
+            .roots
+            .iter()
+            .map(|r| (r.display().to_string(), mine(r).display().to_string()))
+            .collect();
+        let move_sets = |w: &mut Workload| {
+            for fs in &mut w.filesets {
+                if let Some((_, to)) = moved.iter().find(|(from, _)| fs.root.as_deref() == Some(from)) {
+                    fs.root = Some(to.clone());
+                }
+            }
+        };
+        move_sets(&mut plan.workload);
+        for a in &mut plan.aging {
+            move_sets(&mut a.workload);
+        }
+        plan.roots = self.roots.iter().map(|r| mine(r)).collect();
+        // The locations themselves must be there; each rank makes its own beneath them.
+        plan.make_roots = true;
+        plan
+    }
+}
+
 /// Where FFSB keeps its files beneath a location.
 const DATA_DIR: &str = "data";
 /// FFSB's aging files: `data/fillfile<N>` (filelist.c names a file basename + "file" + N;

@@ -68,6 +68,9 @@ pub enum ExecError {
     Aging { fs: usize, message: String },
     #[error(transparent)]
     Engine(#[from] RunError),
+    /// The benchmark run failed (with a job of several ranks: here or on another rank).
+    #[error(transparent)]
+    Job(crate::contract::Error),
     #[error(transparent)]
     Setup(#[from] SetupError),
     #[error(transparent)]
@@ -100,8 +103,13 @@ pub fn preflight(plan: &Plan) -> Result<(), ExecError> {
 
 /// Runs the plan; `progress` hears from each engine run once a second; `interrupt`, once set,
 /// stops the engine run under way (its figures are then partial).
+///
+/// With a job of several ranks (`crate::job`), `plan` is this rank's ([`Plan::for_rank`]): its
+/// locations are `LOCATION/rank.N`; the benchmark run is the job's (a common start, one merged
+/// result), the aging and setup each rank's own.
 pub fn execute(
     plan: &Plan,
+    job: &crate::job::Job,
     interrupt: Option<Arc<AtomicBool>>,
     progress: &mut dyn FnMut(Phase, &Progress),
 ) -> Result<Outcome, ExecError> {
@@ -156,13 +164,20 @@ pub fn execute(
         }
     }
     let before = started.elapsed().as_secs_f64();
+    // The job's directory: job::run runs each rank in its rank.N beneath it, this plan's
+    // first location.
+    let dir = match job.ranks.size() {
+        1 => plan.roots[0].clone(),
+        _ => plan.roots[0].parent().unwrap_or(&plan.roots[0]).to_path_buf(),
+    };
     let opts = RunOptions {
-        dir: plan.roots[0].clone(),
+        dir,
         drop_caches: plan.drop_caches,
         interrupt,
         ..RunOptions::default()
     };
-    let result = fslab_engine::run(&workload, &opts, &mut |p: &Progress| progress(Phase::Benchmark, p))?;
+    let result = crate::job::run(job, &workload, opts, &mut |p: &Progress| progress(Phase::Benchmark, p))
+        .map_err(ExecError::Job)?;
     outcome.setup_secs = before + result.setup.iter().map(|s| s.duration.as_secs_f64()).sum::<f64>();
     outcome.result = Some(result);
     Ok(outcome)

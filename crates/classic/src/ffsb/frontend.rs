@@ -86,6 +86,7 @@ fn failure(e: ExecError) -> Error {
         ExecError::Environment(_) => Error::environment(e),
         ExecError::Callout { .. } | ExecError::Aging { .. } => Error::run(e),
         ExecError::Engine(e) => e.into(),
+        ExecError::Job(e) => e,
         ExecError::Setup(e) => RunError::Setup(e).into(),
         ExecError::Confine(e) => RunError::Confine(e).into(),
     }
@@ -138,16 +139,25 @@ impl FrontEnd for Ffsb {
     }
 
     fn execute(&mut self, ctx: &mut Context) -> Result<Outcome, Error> {
-        if ctx.ranks.size() > 1 {
-            // Its aging fills each filesystem to a utilisation, which ranks sharing one cannot
-            // each aim at on their own.
-            return Err(Error::input(
-                "fslab ffsb does not run as a job of several ranks (under mpirun) yet: run it alone",
-            ));
-        }
-        let plan = &self.plan;
-        preflight(plan).map_err(failure)?;
-        let ran = execute(plan, ctx.interrupt(), &mut |phase, p| {
+        preflight(&self.plan).map_err(failure)?;
+        let job = ctx.job();
+        // A job of several ranks: each rank in LOCATION/rank.N of each location (made here,
+        // with the locations fslab makes itself). Each rank ages its own files until the
+        // filesystem they share is full enough.
+        let rank_plan;
+        let plan = if ctx.ranks.size() > 1 {
+            if self.plan.make_roots {
+                for root in &self.plan.roots {
+                    std::fs::create_dir_all(root)
+                        .map_err(|e| Error::run(format!("cannot make {}: {e}", root.display())))?;
+                }
+            }
+            rank_plan = self.plan.for_rank(ctx.ranks.rank());
+            &rank_plan
+        } else {
+            &self.plan
+        };
+        let ran = execute(plan, &job, ctx.interrupt(), &mut |phase, p| {
             let name = match phase {
                 super::Phase::Aging(k) => format!("aging filesystem {k}"),
                 super::Phase::Benchmark => "run".to_string(),

@@ -17,7 +17,8 @@ fn profile(name: &str) -> PathBuf {
 fn run(text: &str, opts: Options) -> (Plan, Outcome) {
     let p = ffsb::parse(text, "test.ffsb").unwrap_or_else(|e| panic!("{e}"));
     let plan = ffsb::compile(&p, &opts).unwrap_or_else(|e| panic!("{e}"));
-    let outcome = ffsb::execute(&plan, None, &mut |_, _| {}).unwrap_or_else(|e| panic!("{e}"));
+    let outcome =
+        ffsb::execute(&plan, &fslab_classic::job::Job::alone(), None, &mut |_, _| {}).unwrap_or_else(|e| panic!("{e}"));
     if let Some(r) = &outcome.result {
         assert!(r.first_error.is_none(), "the run failed: {:?}", r.first_error);
     }

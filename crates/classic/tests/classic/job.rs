@@ -284,3 +284,44 @@ fn dbench_reports_the_throughput_of_every_client_of_every_rank() {
     assert_eq!(r.threads.len(), 8, "two clients on each of four ranks");
     assert_eq!(r.totals.ops, o.ranks.iter().map(|f| f.ops).sum::<u64>());
 }
+
+/// An FFSB 6.0 profile of a few small files, read by one thread for a second.
+const PROFILE: &str = "time=1\n\
+[filesystem0]\n\tlocation=/unused\n\tnum_files=20\n\tnum_dirs=2\n\tmin_filesize=4k\n\tmax_filesize=4k\n[end0]\n\
+[threadgroup0]\n\tnum_threads=1\n\tread_weight=1\n\tread_size=4k\n\tread_blocksize=4k\n[end0]\n";
+
+#[test]
+fn ffsb_runs_each_rank_in_its_own_directory_and_reports_the_job() {
+    let dir = tempdir();
+    let profile = dir.path().join("small.ffsb");
+    std::fs::write(&profile, PROFILE).unwrap();
+    let target = dir.path().join("t");
+    std::fs::create_dir(&target).unwrap();
+    let args = vec![
+        profile.display().to_string(),
+        "--dir".into(),
+        target.display().to_string(),
+    ];
+    let outcomes = run_job(Tool::Ffsb, args);
+    for rank in 0..RANKS {
+        assert_eq!(
+            bytes_on_disk(&target.join(format!("rank.{rank}"))),
+            20 * 4096,
+            "rank {rank}'s twenty files"
+        );
+    }
+    assert_eq!(
+        bytes_on_disk(&target),
+        RANKS as u64 * 20 * 4096,
+        "nothing outside the ranks' directories"
+    );
+    let (o, printed) = &outcomes[0];
+    assert!(printed.contains("Transactions per Second"), "{printed}");
+    for (_, p) in &outcomes[1..] {
+        assert_eq!(p, "");
+    }
+    let r = &o.phases[0].result;
+    assert_eq!(r.threads.len(), RANKS, "one thread on each rank");
+    assert_eq!(r.totals.ops, o.ranks.iter().map(|f| f.ops).sum::<u64>());
+    assert_eq!(r.setup[0].files, RANKS as u64 * 20);
+}
