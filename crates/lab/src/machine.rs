@@ -173,7 +173,7 @@ impl Machine for Host {
         let mut words = launch.mpirun_args();
         words.push(self.exe.display().to_string());
         words.extend(args.iter().cloned());
-        crate::worker::run_phase(&mpirun, &words, watch)
+        crate::worker::run_mpirun(&mpirun, &words, watch)
             .map_err(|e| LabError::io(format!("cannot start {}", mpirun.display()), e))
     }
 

@@ -140,6 +140,24 @@ impl Live {
 
 /// Runs `exe args...` (the fslab binary) under the watchdog.
 pub fn run_phase(exe: &Path, args: &[String], watch: &Watch) -> std::io::Result<Ended> {
+    run_process(exe, args, watch, false)
+}
+
+/// Runs `mpirun args...` (a job of fslab ranks, `crate::mpi`) under the watchdog. mpirun puts
+/// each rank in a process group of its own and leaves them running when it is killed with
+/// SIGKILL: the watchdog first sends its group SIGTERM, on which mpirun kills the ranks and
+/// exits, and only then SIGKILL.
+pub fn run_mpirun(mpirun: &Path, args: &[String], watch: &Watch) -> std::io::Result<Ended> {
+    run_process(mpirun, args, watch, true)
+}
+
+fn run_process(exe: &Path, args: &[String], watch: &Watch, term_first: bool) -> std::io::Result<Ended> {
+    let kill_group = |child: &mut Child| {
+        if term_first && terminate_group(child) {
+            return true;
+        }
+        kill_group(child)
+    };
     let timeout = watch.timeout;
     let stop = watch.stop;
     let mut command = Command::new(exe);
@@ -250,6 +268,16 @@ fn drain_lines(r: impl Read + Send + 'static, live: std::sync::mpsc::Sender<Live
     })
 }
 
+/// SIGTERM to the worker's whole process group; whether it died within the grace period.
+fn terminate_group(child: &mut Child) -> bool {
+    let pgid = child.id() as i32;
+    // SAFETY: kill(2) with a negative pid signals the process group the worker leads.
+    unsafe {
+        libc::kill(-pgid, libc::SIGTERM);
+    }
+    wait_for(child, KILL_GRACE)
+}
+
 /// SIGKILL to the worker's whole process group; whether it died within the grace period.
 fn kill_group(child: &mut Child) -> bool {
     let pgid = child.id() as i32;
@@ -358,5 +386,33 @@ mod tests {
         let ended = run_phase(Path::new("/bin/sh"), &args, &watch(Duration::from_millis(300))).unwrap();
         assert!(matches!(ended, Ended::Hung { killed: true, .. }), "{ended:?}");
         assert!(t0.elapsed() < Duration::from_secs(5), "took {:?}", t0.elapsed());
+    }
+
+    #[test]
+    #[ignore = "system tier: needs mpirun (openmpi-bin)"]
+    fn a_job_past_its_timeout_is_killed_with_its_ranks() {
+        let mpirun = crate::tool::find_program("mpirun")
+            .expect("this test needs mpirun, which is not installed: apt-get install openmpi-bin");
+        // mpirun puts each rank in a process group of its own: SIGKILL to mpirun's would leave
+        // them running. A duration no other process sleeps names them.
+        let marker = format!("{}.{}", 40 + std::process::id() % 50, std::process::id() % 997);
+        let args: Vec<String> = ["--oversubscribe", "--allow-run-as-root", "-np", "2", "sleep", &marker]
+            .map(String::from)
+            .to_vec();
+        let ended = run_mpirun(&mpirun, &args, &watch(Duration::from_millis(1500))).unwrap();
+        assert!(matches!(ended, Ended::Hung { killed: true, .. }), "{ended:?}");
+        let sleeping = || {
+            std::fs::read_dir("/proc")
+                .unwrap()
+                .flatten()
+                .filter_map(|e| std::fs::read(e.path().join("cmdline")).ok())
+                .filter(|c| c == format!("sleep\0{marker}\0").as_bytes())
+                .count()
+        };
+        let t0 = Instant::now();
+        while sleeping() > 0 && t0.elapsed() < Duration::from_secs(5) {
+            std::thread::sleep(Duration::from_millis(100));
+        }
+        assert_eq!(sleeping(), 0, "the job's ranks outlived it");
     }
 }
