@@ -168,7 +168,8 @@ fn run_process(exe: &Path, args: &[String], watch: &Watch, term_first: bool) -> 
         .stderr(Stdio::piped())
         .env(PROGRESS_ENV, "1")
         .process_group(0);
-    die_with_this_process(&mut command);
+    // mpirun, told with SIGTERM, takes its ranks with it; with SIGKILL it would leave them.
+    die_with_this_process(&mut command, if term_first { libc::SIGTERM } else { libc::SIGKILL });
     let mut child = command.spawn()?;
     // Read both pipes on their own threads, so a chatty worker never blocks on a full pipe.
     let stdout = drain(child.stdout.take().expect("piped"));
@@ -222,12 +223,12 @@ fn run_process(exe: &Path, args: &[String], watch: &Watch, term_first: bool) -> 
 /// cannot catch): a worker left running would go on loading a filesystem nobody measures, and
 /// hold its mount. The kernel sends the signal when the thread that spawned the worker exits;
 /// the lab waits for its workers on that thread.
-fn die_with_this_process(command: &mut Command) {
+fn die_with_this_process(command: &mut Command, signal: i32) {
     let lab = std::process::id();
     // SAFETY: between fork and exec only async-signal-safe calls are made: prctl(2), getppid(2).
     unsafe {
         command.pre_exec(move || {
-            if libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL) != 0 {
+            if libc::prctl(libc::PR_SET_PDEATHSIG, signal) != 0 {
                 return Err(std::io::Error::last_os_error());
             }
             // The lab died between fork and prctl: nobody would be told.
