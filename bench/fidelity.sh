@@ -10,7 +10,9 @@
 #  2. Headlines. The same jobs, longer, on a fresh ext4 loop image per run (mkfs before every run)
 #     and on a tmpfs, the original and fslab alternating, ROUNDS rounds: the medians, spreads and
 #     the median of the paired ratios fslab/original (goal: within 5% on ext4 where the run is
-#     disk-bound, >= 1.0 on tmpfs where it is CPU-bound).
+#     disk-bound, >= 1.0 on tmpfs where it is CPU-bound). For IOzone also its automatic mode
+#     (`-a -n 64k -g 16m -i 0 -i 1`) on a tmpfs: per file size, the median over record sizes of
+#     each column's ratio fslab/IOzone (medians of the rounds).
 #
 #   sudo bench/fidelity.sh                        # dbench and sysbench (Debian's packages)
 #   sudo FFSB=/tmp/ffsb/ffsb IOZONE=/tmp/iozone/iozone bench/fidelity.sh dbench sysbench ffsb iozone
@@ -295,6 +297,47 @@ EOF
     echo
 }
 
+# IOzone's automatic mode, alternating, on one tmpfs: each column's ratio per file size.
+iozone_auto() {
+    local r kind order
+    echo "== iozone automatic mode (-a -n 64k -g 16m -i 0 -i 1) on tmpfs, $ROUNDS rounds"
+    mount_fresh tmpfs
+    for r in $(seq "$ROUNDS"); do
+        order="original fslab"
+        ((r % 2 == 0)) && order="fslab original"
+        for kind in $order; do
+            mkdir -p "$mnt/$kind"
+            job_iozone_auto "$kind" "$mnt/$kind" "$work/out/iozone-auto-$r-$kind.log" ||
+                die "$kind iozone -a failed: $(tail -3 "$work/out/iozone-auto-$r-$kind.log")" 1
+        done
+    done
+    python3 - "$work/out" "$ROUNDS" <<'EOF'
+import sys, statistics as st
+out, rounds = sys.argv[1], int(sys.argv[2])
+def table(kind):
+    rows = {}
+    for r in range(1, rounds + 1):
+        for line in open(f"{out}/iozone-auto-{r}-{kind}.log"):
+            f = line.split()
+            if len(f) >= 4 and all(x.isdigit() for x in f):
+                rows.setdefault((int(f[0]), int(f[1])), []).append([int(x) for x in f[2:]])
+    return {k: [st.median(c) for c in zip(*v)] for k, v in rows.items()}
+o, m = table("original"), table("fslab")
+cols = ["write", "rewrite", "read", "reread"]
+print("  file kB   " + "".join(f"{c:>9}" for c in cols) + "   (median over record sizes of fslab/IOzone)")
+for size in sorted({k[0] for k in o}):
+    keys = [k for k in o if k[0] == size and k in m]
+    ratios = [st.median(m[k][c] / o[k][c] for k in keys if o[k][c]) for c in range(len(cols))]
+    print(f"  {size:>7}   " + "".join(f"{x:>9.2f}" for x in ratios))
+EOF
+    echo
+}
+job_iozone_auto() { # kind dir log
+    local kind=$1 dir=$2 log=$3 cmd=("$IOZONE")
+    [[ $kind == fslab ]] && cmd=("$FSLAB" iozone)
+    (cd "$dir" && "${cmd[@]}" -a -n 64k -g 16m -i 0 -i 1) >"$log" 2>&1
+}
+
 echo "fidelity: $("$FSLAB" --version) against ${TOOLS[*]}; $(nproc) CPUs, load $(cut -d' ' -f1-3 /proc/loadavg)"
 echo
 if [[ $PART != headlines ]]; then
@@ -309,5 +352,6 @@ if [[ $PART != syscalls ]]; then
                 headlines "$tool" "$fs"
             fi
         done
+        [[ $tool == iozone ]] && iozone_auto
     done
 fi

@@ -1061,7 +1061,10 @@ fn write_files(
             .map(|w| {
                 let (total, next) = (&total, &next);
                 s.spawn(move || -> Result<(), (String, io::Error)> {
-                    let mut buf = crate::io::IoBuffers::new(chunk, 1, 0x9e37_79b9 ^ w as u64);
+                    // Only files written whole need the data (1 MiB by default, filled once).
+                    let mut buf = spec
+                        .prealloc
+                        .then(|| crate::io::IoBuffers::new(chunk, 1, 0x9e37_79b9 ^ w as u64));
                     loop {
                         let id = next.fetch_add(1, Relaxed);
                         if id >= sizes.len() as u64 {
@@ -1075,7 +1078,7 @@ fn write_files(
                         let flags = OFlags::WRONLY | OFlags::CREATE | OFlags::EXCL | OFlags::NOFOLLOW | OFlags::CLOEXEC;
                         let mode = Mode::from_raw_mode(spec.mode.unwrap_or(0o644));
                         let fd = rustix::fs::openat(dir, name.as_str(), flags, mode).map_err(|e| (here(), e.into()))?;
-                        if spec.prealloc {
+                        if let Some(buf) = buf.as_mut() {
                             let size = sizes[id as usize];
                             let mut off = 0u64;
                             while off < size {

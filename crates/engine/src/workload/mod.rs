@@ -114,6 +114,11 @@ pub struct ChildEnd {
     /// automatic mode).
     #[serde(default, skip_serializing_if = "is_false")]
     pub open_fsync: bool,
+    /// Once the file is open (and fsynced), read its first record with `read()` and `lseek()`
+    /// back to 0, before the start, uncounted: IOzone's automatic-mode readers prime the caches
+    /// and the TLB so. The record is the first operation's `bs` (else its `size`).
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub prime: bool,
 }
 
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
