@@ -8,6 +8,7 @@ use crate::device::{self, LoopImage};
 use crate::fill::{FillReport, FillSpec, Tree};
 use crate::worker::{Ended, Watch};
 use crate::{filesystem, queue, LabError};
+use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 /// What the runner asks of the machine.
@@ -45,6 +46,14 @@ pub trait Machine {
 
     /// Sets `dev`'s I/O scheduler; returns the active one, read back.
     fn set_scheduler(&self, dev: &Path, name: &str) -> Result<String, LabError>;
+
+    /// Writes the scheduler's tunables of `dev` (`queue/iosched/`); returns them read back.
+    /// Unsupported when the active scheduler lacks one.
+    fn set_iosched(
+        &self,
+        dev: &Path,
+        tunables: &BTreeMap<String, String>,
+    ) -> Result<BTreeMap<String, String>, LabError>;
 
     /// Sets `dev`'s read-ahead; returns the value read back.
     fn set_read_ahead_kb(&self, dev: &Path, kb: u64) -> Result<u64, LabError>;
@@ -134,6 +143,14 @@ impl Machine for Host {
 
     fn set_scheduler(&self, dev: &Path, name: &str) -> Result<String, LabError> {
         queue::set_scheduler(dev, name)
+    }
+
+    fn set_iosched(
+        &self,
+        dev: &Path,
+        tunables: &BTreeMap<String, String>,
+    ) -> Result<BTreeMap<String, String>, LabError> {
+        queue::set_iosched(dev, tunables)
     }
 
     fn set_read_ahead_kb(&self, dev: &Path, kb: u64) -> Result<u64, LabError> {

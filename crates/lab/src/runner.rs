@@ -4,7 +4,7 @@
 //! machine lacks, a rejected option, a run that fails or hangs), the study goes on with the next.
 //!
 //! A filesystem's life: wipe → mkfs → mount (options read back) → fill / age → for each cell:
-//! scheduler and read-ahead → runs (the tool's untimed setup, caches dropped, optional warm-up,
+//! scheduler, its tunables and read-ahead → runs (the tool's untimed setup, caches dropped, optional warm-up,
 //! measured run) → umount → fsck. Each step is timed with its CPU split. Everything the runner
 //! does to the machine goes through [`Machine`].
 
@@ -452,7 +452,7 @@ impl Lab<'_> {
     }
 
     fn step(&mut self, cell: CellId, mut rec: StepRecord, repeat: u32) -> Result<(), LabError> {
-        if self.study.fresh == Fresh::Repeat || matches!(rec.name.as_str(), "scheduler" | "read_ahead") {
+        if self.study.fresh == Fresh::Repeat || matches!(rec.name.as_str(), "scheduler" | "iosched" | "read_ahead") {
             rec.repeat = Some(repeat);
         }
         self.store.record_step(cell, &rec)?;
@@ -606,7 +606,7 @@ impl Lab<'_> {
         Ok(())
     }
 
-    /// Sets the cell's scheduler and read-ahead and reads them back; `None` when the device cannot
+    /// Sets the cell's scheduler, its tunables and read-ahead and reads them back; `None` when the device cannot
     /// take them (the cell is then unsupported).
     fn configure(&mut self, inst: &Instance, t: &Todo) -> Result<Option<serde_json::Value>, LabError> {
         let machine = self.machine;
@@ -620,6 +620,27 @@ impl Lab<'_> {
             self.step(t.id, rec, repeat)?;
             match r {
                 Ok(back) => env["scheduler"] = json!(back),
+                Err(e) => {
+                    self.unsupported(&[t], &e.to_string())?;
+                    return Ok(None);
+                }
+            }
+        }
+        let tunables = &self.study.device.iosched;
+        if !tunables.is_empty() {
+            let (rec, r) = timed(
+                "iosched",
+                || machine.set_iosched(dev, tunables),
+                |back| {
+                    back.iter()
+                        .map(|(k, v)| format!("{k}={v}"))
+                        .collect::<Vec<_>>()
+                        .join(" ")
+                },
+            );
+            self.step(t.id, rec, repeat)?;
+            match r {
+                Ok(back) => env["iosched"] = json!(back),
                 Err(e) => {
                     self.unsupported(&[t], &e.to_string())?;
                     return Ok(None);
@@ -679,6 +700,7 @@ impl Lab<'_> {
                 "mount_options": inst.effective_options,
                 "scheduler": t.cell.scheduler,
                 "read_ahead_kb": t.cell.read_ahead_kb,
+                "iosched": study.device.iosched,
                 "read_back": inst.settings,
                 "command": calls.iter().find(|c| c.role == Role::Measured).map(Call::command_line),
             }),

@@ -15,6 +15,7 @@
 //! loop = { size = "16G" }     # or block = "/dev/sdc1" with destroy = "/dev/sdc1" and --yes
 //! scheduler = ["mq-deadline", "bfq"]
 //! read_ahead_kb = 0
+//! iosched = { front_merges = 0, write_expire = 500 }   # the scheduler's tunables (queue/iosched/)
 //!
 //! [[filesystem]]
 //! name = "ext4-flexbg"
@@ -116,6 +117,9 @@ pub struct Device {
     pub scheduler: Vec<String>,
     /// Read-ahead values to compare (an axis); empty: leave it.
     pub read_ahead_kb: Vec<u64>,
+    /// The scheduler's tunables (`/sys/block/DEV/queue/iosched/NAME`), written after the
+    /// scheduler is set, each cell; empty: leave them. Not an axis: one value each.
+    pub iosched: BTreeMap<String, String>,
 }
 
 #[derive(Debug, Clone, PartialEq)]

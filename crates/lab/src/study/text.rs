@@ -95,6 +95,10 @@ pub(super) struct RawDevice {
     pub(super) scheduler: Option<OneOrMany<String>>,
     #[serde(default)]
     pub(super) read_ahead_kb: Option<OneOrMany<u64>>,
+    /// The scheduler's tunables, `{ front_merges = 0, write_expire = 500 }` (checked in
+    /// validate.rs).
+    #[serde(default)]
+    pub(super) iosched: Option<toml::Table>,
 }
 
 /// `[device] loop = { ... }`.

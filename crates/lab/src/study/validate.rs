@@ -36,6 +36,7 @@ pub(super) fn check(raw: RawStudy, base: &Path) -> Result<Study, Bad> {
             target: Target::Loop { size: 4 << 30 },
             scheduler: Vec::new(),
             read_ahead_kb: Vec::new(),
+            iosched: BTreeMap::new(),
         },
         Some(d) => check_device(d)?,
     };
@@ -77,6 +78,12 @@ pub(super) fn check(raw: RawStudy, base: &Path) -> Result<Study, Bad> {
             scheduler: f.scheduler.map(OneOrMany::into_vec),
             warmup: f.warmup,
         });
+    }
+    if !device.iosched.is_empty() && device.scheduler.is_empty() && filesystems.iter().any(|f| f.scheduler.is_none()) {
+        return Err(bad(
+            vec![Key("device"), Key("iosched")],
+            "iosched tunes the scheduler that `scheduler` sets: name one in [device] (or on every filesystem)",
+        ));
     }
     if raw.workload.is_empty() {
         return Err(bad(vec![], "the study names no [[workload]]"));
@@ -299,10 +306,26 @@ fn check_device(d: RawDevice) -> Result<Device, Bad> {
     }
     let scheduler = d.scheduler.map(OneOrMany::into_vec).unwrap_or_default();
     let read_ahead_kb = d.read_ahead_kb.map(OneOrMany::into_vec).unwrap_or_default();
+    let mut iosched = BTreeMap::new();
+    for (name, value) in d.iosched.unwrap_or_default() {
+        let here = vec![Key("device"), Key("iosched"), Name(name.clone())];
+        if name.is_empty() || name.starts_with('.') || name.contains('/') {
+            return Err(bad(
+                here,
+                format!("`{name}` is not a tunable's name (a file in queue/iosched/)"),
+            ));
+        }
+        let value = match value {
+            toml::Value::Integer(_) | toml::Value::String(_) => scalar(&value).expect("a scalar"),
+            _ => return Err(bad(here, format!("`{name}` is a number or a string"))),
+        };
+        iosched.insert(name, value);
+    }
     Ok(Device {
         target,
         scheduler,
         read_ahead_kb,
+        iosched,
     })
 }
 

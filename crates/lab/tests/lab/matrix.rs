@@ -194,3 +194,43 @@ fn a_zero_timeout_is_refused_at_its_line() {
     let ok = EMPTY_AND_FILLED.replace("fresh = \"study\"", "fresh = \"study\"\ntimeout = \"1s\"");
     assert_eq!(study(&ok).timeout, std::time::Duration::from_secs(1));
 }
+
+#[test]
+fn iosched_tunables_are_read_as_one_value_each_and_need_a_scheduler() {
+    let with = |device: &str| {
+        format!(
+            "name = \"t\"\n[device]\n{device}\n{}",
+            &OWN_SCHEDULERS[OWN_SCHEDULERS.find("[[filesystem]]").unwrap()..]
+        )
+    };
+    let s = study(&with(
+        "scheduler = \"mq-deadline\"\niosched = { front_merges = 0, write_expire = 500, fifo_batch = \"16\" }",
+    ));
+    let got: Vec<(&str, &str)> = s.device.iosched.iter().map(|(k, v)| (k.as_str(), v.as_str())).collect();
+    assert_eq!(
+        got,
+        [("fifo_batch", "16"), ("front_merges", "0"), ("write_expire", "500")]
+    );
+    // Not an axis: the cells are those of the schedulers alone.
+    assert_eq!(expand(&s, Form::Full).len(), 2);
+
+    for (device, line, says) in [
+        ("iosched = { front_merges = 0 }", 3, "name one in [device]"),
+        (
+            "scheduler = \"none\"\niosched = { front_merges = [0, 1] }",
+            4,
+            "a number or a string",
+        ),
+        (
+            "scheduler = \"none\"\niosched = { \"../x\" = 1 }",
+            4,
+            "not a tunable's name",
+        ),
+    ] {
+        let e = Study::from_toml(&with(device), "study.toml", Path::new("/nonexistent"))
+            .expect_err(device)
+            .to_string();
+        assert!(e.starts_with(&format!("study.toml:{line}:")), "{device}: {e}");
+        assert!(e.contains(says), "{device}: {e}");
+    }
+}

@@ -15,6 +15,7 @@ use fslab_lab::study::Study;
 use fslab_lab::worker::{Ended, Live, Watch};
 use fslab_lab::LabError;
 use fslab_store::{CellStatus, Claim, RunStatus, Runner, Store, StudyStatus};
+use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::AtomicBool;
 use std::sync::Mutex;
@@ -92,6 +93,12 @@ impl Fake {
         let log = self.log.lock().unwrap();
         let last = log.iter().rev().find_map(|l| l.strip_prefix("mount "));
         last.and_then(|l| l.split(' ').next()).unwrap_or_default().to_string()
+    }
+
+    /// What the last logged action starting with `what` was given.
+    fn last(&self, what: &str) -> Option<String> {
+        let log = self.log.lock().unwrap();
+        log.iter().rev().find_map(|l| l.strip_prefix(what).map(String::from))
     }
 
     fn workers(&self) -> Vec<String> {
@@ -180,6 +187,35 @@ impl Machine for Fake {
                 what: format!("scheduler {other}"),
                 reason: "the fake machine offers none, mq-deadline, kyber, bfq".into(),
             }),
+        }
+    }
+
+    fn set_iosched(
+        &self,
+        _dev: &Path,
+        tunables: &BTreeMap<String, String>,
+    ) -> Result<BTreeMap<String, String>, LabError> {
+        let asked: Vec<String> = tunables.iter().map(|(k, v)| format!("{k}={v}")).collect();
+        self.note(format!("iosched {}", asked.join(" ")));
+        // The scheduler set last, as the real queue would have it: mq-deadline's tunables.
+        let scheduler = self.last("scheduler ").unwrap_or_default();
+        let has: &[&str] = match scheduler.as_str() {
+            "mq-deadline" => &[
+                "fifo_batch",
+                "front_merges",
+                "read_expire",
+                "write_expire",
+                "writes_starved",
+            ],
+            _ => &[],
+        };
+        match tunables.keys().find(|k| !has.contains(&k.as_str())) {
+            Some(k) => Err(LabError::Unsupported {
+                what: format!("iosched tunable {k}"),
+                reason: format!("the scheduler {scheduler} has no tunable {k}"),
+            }),
+            // The fake kernel reads a value back in its own form: with a newline, trimmed.
+            None => Ok(tunables.clone()),
         }
     }
 
@@ -745,6 +781,66 @@ run = { file = "reads.toml" }
     assert_eq!(statuses[1].0, "ext4 cfq-old native");
     assert_eq!(statuses[1].1, CellStatus::Unsupported);
     assert!(statuses[1].2.as_deref().unwrap().contains("the fake machine offers"));
+}
+
+#[test]
+fn iosched_tunables_are_written_after_the_scheduler_and_stored_as_read_back() {
+    let lab = Lab::new(
+        r#"
+name = "tunables"
+drop_caches = false
+fresh = "cell"
+[device]
+scheduler = ["mq-deadline", "none"]
+iosched = { front_merges = 0, write_expire = 500, writes_starved = 1, read_expire = 500 }
+[[filesystem]]
+type = "ext4"
+[[workload]]
+name = "native"
+run = { file = "reads.toml" }
+"#,
+    );
+    let machine = Fake::new();
+    let (id, summary, _) = lab.run(&machine, never());
+    assert_eq!((summary.ok, summary.unsupported_cells), (1, 1));
+    let log = machine.log.lock().unwrap().clone();
+    let at = |what: &str| {
+        log.iter()
+            .position(|l| l == what)
+            .unwrap_or_else(|| panic!("no `{what}` in {log:#?}"))
+    };
+    let tunables = "iosched front_merges=0 read_expire=500 write_expire=500 writes_starved=1";
+    assert!(at("scheduler mq-deadline") < at(tunables), "{log:#?}");
+    assert_eq!(machine.count("iosched"), 2, "once per cell: {log:#?}");
+
+    let statuses = lab.statuses(id);
+    assert_eq!(statuses[0].0, "ext4 mq-deadline native");
+    assert_eq!(statuses[0].1, CellStatus::Done);
+    // none has no tunables: its cell is unsupported, with why.
+    assert_eq!(statuses[1].0, "ext4 none native");
+    assert_eq!(statuses[1].1, CellStatus::Unsupported);
+    let why = statuses[1].2.as_deref().unwrap();
+    assert!(why.contains("the scheduler none has no tunable front_merges"), "{why}");
+    assert_eq!(lab.store.runs(id).unwrap().len(), 1, "no run on the unsupported cell");
+
+    // The run keeps the tunables asked and read back; the step says what was read back.
+    let cell = lab.store.cells(id).unwrap()[0].id;
+    let run = &lab.store.runs_of_cell(cell).unwrap()[0];
+    let want =
+        serde_json::json!({"front_merges": "0", "read_expire": "500", "write_expire": "500", "writes_starved": "1"});
+    assert_eq!(run.environment["iosched"], want, "{}", run.environment);
+    assert_eq!(run.environment["read_back"]["iosched"], want, "{}", run.environment);
+    assert_eq!(run.environment["read_back"]["scheduler"], "mq-deadline");
+    let steps = lab.store.steps(id).unwrap();
+    let step = steps
+        .iter()
+        .find(|s| s.cell_id == cell && s.step.name == "iosched")
+        .expect("an iosched step");
+    assert!(step.step.ok);
+    assert_eq!(
+        step.step.detail,
+        "front_merges=0 read_expire=500 write_expire=500 writes_starved=1"
+    );
 }
 
 #[test]
