@@ -41,8 +41,13 @@ pub trait Machine {
     /// Thaws a frozen filesystem, which releases a worker blocked writing to it.
     fn thaw(&self, mnt: &Path);
 
-    /// The filesystem's read-only check; returns what it printed.
-    fn fsck(&self, dev: &Path, fs_type: &str) -> Result<String, LabError>;
+    /// Prepares `log` for the external journal or log of the `fs_type` filesystem made with
+    /// `options` (ext3/ext4: `mke2fs -O journal_dev`); returns what the tool printed.
+    fn mkfs_log(&self, log: &Path, fs_type: &str, options: &str) -> Result<String, LabError>;
+
+    /// The filesystem's read-only check, with its external log when it has one; returns what it
+    /// printed.
+    fn fsck(&self, dev: &Path, fs_type: &str, log: Option<&Path>) -> Result<String, LabError>;
 
     /// Sets `dev`'s I/O scheduler; returns the active one, read back.
     fn set_scheduler(&self, dev: &Path, name: &str) -> Result<String, LabError>;
@@ -137,8 +142,12 @@ impl Machine for Host {
         let _ = filesystem::thaw(mnt);
     }
 
-    fn fsck(&self, dev: &Path, fs_type: &str) -> Result<String, LabError> {
-        filesystem::fsck(dev, fs_type)
+    fn mkfs_log(&self, log: &Path, fs_type: &str, options: &str) -> Result<String, LabError> {
+        filesystem::mkfs_log(log, fs_type, options)
+    }
+
+    fn fsck(&self, dev: &Path, fs_type: &str, log: Option<&Path>) -> Result<String, LabError> {
+        filesystem::fsck(dev, fs_type, log)
     }
 
     fn set_scheduler(&self, dev: &Path, name: &str) -> Result<String, LabError> {

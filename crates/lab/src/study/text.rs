@@ -125,6 +125,20 @@ pub(super) struct RawFilesystem {
     pub(super) scheduler: Option<OneOrMany<String>>,
     #[serde(default)]
     pub(super) warmup: Option<bool>,
+    #[serde(default)]
+    pub(super) log: Option<RawLog>,
+}
+
+/// `[[filesystem]] log = { size = "64m" }` or `{ block = "/dev/sdb2", destroy = "/dev/sdb2" }`.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(super) struct RawLog {
+    #[serde(default)]
+    pub(super) size: Option<Bytes>,
+    #[serde(default)]
+    pub(super) block: Option<PathBuf>,
+    #[serde(default)]
+    pub(super) destroy: Option<PathBuf>,
 }
 
 /// `[fill]`.

@@ -3,8 +3,8 @@
 //! the defaults of what is left out. An error is a [`Bad`]: the path of what it is about in the
 //! file, and what is wrong.
 
-use super::text::{OneOrMany, RawDevice, RawFill, RawStudy};
-use super::{Adaptive, Device, Filesystem, Fresh, Quick, Study, StudyWorkload, Target, Tool, KNOWN_TYPES};
+use super::text::{OneOrMany, RawDevice, RawFill, RawLog, RawStudy};
+use super::{Adaptive, Device, Filesystem, Fresh, Log, Quick, Study, StudyWorkload, Target, Tool, KNOWN_TYPES};
 use fslab_engine::workload::PathSeg;
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -69,7 +69,15 @@ pub(super) fn check(raw: RawStudy, base: &Path) -> Result<Study, Bad> {
                 "tmpfs has no mkfs; put its options (size=...) in `mount`",
             ));
         }
+        let log = match f.log {
+            None => None,
+            Some(_) if f.fs_type == "tmpfs" => {
+                return Err(bad(here("log"), "tmpfs has no device, so no log to put on another"));
+            }
+            Some(l) => Some(check_log(l, here("log"))?),
+        };
         filesystems.push(Filesystem {
+            log,
             name,
             fs_type: f.fs_type,
             mkfs: f.mkfs,
@@ -327,6 +335,34 @@ fn check_device(d: RawDevice) -> Result<Device, Bad> {
         read_ahead_kb,
         iosched,
     })
+}
+
+/// `log = { size = "64m" }` or `log = { block = "/dev/sdb2", destroy = "/dev/sdb2" }`.
+fn check_log(l: RawLog, here: Vec<PathSeg>) -> Result<Log, Bad> {
+    match (l.size, l.block) {
+        (Some(size), None) if l.destroy.is_none() => {
+            if size.0 < 1 << 20 {
+                return Err(bad(here, "an external log needs at least 1M"));
+            }
+            Ok(Log::Loop { size: size.0 })
+        }
+        (None, Some(path)) => Ok(Log::Block {
+            path,
+            destroy: l.destroy,
+        }),
+        (Some(_), None) => Err(bad(
+            here,
+            "`destroy` names the block device the log may go on; there is no `block`",
+        )),
+        (Some(_), Some(_)) => Err(bad(
+            here,
+            "give the log either a `size` (a loop image) or a `block`, not both",
+        )),
+        (None, None) => Err(bad(
+            here,
+            "give the log a `size` (\"64m\": a loop image) or a `block` with `destroy`",
+        )),
+    }
 }
 
 /// The fill as written, and its levels (0 for `"empty"`).
