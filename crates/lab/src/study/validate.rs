@@ -76,6 +76,17 @@ pub(super) fn check(raw: RawStudy, base: &Path) -> Result<Study, Bad> {
             }
             Some(l) => Some(check_log(l, here("log"))?),
         };
+        if let (Some(Log::Block { path, .. }), Target::Block { path: data, .. }) = (&log, &device.target) {
+            if path == data {
+                return Err(bad(
+                    here("log"),
+                    format!(
+                        "the log cannot go on {}, the device the filesystem is made on",
+                        path.display()
+                    ),
+                ));
+            }
+        }
         filesystems.push(Filesystem {
             log,
             name,

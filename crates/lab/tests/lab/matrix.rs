@@ -2,7 +2,7 @@
 //! exclude rules on them, and what the quick form changes. Nothing here needs root.
 
 use fslab_lab::matrix::{expand, fill_label, Form};
-use fslab_lab::study::Study;
+use fslab_lab::study::{Log, Study};
 use std::path::Path;
 
 /// A cell's filesystem name, which alone names its configuration when nothing else varies.
@@ -233,4 +233,50 @@ fn iosched_tunables_are_read_as_one_value_each_and_need_a_scheduler() {
         assert!(e.starts_with(&format!("study.toml:{line}:")), "{device}: {e}");
         assert!(e.contains(says), "{device}: {e}");
     }
+}
+
+#[test]
+fn an_external_log_is_a_loop_image_or_another_block_device() {
+    let with = |device: &str, log: &str| {
+        format!("name = \"t\"\n[device]\n{device}\n[[filesystem]]\ntype = \"xfs\"\n{log}\n[[workload]]\nname = \"dbench\"\ndbench = {{ clients = 5 }}\n")
+    };
+    let s = study(&with("", "log = { size = \"64m\" }"));
+    assert_eq!(s.filesystems[0].log, Some(Log::Loop { size: 64 << 20 }));
+    let s = study(&with(
+        "block = \"/dev/sdb1\"\ndestroy = \"/dev/sdb1\"",
+        "log = { block = \"/dev/sda2\", destroy = \"/dev/sda2\" }",
+    ));
+    assert_eq!(
+        s.filesystems[0].log,
+        Some(Log::Block {
+            path: "/dev/sda2".into(),
+            destroy: Some("/dev/sda2".into())
+        })
+    );
+    for (device, log, says) in [
+        (
+            "block = \"/dev/sdb1\"\ndestroy = \"/dev/sdb1\"",
+            "log = { block = \"/dev/sdb1\", destroy = \"/dev/sdb1\" }",
+            "the device the filesystem is made on",
+        ),
+        ("", "log = { size = \"64m\", block = \"/dev/sda2\" }", "not both"),
+        (
+            "",
+            "log = { size = \"64m\", destroy = \"/dev/sda2\" }",
+            "there is no `block`",
+        ),
+        ("", "log = { }", "give the log a `size`"),
+        ("", "log = { size = \"4k\" }", "at least 1M"),
+    ] {
+        let text = with(device, log);
+        let e = Study::from_toml(&text, "study.toml", Path::new("/nonexistent"))
+            .expect_err(log)
+            .to_string();
+        assert!(e.contains(says), "{log}: {e}");
+        let line = text.lines().position(|l| l.starts_with("log")).unwrap() + 1;
+        assert!(e.starts_with(&format!("study.toml:{line}:")), "{log}: {e}");
+    }
+    let tmpfs = with("", "log = { size = \"64m\" }").replace("\"xfs\"", "\"tmpfs\"");
+    let e = Study::from_toml(&tmpfs, "study.toml", Path::new("/nonexistent")).unwrap_err();
+    assert!(e.to_string().contains("tmpfs has no device"), "{e}");
 }
