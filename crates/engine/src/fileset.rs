@@ -20,7 +20,7 @@ use crate::confine::{self, ConfineError, RunDir};
 use crate::idmap::IdMap;
 use crate::marker;
 use crate::workload::{Fileset, OSync, SetupCalls, SizeDist, Workload};
-use rand::{Rng, SeedableRng};
+use rand::{Rng, RngExt, SeedableRng};
 use rustix::fs::{AtFlags, Mode, OFlags};
 use std::ffi::{CStr, CString};
 use std::io;
@@ -437,7 +437,7 @@ impl FileTable {
                 if v.is_empty() {
                     return None;
                 }
-                let id = if v.len() == 1 { 0 } else { rng.gen_range(0..v.len()) };
+                let id = if v.len() == 1 { 0 } else { rng.random_range(0..v.len()) };
                 Some(Picked {
                     id: id as u64,
                     size: v[id].load(Relaxed),
@@ -448,7 +448,7 @@ impl FileTable {
                 if d.live.is_empty() {
                     return None;
                 }
-                let i = rng.gen_range(0..d.live.len());
+                let i = rng.random_range(0..d.live.len());
                 let e = &mut d.live[i];
                 e.busy += 1;
                 Some(Picked { id: e.id, size: e.size })
@@ -512,7 +512,7 @@ impl FileTable {
         if n == 0 {
             return None;
         }
-        let start = rng.gen_range(0..n);
+        let start = rng.random_range(0..n);
         let i = (0..n).map(|k| (start + k) % n).find(|&i| d.live[i].busy == 0)?;
         let gone = d.remove_at(i);
         Some(Picked {
@@ -575,7 +575,7 @@ impl FileTable {
         if d.is_empty() {
             return None;
         }
-        let i = rng.gen_range(0..d.len());
+        let i = rng.random_range(0..d.len());
         Some(d.swap_remove(i))
     }
 }

@@ -321,12 +321,13 @@ impl SizeDist {
 
     /// Draws a size: uniform in [min, max] for a range, weighted for a table.
     pub fn sample(&self, rng: &mut impl rand::Rng) -> u64 {
+        use rand::RngExt;
         match self {
             SizeDist::Fixed(b) => b.0,
-            SizeDist::Range { min, max } => rng.gen_range(min.0..=max.0),
+            SizeDist::Range { min, max } => rng.random_range(min.0..=max.0),
             SizeDist::Table { table } => {
                 let total: u64 = table.iter().map(|e| e.1 as u64).sum();
-                let mut pick = rng.gen_range(0..total);
+                let mut pick = rng.random_range(0..total);
                 for (size, weight) in table {
                     if pick < *weight as u64 {
                         return size.0;
