@@ -137,13 +137,9 @@ pub fn run_dir(dir: Option<&Path>) -> Result<PathBuf, crate::Error> {
 }
 
 /// The `Path`/`FS` lines IOR and mdtest print about the file system holding `path` (from
-/// `statfs`).
+/// `statfs` of its directory, as both do).
 pub fn filesystem_lines(path: &Path) -> String {
-    let probe = if path.exists() {
-        path.to_path_buf()
-    } else {
-        path.parent().map_or_else(|| PathBuf::from("."), Path::to_path_buf)
-    };
+    let probe = path.parent().map_or_else(|| PathBuf::from("."), Path::to_path_buf);
     let Ok(c) = cstr(&probe) else {
         return String::new();
     };
