@@ -281,3 +281,33 @@ fn explain_names_the_calls_of_each_phase() {
     assert!(x.contains("O_RDONLY); 8 × (lseek(SEEK_SET); read(4096))"), "{x}");
     assert!(fe.plan().validate().is_ok());
 }
+
+#[test]
+fn a_study_s_options_become_ior_s_and_mdtest_s_words_and_read_back() {
+    use fslab_classic::contract::Request;
+    let opts = |o: &[(&str, &str)]| -> Vec<(String, String)> {
+        o.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect()
+    };
+    let extra: Vec<String> = vec!["-F".into()];
+    let o = opts(&[("transfer", "64k"), ("block", "1m"), ("e", "true")]);
+    let r = Request {
+        main: None,
+        options: &o,
+        args: &extra,
+        dir: Path::new("/mnt/x"),
+        drop_caches: false,
+    };
+    let calls = Tool::Ior.calls(&r);
+    assert_eq!(calls[0].args.join(" "), "ior --dir /mnt/x --json -F -t 64k -b 1m -e");
+    assert!(Tool::Ior.check(&calls[0].args[1..]).is_ok());
+    let o = opts(&[("items", "100"), ("depth", "2"), ("branch", "3")]);
+    let r = Request { options: &o, ..r };
+    let calls = Tool::Mdtest.calls(&r);
+    assert_eq!(
+        calls[0].args.join(" "),
+        "mdtest --dir /mnt/x --json -F -n 100 -z 2 -b 3"
+    );
+    assert!(Tool::Mdtest.check(&calls[0].args[1..]).is_ok());
+    assert_eq!(Tool::from_key("ior"), Some(Tool::Ior));
+    assert_eq!(Tool::from_key("mdtest"), Some(Tool::Mdtest));
+}
