@@ -126,7 +126,12 @@ impl Mdtest {
         let map: String = nodes.map.iter().map(|&m| if m { '1' } else { '0' }).collect();
         let _ = writeln!(s, "Nodemap: {map}");
         if o.stride > 0 {
-            let _ = writeln!(s, "Shifting ranks by {} for each phase.", o.stride);
+            // mdtest prints it through its verbose header, naming its source line.
+            let _ = writeln!(
+                s,
+                "V-0: Rank   0 Line  2537 Shifting ranks by {} for each phase.",
+                o.stride
+            );
         }
         let all = tasks as u64 * o.items;
         let _ = match (o.files, o.dirs) {

@@ -198,6 +198,9 @@ fn mmap_truncates_to_the_aggregate_size_and_fsync_is_msync() {
     let outs = run("-a MMAP -e -k -t 4k -b 16k -s 2 -o m", tmp.path(), 2);
     assert_eq!(std::fs::metadata(tmp.path().join("m")).unwrap().len(), 2 * 2 * 16 * KIB);
     assert!(outs[0].report.contains("api                 : MMAP"));
+    assert!(outs[0]
+        .report
+        .starts_with("WARNING: assuming POSIX-based backend for MMAP statfs call\n"));
     assert_eq!(point(&outs[1], 0, "read")["bytes"], 2 * 2 * 16 * KIB);
 }
 

@@ -154,7 +154,7 @@ fn a_full_run_of_four_ranks_with_a_stride_removes_all_it_made() {
     }
     let t = &run("-n 5 -N 1 -i 3 -d out", tmp.path(), 4)[0].report;
     assert!(
-        t.contains("Shifting ranks by 1 for each phase.\n4 tasks, 20 files/directories\n"),
+        t.contains("\nV-0: Rank   0 Line  2537 Shifting ranks by 1 for each phase.\n4 tasks, 20 files/directories\n"),
         "{t}"
     );
     assert!(t.contains("SUMMARY rate: (of 3 iterations)"));
