@@ -172,6 +172,7 @@ impl FrontEnd for Ior {
             ranks: ranks.as_ref(),
             nodes,
             clock,
+            interrupt: ctx.interrupt(),
         };
         let began = hpc::ctime_now();
         let start = hpc::ctime_now();
@@ -214,6 +215,7 @@ impl FrontEnd for Ior {
         }));
         outcome.set_metrics(metrics);
         outcome.report = ctx.take_text();
+        outcome.interrupted = ctx.interrupted();
         Ok(outcome)
     }
 }

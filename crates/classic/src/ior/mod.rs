@@ -41,6 +41,11 @@
 //! else times 1, modulo the tasks; on one host that is a rank's own data, as IOR 4.0's (seen
 //! under strace with `mpirun -np 4` on one host).
 //!
+//! `-D` stops a phase's transfers once its seconds have passed (checked after each transfer);
+//! the read after a stonewalled write then stops after as many transfers as the rank wrote (IOR
+//! 4.0's wear-out count), and both print IOR's warnings about the aggregate size. Ctrl-C stops
+//! the transfers the same way; the files are then removed as at the end (unless `-k`).
+//!
 //! # Where fslab deliberately differs
 //!
 //! - The data is IOR's default (timestamp) pattern, word `i` of a transfer being

@@ -7,6 +7,8 @@ use crate::ranks::Ranks;
 use serde::Serialize;
 use std::io;
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
 
 /// Write or read.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -90,9 +92,15 @@ pub struct Job<'a> {
     pub ranks: &'a dyn Ranks,
     pub nodes: Nodes,
     pub clock: Clock,
+    /// Once set (Ctrl-C), phases stop at their next transfer, as at a stonewall.
+    pub interrupt: Option<Arc<AtomicBool>>,
 }
 
 impl Job<'_> {
+    fn interrupted(&self) -> bool {
+        self.interrupt.as_ref().is_some_and(|i| i.load(Ordering::Relaxed))
+    }
+
     pub fn tasks(&self) -> usize {
         self.ranks.size()
     }
@@ -292,7 +300,7 @@ fn phase(job: &Job, access: Access, path: &Path, offsets: &[u64], buf: &mut Buff
                     break;
                 }
             }
-            if deadline > 0.0 && c.now() - t[2] > deadline {
+            if deadline > 0.0 && c.now() - t[2] > deadline || job.interrupted() {
                 break;
             }
         }
@@ -419,6 +427,9 @@ pub fn run(job: &Job, event: &mut dyn FnMut(Event)) -> Result<Report, String> {
     for rep in 0..o.reps {
         let mut r = Rep::default();
         let mut last = job.file(0);
+        // After a stonewalled write, IOR's read stops after as many transfers as the rank wrote
+        // (its stoneWallingWearOutIterations), so that it reads no further than was written.
+        let mut wear_out = None;
         if o.write {
             let path = job.file(0);
             remove(job, &path);
@@ -427,6 +438,9 @@ pub fn run(job: &Job, event: &mut dyn FnMut(Event)) -> Result<Report, String> {
             event(Event::Commencing(Access::Write));
             let done = phase(job, Access::Write, &path, &offsets, &mut wbuf);
             job.ranks.barrier();
+            if o.deadline > 0 {
+                wear_out = Some(done.transfers as usize);
+            }
             let p = reduce(job, Access::Write, rep, &path, done, pretend)?;
             check_size(job, &p, event);
             event(Event::Point(&p));
@@ -437,7 +451,10 @@ pub fn run(job: &Job, event: &mut dyn FnMut(Event)) -> Result<Report, String> {
             let offset = job.read_offset();
             let path = job.file(offset);
             let pretend = job.pretend(offset);
-            let offsets = job.offsets(pretend, seed);
+            let mut offsets = job.offsets(pretend, seed);
+            if let Some(n) = wear_out {
+                offsets.truncate(n);
+            }
             event(Event::Commencing(Access::Read));
             let done = phase(job, Access::Read, &path, &offsets, &mut rbuf);
             let p = reduce(job, Access::Read, rep, &path, done, pretend)?;

@@ -231,6 +231,7 @@ impl FrontEnd for Mdtest {
             ctx.print(&self.header(&nodes, ranks.size()));
         }
         let mut job = Job::new(&self.opts, self.root.clone(), ranks.as_ref(), clock);
+        job.interrupt = ctx.interrupt();
         let report = run::run(&mut job);
         for f in &report.failures {
             ctx.note(format!("mdtest rank {}: {f}", report.rank));
@@ -248,7 +249,8 @@ impl FrontEnd for Mdtest {
         }));
         outcome.set_metrics(metrics);
         outcome.report = ctx.take_text();
-        if !report.failures.is_empty() {
+        outcome.interrupted = ctx.interrupted();
+        if !report.failures.is_empty() && !outcome.interrupted {
             return Err(Error::run(format!(
                 "mdtest: {} calls failed on rank {}, the first: {}",
                 report.failures.len(),

@@ -46,6 +46,9 @@
 //! A rate is a rank's items over its phase's time (barriers included); the table's row for an
 //! iteration is the slowest rank's rate × the ranks; the tree's rows are rank 0's.
 //!
+//! Ctrl-C stops the creates, stats and reads at their next item; the removals still run, so
+//! that nothing is left behind, and the outcome is marked interrupted.
+//!
 //! # Where fslab deliberately differs
 //!
 //! - mdtest sleeps a second before its test; fslab does not (nothing is timed across it).

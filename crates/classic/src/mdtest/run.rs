@@ -7,6 +7,8 @@ use crate::ranks::Ranks;
 use serde::Serialize;
 use std::io;
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
 
 /// mdtest's operations, in its order (its `MDTEST_*_NUM`).
 pub const OPERATIONS: [&str; 11] = [
@@ -121,6 +123,8 @@ pub struct Job<'a> {
     pub ranks: &'a dyn Ranks,
     pub clock: Clock,
     pub names: Names,
+    /// Once set (Ctrl-C), the phases under way and after it stop at their next item.
+    pub interrupt: Option<Arc<AtomicBool>>,
     failures: Vec<String>,
     buf: Vec<u8>,
 }
@@ -137,9 +141,14 @@ impl<'a> Job<'a> {
             ranks,
             clock,
             names,
+            interrupt: None,
             failures: Vec::new(),
             buf,
         }
+    }
+
+    fn interrupted(&self) -> bool {
+        self.interrupt.as_ref().is_some_and(|i| i.load(Ordering::Relaxed))
     }
 
     /// `test-dir.I-0` beneath `-d`.
@@ -220,6 +229,10 @@ impl<'a> Job<'a> {
 
     fn items_in(&mut self, path: &str, first: u64, dirs: bool, op: Op) {
         for i in 0..self.o.items_per_dir {
+            // Interrupted, the creates stop; the removals go on, to leave nothing behind.
+            if op == Op::Create && self.interrupted() {
+                return;
+            }
             let n = first + i;
             match (dirs, op) {
                 (true, Op::Create) => {
@@ -278,6 +291,9 @@ impl<'a> Job<'a> {
     fn stat_all(&mut self, path: &str, dirs: bool) {
         let kind = if dirs { "dir" } else { "file" };
         for n in 0..self.o.items {
+            if self.interrupted() {
+                return;
+            }
             let p = self.item_path(path, kind, &self.names.stat, n);
             if let Err(e) = sys::stat_size(Path::new(&p)) {
                 self.fail(&format!("stat {}", if dirs { "directory" } else { "file" }), &p, e);
@@ -290,6 +306,9 @@ impl<'a> Job<'a> {
     fn read_all(&mut self, path: &str) {
         let mut buf = vec![0u8; self.o.read_bytes as usize];
         for n in 0..self.o.items {
+            if self.interrupted() {
+                return;
+            }
             let p = self.item_path(path, "file", &self.names.read, n);
             let r = sys::open(Path::new(&p), libc::O_RDWR, 0).and_then(|fd| {
                 if !buf.is_empty() {

@@ -41,6 +41,18 @@ pub enum Hosts {
 
 /// Each rank's outcome (or error text) of `fslab TOOL ARGS --dir DIR` run by `n` ranks.
 pub fn job(tool: Tool, args: &str, dir: &Path, n: usize, hosts: Hosts) -> Vec<Result<Outcome, String>> {
+    job_with(tool, args, dir, n, hosts, false)
+}
+
+/// [`job`], with its interrupt flag (Ctrl-C) set from the start when `interrupted`.
+pub fn job_with(
+    tool: Tool,
+    args: &str,
+    dir: &Path,
+    n: usize,
+    hosts: Hosts,
+    interrupted: bool,
+) -> Vec<Result<Outcome, String>> {
     let mut words: Vec<String> = args.split_whitespace().map(String::from).collect();
     words.extend(["--dir".to_string(), dir.display().to_string()]);
     let what = format!("{tool} {args} on {n} ranks");
@@ -57,7 +69,8 @@ pub fn job(tool: Tool, args: &str, dir: &Path, n: usize, hosts: Hosts) -> Vec<Re
                     let (mut fe, common) = tool.parse(&words).map_err(|e| e.to_string())?;
                     let mut out = |_: &str| {};
                     let mut progress = |_: &str, _: &fslab_engine::Progress| {};
-                    let mut ctx = Context::new(&common, Arc::new(AtomicBool::new(false)), &mut out, &mut progress);
+                    let mut ctx =
+                        Context::new(&common, Arc::new(AtomicBool::new(interrupted)), &mut out, &mut progress);
                     ctx.ranks = r;
                     fe.execute(&mut ctx).map_err(|e| e.to_string())
                 })

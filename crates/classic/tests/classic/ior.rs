@@ -2,7 +2,7 @@
 //! and their bytes (shared, segment-major; one per rank with -F), -C's read-back of another
 //! rank's data, the table and summary lines, CSV and JSON, and options refused by name.
 
-use super::hpc::{job, names, ok, Hosts};
+use super::hpc::{job, job_with, names, ok, Hosts};
 use fslab_classic::{ErrorKind, Outcome, Tool};
 use serde_json::Value;
 use std::path::Path;
@@ -313,4 +313,39 @@ fn a_study_s_options_become_ior_s_and_mdtest_s_words_and_read_back() {
     assert!(Tool::Mdtest.check(&calls[0].args[1..]).is_ok());
     assert_eq!(Tool::from_key("ior"), Some(Tool::Ior));
     assert_eq!(Tool::from_key("mdtest"), Some(Tool::Mdtest));
+}
+
+#[test]
+fn a_stonewall_stops_the_write_and_the_read_stops_where_the_write_did() {
+    let tmp = tempfile::tempdir().unwrap();
+    // 8-byte transfers of a 64 MiB block: one second ends the write long before the block does.
+    let o = &run("-D 1 -t 8 -b 64m", tmp.path(), 1)[0];
+    let (w, r) = (point(o, 0, "write"), point(o, 0, "read"));
+    let moved = w["bytes"].as_u64().unwrap();
+    assert!(moved > 0 && moved < 64 << 20, "{w}");
+    assert_eq!(
+        r["bytes"].as_u64(),
+        Some(moved),
+        "IOR's wear-out: the read stops where the write did"
+    );
+    assert!(
+        o.report.contains("WARNING: Maybe caused by deadlineForStonewalling\n"),
+        "{}",
+        o.report
+    );
+    assert!(o.report.contains("stonewallingTime    : 1\n"));
+}
+
+#[test]
+fn an_interrupted_run_moves_nothing_more_and_removes_its_file() {
+    let tmp = tempfile::tempdir().unwrap();
+    for r in job_with(Tool::Ior, "-t 4k -b 1g -o big", tmp.path(), 2, Hosts::One, true) {
+        let o = r.unwrap_or_else(|e| panic!("an interrupted run is not a failed one: {e}"));
+        assert!(o.interrupted);
+        assert!(
+            point(&o, 0, "write")["bytes"].as_u64().unwrap() <= 2 * 4096,
+            "a transfer each at most"
+        );
+    }
+    assert!(names(tmp.path()).is_empty(), "{:?}", names(tmp.path()));
 }

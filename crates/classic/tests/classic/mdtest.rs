@@ -2,7 +2,7 @@
 //! tree and item names and counts on disk, the bytes of -w, shared and unique directories, -N's
 //! stride, the SUMMARY table's rows, and everything removed at the end.
 
-use super::hpc::{job, names, ok, Hosts};
+use super::hpc::{job, job_with, names, ok, Hosts};
 use fslab_classic::{Outcome, Tool};
 use std::path::Path;
 
@@ -183,4 +183,14 @@ fn bad_options_are_refused_naming_the_option() {
         let e = r[0].as_ref().unwrap_err();
         assert!(e.contains(needle), "{args}: {e}");
     }
+}
+
+#[test]
+fn an_interrupted_run_stops_creating_and_leaves_nothing_behind() {
+    let tmp = tempfile::tempdir().unwrap();
+    for r in job_with(Tool::Mdtest, "-n 50 -d out", tmp.path(), 2, Hosts::One, true) {
+        let o = r.unwrap_or_else(|e| panic!("an interrupted run is not a failed one: {e}"));
+        assert!(o.interrupted);
+    }
+    assert!(names(tmp.path()).is_empty(), "{:?}", names(&tmp.path().join("out")));
 }
