@@ -323,11 +323,11 @@ fn a_stonewall_stops_the_write_and_the_read_stops_where_the_write_did() {
     let (w, r) = (point(o, 0, "write"), point(o, 0, "read"));
     let moved = w["bytes"].as_u64().unwrap();
     assert!(moved > 0 && moved < 64 << 20, "{w}");
-    assert_eq!(
-        r["bytes"].as_u64(),
-        Some(moved),
-        "IOR's wear-out: the read stops where the write did"
-    );
+    // IOR's wear-out: the read stops where the write did, unless its own second runs out first
+    // (a loaded machine); it never reads past what was written (that would fail at the end).
+    let read = r["bytes"].as_u64().unwrap();
+    let read_secs = r["xfer_secs"].as_f64().unwrap();
+    assert!(read == moved || (read < moved && read_secs >= 1.0), "{r} after {w}");
     assert!(
         o.report.contains("WARNING: Maybe caused by deadlineForStonewalling\n"),
         "{}",
