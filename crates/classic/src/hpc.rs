@@ -265,6 +265,8 @@ pub struct Nodes {
     pub on_node0: usize,
     pub block_mapping: bool,
     pub map: Vec<bool>,
+    /// Per rank, whether no rank before it shares its host.
+    pub first_on_host: Vec<bool>,
 }
 
 impl Nodes {
@@ -275,6 +277,7 @@ impl Nodes {
             .map(|b| String::from_utf8_lossy(&b).into_owned())
             .collect();
         let map: Vec<bool> = hosts.iter().map(|h| *h == hosts[0]).collect();
+        let first_on_host = (0..hosts.len()).map(|i| !hosts[..i].contains(&hosts[i])).collect();
         let mut distinct = hosts.clone();
         distinct.sort();
         distinct.dedup();
@@ -283,7 +286,27 @@ impl Nodes {
             on_node0: map.iter().filter(|&&s| s).count(),
             block_mapping: map.get(1).is_none_or(|&s| s),
             map,
+            first_on_host,
         }
+    }
+}
+
+/// `--drop-caches` on a job: the first rank on each host writes dirty data back and drops the
+/// page cache, dentries and inodes (root only), before the phase's own barrier. Every rank
+/// learns whether every host could: all fail together, none waits for one that gave up.
+pub fn drop_caches(ranks: &dyn Ranks, nodes: &Nodes) -> Result<(), String> {
+    let mine = if nodes.first_on_host.get(ranks.rank()).copied().unwrap_or(true) {
+        // SAFETY: sync() takes no arguments and cannot fail.
+        unsafe { libc::sync() };
+        std::fs::write("/proc/sys/vm/drop_caches", "3").err()
+    } else {
+        None
+    };
+    let all = gather_u64(ranks, &[u64::from(mine.is_some())]);
+    match (mine, all.iter().position(|f| f[0] != 0)) {
+        (Some(e), _) => Err(format!("--drop-caches: cannot drop the caches (root only): {e}")),
+        (None, Some(r)) => Err(format!("--drop-caches: rank {r} cannot drop the caches")),
+        (None, None) => Ok(()),
     }
 }
 

@@ -173,6 +173,7 @@ impl FrontEnd for Ior {
             nodes,
             clock,
             interrupt: ctx.interrupt(),
+            drop_caches: ctx.drop_caches,
         };
         let began = hpc::ctime_now();
         let start = hpc::ctime_now();

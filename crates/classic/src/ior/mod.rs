@@ -46,6 +46,9 @@
 //! 4.0's wear-out count), and both print IOR's warnings about the aggregate size. Ctrl-C stops
 //! the transfers the same way; the files are then removed as at the end (unless `-k`).
 //!
+//! `--drop-caches` (fslab's, not IOR's): before each write and read phase the first rank on each
+//! host syncs and drops the page cache, dentries and inodes (root only), untimed.
+//!
 //! # Where fslab deliberately differs
 //!
 //! - The data is IOR's default (timestamp) pattern, word `i` of a transfer being

@@ -94,6 +94,8 @@ pub struct Job<'a> {
     pub clock: Clock,
     /// Once set (Ctrl-C), phases stop at their next transfer, as at a stonewall.
     pub interrupt: Option<Arc<AtomicBool>>,
+    /// `--drop-caches`: before each phase, untimed.
+    pub drop_caches: bool,
 }
 
 impl Job<'_> {
@@ -435,6 +437,9 @@ pub fn run(job: &Job, event: &mut dyn FnMut(Event)) -> Result<Report, String> {
             remove(job, &path);
             let pretend = job.pretend(0);
             let offsets = job.offsets(pretend, seed);
+            if job.drop_caches {
+                hpc::drop_caches(job.ranks, &job.nodes)?;
+            }
             event(Event::Commencing(Access::Write));
             let done = phase(job, Access::Write, &path, &offsets, &mut wbuf);
             job.ranks.barrier();
@@ -454,6 +459,9 @@ pub fn run(job: &Job, event: &mut dyn FnMut(Event)) -> Result<Report, String> {
             let mut offsets = job.offsets(pretend, seed);
             if let Some(n) = wear_out {
                 offsets.truncate(n);
+            }
+            if job.drop_caches {
+                hpc::drop_caches(job.ranks, &job.nodes)?;
             }
             event(Event::Commencing(Access::Read));
             let done = phase(job, Access::Read, &path, &offsets, &mut rbuf);

@@ -232,6 +232,7 @@ impl FrontEnd for Mdtest {
         }
         let mut job = Job::new(&self.opts, self.root.clone(), ranks.as_ref(), clock);
         job.interrupt = ctx.interrupt();
+        job.drop_caches = ctx.drop_caches.then_some(nodes);
         let report = run::run(&mut job);
         for f in &report.failures {
             ctx.note(format!("mdtest rank {}: {f}", report.rank));

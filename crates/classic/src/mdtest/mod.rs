@@ -49,6 +49,9 @@
 //! Ctrl-C stops the creates, stats and reads at their next item; the removals still run, so
 //! that nothing is left behind, and the outcome is marked interrupted.
 //!
+//! `--drop-caches` (fslab's, not mdtest's): before each phase the first rank on each host syncs
+//! and drops the page cache, dentries and inodes (root only), untimed.
+//!
 //! # Where fslab deliberately differs
 //!
 //! - mdtest sleeps a second before its test; fslab does not (nothing is timed across it).

@@ -125,6 +125,8 @@ pub struct Job<'a> {
     pub names: Names,
     /// Once set (Ctrl-C), the phases under way and after it stop at their next item.
     pub interrupt: Option<Arc<AtomicBool>>,
+    /// `--drop-caches`: the job's hosts, whose caches are dropped before each phase, untimed.
+    pub drop_caches: Option<hpc::Nodes>,
     failures: Vec<String>,
     buf: Vec<u8>,
 }
@@ -142,6 +144,7 @@ impl<'a> Job<'a> {
             clock,
             names,
             interrupt: None,
+            drop_caches: None,
             failures: Vec::new(),
             buf,
         }
@@ -352,6 +355,7 @@ impl<'a> Job<'a> {
     /// One timed phase: barrier, start, the work, barrier, end (mdtest's phase_prepare and
     /// phase_end); the rate is this rank's items over that time.
     fn timed(&mut self, it: &mut Iteration, op: usize, work: &mut dyn FnMut(&mut Self)) {
+        self.cold();
         self.ranks.barrier();
         let start = self.clock.now();
         work(self);
@@ -364,6 +368,15 @@ impl<'a> Job<'a> {
         } else {
             self.o.items as f64 / secs
         };
+    }
+
+    /// `--drop-caches`, before a phase's first barrier.
+    fn cold(&mut self) {
+        if let Some(nodes) = &self.drop_caches {
+            if let Err(e) = hpc::drop_caches(self.ranks, nodes) {
+                self.failures.push(e);
+            }
+        }
     }
 
     fn top(&self, iteration: u32, dir: &str) -> String {
@@ -431,6 +444,7 @@ impl<'a> Job<'a> {
             if rank == 0 && !sys::exists(Path::new(&testdir)) {
                 self.mkdir(&testdir.clone(), "create test directory");
             }
+            self.cold();
             self.ranks.barrier();
             let start = self.clock.now();
             if tree_rank {
@@ -450,6 +464,7 @@ impl<'a> Job<'a> {
         }
         self.ranks.barrier();
         if o.remove {
+            self.cold();
             let start = self.clock.now();
             if tree_rank {
                 self.tree(&testdir, Op::Remove);

@@ -172,3 +172,18 @@ fn an_mdtest_file_creation_phase_makes_mdtest_s_calls() {
         .filter(|c| c.starts_with("unlink(") || c.starts_with("rmdir("));
     assert_eq!(removals.count(), 0, "-C removes nothing");
 }
+
+#[test]
+#[ignore = "system tier: needs root to drop the caches"]
+fn drop_caches_runs_before_each_phase_as_root() {
+    fslab_testkit::require_root();
+    let tmp = tempfile::tempdir().unwrap();
+    let d = tmp.path().to_str().unwrap();
+    for args in [
+        vec!["ior", "--drop-caches", "-t", "4k", "-b", "16k", "--dir", d],
+        vec!["mdtest", "--drop-caches", "-n", "4", "-d", "out", "--dir", d],
+    ] {
+        let r = fslab(&args);
+        assert_eq!(r.code, 0, "{args:?}: {}", r.stderr);
+    }
+}
