@@ -111,7 +111,7 @@ impl Default for Options {
 
 fn takes(name: &str) -> Option<Takes> {
     match name {
-        "C" | "e" | "F" | "g" | "h" | "k" | "r" | "v" | "w" | "z" => Some(Takes::Flag),
+        "C" | "e" | "F" | "g" | "h" | "help" | "k" | "r" | "v" | "w" | "z" => Some(Takes::Flag),
         "a" | "b" | "D" | "i" | "o" | "O" | "Q" | "s" | "t" | "random-offset-seed" => Some(Takes::Value),
         _ => None,
     }
@@ -152,7 +152,7 @@ impl Options {
                 "-e" => o.fsync = true,
                 "-F" => o.file_per_proc = true,
                 "-g" => o.intra_barriers = true,
-                "-h" => o.help = true,
+                "-h" | "--help" => o.help = true,
                 "-k" => o.keep = true,
                 "-r" => o.read = true,
                 "-v" => o.verbose += 1,

@@ -60,7 +60,7 @@ pub struct Options {
 
 fn takes(name: &str) -> Option<Takes> {
     match name {
-        "C" | "D" | "E" | "F" | "h" | "r" | "T" | "u" | "v" | "y" => Some(Takes::Flag),
+        "C" | "D" | "E" | "F" | "h" | "help" | "r" | "T" | "u" | "v" | "y" => Some(Takes::Flag),
         "b" | "d" | "e" | "i" | "I" | "n" | "N" | "w" | "z" => Some(Takes::Value),
         _ => None,
     }
@@ -112,7 +112,7 @@ impl Options {
                 "-D" => o.dirs = true,
                 "-E" => o.read = true,
                 "-F" => o.files = true,
-                "-h" => o.help = true,
+                "-h" | "--help" => o.help = true,
                 "-r" => o.remove = true,
                 "-T" => o.stat = true,
                 "-u" => o.unique = true,

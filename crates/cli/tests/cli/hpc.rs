@@ -33,6 +33,13 @@ fn ior_and_mdtest_run_alone_and_say_what_is_wrong_with_their_options() {
     let r = fslab(&["mdtest", "-n", "2", "-I", "1", "--dir", d]);
     assert_eq!(r.code, 2);
     assert!(r.stderr.contains("-n/-I"), "{}", r.stderr);
+    for tool in ["ior", "mdtest"] {
+        for h in ["-h", "--help"] {
+            let r = fslab(&[tool, h]);
+            assert_eq!(r.code, 0, "{tool} {h}: {}", r.stderr);
+            assert!(r.stdout.starts_with(&format!("Usage: fslab {tool} ")), "{}", r.stdout);
+        }
+    }
     let r = fslab(&["ior", "--json", "-t", "4k", "-b", "8k", "--dir", d]);
     let o: serde_json::Value = serde_json::from_str(&r.stdout).unwrap();
     assert_eq!(o["tool"], "ior");
