@@ -331,7 +331,7 @@ pub mod sys {
     use std::io;
     use std::path::Path;
 
-    /// `open(path, flags, mode)`: a descriptor closed by [`close`] (or on drop).
+    /// `open(path, flags, mode)`: a descriptor closed by [`Fd::close`] (or on drop).
     pub fn open(path: &Path, flags: libc::c_int, mode: libc::mode_t) -> io::Result<Fd> {
         let c = cstr(path)?;
         // SAFETY: a valid C string.
