@@ -509,7 +509,7 @@ fn check_workload(mut w: toml::Table, i: usize, base: &Path) -> Result<StudyWork
     }
     match (tool, &main) {
         (Tool::Ffsb, None) => return Err(bad(here("ffsb"), "ffsb needs a profile: ffsb = \"PROFILE\"")),
-        (Tool::Dbench | Tool::Sysbench | Tool::Iozone, Some(_)) => {
+        (Tool::Dbench | Tool::Sysbench | Tool::Iozone | Tool::Ior | Tool::Mdtest, Some(_)) => {
             return Err(bad(
                 here(tool.key()),
                 format!("{} takes a table of options, not a file", tool.key()),
