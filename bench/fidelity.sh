@@ -10,7 +10,9 @@
 #  2. Headlines. The same jobs, longer, on a fresh ext4 loop image per run (mkfs before every run)
 #     and on a tmpfs, the original and fslab alternating, ROUNDS rounds: the medians, spreads and
 #     the median of the paired ratios fslab/original (goal: within 5% on ext4 where the run is
-#     disk-bound, >= 1.0 on tmpfs where it is CPU-bound).
+#     disk-bound, >= 1.0 on tmpfs where it is CPU-bound). For IOzone also its automatic mode
+#     (`-a -n 64k -g 16m -i 0 -i 1`) on a tmpfs: per file size, the median over record sizes of
+#     each column's ratio fslab/IOzone (medians of the rounds).
 #
 #   sudo bench/fidelity.sh                        # dbench and sysbench (Debian's packages)
 #   sudo FFSB=/tmp/ffsb/ffsb IOZONE=/tmp/iozone/iozone bench/fidelity.sh dbench sysbench ffsb iozone
@@ -23,7 +25,9 @@
 # Environment: PART (syscalls, headlines or both [both]), ROUNDS (3), T (10: seconds of each
 # headline run; the syscall runs take 5), CLIENTS (dbench's clients in the headline runs [1 4]),
 # IMAGE_SIZE (4G, the sparse ext4 image, and the tmpfs's size), FILESYSTEMS (where the headline
-# runs go [ext4 tmpfs]), FSLAB (the binary; default target/release/fslab, built
+# runs go [ext4 tmpfs]; ext4-disk is ext4 on a loop device in direct I/O, disk-bound with
+# DBENCH_OPTS=-s, dbench's synchronous opens, since a 24 GiB page cache holds the rest),
+# DBENCH_OPTS (more options for both dbenches), FSLAB (the binary; default target/release/fslab, built
 # when missing), KEEP (a directory to copy every raw output to).
 # Exit: 0 when everything ran (goals met or not), 1 when a run failed, 3 when something is missing.
 set -uo pipefail
@@ -67,27 +71,36 @@ mkdir -p "$mnt" "$work/out"
 cleanup() {
     cd /
     if mountpoint -q "$mnt"; then umount "$mnt" 2>/dev/null || umount -l "$mnt"; fi
+    if [[ -n ${loopdev:-} ]]; then losetup -d "$loopdev" 2>/dev/null; fi
     if [[ -n ${KEEP:-} ]]; then mkdir -p "$KEEP" && cp -f "$work"/out/* "$KEEP"/ 2>/dev/null; fi
     rm -rf "$work"
 }
 trap cleanup EXIT
 trap 'echo "bench/fidelity.sh: interrupted" >&2; exit 130' INT TERM
 
-# mount_fresh FS: a new, empty filesystem of type FS (tmpfs or ext4) at $mnt. The ext4 image is
-# made again every time, so no run inherits another's layout.
+# mount_fresh FS: a new, empty filesystem of type FS at $mnt: tmpfs; ext4 on a loop device over
+# a sparse image (whose blocks the host's page cache holds: the run is rarely disk-bound); or
+# ext4-disk, the same with the loop device in direct I/O (losetup --direct-io=on), so that every
+# block the filesystem writes back or reads goes to the disk under /tmp. The image is made again
+# every time, so no run inherits another's layout.
 mount_fresh() {
     if mountpoint -q "$mnt"; then umount "$mnt" || die "cannot unmount $mnt" 1; fi
+    if [[ -n ${loopdev:-} ]]; then losetup -d "$loopdev"; loopdev=; fi
     rm -f "$work/ext4.img"
     sync
     echo 3 >/proc/sys/vm/drop_caches
     case $1 in
     tmpfs) mount -t tmpfs -o size="$IMAGE_SIZE" fslab-fidelity "$mnt" ;;
-    ext4)
+    ext4 | ext4-disk)
         truncate -s "$IMAGE_SIZE" "$work/ext4.img"
         # No lazy initialisation: it would write in the background during the run.
+        local direct=off
+        [[ $1 == ext4-disk ]] && direct=on
         mkfs.ext4 -q -F -E lazy_itable_init=0,lazy_journal_init=0 "$work/ext4.img" &&
-            mount -o loop "$work/ext4.img" "$mnt"
+            loopdev=$(losetup --find --show --direct-io="$direct" "$work/ext4.img") &&
+            mount "$loopdev" "$mnt"
         ;;
+    *) die "unknown filesystem $1 (tmpfs, ext4, ext4-disk)" ;;
     esac || die "cannot mount a fresh $1 at $mnt" 1
 }
 
@@ -97,7 +110,8 @@ WRAP=()
 job_dbench() { # kind dir log [seconds] [clients]
     local kind=$1 dir=$2 log=$3 t=${4:-5} n=${5:-1} cmd=(dbench)
     [[ $kind == fslab ]] && cmd=("$FSLAB" dbench)
-    "${WRAP[@]}" "${cmd[@]}" -D "$dir" -t "$t" "$n" >"$log" 2>&1
+    # shellcheck disable=SC2086 # DBENCH_OPTS is a list of options
+    "${WRAP[@]}" "${cmd[@]}" ${DBENCH_OPTS:-} -D "$dir" -t "$t" "$n" >"$log" 2>&1
 }
 SYSBENCH_ARGS=(--file-num=4 --file-total-size=64M)
 job_sysbench() { # kind dir log phase [seconds]
@@ -288,11 +302,52 @@ fs, o, f = sys.argv[1], [float(x) for x in sys.argv[2].split()], [float(x) for x
 spread = lambda a: 100 * (max(a) - min(a)) / st.median(a)
 r = [b / a for a, b in zip(o, f)]
 m = st.median(r)
-goal, ok = (">= 1.0", m >= 1.0) if fs == "tmpfs" else ("0.95-1.05", 0.95 <= m <= 1.05)
+goal, ok = (">= 1.0", m >= 1.0) if fs == "tmpfs" else ("0.95-1.05", 0.95 <= m <= 1.05)  # ext4, ext4-disk
 print(f"  original: median {st.median(o):.2f} (spread {spread(o):.0f}%)   fslab: median {st.median(f):.2f} (spread {spread(f):.0f}%)")
 print(f"  ratio fslab/original, median of the pairs: {m:.3f} [{min(r):.3f}-{max(r):.3f}]   goal {goal}: {'met' if ok else 'NOT met'}")
 EOF
     echo
+}
+
+# IOzone's automatic mode, alternating, on one tmpfs: each column's ratio per file size.
+iozone_auto() {
+    local r kind order
+    echo "== iozone automatic mode (-a -n 64k -g 16m -i 0 -i 1) on tmpfs, $ROUNDS rounds"
+    mount_fresh tmpfs
+    for r in $(seq "$ROUNDS"); do
+        order="original fslab"
+        ((r % 2 == 0)) && order="fslab original"
+        for kind in $order; do
+            mkdir -p "$mnt/$kind"
+            job_iozone_auto "$kind" "$mnt/$kind" "$work/out/iozone-auto-$r-$kind.log" ||
+                die "$kind iozone -a failed: $(tail -3 "$work/out/iozone-auto-$r-$kind.log")" 1
+        done
+    done
+    python3 - "$work/out" "$ROUNDS" <<'EOF'
+import sys, statistics as st
+out, rounds = sys.argv[1], int(sys.argv[2])
+def table(kind):
+    rows = {}
+    for r in range(1, rounds + 1):
+        for line in open(f"{out}/iozone-auto-{r}-{kind}.log"):
+            f = line.split()
+            if len(f) >= 4 and all(x.isdigit() for x in f):
+                rows.setdefault((int(f[0]), int(f[1])), []).append([int(x) for x in f[2:]])
+    return {k: [st.median(c) for c in zip(*v)] for k, v in rows.items()}
+o, m = table("original"), table("fslab")
+cols = ["write", "rewrite", "read", "reread"]
+print("  file kB   " + "".join(f"{c:>9}" for c in cols) + "   (median over record sizes of fslab/IOzone)")
+for size in sorted({k[0] for k in o}):
+    keys = [k for k in o if k[0] == size and k in m]
+    ratios = [st.median(m[k][c] / o[k][c] for k in keys if o[k][c]) for c in range(len(cols))]
+    print(f"  {size:>7}   " + "".join(f"{x:>9.2f}" for x in ratios))
+EOF
+    echo
+}
+job_iozone_auto() { # kind dir log
+    local kind=$1 dir=$2 log=$3 cmd=("$IOZONE")
+    [[ $kind == fslab ]] && cmd=("$FSLAB" iozone)
+    (cd "$dir" && "${cmd[@]}" -a -n 64k -g 16m -i 0 -i 1) >"$log" 2>&1
 }
 
 echo "fidelity: $("$FSLAB" --version) against ${TOOLS[*]}; $(nproc) CPUs, load $(cut -d' ' -f1-3 /proc/loadavg)"
@@ -309,5 +364,6 @@ if [[ $PART != syscalls ]]; then
                 headlines "$tool" "$fs"
             fi
         done
+        [[ $tool == iozone ]] && iozone_auto
     done
 fi

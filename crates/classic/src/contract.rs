@@ -11,7 +11,7 @@
 //! ([`Outcome::from_json`]). The lab asks a tool how to run a study's workload with
 //! [`Tool::calls`] and checks it before anything is formatted with [`Tool::check`].
 
-use crate::{dbench, ffsb, iozone, native, sysbench};
+use crate::{dbench, ffsb, ior, iozone, mdtest, native, sysbench};
 use fslab_engine::result::{FirstError, RunResult, Status};
 use fslab_engine::{Metric, Progress, Span, Workload};
 use serde::{Deserialize, Serialize};
@@ -33,10 +33,20 @@ pub enum Tool {
     Dbench,
     Sysbench,
     Iozone,
+    Ior,
+    Mdtest,
 }
 
 impl Tool {
-    pub const ALL: [Tool; 5] = [Tool::Run, Tool::Ffsb, Tool::Dbench, Tool::Sysbench, Tool::Iozone];
+    pub const ALL: [Tool; 7] = [
+        Tool::Run,
+        Tool::Ffsb,
+        Tool::Dbench,
+        Tool::Sysbench,
+        Tool::Iozone,
+        Tool::Ior,
+        Tool::Mdtest,
+    ];
 
     /// Its command (`fslab dbench`) and its key in a study file.
     pub fn key(self) -> &'static str {
@@ -46,6 +56,8 @@ impl Tool {
             Tool::Dbench => "dbench",
             Tool::Sysbench => "sysbench",
             Tool::Iozone => "iozone",
+            Tool::Ior => "ior",
+            Tool::Mdtest => "mdtest",
         }
     }
 
@@ -62,6 +74,8 @@ impl Tool {
             Tool::Dbench => dbench::frontend::parse(args),
             Tool::Sysbench => sysbench::frontend::parse(args),
             Tool::Iozone => iozone::frontend::parse(args),
+            Tool::Ior => ior::frontend::parse(args),
+            Tool::Mdtest => mdtest::frontend::parse(args),
         }
     }
 
@@ -80,13 +94,15 @@ impl Tool {
             Tool::Dbench => dbench::frontend::calls(request),
             Tool::Sysbench => sysbench::frontend::calls(request),
             Tool::Iozone => iozone::frontend::calls(request),
+            Tool::Ior => ior::frontend::calls(request),
+            Tool::Mdtest => mdtest::frontend::calls(request),
         }
     }
 
     /// The study option that sets the run time, if the tool has one (the quick form caps it).
     pub fn time_option(self) -> Option<&'static str> {
         match self {
-            Tool::Iozone => None,
+            Tool::Iozone | Tool::Ior | Tool::Mdtest => None,
             _ => Some("time"),
         }
     }
@@ -112,7 +128,10 @@ impl Tool {
     /// Whether the tool prints lines of its own while it runs (dbench's per-second lines,
     /// IOzone's results as each sub-test ends), so that a progress bar would be in their way.
     pub fn prints_as_it_runs(self) -> bool {
-        matches!(self, Tool::Dbench | Tool::Iozone | Tool::Sysbench)
+        matches!(
+            self,
+            Tool::Dbench | Tool::Iozone | Tool::Sysbench | Tool::Ior | Tool::Mdtest
+        )
     }
 }
 

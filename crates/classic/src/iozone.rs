@@ -64,8 +64,12 @@
 //! - Automatic mode times its one process's loop as IOzone does, the file opened before the clock
 //!   and without per-operation clock reads (see [`figures::single`]). As IOzone 3.487 it opens
 //!   `iozone.tmp` for each test, fsyncs it before the clock, makes the records (with `-e` an
-//!   fsync inside the clock), fsyncs it again and closes it; IOzone's readers also read one
-//!   record and `lseek(0)` before the clock, which fslab does not. pwritev/preadv (`-i 11`,
+//!   fsync inside the clock), fsyncs it again and closes it; its readers (read and re-read)
+//!   first read one record and `lseek(0)`, untimed, as IOzone's prime the caches. What still
+//!   differs is the process around the loop: each measurement is an engine run (its thread,
+//!   its buffers, its result), which touches memory between two measurements that IOzone's
+//!   one loop does not, so a file of a few MB that IOzone finds in the CPU's cache may have
+//!   left it (see `bench/fidelity.sh`'s automatic-mode comparison). pwritev/preadv (`-i 11`,
 //!   `-i 12`) are not offered (see [`compile`]).
 
 pub mod compile;

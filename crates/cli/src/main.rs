@@ -57,6 +57,16 @@ enum Command {
     Sysbench(frontend::Words),
     /// IOzone's throughput and automatic modes with IOzone's options.
     Iozone(frontend::Words),
+    /// IOR 4.0's parallel I/O test with IOR's options (one rank alone; many under mpirun).
+    #[command(after_help = "Examples:
+  fslab ior -w -r -t 64k -b 16m -s 4 -o testfile --dir /mnt/test
+  fslab ior -a MMAP -F -e -i 3 --dir /mnt/test -O summaryFormat=CSV")]
+    Ior(frontend::Words),
+    /// mdtest 4.0's metadata test with mdtest's options (one rank alone; many under mpirun).
+    #[command(after_help = "Examples:
+  fslab mdtest -n 1000 -d out --dir /mnt/test
+  fslab mdtest -F -z 2 -b 4 -I 10 -w 4096 -e 4096 -i 3 --dir /mnt/test")]
+    Mdtest(frontend::Words),
     /// What this machine can and cannot run (filesystems, tools, io_uring, O_DIRECT), and how to
     /// get what it lacks.
     Doctor(doctor::Args),
@@ -91,7 +101,7 @@ fslab manpages ./man && man -l man/fslab-report.1"
     /// The JSON Schema of a document fslab prints (also in docs/schema/).
     #[command(after_help = "Examples:\n  fslab schema outcome > outcome.schema.json\n  fslab schema report")]
     Schema {
-        /// outcome: `fslab run|ffsb|dbench|sysbench|iozone --json`; report: `fslab report
+        /// outcome: `fslab run|ffsb|dbench|sysbench|iozone|ior|mdtest --json`; report: `fslab report
         /// --format json`; compare: `fslab compare --json`.
         #[arg(value_enum)]
         document: Document,
@@ -154,6 +164,8 @@ fn main() -> ExitCode {
         Command::Dbench(args) => frontend::main(|| dbench::frontend::frontend(args)),
         Command::Sysbench(w) => frontend::main(|| Tool::Sysbench.parse(&w.words)),
         Command::Iozone(w) => frontend::main(|| Tool::Iozone.parse(&w.words)),
+        Command::Ior(w) => frontend::main(|| Tool::Ior.parse(&w.words)),
+        Command::Mdtest(w) => frontend::main(|| Tool::Mdtest.parse(&w.words)),
         Command::Doctor(args) => doctor::main(args),
         Command::Info(args) => info::main(args),
         Command::Study(args) => study::main(args),

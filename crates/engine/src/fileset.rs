@@ -20,7 +20,7 @@ use crate::confine::{self, ConfineError, RunDir};
 use crate::idmap::IdMap;
 use crate::marker;
 use crate::workload::{Fileset, OSync, SetupCalls, SizeDist, Workload};
-use rand::{Rng, SeedableRng};
+use rand::{Rng, RngExt, SeedableRng};
 use rustix::fs::{AtFlags, Mode, OFlags};
 use std::ffi::{CStr, CString};
 use std::io;
@@ -437,7 +437,7 @@ impl FileTable {
                 if v.is_empty() {
                     return None;
                 }
-                let id = if v.len() == 1 { 0 } else { rng.gen_range(0..v.len()) };
+                let id = if v.len() == 1 { 0 } else { rng.random_range(0..v.len()) };
                 Some(Picked {
                     id: id as u64,
                     size: v[id].load(Relaxed),
@@ -448,7 +448,7 @@ impl FileTable {
                 if d.live.is_empty() {
                     return None;
                 }
-                let i = rng.gen_range(0..d.live.len());
+                let i = rng.random_range(0..d.live.len());
                 let e = &mut d.live[i];
                 e.busy += 1;
                 Some(Picked { id: e.id, size: e.size })
@@ -512,7 +512,7 @@ impl FileTable {
         if n == 0 {
             return None;
         }
-        let start = rng.gen_range(0..n);
+        let start = rng.random_range(0..n);
         let i = (0..n).map(|k| (start + k) % n).find(|&i| d.live[i].busy == 0)?;
         let gone = d.remove_at(i);
         Some(Picked {
@@ -575,7 +575,7 @@ impl FileTable {
         if d.is_empty() {
             return None;
         }
-        let i = rng.gen_range(0..d.len());
+        let i = rng.random_range(0..d.len());
         Some(d.swap_remove(i))
     }
 }
@@ -1061,7 +1061,10 @@ fn write_files(
             .map(|w| {
                 let (total, next) = (&total, &next);
                 s.spawn(move || -> Result<(), (String, io::Error)> {
-                    let mut buf = crate::io::IoBuffers::new(chunk, 1, 0x9e37_79b9 ^ w as u64);
+                    // Only files written whole need the data (1 MiB by default, filled once).
+                    let mut buf = spec
+                        .prealloc
+                        .then(|| crate::io::IoBuffers::new(chunk, 1, 0x9e37_79b9 ^ w as u64));
                     loop {
                         let id = next.fetch_add(1, Relaxed);
                         if id >= sizes.len() as u64 {
@@ -1075,7 +1078,7 @@ fn write_files(
                         let flags = OFlags::WRONLY | OFlags::CREATE | OFlags::EXCL | OFlags::NOFOLLOW | OFlags::CLOEXEC;
                         let mode = Mode::from_raw_mode(spec.mode.unwrap_or(0o644));
                         let fd = rustix::fs::openat(dir, name.as_str(), flags, mode).map_err(|e| (here(), e.into()))?;
-                        if spec.prealloc {
+                        if let Some(buf) = buf.as_mut() {
                             let size = sizes[id as usize];
                             let mut off = 0u64;
                             while off < size {

@@ -1,6 +1,9 @@
 //! Per-operation statistics of one thread: counts, bytes, FFSB transactions and a log-linear
 //! latency histogram (HdrHistogram, 2 significant digits: under 1% relative error from 1 ns to an
 //! hour). Each thread owns its own and they are merged after the run, so recording takes no lock.
+//! A histogram is made at the first latency it records (37 KB of counts): statistics that only
+//! count (latency off, untimed fsyncs) cost nothing, so that short runs repeated many times
+//! (IOzone's automatic mode) do not sweep the CPU caches between measurements.
 
 use hdrhistogram::Histogram;
 use serde::{Deserialize, Serialize};
@@ -8,7 +11,7 @@ use serde::{Deserialize, Serialize};
 /// Highest latency the histograms track exactly: one hour, in nanoseconds.
 const MAX_NS: u64 = 3_600_000_000_000;
 
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, Default)]
 pub struct OpStats {
     pub count: u64,
     pub errors: u64,
@@ -18,21 +21,12 @@ pub struct OpStats {
     pub mismatches: u64,
     pub bytes: u64,
     pub transactions: u64,
-    pub hist: Histogram<u64>,
+    /// Made at the first latency recorded or merged in.
+    hist: Option<Histogram<u64>>,
 }
 
-impl Default for OpStats {
-    fn default() -> Self {
-        OpStats {
-            count: 0,
-            errors: 0,
-            skipped: 0,
-            mismatches: 0,
-            bytes: 0,
-            transactions: 0,
-            hist: Histogram::new_with_bounds(1, MAX_NS, 2).expect("valid histogram bounds"),
-        }
-    }
+fn new_histogram() -> Histogram<u64> {
+    Histogram::new_with_bounds(1, MAX_NS, 2).expect("valid histogram bounds")
 }
 
 impl OpStats {
@@ -41,7 +35,7 @@ impl OpStats {
         self.count += 1;
         self.bytes += bytes;
         self.transactions += transactions;
-        self.hist.saturating_record(ns.max(1));
+        self.hist.get_or_insert_with(new_histogram).saturating_record(ns.max(1));
     }
 
     /// Counts an operation without timing it (latency recording switched off).
@@ -59,7 +53,12 @@ impl OpStats {
         self.mismatches += other.mismatches;
         self.bytes += other.bytes;
         self.transactions += other.transactions;
-        self.hist.add(&other.hist).expect("histograms share their bounds");
+        if let Some(theirs) = other.hist.as_ref().filter(|h| !h.is_empty()) {
+            match &mut self.hist {
+                Some(mine) => mine.add(theirs).expect("histograms share their bounds"),
+                None => self.hist = Some(theirs.clone()),
+            }
+        }
     }
 
     pub fn reset(&mut self) {
@@ -69,15 +68,16 @@ impl OpStats {
         self.mismatches = 0;
         self.bytes = 0;
         self.transactions = 0;
-        self.hist.reset();
+        if let Some(h) = &mut self.hist {
+            h.reset();
+        }
     }
 
     pub fn latency(&self) -> Latency {
-        let h = &self.hist;
-        let us = |ns: u64| ns as f64 / 1000.0;
-        if h.is_empty() {
+        let Some(h) = self.hist.as_ref().filter(|h| !h.is_empty()) else {
             return Latency::default();
-        }
+        };
+        let us = |ns: u64| ns as f64 / 1000.0;
         Latency {
             min_us: us(h.min()),
             mean_us: h.mean() / 1000.0,
@@ -96,8 +96,10 @@ impl OpStats {
     /// (the counts, bytes and errors are the caller's to set).
     pub fn from_buckets(buckets: &[(u64, u64)]) -> OpStats {
         let mut s = OpStats::default();
-        for &(ns, n) in buckets {
-            s.hist.saturating_record_n(ns.max(1), n);
+        for &(ns, n) in buckets.iter().filter(|b| b.1 > 0) {
+            s.hist
+                .get_or_insert_with(new_histogram)
+                .saturating_record_n(ns.max(1), n);
         }
         s
     }
@@ -105,9 +107,11 @@ impl OpStats {
     /// The histogram as (upper bound in ns, count) pairs of its non-empty buckets, for storage
     /// and for merging across repeats.
     pub fn buckets(&self) -> Vec<(u64, u64)> {
-        self.hist
-            .iter_recorded()
-            .map(|v| (self.hist.highest_equivalent(v.value_iterated_to()), v.count_at_value()))
+        let Some(h) = &self.hist else {
+            return Vec::new();
+        };
+        h.iter_recorded()
+            .map(|v| (h.highest_equivalent(v.value_iterated_to()), v.count_at_value()))
             .collect()
     }
 }
@@ -135,7 +139,7 @@ mod tests {
         for value in [1_000u64, 37_000, 1_234_567, 999_999_999, 100_000_000_000] {
             let mut s = OpStats::default();
             s.record(value, 0, 0);
-            let got = s.hist.value_at_quantile(0.5) as f64;
+            let got = s.hist.as_ref().unwrap().value_at_quantile(0.5) as f64;
             let err = (got - value as f64).abs() / value as f64;
             assert!(err <= 0.01, "{value} ns read back as {got} ({:.3}% off)", err * 100.0);
         }
@@ -159,6 +163,24 @@ mod tests {
     }
 
     #[test]
+    fn counting_only_makes_no_histogram_and_merging_one_in_keeps_its_latencies() {
+        let mut counted = OpStats::default();
+        counted.count_only(4096, 1);
+        assert!(
+            counted.hist.is_none(),
+            "a statistic that only counts allocates no histogram"
+        );
+        assert_eq!(counted.latency(), Latency::default());
+        assert!(counted.buckets().is_empty());
+        let mut timed = OpStats::default();
+        timed.record(2_000, 4096, 1);
+        counted.merge(&timed);
+        assert_eq!(counted.count, 2);
+        assert_eq!(counted.buckets().iter().map(|b| b.1).sum::<u64>(), 1);
+        assert!((counted.latency().max_us - 2.0).abs() < 0.02);
+    }
+
+    #[test]
     fn a_histogram_read_back_from_its_buckets_has_the_same_buckets() {
         let mut a = OpStats::default();
         for ns in [1_000, 1_003, 2_000, 77_777, 5_000_000_000] {
@@ -166,6 +188,6 @@ mod tests {
         }
         let back = OpStats::from_buckets(&a.buckets());
         assert_eq!(back.buckets(), a.buckets());
-        assert_eq!(back.hist.len(), 5);
+        assert_eq!(back.hist.as_ref().map(|h| h.len()), Some(5));
     }
 }

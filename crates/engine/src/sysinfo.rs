@@ -32,6 +32,14 @@ pub fn host_name() -> String {
 }
 
 impl SystemInfo {
+    /// The facts about the current machine, collected once per process: a run repeated many
+    /// times (IOzone's automatic mode) then does not read `/proc/cpuinfo` (whose `cpu MHz`
+    /// interrupts every CPU) between two measurements.
+    pub fn this_machine() -> SystemInfo {
+        static ONCE: std::sync::OnceLock<SystemInfo> = std::sync::OnceLock::new();
+        ONCE.get_or_init(SystemInfo::collect).clone()
+    }
+
     /// Collects the facts about the current machine.
     pub fn collect() -> SystemInfo {
         let uname = rustix::system::uname();

@@ -14,7 +14,7 @@ pub mod targets;
 pub use targets::{target, Target, TARGETS};
 
 use rand::rngs::SmallRng;
-use rand::{Rng, SeedableRng};
+use rand::{RngExt, SeedableRng};
 use std::cell::{Cell, RefCell};
 use std::collections::HashSet;
 use std::panic::{catch_unwind, AssertUnwindSafe};
@@ -306,8 +306,8 @@ pub fn fuzz(t: &'static Target, s: &Session) -> Stats {
     let mut first = true;
     while std::mem::take(&mut first) || Instant::now() < end {
         for _ in 0..64 {
-            let a = rng.gen_range(0..corpus.len());
-            let b = rng.gen_range(0..corpus.len());
+            let a = rng.random_range(0..corpus.len());
+            let b = rng.random_range(0..corpus.len());
             let input = mutate::mutate(&mut rng, &corpus[a], &corpus[b], t.dict, s.max_len);
             let ran = exec(t, &input);
             stats.execs += 1;

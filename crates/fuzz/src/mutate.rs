@@ -3,7 +3,7 @@
 //! spliced ranges, the target's dictionary words, and lines repeated or made very long.
 
 use rand::rngs::SmallRng;
-use rand::Rng;
+use rand::RngExt;
 
 /// Numbers that break parsers: limits of every width, floats beyond a Duration, negatives.
 const NUMBERS: &[&str] = &[
@@ -34,7 +34,7 @@ const NUMBERS: &[&str] = &[
 /// to splice from; `dict` the target's words).
 pub fn mutate(rng: &mut SmallRng, input: &[u8], other: &[u8], dict: &[&str], max_len: usize) -> Vec<u8> {
     let mut out = input.to_vec();
-    let rounds = 1 + rng.gen_range(0..4);
+    let rounds = 1 + rng.random_range(0..4);
     for _ in 0..rounds {
         once(rng, &mut out, other, dict, max_len);
     }
@@ -43,28 +43,28 @@ pub fn mutate(rng: &mut SmallRng, input: &[u8], other: &[u8], dict: &[&str], max
 }
 
 fn once(rng: &mut SmallRng, out: &mut Vec<u8>, other: &[u8], dict: &[&str], max_len: usize) {
-    let pos = |rng: &mut SmallRng, len: usize| if len == 0 { 0 } else { rng.gen_range(0..=len) };
-    match rng.gen_range(0..12) {
+    let pos = |rng: &mut SmallRng, len: usize| if len == 0 { 0 } else { rng.random_range(0..=len) };
+    match rng.random_range(0..12) {
         // A bit flipped.
         0 if !out.is_empty() => {
-            let i = rng.gen_range(0..out.len());
-            out[i] ^= 1 << rng.gen_range(0..8);
+            let i = rng.random_range(0..out.len());
+            out[i] ^= 1 << rng.random_range(0..8);
         }
         // A byte replaced by an interesting one (invalid UTF-8, NUL, newline, brackets...).
         1 if !out.is_empty() => {
             const BYTES: &[u8] = b"\x00\xff\xc3\xe2\x80\n\r\t []=#\"\\'{}.,-+0123456789";
-            let i = rng.gen_range(0..out.len());
-            out[i] = BYTES[rng.gen_range(0..BYTES.len())];
+            let i = rng.random_range(0..out.len());
+            out[i] = BYTES[rng.random_range(0..BYTES.len())];
         }
         // A range deleted.
         2 if !out.is_empty() => {
-            let a = rng.gen_range(0..out.len());
-            let b = (a + rng.gen_range(1..=64)).min(out.len());
+            let a = rng.random_range(0..out.len());
+            let b = (a + rng.random_range(1..=64)).min(out.len());
             out.drain(a..b);
         }
         // A number replaced by an interesting one.
         3 | 4 => {
-            let number = NUMBERS[rng.gen_range(0..NUMBERS.len())].as_bytes();
+            let number = NUMBERS[rng.random_range(0..NUMBERS.len())].as_bytes();
             match find_number(rng, out) {
                 Some((a, b)) => {
                     out.splice(a..b, number.iter().copied());
@@ -77,9 +77,9 @@ fn once(rng: &mut SmallRng, out: &mut Vec<u8>, other: &[u8], dict: &[&str], max_
         }
         // A dictionary word inserted, or put in place of a word.
         5 | 6 if !dict.is_empty() => {
-            let word = dict[rng.gen_range(0..dict.len())].as_bytes();
+            let word = dict[rng.random_range(0..dict.len())].as_bytes();
             let at = pos(rng, out.len());
-            if rng.gen_bool(0.5) {
+            if rng.random_bool(0.5) {
                 let end = out[at..]
                     .iter()
                     .position(|b| b.is_ascii_whitespace() || *b == b'=')
@@ -91,41 +91,41 @@ fn once(rng: &mut SmallRng, out: &mut Vec<u8>, other: &[u8], dict: &[&str], max_
         }
         // A range of this input copied elsewhere.
         7 if !out.is_empty() => {
-            let a = rng.gen_range(0..out.len());
-            let b = (a + rng.gen_range(1..=128)).min(out.len());
+            let a = rng.random_range(0..out.len());
+            let b = (a + rng.random_range(1..=128)).min(out.len());
             let piece = out[a..b].to_vec();
             let at = pos(rng, out.len());
             out.splice(at..at, piece);
         }
         // A range of another entry spliced in.
         8 if !other.is_empty() => {
-            let a = rng.gen_range(0..other.len());
-            let b = (a + rng.gen_range(1..=256)).min(other.len());
+            let a = rng.random_range(0..other.len());
+            let b = (a + rng.random_range(1..=256)).min(other.len());
             let at = pos(rng, out.len());
-            let end = (at + rng.gen_range(0..64)).min(out.len());
+            let end = (at + rng.random_range(0..64)).min(out.len());
             out.splice(at..end, other[a..b].iter().copied());
         }
         // A line repeated many times.
         9 if !out.is_empty() => {
-            let (a, b) = line_at(out, rng.gen_range(0..out.len()));
+            let (a, b) = line_at(out, rng.random_range(0..out.len()));
             let line = out[a..b].to_vec();
-            let times = rng.gen_range(2..200).min(max_len / line.len().max(1));
+            let times = rng.random_range(2..200).min(max_len / line.len().max(1));
             for _ in 0..times {
                 out.splice(a..a, line.iter().copied());
             }
         }
         // A very long run of one byte (an overlong line, name or number).
         10 => {
-            let byte = [b'a', b'9', b' ', b'[', b'"', b'\\', b'x'][rng.gen_range(0..7)];
-            let n = rng.gen_range(100..=max_len.clamp(101, 1 << 16));
+            let byte = [b'a', b'9', b' ', b'[', b'"', b'\\', b'x'][rng.random_range(0..7)];
+            let n = rng.random_range(100..=max_len.clamp(101, 1 << 16));
             let at = pos(rng, out.len());
             out.splice(at..at, std::iter::repeat_n(byte, n));
         }
         // Random bytes inserted.
         _ => {
-            let n = rng.gen_range(1..=8);
+            let n = rng.random_range(1..=8);
             let at = pos(rng, out.len());
-            let bytes: Vec<u8> = (0..n).map(|_| rng.gen()).collect();
+            let bytes: Vec<u8> = (0..n).map(|_| rng.random()).collect();
             out.splice(at..at, bytes);
         }
     }
@@ -136,7 +136,7 @@ fn find_number(rng: &mut SmallRng, out: &[u8]) -> Option<(usize, usize)> {
     if out.is_empty() {
         return None;
     }
-    let start = rng.gen_range(0..out.len());
+    let start = rng.random_range(0..out.len());
     let a = (start..out.len()).chain(0..start).find(|&i| out[i].is_ascii_digit())?;
     let a = (0..=a)
         .rev()

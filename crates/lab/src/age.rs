@@ -31,7 +31,7 @@ use crate::LabError;
 use fslab_engine::workload::SizeDist;
 use fslab_engine::Bytes;
 use rand::rngs::SmallRng;
-use rand::{Rng, RngCore, SeedableRng};
+use rand::{Rng, RngExt, SeedableRng};
 use serde::Serialize;
 use std::io::{self, Write};
 use std::path::{Path, PathBuf};
@@ -273,7 +273,7 @@ impl<'a> Ager<'a> {
         }
         let size = self.spec.sizes.sample(&mut self.rng);
         let path = self.path(n);
-        let start = self.rng.gen_range(0..PATTERN);
+        let start = self.rng.random_range(0..PATTERN);
         self.write(&path, size, start)
             .map_err(|e| LabError::io(format!("writing {}", path.display()), e))?;
         self.live.push((n, size));
@@ -303,7 +303,7 @@ impl<'a> Ager<'a> {
         let count = ((self.live.len() as f64 * self.spec.delete).ceil() as usize).clamp(1, self.live.len());
         let mut bytes = 0;
         for _ in 0..count {
-            let (n, size) = self.live.swap_remove(self.rng.gen_range(0..self.live.len()));
+            let (n, size) = self.live.swap_remove(self.rng.random_range(0..self.live.len()));
             let path = self.path(n);
             std::fs::remove_file(&path).map_err(|e| LabError::io(format!("deleting {}", path.display()), e))?;
             bytes += size;

@@ -173,6 +173,81 @@ pub fn mkfs(dev: &Path, fs_type: &str, options: &str) -> Result<String, LabError
     run_tool(program, &args)
 }
 
+/// Whether fslab can put `fs_type`'s journal or log on a device of its own: ext3 and ext4 (an
+/// external journal, `mke2fs -O journal_dev`) and xfs (`-l logdev=`). Unsupported otherwise,
+/// saying why.
+pub fn log_support(fs_type: &str) -> Result<(), LabError> {
+    let reason = match fs_type {
+        "ext3" | "ext4" | "xfs" => return Ok(()),
+        "ext2" => "ext2 has no journal".to_string(),
+        "tmpfs" => "tmpfs has no device".to_string(),
+        other => format!(
+            "fslab knows no external log for {other} (it puts the log of ext3, ext4 and xfs on a second device)"
+        ),
+    };
+    Err(LabError::Unsupported {
+        what: format!("an external log for {fs_type}"),
+        reason,
+    })
+}
+
+/// The block size an ext filesystem made with `options` gets when it has an external journal:
+/// the one `-b` names, else 4096 (mke2fs would pick 1024 for a small filesystem, and the journal
+/// device must have the filesystem's block size, so the lab names it).
+fn ext_block_size(options: &[String]) -> Option<String> {
+    let mut words = options.iter();
+    while let Some(w) = words.next() {
+        if w == "-b" {
+            return words.next().cloned();
+        }
+        if let Some(n) = w.strip_prefix("-b") {
+            return Some(n.to_string());
+        }
+    }
+    None
+}
+
+/// The mkfs options for a filesystem whose log is on `log`: the study's, then what points at
+/// the log (`-b 4096 -J device=LOG` for ext3/ext4 when no `-b` is given, `-l logdev=LOG` for xfs).
+pub fn mkfs_options_with_log(fs_type: &str, options: &str, log: &Path) -> Result<String, LabError> {
+    log_support(fs_type)?;
+    let log = log.display();
+    let added = match fs_type {
+        "xfs" => format!("-l logdev={log}"),
+        _ => match ext_block_size(&split_options(options)?) {
+            Some(_) => format!("-J device={log}"),
+            None => format!("-b 4096 -J device={log}"),
+        },
+    };
+    Ok(format!("{options} {added}").trim().to_string())
+}
+
+/// The mount options for a filesystem whose log is on `log`: xfs is told where it is
+/// (`logdev=LOG`); ext3/ext4 find their journal device by the number mkfs recorded.
+pub fn mount_options_with_log(fs_type: &str, options: &str, log: &Path) -> String {
+    match fs_type {
+        "xfs" => [options.to_string(), format!("logdev={}", log.display())]
+            .into_iter()
+            .filter(|o| !o.is_empty())
+            .collect::<Vec<_>>()
+            .join(","),
+        _ => options.to_string(),
+    }
+}
+
+/// Prepares `log` to hold the journal of the `fs_type` filesystem made with `options`: for
+/// ext3/ext4 an external journal device of the filesystem's block size (`mke2fs -O journal_dev
+/// -b N`); xfs writes its log itself when the filesystem is made. Returns what the tool printed.
+pub fn mkfs_log(log: &Path, fs_type: &str, options: &str) -> Result<String, LabError> {
+    log_support(fs_type)?;
+    if fs_type == "xfs" {
+        return Ok(String::new());
+    }
+    let block = ext_block_size(&split_options(options)?).unwrap_or_else(|| "4096".to_string());
+    let log = log.to_string_lossy();
+    run_tool("mke2fs", &["-F", "-q", "-O", "journal_dev", "-b", &block, &log])
+}
+
 /// A filesystem the lab mounted.
 #[derive(Debug, Clone)]
 pub struct Mounted {
@@ -334,9 +409,10 @@ pub fn umount_lazy(mnt: &Path) -> Result<(), LabError> {
 }
 
 /// Checks the unmounted `fs_type` filesystem on `dev` without changing it (`e2fsck -fn`,
-/// `xfs_repair -n`, `btrfs check --readonly`); returns the checker's output. Errors found are
-/// [`LabError::Tool`] with that output.
-pub fn fsck(dev: &Path, fs_type: &str) -> Result<String, LabError> {
+/// `xfs_repair -n`, `btrfs check --readonly`), with its external journal or log on `log` when it
+/// has one (`e2fsck -j LOG`, `xfs_repair -l LOG`); returns the checker's output. Errors found
+/// are [`LabError::Tool`] with that output.
+pub fn fsck(dev: &Path, fs_type: &str, log: Option<&Path>) -> Result<String, LabError> {
     let Some((program, flags)) = Support::of(fs_type)?.fsck else {
         return Err(LabError::Unsupported {
             what: format!("fsck of {fs_type}"),
@@ -344,7 +420,18 @@ pub fn fsck(dev: &Path, fs_type: &str) -> Result<String, LabError> {
         });
     };
     let dev = dev.to_string_lossy();
-    let args: Vec<&str> = flags.iter().copied().chain([dev.as_ref()]).collect();
+    let log = log.map(|l| l.to_string_lossy());
+    let log_flag = match program {
+        "xfs_repair" => "-l",
+        _ => "-j",
+    };
+    let log_args = log.as_deref().map(|l| [log_flag, l]);
+    let args: Vec<&str> = flags
+        .iter()
+        .copied()
+        .chain(log_args.into_iter().flatten())
+        .chain([dev.as_ref()])
+        .collect();
     run_tool(program, &args)
 }
 
@@ -399,6 +486,40 @@ mod tests {
             vec!["-L", "my label", "-O", "^has_journal"]
         );
         assert!(split_options("-L \"open").is_err());
+    }
+
+    #[test]
+    fn an_external_log_is_named_to_mkfs_and_mount() {
+        let log = Path::new("/dev/loop9");
+        assert_eq!(
+            mkfs_options_with_log("xfs", "-l size=64m,lazy-count=1 -d agcount=8", log).unwrap(),
+            "-l size=64m,lazy-count=1 -d agcount=8 -l logdev=/dev/loop9"
+        );
+        assert_eq!(
+            mkfs_options_with_log("ext4", "", log).unwrap(),
+            "-b 4096 -J device=/dev/loop9"
+        );
+        assert_eq!(
+            mkfs_options_with_log("ext3", "-b 1024 -O dir_index", log).unwrap(),
+            "-b 1024 -O dir_index -J device=/dev/loop9"
+        );
+        assert_eq!(
+            ext_block_size(&split_options("-b2048").unwrap()).as_deref(),
+            Some("2048")
+        );
+        assert_eq!(
+            mount_options_with_log("xfs", "noatime,logbufs=8", log),
+            "noatime,logbufs=8,logdev=/dev/loop9"
+        );
+        assert_eq!(mount_options_with_log("xfs", "", log), "logdev=/dev/loop9");
+        assert_eq!(mount_options_with_log("ext4", "noatime", log), "noatime");
+        for (fs, says) in [
+            ("btrfs", "fslab knows no external log for btrfs"),
+            ("ext2", "ext2 has no journal"),
+        ] {
+            let e = mkfs_options_with_log(fs, "", log).unwrap_err().to_string();
+            assert!(e.contains(says), "{e}");
+        }
     }
 
     #[test]

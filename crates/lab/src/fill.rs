@@ -18,14 +18,28 @@
 //! filesystem is still not full enough, the fill goes round again into `LEAF/1`, then `LEAF/2`...
 //! so a small layout still fills a big filesystem.
 //!
-//! The fill stops when the filesystem reaches `to`: it checks before every batch and, while
-//! extracting, every 1/1024 of the filesystem written (64 KiB to 4 MiB). A stopped extraction is
-//! left as it is, its last file possibly short. The final utilisation may overshoot `to` by at
-//! most one batch step, [`overshoot_bound`] bytes: one check interval plus one write (at most
-//! 1 MiB) by each extraction still running; `util_after` in the report says where it ended.
-//! A filesystem that counts written data late (btrfs) is held to the same bound: between two
-//! statvfs readings the fill counts the bytes it wrote itself, and it syncs and looks again
-//! before it stops.
+//! The fill reaches `to` in whole extractions, as the document's did (its 2310 extractions were
+//! all complete). Before each batch it syncs the filesystem and reads statvfs, so that what was
+//! written is counted (XFS counts its delayed-allocation reservations as used until they are
+//! written back, so an unsynced reading runs ahead of the data), and it begins only as many
+//! extractions as fit below the target, at least one: as many as the space left to the target
+//! holds at the space one extraction takes, measured on the last batch (before the first, from
+//! the tree: each file rounded up to a 4 KiB block, a block per directory). The batches are thus
+//! `parallel` wide until the target is near, then narrower, and the last extraction is the one
+//! that reaches the target: the final utilisation is at or above `to`, by less than one
+//! extraction's share of the filesystem. The report gives the extractions begun and completed
+//! (the same number), and the space one took (`per_extraction`).
+//!
+//! A filesystem with less free space than one extraction takes cannot be filled in whole
+//! extractions (a 64 MiB test filesystem and a 235 MiB tree): the extractions then stop part-way,
+//! as soon as the filesystem reaches `to`. The fill checks before every batch and, while
+//! extracting, every 1/1024 of the filesystem written (64 KiB to 4 MiB); a stopped extraction is
+//! left as it is, its last file possibly short, and `complete` is below `extractions`. The final
+//! utilisation may then overshoot `to` by at most [`overshoot_bound`] bytes: one check interval
+//! plus one write (at most 1 MiB) by each extraction still running; `util_after` in the report
+//! says where it ended. A filesystem that counts written data late (btrfs) is held to the same
+//! bound: between two statvfs readings the fill counts the bytes it wrote itself, and it syncs
+//! and looks again before it stops.
 
 mod archive;
 mod extract;
@@ -77,8 +91,13 @@ pub enum FillSource {
 pub struct FillReport {
     /// Extractions begun, the last batch's included.
     pub extractions: u64,
-    /// Extractions that ran to their end.
+    /// Extractions that ran to their end: all of them, unless the filesystem had less free space
+    /// than one extraction takes (then the last batch stopped part-way at the target) or it
+    /// filled up.
     pub complete: u64,
+    /// The bytes one whole extraction took on this filesystem, as statvfs counted them after a
+    /// sync (the last batch's mean); 0 when the extractions stopped part-way.
+    pub per_extraction: u64,
     pub files: u64,
     /// Directories the extractions made (the layout's own are not counted).
     pub dirs: u64,
@@ -110,8 +129,17 @@ pub fn fill_from(root: &Path, tree: &Tree, spec: &FillSpec) -> Result<FillReport
     if tree.entries.is_empty() {
         return Err(invalid("fill", format!("{} has nothing to extract", tree.source)));
     }
-    let gauge = Gauge::open(root, spec.to)?;
     let statvfs = |e| LabError::io(format!("statvfs {}", root.display()), e);
+    let probe = Gauge::open(root, spec.to)?;
+    let (size, used) = probe.space().map_err(statvfs)?;
+    let whole = tree.footprint() <= size.saturating_sub(used);
+    // In whole extractions the fill stops between batches, never within one: the gauge is then
+    // given a target no reading reaches, and only carries the stop after an error.
+    let gauge = if whole {
+        Gauge::open(root, f64::INFINITY)?
+    } else {
+        probe
+    };
     let mut filling = Filling {
         root,
         root_fd: open_path(root)?,
@@ -123,6 +151,7 @@ pub fn fill_from(root: &Path, tree: &Tree, spec: &FillSpec) -> Result<FillReport
         report: FillReport {
             extractions: 0,
             complete: 0,
+            per_extraction: 0,
             files: 0,
             dirs: 0,
             links: 0,
@@ -133,13 +162,16 @@ pub fn fill_from(root: &Path, tree: &Tree, spec: &FillSpec) -> Result<FillReport
         },
     };
     let start = Instant::now();
+    if whole {
+        return filling.whole(spec.to, size, start);
+    }
     let mut util_at_round = filling.report.util_before;
     loop {
         // Fill until the gauge says the target is reached...
         while !gauge.check().map_err(statvfs)? {
             // The last batch may have stopped on a reading this check did not confirm.
             gauge.resume();
-            if let Err(e) = filling.batch() {
+            if let Err(e) = filling.batch(filling.parallel) {
                 return filling.ended_by(e, spec.to, start);
             }
             if filling.next.is_multiple_of(filling.leaves.count) {
@@ -265,9 +297,38 @@ struct Filling<'a> {
 }
 
 impl Filling<'_> {
-    /// One batch of extractions, each in a thread of its own; the first error, if any.
-    fn batch(&mut self) -> Result<(), LabError> {
-        let leaves = self.leaves.batch(self.next, self.parallel);
+    /// Whole extractions until utilisation `to` of the `size` bytes: each batch as wide as the
+    /// space left to the target holds (at least one, at most `parallel`), measured after a sync.
+    fn whole(mut self, to: f64, size: u64, start: Instant) -> Result<FillReport, LabError> {
+        let target = to * size as f64;
+        let statvfs = |e| LabError::io(format!("statvfs {}", self.root.display()), e);
+        let mut per = self.tree.footprint().max(gauge::BLOCK);
+        let mut used = self.gauge.sync_used().map_err(statvfs)?;
+        let mut util_at_round = self.report.util_before;
+        while (used as f64) < target {
+            let fit = ((target - used as f64) / per as f64).floor() as u64;
+            let begun = self.report.extractions;
+            if let Err(e) = self.batch(fit.clamp(1, self.parallel)) {
+                return self.ended_by(e, to, start);
+            }
+            // The batch may have been cut short at the end of a round of the layout's leaves.
+            let n = self.report.extractions - begun;
+            let now = self.gauge.sync_used().map_err(statvfs)?;
+            if now > used {
+                per = ((now - used) / n).max(gauge::BLOCK);
+            }
+            self.report.per_extraction = per;
+            used = now;
+            if self.next.is_multiple_of(self.leaves.count) {
+                util_at_round = self.check_round(util_at_round)?;
+            }
+        }
+        self.finish(start)
+    }
+
+    /// A batch of up to `n` extractions, each in a thread of its own; the first error, if any.
+    fn batch(&mut self, n: u64) -> Result<(), LabError> {
+        let leaves = self.leaves.batch(self.next, n);
         self.next += leaves.len() as u64;
         self.report.extractions += leaves.len() as u64;
         let this = &*self;

@@ -6,7 +6,7 @@
 use crate::machine::Machine;
 use crate::matrix::{self, Form};
 use crate::runner::{self, Event, Options, Summary};
-use crate::study::{Study, Target};
+use crate::study::{Log, Study, Target};
 use crate::LabError;
 use fslab_classic::contract::{Request, Role};
 use fslab_store::{Claim, NewStudy, Runner, Store, StudyId, StudyRow, StudyStatus};
@@ -25,11 +25,16 @@ pub fn preflight(study: &Study, form: Form, machine: &dyn Machine) -> Result<Vec
     let mut support = BTreeMap::new();
     let mut checked = BTreeMap::new();
     for cell in matrix::expand(study, form) {
-        let fs_type = &study.filesystems[cell.filesystem].fs_type;
+        let filesystem = &study.filesystems[cell.filesystem];
+        let fs_type = &filesystem.fs_type;
         let fs = support
             .entry(fs_type.clone())
             .or_insert_with(|| machine.support(fs_type).err().map(|e| e.to_string()))
-            .clone();
+            .clone()
+            .or_else(|| {
+                filesystem.log.as_ref()?;
+                crate::filesystem::log_support(fs_type).err().map(|e| e.to_string())
+            });
         let mpi = cell.launch(study).and_then(|_| machine.mpi_unsupported());
         verdicts.push(fs.or(mpi).or(workload_unsupported(study, &cell, &mut checked)?));
     }
@@ -106,10 +111,11 @@ pub fn start(
     let text = std::fs::read_to_string(file).map_err(|e| LabError::io(file.display().to_string(), e))?;
     let file = file.canonicalize().unwrap_or_else(|_| file.to_path_buf());
     // The test bed, with the study's device when it names one.
-    let devices: Vec<PathBuf> = match &study.device.target {
+    let mut devices: Vec<PathBuf> = match &study.device.target {
         Target::Block { path, .. } => vec![path.clone()],
         Target::Loop { .. } => Vec::new(),
     };
+    devices.extend(log_devices(study).map(|(path, _)| path.to_path_buf()));
     let testbed = serde_json::to_value(crate::testbed::TestBed::capture(&devices)).expect("the test bed serialises");
     let id = store.create_study(&NewStudy {
         name: study.name.clone(),
@@ -252,12 +258,25 @@ pub fn nothing_runs(study: &Study, form: Form, verdicts: &[Option<String>]) -> S
     )
 }
 
-/// Refuses a block device the study may not format.
+/// Refuses a block device the study may not format: its device, and the devices its
+/// filesystems' external logs are on.
 fn check_device(study: &Study, yes: bool) -> Result<(), LabError> {
-    match &study.device.target {
-        Target::Block { path, destroy } => crate::device::check_block_device(path, destroy.as_deref(), yes),
-        Target::Loop { .. } => Ok(()),
+    if let Target::Block { path, destroy } = &study.device.target {
+        crate::device::check_block_device(path, destroy.as_deref(), yes)?;
     }
+    for (path, destroy) in log_devices(study) {
+        crate::device::check_block_device(path, destroy, yes)?;
+    }
+    Ok(())
+}
+
+/// The block devices the study's filesystems put their external logs on, with what `destroy`
+/// names for each.
+fn log_devices(study: &Study) -> impl Iterator<Item = (&Path, Option<&Path>)> {
+    study.filesystems.iter().filter_map(|f| match &f.log {
+        Some(Log::Block { path, destroy }) => Some((path.as_path(), destroy.as_deref())),
+        _ => None,
+    })
 }
 
 /// Catches Ctrl-C and SIGTERM from now on: the flag a study's runner watches, so that it stops

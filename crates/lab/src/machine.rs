@@ -8,6 +8,7 @@ use crate::device::{self, LoopImage};
 use crate::fill::{FillReport, FillSpec, Tree};
 use crate::worker::{Ended, Watch};
 use crate::{filesystem, queue, LabError};
+use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 /// What the runner asks of the machine.
@@ -40,11 +41,24 @@ pub trait Machine {
     /// Thaws a frozen filesystem, which releases a worker blocked writing to it.
     fn thaw(&self, mnt: &Path);
 
-    /// The filesystem's read-only check; returns what it printed.
-    fn fsck(&self, dev: &Path, fs_type: &str) -> Result<String, LabError>;
+    /// Prepares `log` for the external journal or log of the `fs_type` filesystem made with
+    /// `options` (ext3/ext4: `mke2fs -O journal_dev`); returns what the tool printed.
+    fn mkfs_log(&self, log: &Path, fs_type: &str, options: &str) -> Result<String, LabError>;
+
+    /// The filesystem's read-only check, with its external log when it has one; returns what it
+    /// printed.
+    fn fsck(&self, dev: &Path, fs_type: &str, log: Option<&Path>) -> Result<String, LabError>;
 
     /// Sets `dev`'s I/O scheduler; returns the active one, read back.
     fn set_scheduler(&self, dev: &Path, name: &str) -> Result<String, LabError>;
+
+    /// Writes the scheduler's tunables of `dev` (`queue/iosched/`); returns them read back.
+    /// Unsupported when the active scheduler lacks one.
+    fn set_iosched(
+        &self,
+        dev: &Path,
+        tunables: &BTreeMap<String, String>,
+    ) -> Result<BTreeMap<String, String>, LabError>;
 
     /// Sets `dev`'s read-ahead; returns the value read back.
     fn set_read_ahead_kb(&self, dev: &Path, kb: u64) -> Result<u64, LabError>;
@@ -143,12 +157,24 @@ impl Machine for Host {
         let _ = filesystem::thaw(mnt);
     }
 
-    fn fsck(&self, dev: &Path, fs_type: &str) -> Result<String, LabError> {
-        filesystem::fsck(dev, fs_type)
+    fn mkfs_log(&self, log: &Path, fs_type: &str, options: &str) -> Result<String, LabError> {
+        filesystem::mkfs_log(log, fs_type, options)
+    }
+
+    fn fsck(&self, dev: &Path, fs_type: &str, log: Option<&Path>) -> Result<String, LabError> {
+        filesystem::fsck(dev, fs_type, log)
     }
 
     fn set_scheduler(&self, dev: &Path, name: &str) -> Result<String, LabError> {
         queue::set_scheduler(dev, name)
+    }
+
+    fn set_iosched(
+        &self,
+        dev: &Path,
+        tunables: &BTreeMap<String, String>,
+    ) -> Result<BTreeMap<String, String>, LabError> {
+        queue::set_iosched(dev, tunables)
     }
 
     fn set_read_ahead_kb(&self, dev: &Path, kb: u64) -> Result<u64, LabError> {

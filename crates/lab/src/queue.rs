@@ -3,6 +3,7 @@
 
 use crate::device::BlockDevice;
 use crate::LabError;
+use std::collections::BTreeMap;
 use std::path::Path;
 
 /// The schedulers the seeds name that Linux has since renamed or removed, and what they became.
@@ -62,6 +63,43 @@ pub fn set_scheduler(dev: &Path, name: &str) -> Result<String, LabError> {
         });
     }
     Ok(schedulers(dev)?.1)
+}
+
+/// Writes the scheduler's tunables (`queue/iosched/NAME`) of `dev`'s queue and returns them as
+/// read back. A tunable the active scheduler lacks is Unsupported, naming those it has; nothing
+/// is written then.
+pub fn set_iosched(dev: &Path, tunables: &BTreeMap<String, String>) -> Result<BTreeMap<String, String>, LabError> {
+    let dir = queue_file(dev, "iosched")?;
+    let (_, active) = schedulers(dev)?;
+    let mut offered: Vec<String> = std::fs::read_dir(&dir)
+        .map(|d| {
+            d.flatten()
+                .map(|e| e.file_name().to_string_lossy().into_owned())
+                .collect()
+        })
+        .unwrap_or_default();
+    offered.sort();
+    if let Some(lacking) = tunables.keys().find(|k| !offered.contains(k)) {
+        let has = if offered.is_empty() {
+            "none".to_string()
+        } else {
+            offered.join(", ")
+        };
+        return Err(LabError::Unsupported {
+            what: format!("iosched tunable {lacking}"),
+            reason: format!(
+                "the scheduler {active} of {} has no tunable {lacking} (its tunables: {has})",
+                dev.display()
+            ),
+        });
+    }
+    let mut back = BTreeMap::new();
+    for (name, value) in tunables {
+        let file = format!("iosched/{name}");
+        write_queue(dev, &file, value)?;
+        back.insert(name.clone(), read_queue(dev, &file)?.trim().to_string());
+    }
+    Ok(back)
 }
 
 /// Sets `dev`'s read-ahead to `kb` KiB and returns the value read back.

@@ -3,15 +3,16 @@
 //! the moment it ends (the cell's status with it). Whatever a cell meets (a filesystem this
 //! machine lacks, a rejected option, a run that fails or hangs), the study goes on with the next.
 //!
-//! A filesystem's life: wipe → mkfs → mount (options read back) → fill / age → for each cell:
-//! scheduler and read-ahead → runs (the tool's untimed setup, caches dropped, optional warm-up,
+//! A filesystem's life: wipe → its external log, if any (a second loop image or the named device,
+//! wiped and prepared) → mkfs → mount (options read back) → fill / age → for each cell:
+//! scheduler, its tunables and read-ahead → runs (the tool's untimed setup, caches dropped, optional warm-up,
 //! measured run) → umount → fsck. Each step is timed with its CPU split. Everything the runner
 //! does to the machine goes through [`Machine`].
 
 use crate::machine::{Image, Machine};
 use crate::matrix::{self, Cell, Form};
 use crate::step::{timed, StepRecord};
-use crate::study::{Adaptive, Filesystem, Fresh, Study, Target};
+use crate::study::{Adaptive, Filesystem, Fresh, Log, Study, Target};
 use crate::worker::{Ended, Live, Watch};
 use crate::LabError;
 use fslab_classic::contract::{Call, Request, Role};
@@ -99,7 +100,10 @@ pub fn cell_spec(study: &Study, cell: &Cell, form: Form) -> CellSpec {
         ordinal: cell.ordinal,
         filesystem: fs.name.clone(),
         fs_type: fs.fs_type.clone(),
-        mkfs_options: fs.mkfs.clone(),
+        mkfs_options: match &fs.log {
+            None => fs.mkfs.clone(),
+            Some(log) => format!("{} ({})", fs.mkfs, log.describe()).trim().to_string(),
+        },
         mount_options: fs.mount.clone(),
         scheduler: cell.scheduler.clone(),
         read_ahead_kb: cell.read_ahead_kb,
@@ -242,6 +246,10 @@ struct Lab<'a> {
 struct Instance {
     image: Option<Box<dyn Image>>,
     device: Option<PathBuf>,
+    /// The loop image of its external log, when the lab made one.
+    log_image: Option<Box<dyn Image>>,
+    /// The device of its external log.
+    log: Option<PathBuf>,
     mnt: PathBuf,
     effective_options: String,
     /// The scheduler and read-ahead of the current cell, as read back.
@@ -268,7 +276,11 @@ impl Lab<'_> {
             if mine.is_empty() {
                 continue;
             }
-            if let Err(e) = self.machine.support(&fs.fs_type) {
+            let log_support = || match fs.log {
+                Some(_) => crate::filesystem::log_support(&fs.fs_type),
+                None => Ok(()),
+            };
+            if let Err(e) = self.machine.support(&fs.fs_type).and_then(|()| log_support()) {
                 self.unsupported(&mine, &e.to_string())?;
                 continue;
             }
@@ -452,7 +464,7 @@ impl Lab<'_> {
     }
 
     fn step(&mut self, cell: CellId, mut rec: StepRecord, repeat: u32) -> Result<(), LabError> {
-        if self.study.fresh == Fresh::Repeat || matches!(rec.name.as_str(), "scheduler" | "read_ahead") {
+        if self.study.fresh == Fresh::Repeat || matches!(rec.name.as_str(), "scheduler" | "iosched" | "read_ahead") {
             rec.repeat = Some(repeat);
         }
         self.store.record_step(cell, &rec)?;
@@ -492,6 +504,8 @@ impl Lab<'_> {
         let mut inst = Instance {
             image: None,
             device: None,
+            log_image: None,
+            log: None,
             mnt,
             effective_options: String::new(),
             settings: json!({}),
@@ -517,11 +531,39 @@ impl Lab<'_> {
             let (rec, r) = timed("wipe", || machine.wipe(&dev), |_| dev.display().to_string());
             self.step(cell, rec, repeat)?;
             r?;
+            let mut mkfs_options = fs.mkfs.clone();
+            if let Some(log) = &fs.log {
+                let logdev = match log {
+                    Log::Loop { size } => {
+                        let img = machine.attach_image(&self.scratch, *size)?;
+                        let dev = img.device().to_path_buf();
+                        inst.log_image = Some(img);
+                        dev
+                    }
+                    Log::Block { path, .. } => path.clone(),
+                };
+                inst.log = Some(logdev.clone());
+                self.stage(cell, "log");
+                let (rec, r) = timed(
+                    "log",
+                    || {
+                        machine.wipe(&logdev)?;
+                        machine.mkfs_log(&logdev, &fs.fs_type, &fs.mkfs)?;
+                        crate::filesystem::mkfs_options_with_log(&fs.fs_type, &fs.mkfs, &logdev)
+                    },
+                    |_| format!("{} on {}", log.describe(), logdev.display()),
+                );
+                self.step(cell, rec, repeat)?;
+                match r {
+                    Ok(options) => mkfs_options = options,
+                    Err(e) => return Ok(Err(NotMade::Unsupported(format!("the external log: {e}")))),
+                }
+            }
             self.stage(cell, "mkfs");
             let (rec, r) = timed(
                 "mkfs",
-                || machine.mkfs(&dev, &fs.fs_type, &fs.mkfs),
-                |_| format!("mkfs -t {} {}", fs.fs_type, fs.mkfs).trim().to_string(),
+                || machine.mkfs(&dev, &fs.fs_type, &mkfs_options),
+                |_| format!("mkfs -t {} {mkfs_options}", fs.fs_type).trim().to_string(),
             );
             self.step(cell, rec, repeat)?;
             if let Err(e) = r {
@@ -537,6 +579,9 @@ impl Lab<'_> {
                 .copied()
                 .collect::<Vec<_>>()
                 .join(",");
+        }
+        if let Some(log) = &inst.log {
+            options = crate::filesystem::mount_options_with_log(&fs.fs_type, &options, log);
         }
         let dev = inst.device.clone();
         self.stage(cell, "mount");
@@ -583,7 +628,7 @@ impl Lab<'_> {
         let machine = self.machine;
         if inst.dead {
             machine.umount_lazy(&inst.mnt);
-            if let Some(img) = inst.image.take() {
+            for img in [inst.image.take(), inst.log_image.take()].into_iter().flatten() {
                 img.detach_later();
             }
             return Ok(());
@@ -599,14 +644,16 @@ impl Lab<'_> {
         }
         if let (true, Some(dev)) = (fs.fsck, &inst.device) {
             self.stage(cell, "fsck");
-            let (rec, _) = timed("fsck", || machine.fsck(dev, &fs.fs_type), |out| out.clone());
+            let log = inst.log.as_deref();
+            let (rec, _) = timed("fsck", || machine.fsck(dev, &fs.fs_type, log), |out| out.clone());
             self.step(cell, rec, repeat)?;
         }
         drop(inst.image.take());
+        drop(inst.log_image.take());
         Ok(())
     }
 
-    /// Sets the cell's scheduler and read-ahead and reads them back; `None` when the device cannot
+    /// Sets the cell's scheduler, its tunables and read-ahead and reads them back; `None` when the device cannot
     /// take them (the cell is then unsupported).
     fn configure(&mut self, inst: &Instance, t: &Todo) -> Result<Option<serde_json::Value>, LabError> {
         let machine = self.machine;
@@ -620,6 +667,27 @@ impl Lab<'_> {
             self.step(t.id, rec, repeat)?;
             match r {
                 Ok(back) => env["scheduler"] = json!(back),
+                Err(e) => {
+                    self.unsupported(&[t], &e.to_string())?;
+                    return Ok(None);
+                }
+            }
+        }
+        let tunables = &self.study.device.iosched;
+        if !tunables.is_empty() {
+            let (rec, r) = timed(
+                "iosched",
+                || machine.set_iosched(dev, tunables),
+                |back| {
+                    back.iter()
+                        .map(|(k, v)| format!("{k}={v}"))
+                        .collect::<Vec<_>>()
+                        .join(" ")
+                },
+            );
+            self.step(t.id, rec, repeat)?;
+            match r {
+                Ok(back) => env["iosched"] = json!(back),
                 Err(e) => {
                     self.unsupported(&[t], &e.to_string())?;
                     return Ok(None);
@@ -678,9 +746,11 @@ impl Lab<'_> {
                 "type": fs.fs_type,
                 "device": inst.device.as_ref().map(|d| d.display().to_string()),
                 "mkfs": fs.mkfs,
+                "log": inst.log.as_ref().map(|l| l.display().to_string()),
                 "mount_options": inst.effective_options,
                 "scheduler": t.cell.scheduler,
                 "read_ahead_kb": t.cell.read_ahead_kb,
+                "iosched": study.device.iosched,
                 "read_back": inst.settings,
                 "command": calls.iter().find(|c| c.role == Role::Measured).map(|c| match &launch {
                     Some(l) => l.command_line(&c.command_line()),

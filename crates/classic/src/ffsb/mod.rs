@@ -38,7 +38,13 @@
 //! check a second by the monitor (`Stop::util_poll`); the fill and the benchmark's files leave
 //! each other alone (`Fileset::neighbours`). Measured on a 4 GiB ext4 image, desired_util 0.20,
 //! 4 aging threads: FFSB 5.2.1 ended at 22-37% (df) with 11-19k files, fslab at 25-26% with
-//! 12-13k. FFSB's `num_age_dirs` subdirectories are not made.
+//! 12-13k. (FFSB's filesystems carry a `num_age_dirs` for subdirectories of the fill, but
+//! neither 5.2.1's nor 6.0's parser sets it: the fill files always sit in `data/` itself.)
+//!
+//! Names: FFSB calls a file `data/datafile<N>`, or with `num_dirs` `data/datadir<k>/datafile<N>`
+//! in a directory drawn at random among the `num_dirs` and `data/` itself; fslab calls it
+//! `data/f<N>`, or `data/d<k>/f<N>` with k = N mod `num_dirs`. The calls on a file are the same;
+//! its path and how full each directory is differ.
 
 mod compile;
 mod execute;

@@ -92,7 +92,8 @@ pub fn workload(test: Test, p: &Params, layout: &Layout, name: &str) -> Workload
     // Every process ends as IOzone's do (see `child_end`), which makes the -e fsyncs: throughput
     // mode's children, and automatic mode's one process, which opens its file and fsyncs it
     // before its clock starts, times its loop with its own clock, with -e fsyncs inside its
-    // time, and fsyncs again before closing it.
+    // time, and fsyncs again before closing it; its readers (read_perf_test) first read one
+    // record and seek back, untimed, to prime the caches.
     let child_end = if p.throughput {
         child_end(test, p.fsync)
     } else {
@@ -100,6 +101,7 @@ pub fn workload(test: Test, p: &Params, layout: &Layout, name: &str) -> Workload
             fsync: p.fsync,
             open_fsync: true,
             close_fsync: true,
+            prime: matches!(test, Test::Read | Test::Reread),
             ..ChildEnd::default()
         }
     };
@@ -151,7 +153,7 @@ pub fn child_end(test: Test, fsync: bool) -> ChildEnd {
         raise_before_sync: writes_whole,
         finish_uncounted: writes_whole,
         close_fsync: true,
-        open_fsync: false,
+        ..ChildEnd::default()
     }
 }
 
@@ -319,12 +321,17 @@ mod tests {
         // IOzone's automatic mode: fsync after open, before the clock; -e's inside it; one
         // before close.
         assert!(end.fsync && end.open_fsync && end.close_fsync && !end.finish_uncounted);
+        assert!(!end.prime, "only the readers prime");
         assert!(!w.filesets[0].prealloc && !w.filesets[0].reuse);
         let w = workload(Test::Read, &auto, &layout, "x");
+        let end = w.stop.child_end.unwrap();
+        assert!(end.fsync, "automatic mode's readers fsync with -e too");
         assert!(
-            w.stop.child_end.unwrap().fsync,
-            "automatic mode's readers fsync with -e too"
+            end.prime,
+            "automatic mode's readers read a record and seek back before the clock"
         );
+        let random = workload(Test::RandomRead, &auto, &layout, "x");
+        assert!(!random.stop.child_end.unwrap().prime, "random_perf_test does not prime");
         let w = workload(Test::Read, &params(), &layout, "x");
         assert!(w.filesets[0].prealloc && w.filesets[0].reuse);
         assert_eq!(w.groups[0].ops[0].sync, None);

@@ -289,6 +289,17 @@ fn a_run_that_meets_an_error_exits_1_and_says_why() {
 /// The calls `fslab iozone ARGS` makes in `cwd` on the children's files (iozone.DUMMY.N),
 /// traced with strace: (call, count), with `sync` counted apart; and the opens of those files.
 fn traced(cwd: &Path, args: &[&str]) -> (std::collections::BTreeMap<String, usize>, Vec<String>) {
+    let (calls, opens, _) = traced_on(cwd, args, "iozone.DUMMY.");
+    (calls, opens)
+}
+
+/// As [`traced`], on the files whose names start with `file`; also the calls on them in order,
+/// by name (`openat` for an open).
+fn traced_on(
+    cwd: &Path,
+    args: &[&str],
+    file: &str,
+) -> (std::collections::BTreeMap<String, usize>, Vec<String>, Vec<String>) {
     let log = cwd.join("..").join("strace.log");
     let status = std::process::Command::new("strace")
         .args([
@@ -316,6 +327,7 @@ fn traced(cwd: &Path, args: &[&str]) -> (std::collections::BTreeMap<String, usiz
     // The descriptors open on the children's files (one descriptor table: threads).
     let mut fds = std::collections::BTreeSet::new();
     let mut opens = Vec::new();
+    let mut order = Vec::new();
     let mut calls = std::collections::BTreeMap::new();
     let result = |c: &str| {
         c.rsplit_once("= ")
@@ -329,22 +341,51 @@ fn traced(cwd: &Path, args: &[&str]) -> (std::collections::BTreeMap<String, usiz
         match name {
             "openat" => {
                 let Some(new) = result(call) else { continue };
-                if call.contains("\"iozone.DUMMY.") {
+                if call.contains(&format!("\"{file}")) {
                     opens.push(call.clone());
+                    order.push(name.to_string());
                     fds.insert(new);
                 } else {
                     fds.remove(&new);
                 }
             }
-            "close" => {
-                fd.map(|fd| fds.remove(&fd));
-            }
+            "close" if fd.is_some_and(|fd| fds.remove(&fd)) => order.push(name.to_string()),
+            "close" => {}
             "sync" => *calls.entry("sync".to_string()).or_insert(0) += 1,
-            _ if fd.is_some_and(|fd| fds.contains(&fd)) => *calls.entry(name.to_string()).or_insert(0) += 1,
+            _ if fd.is_some_and(|fd| fds.contains(&fd)) => {
+                *calls.entry(name.to_string()).or_insert(0) += 1;
+                order.push(name.to_string());
+            }
             _ => {}
         }
     }
-    (calls, opens)
+    (calls, opens, order)
+}
+
+#[test]
+#[ignore = "system tier: needs strace"]
+fn automatic_mode_makes_iozones_calls_and_primes_its_readers() {
+    fslab_testkit::require_tool("strace", "strace");
+    let tmp = tempfile::tempdir().unwrap();
+    let cwd = tmp.path().join("run");
+    std::fs::create_dir(&cwd).unwrap();
+    // IOzone 3.487's one process, 4 records of 64 kB: each test opens iozone.tmp and fsyncs it
+    // before its clock; the readers (read_perf_test) then read one record and seek back to 0,
+    // untimed; the records; and an fsync before close.
+    let (calls, _, order) = traced_on(&cwd, &["-s", "256k", "-r", "64k", "-i", "0", "-i", "1"], "iozone.tmp");
+    let writer = ["openat", "fsync", "write", "write", "write", "write", "fsync", "close"];
+    let reader = [
+        "openat", "fsync", "read", "lseek", "read", "read", "read", "read", "fsync", "close",
+    ];
+    // The setup makes the file first (open, close): fslab's deliberate difference.
+    let tests: Vec<&[&str]> = vec![&writer, &writer, &reader, &reader];
+    let expected: Vec<String> = ["openat", "close"]
+        .into_iter()
+        .chain(tests.into_iter().flatten().copied())
+        .map(String::from)
+        .collect();
+    assert_eq!(order, expected, "{calls:?}");
+    assert_eq!(calls.get("sync"), None, "automatic mode does not sync between tests");
 }
 
 #[test]

@@ -11,6 +11,7 @@ mod ffsb;
 mod fio_flags;
 mod fio_json;
 mod help;
+mod hpc;
 mod info;
 mod interrupt;
 mod iozone;

@@ -161,12 +161,12 @@ fn mpi_sysbench_prints_one_report_for_the_whole_job() {
 }
 
 /// A short stream over one file whose size each rank draws from its own seed (the workload's
-/// seed plus its rank: 638, 762, 692 and 152 blocks of 4k for ranks 0 to 3), and a long one
-/// that never ends by itself, both at 500 reads a second.
+/// seed plus its rank: 197, 960, 988 and 976 blocks of 4k for ranks 0 to 3 with rand 0.10), and
+/// a long one that never ends by itself, both at 500 reads a second.
 #[cfg(feature = "mpi")]
 const STONEWALL: &str = r#"
 name = "stonewall"
-seed = 11
+seed = 14
 
 [stop]
 stonewall = true
@@ -226,14 +226,33 @@ fn mpi_the_first_rank_to_finish_stops_every_rank() {
         .iter()
         .filter(|t| t["group"] == "short")
         .collect();
-    let finished: Vec<u64> = short
-        .iter()
-        .filter(|t| t["finished"] == true)
-        .map(|t| t["thread"].as_u64().unwrap())
+    // Each rank's short file, as it lies on disk: the smallest ends first; a rank whose file
+    // has 100 blocks more (0.2 s more at 500 reads a second) was stopped before its end.
+    let blocks: Vec<u64> = (0..4)
+        .map(|rank| {
+            let f = target.join(format!("rank.{rank}/short/f0"));
+            std::fs::metadata(&f)
+                .unwrap_or_else(|e| panic!("{}: {e}", f.display()))
+                .len()
+                .div_ceil(4096)
+        })
         .collect();
-    // Rank 3's 152 blocks end first; the others, with at least 486 blocks more to read (a
-    // second at 500 a second), were stopped.
-    assert_eq!(finished, [3], "{short:?}");
+    let first = (0..4).min_by_key(|&r| blocks[r]).unwrap();
+    assert_eq!(
+        short[first]["finished"], true,
+        "rank {first} read its {} blocks: {short:?}",
+        blocks[first]
+    );
+    let far: Vec<usize> = (0..4).filter(|&r| blocks[r] >= blocks[first] + 100).collect();
+    assert!(far.len() >= 2, "the seeds drew files too close to tell: {blocks:?}");
+    for r in far {
+        assert_eq!(
+            short[r]["finished"], false,
+            "rank {r} ({} blocks) was stopped: {short:?}",
+            blocks[r]
+        );
+        assert!(short[r]["ops"].as_u64().unwrap() < blocks[r], "{short:?}");
+    }
     let ends: Vec<f64> = doc["ranks"]
         .as_array()
         .unwrap()

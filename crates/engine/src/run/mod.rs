@@ -139,7 +139,7 @@ pub fn run(workload: &Workload, opts: &RunOptions, progress: &mut dyn FnMut(&Pro
         schema_version: result::SCHEMA_VERSION,
         fslab_version: env!("CARGO_PKG_VERSION").to_string(),
         started_at,
-        system: SystemInfo::collect(),
+        system: SystemInfo::this_machine(),
         dir: opts.dir.display().to_string(),
         workload: compiled,
         seed,

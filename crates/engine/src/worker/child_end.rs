@@ -164,22 +164,33 @@ impl<'a> Worker<'a> {
     }
 
     /// Opens this thread's own file before the start, as IOzone's children open theirs before
-    /// the parent lets them go, and with `sync` fsyncs it there, uncounted (IOzone's automatic
-    /// mode fsyncs its file before its clock starts).
-    pub(super) fn open_own_file(&mut self, sync: bool) -> std::io::Result<()> {
+    /// the parent lets them go; there, uncounted, fsyncs it (`open_fsync`: IOzone's automatic
+    /// mode fsyncs its file before its clock starts) and reads its first record and seeks back
+    /// (`prime`: automatic mode's readers).
+    pub(super) fn open_own_file(&mut self, end: ChildEnd) -> std::io::Result<()> {
         let files = self.table.static_len();
         if files == 0 || self.group.open != crate::workload::OpenMode::Keep {
             return Ok(());
         }
         let id = self.thread_in_group as u64 % files;
-        self.with_file(id, crate::io::Dir::Read, |backend, file, _, _| {
-            if sync {
-                backend.sync(file, SyncKind::Fsync)
-            } else {
-                Ok(())
+        let record = self
+            .group
+            .ops
+            .first()
+            .and_then(|o| o.bs.or(o.size))
+            .map_or(0, |b| b.0 as usize);
+        self.with_file(id, crate::io::Dir::Read, |backend, file, bufs, _| {
+            if end.open_fsync {
+                backend.sync(file, SyncKind::Fsync)?;
             }
+            if end.prime && record > 0 {
+                let len = record.min(bufs.slot_len());
+                rustix::io::read(file.fd(), bufs.slot(0, len))?;
+                rustix::fs::seek(file.fd(), rustix::fs::SeekFrom::Start(0))?;
+            }
+            Ok(())
         })
-        .and_then(|r| r)
+        .and_then(|r: std::io::Result<()>| r)
         .map_err(|e| self.annotate(id, "open", e))
     }
 }
@@ -194,7 +205,7 @@ mod tests {
             raise_before_sync,
             finish_uncounted,
             close_fsync: true,
-            open_fsync: false,
+            ..ChildEnd::default()
         }
     }
 

@@ -7,7 +7,7 @@ use crate::clock;
 use crate::space;
 use crate::workload::{Group, Pick};
 use rand::rngs::SmallRng;
-use rand::Rng;
+use rand::RngExt;
 use std::sync::atomic::Ordering::Relaxed;
 use std::time::{Duration, Instant};
 
@@ -25,7 +25,7 @@ impl<'a> Worker<'a> {
                 break;
             };
             if self.tables.len() > 1 {
-                self.cur = self.rng.gen_range(0..self.tables.len());
+                self.cur = self.rng.random_range(0..self.tables.len());
                 self.table = self.tables[self.cur];
             }
             let Some((flow, op_bytes)) = self.mix_op(i) else {
@@ -147,7 +147,7 @@ impl Mix {
             }
             return best.map(|b| b.0);
         }
-        let mut draw = rng.gen_range(0..self.total_weight);
+        let mut draw = rng.random_range(0..self.total_weight);
         for (i, w) in self.weights.iter().enumerate() {
             if draw < *w as u64 {
                 return Some(i);

@@ -213,7 +213,7 @@ impl<'a> Worker<'a> {
     pub fn run(mut self) -> ThreadOutcome {
         let mut prepared = self.prepare_streams();
         if let (Ok(()), Some(end)) = (&prepared, self.shared.child_end) {
-            prepared = self.open_own_file(end.open_fsync);
+            prepared = self.open_own_file(end);
         }
         if !self.shared.start.wait() {
             // The run could not start all its threads: it does not start at all.

@@ -8,7 +8,7 @@ use crate::confine;
 use crate::fileset::{file_name, NameBuf, Picked};
 use crate::io::{Backend, Dir, IoBuffers, Moved, OpenFile, Xfer};
 use crate::workload::{EngineKind, OpKind, OpenMode, Order, Scope, SyncKind};
-use rand::Rng;
+use rand::RngExt;
 use rustix::fs::{AtFlags, Mode, OFlags};
 use std::io as stdio;
 use std::os::fd::BorrowedFd;
@@ -416,7 +416,7 @@ impl<'a> Worker<'a> {
 
     /// readdir: lists one of the fileset's directories.
     fn readdir(&mut self) -> stdio::Result<Outcome> {
-        let k = self.rng.gen_range(0..self.table.dir_count());
+        let k = self.rng.random_range(0..self.table.dir_count());
         let dir = self.table.dir(k);
         let fd = confine::reopen_dir(dir)?;
         let mut entries = 0u64;
@@ -577,7 +577,7 @@ impl Blocks for Runs {
                     0
                 } else {
                     self.starts.push(xfers.len());
-                    self.rng.gen_range(0..=room / self.align) * self.align
+                    self.rng.random_range(0..=room / self.align) * self.align
                 };
                 self.run_left = run_bytes;
             }

@@ -6,7 +6,7 @@ use super::{ThreadOutcome, Worker};
 use crate::clock;
 use crate::io::{Dir, SyncBackend, Target, Xfer};
 use crate::workload::{EngineKind, OpKind, OpenMode, Pick};
-use rand::Rng;
+use rand::RngExt;
 use std::io as stdio;
 use std::os::fd::{AsRawFd, RawFd};
 
@@ -102,7 +102,7 @@ impl<'a> Worker<'a> {
                 let id = if targets.len() == 1 {
                     0
                 } else {
-                    self.rng.gen_range(0..targets.len())
+                    self.rng.random_range(0..targets.len())
                 };
                 let fsize = self.table.static_size(id as u64);
                 let bs = spec.block_size().min(fsize.max(1));
@@ -111,7 +111,7 @@ impl<'a> Worker<'a> {
                 let offset = if room == 0 {
                     0
                 } else {
-                    self.rng.gen_range(0..=room / align) * align
+                    self.rng.random_range(0..=room / align) * align
                 };
                 let slot = free.pop().expect("a free slot");
                 let dir = if spec.op == OpKind::Read { Dir::Read } else { Dir::Write };

@@ -114,6 +114,11 @@ pub struct ChildEnd {
     /// automatic mode).
     #[serde(default, skip_serializing_if = "is_false")]
     pub open_fsync: bool,
+    /// Once the file is open (and fsynced), read its first record with `read()` and `lseek()`
+    /// back to 0, before the start, uncounted: IOzone's automatic-mode readers prime the caches
+    /// and the TLB so. The record is the first operation's `bs` (else its `size`).
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub prime: bool,
 }
 
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
@@ -316,12 +321,13 @@ impl SizeDist {
 
     /// Draws a size: uniform in [min, max] for a range, weighted for a table.
     pub fn sample(&self, rng: &mut impl rand::Rng) -> u64 {
+        use rand::RngExt;
         match self {
             SizeDist::Fixed(b) => b.0,
-            SizeDist::Range { min, max } => rng.gen_range(min.0..=max.0),
+            SizeDist::Range { min, max } => rng.random_range(min.0..=max.0),
             SizeDist::Table { table } => {
                 let total: u64 = table.iter().map(|e| e.1 as u64).sum();
-                let mut pick = rng.gen_range(0..total);
+                let mut pick = rng.random_range(0..total);
                 for (size, weight) in table {
                     if pick < *weight as u64 {
                         return size.0;

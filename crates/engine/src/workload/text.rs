@@ -86,10 +86,19 @@ impl Workload {
                 Err(_) => text,
             };
         }
-        toml::to_string(self).unwrap_or_else(|e| {
+        // toml writes integers above TOML's largest (i64::MAX) as numbers no TOML reader takes
+        // back: text that does not parse is refused as text that cannot be written.
+        let written =
+            toml::to_string(self)
+                .map_err(|e| e.to_string())
+                .and_then(|text| match text.parse::<toml::Table>() {
+                    Ok(_) => Ok(text),
+                    Err(e) => Err(e.to_string()),
+                });
+        written.unwrap_or_else(|e| {
             let why = match self.validate() {
                 Err(invalid) => invalid.message,
-                Ok(()) => e.to_string(),
+                Ok(()) => e,
             };
             format!("# this workload cannot be written as TOML: {why}\n")
         })
@@ -112,7 +121,7 @@ fn line_col(text: &str, offset: usize) -> (usize, usize) {
 /// Finds the span of the item a validation path points at, walking up to the nearest parent that
 /// is written in the file.
 fn span_of(text: &str, path: &[PathSeg]) -> Option<std::ops::Range<usize>> {
-    let doc: toml_edit::ImDocument<&str> = toml_edit::ImDocument::parse(text).ok()?;
+    let doc: toml_edit::Document<&str> = toml_edit::Document::parse(text).ok()?;
     let mut item: &toml_edit::Item = doc.as_item();
     let mut best = None;
     for seg in path {

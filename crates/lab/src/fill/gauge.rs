@@ -75,6 +75,18 @@ impl Gauge {
         Ok(used as f64 / size.max(1) as f64)
     }
 
+    /// The filesystem's size and the bytes in use now, as statvfs counts them.
+    pub(crate) fn space(&self) -> io::Result<(u64, u64)> {
+        space(&self.dir)
+    }
+
+    /// Syncs the filesystem, so that what was written is counted (XFS's delayed-allocation
+    /// reservations become the blocks they are), and returns the bytes in use.
+    pub(crate) fn sync_used(&self) -> io::Result<u64> {
+        rustix::fs::syncfs(&self.dir)?;
+        Ok(space(&self.dir)?.1)
+    }
+
     /// Syncs the filesystem, so that what was written is counted, and returns its utilisation.
     pub(crate) fn sync_util(&self) -> io::Result<f64> {
         rustix::fs::syncfs(&self.dir)?;

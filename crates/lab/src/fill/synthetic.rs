@@ -13,7 +13,7 @@
 
 use super::tree::{Builder, DirId, Extent, Tree, ROOT};
 use rand::rngs::SmallRng;
-use rand::{Rng, SeedableRng};
+use rand::{RngExt, SeedableRng};
 use std::collections::HashSet;
 use std::ffi::OsStr;
 
@@ -134,8 +134,8 @@ impl Shape {
         while (shape.names.len() as u64) < DIRS {
             let mut at = tops[pick(rng, &weights)];
             let mut depth = 2;
-            while depth < MAX_DEPTH && !shape.children[at].is_empty() && rng.gen_bool(0.6) {
-                at = shape.children[at][rng.gen_range(0..shape.children[at].len())];
+            while depth < MAX_DEPTH && !shape.children[at].is_empty() && rng.random_bool(0.6) {
+                at = shape.children[at][rng.random_range(0..shape.children[at].len())];
                 depth += 1;
             }
             let name = shape.free_name(at, rng, "");
@@ -167,14 +167,14 @@ impl Shape {
         }
         for d in 1..self.names.len() {
             self.add_file(d, "Makefile");
-            if rng.gen_bool(0.3) {
+            if rng.random_bool(0.3) {
                 self.add_file(d, "Kconfig");
             }
         }
         let weights: Vec<u32> = EXTENSIONS.iter().map(|e| e.1).collect();
         let mut count: u64 = self.files.iter().map(|f| f.len() as u64).sum();
         while count < FILES {
-            let d = rng.gen_range(1..self.names.len());
+            let d = rng.random_range(1..self.names.len());
             let ext = EXTENSIONS[pick(rng, &weights)].0;
             let name = self.free_name(d, rng, ext);
             self.add_file(d, &name);
@@ -184,8 +184,8 @@ impl Shape {
 
     /// A name like `usb_core.c` or `pci2` that nothing in `dir` has yet.
     fn free_name(&self, dir: usize, rng: &mut SmallRng, ext: &str) -> String {
-        let two = rng.gen_bool(0.5);
-        let mut word = || WORDS[rng.gen_range(0..WORDS.len())];
+        let two = rng.random_bool(0.5);
+        let mut word = || WORDS[rng.random_range(0..WORDS.len())];
         let base = if two {
             word().to_string()
         } else {
@@ -218,7 +218,7 @@ impl Shape {
         files.sort();
         for name in files {
             let data = Extent {
-                start: rng.gen_range(0..PATTERN as u64),
+                start: rng.random_range(0..PATTERN as u64),
                 len: sizes.next().expect("a size for every file"),
             };
             builder.file_in(dir, OsStr::new(name), 0o644, data);
@@ -233,7 +233,7 @@ impl Shape {
 
 /// An index drawn with the given weights.
 fn pick(rng: &mut SmallRng, weights: &[u32]) -> usize {
-    let mut at = rng.gen_range(0..weights.iter().sum::<u32>());
+    let mut at = rng.random_range(0..weights.iter().sum::<u32>());
     for (i, w) in weights.iter().enumerate() {
         if at < *w {
             return i;
@@ -260,8 +260,8 @@ fn sizes(rng: &mut SmallRng, n: usize) -> Vec<u64> {
 
 /// A standard normal draw (Box-Muller).
 fn normal(rng: &mut SmallRng) -> f64 {
-    let u1: f64 = 1.0 - rng.gen::<f64>();
-    let u2: f64 = rng.gen();
+    let u1: f64 = 1.0 - rng.random::<f64>();
+    let u2: f64 = rng.random();
     (-2.0 * u1.ln()).sqrt() * (2.0 * std::f64::consts::PI * u2).cos()
 }
 
@@ -269,12 +269,12 @@ fn normal(rng: &mut SmallRng) -> f64 {
 fn pattern(rng: &mut SmallRng) -> Vec<u8> {
     let mut text = Vec::with_capacity(PATTERN + 64);
     while text.len() < PATTERN {
-        text.extend(std::iter::repeat_n(b'\t', rng.gen_range(0..3)));
-        for i in 0..rng.gen_range(2..9) {
+        text.extend(std::iter::repeat_n(b'\t', rng.random_range(0..3)));
+        for i in 0..rng.random_range(2..9) {
             if i > 0 {
                 text.push(b' ');
             }
-            text.extend_from_slice(TOKENS[rng.gen_range(0..TOKENS.len())].as_bytes());
+            text.extend_from_slice(TOKENS[rng.random_range(0..TOKENS.len())].as_bytes());
         }
         text.push(b'\n');
     }

@@ -108,6 +108,20 @@ impl Tree {
         c
     }
 
+    /// About the space one extraction takes on a filesystem: each file's bytes rounded up to a
+    /// block, and a block for each directory (what the fill's gauge counts).
+    pub(crate) fn footprint(&self) -> u64 {
+        let block = super::gauge::BLOCK;
+        self.entries
+            .iter()
+            .map(|e| match e {
+                Entry::Dir(_) => block,
+                Entry::File { data, .. } => data.len.div_ceil(block).max(1) * block,
+                Entry::Symlink { .. } | Entry::HardLink { .. } => 0,
+            })
+            .sum()
+    }
+
     /// Every entry in extraction order.
     pub fn listing(&self) -> Vec<Listed> {
         self.entries

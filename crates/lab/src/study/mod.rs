@@ -15,6 +15,7 @@
 //! loop = { size = "16G" }     # or block = "/dev/sdc1" with destroy = "/dev/sdc1" and --yes
 //! scheduler = ["mq-deadline", "bfq"]
 //! read_ahead_kb = 0
+//! iosched = { front_merges = 0, write_expire = 500 }   # the scheduler's tunables (queue/iosched/)
 //!
 //! [[filesystem]]
 //! name = "ext4-flexbg"
@@ -24,6 +25,8 @@
 //! fsck = true
 //! # scheduler = "none"      # this filesystem's own schedulers, replacing [device]'s
 //! # warmup = true           # this filesystem's own warm-up setting
+//! # log = { size = "64m" }  # its journal or log on a second loop image (ext3, ext4, xfs), or
+//! #                         # log = { block = "/dev/sdb2", destroy = "/dev/sdb2" } with --yes
 //!
 //! [fill]
 //! to = ["empty", "40%"]     # each level is an axis value: cells on the empty and the filled fs
@@ -116,6 +119,9 @@ pub struct Device {
     pub scheduler: Vec<String>,
     /// Read-ahead values to compare (an axis); empty: leave it.
     pub read_ahead_kb: Vec<u64>,
+    /// The scheduler's tunables (`/sys/block/DEV/queue/iosched/NAME`), written after the
+    /// scheduler is set, each cell; empty: leave them. Not an axis: one value each.
+    pub iosched: BTreeMap<String, String>,
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -139,6 +145,27 @@ pub struct Filesystem {
     pub scheduler: Option<Vec<String>>,
     /// A warm-up run before each cell's measured runs, replacing the study's `warmup`.
     pub warmup: Option<bool>,
+    /// Its journal (ext3, ext4) or log (xfs) on a device of its own, made with it each time.
+    pub log: Option<Log>,
+}
+
+/// Where a filesystem's external journal or log goes (seed 001's `logdev=/dev/sda2`).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub enum Log {
+    /// A sparse image of `size` bytes fslab creates beside the filesystem's and removes.
+    Loop { size: u64 },
+    /// A block device the study names for destruction, under the rules `[device] block` has.
+    Block { path: PathBuf, destroy: Option<PathBuf> },
+}
+
+impl Log {
+    /// As the report's configuration tables say it.
+    pub fn describe(&self) -> String {
+        match self {
+            Log::Loop { size } => format!("external log on a {} loop image", fslab_engine::Bytes(*size)),
+            Log::Block { path, .. } => format!("external log on {}", path.display()),
+        }
+    }
 }
 
 impl Filesystem {

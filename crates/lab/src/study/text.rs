@@ -95,6 +95,10 @@ pub(super) struct RawDevice {
     pub(super) scheduler: Option<OneOrMany<String>>,
     #[serde(default)]
     pub(super) read_ahead_kb: Option<OneOrMany<u64>>,
+    /// The scheduler's tunables, `{ front_merges = 0, write_expire = 500 }` (checked in
+    /// validate.rs).
+    #[serde(default)]
+    pub(super) iosched: Option<toml::Table>,
 }
 
 /// `[device] loop = { ... }`.
@@ -121,6 +125,20 @@ pub(super) struct RawFilesystem {
     pub(super) scheduler: Option<OneOrMany<String>>,
     #[serde(default)]
     pub(super) warmup: Option<bool>,
+    #[serde(default)]
+    pub(super) log: Option<RawLog>,
+}
+
+/// `[[filesystem]] log = { size = "64m" }` or `{ block = "/dev/sdb2", destroy = "/dev/sdb2" }`.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(super) struct RawLog {
+    #[serde(default)]
+    pub(super) size: Option<Bytes>,
+    #[serde(default)]
+    pub(super) block: Option<PathBuf>,
+    #[serde(default)]
+    pub(super) destroy: Option<PathBuf>,
 }
 
 /// `[fill]`.

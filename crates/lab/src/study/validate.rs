@@ -3,8 +3,8 @@
 //! the defaults of what is left out. An error is a [`Bad`]: the path of what it is about in the
 //! file, and what is wrong.
 
-use super::text::{OneOrMany, RawDevice, RawFill, RawStudy};
-use super::{Adaptive, Device, Filesystem, Fresh, Quick, Study, StudyWorkload, Target, Tool, KNOWN_TYPES};
+use super::text::{OneOrMany, RawDevice, RawFill, RawLog, RawStudy};
+use super::{Adaptive, Device, Filesystem, Fresh, Log, Quick, Study, StudyWorkload, Target, Tool, KNOWN_TYPES};
 use fslab_engine::workload::PathSeg;
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -36,6 +36,7 @@ pub(super) fn check(raw: RawStudy, base: &Path) -> Result<Study, Bad> {
             target: Target::Loop { size: 4 << 30 },
             scheduler: Vec::new(),
             read_ahead_kb: Vec::new(),
+            iosched: BTreeMap::new(),
         },
         Some(d) => check_device(d)?,
     };
@@ -68,7 +69,26 @@ pub(super) fn check(raw: RawStudy, base: &Path) -> Result<Study, Bad> {
                 "tmpfs has no mkfs; put its options (size=...) in `mount`",
             ));
         }
+        let log = match f.log {
+            None => None,
+            Some(_) if f.fs_type == "tmpfs" => {
+                return Err(bad(here("log"), "tmpfs has no device, so no log to put on another"));
+            }
+            Some(l) => Some(check_log(l, here("log"))?),
+        };
+        if let (Some(Log::Block { path, .. }), Target::Block { path: data, .. }) = (&log, &device.target) {
+            if path == data {
+                return Err(bad(
+                    here("log"),
+                    format!(
+                        "the log cannot go on {}, the device the filesystem is made on",
+                        path.display()
+                    ),
+                ));
+            }
+        }
         filesystems.push(Filesystem {
+            log,
             name,
             fs_type: f.fs_type,
             mkfs: f.mkfs,
@@ -77,6 +97,12 @@ pub(super) fn check(raw: RawStudy, base: &Path) -> Result<Study, Bad> {
             scheduler: f.scheduler.map(OneOrMany::into_vec),
             warmup: f.warmup,
         });
+    }
+    if !device.iosched.is_empty() && device.scheduler.is_empty() && filesystems.iter().any(|f| f.scheduler.is_none()) {
+        return Err(bad(
+            vec![Key("device"), Key("iosched")],
+            "iosched tunes the scheduler that `scheduler` sets: name one in [device] (or on every filesystem)",
+        ));
     }
     if raw.workload.is_empty() {
         return Err(bad(vec![], "the study names no [[workload]]"));
@@ -299,11 +325,55 @@ fn check_device(d: RawDevice) -> Result<Device, Bad> {
     }
     let scheduler = d.scheduler.map(OneOrMany::into_vec).unwrap_or_default();
     let read_ahead_kb = d.read_ahead_kb.map(OneOrMany::into_vec).unwrap_or_default();
+    let mut iosched = BTreeMap::new();
+    for (name, value) in d.iosched.unwrap_or_default() {
+        let here = vec![Key("device"), Key("iosched"), Name(name.clone())];
+        if name.is_empty() || name.starts_with('.') || name.contains('/') {
+            return Err(bad(
+                here,
+                format!("`{name}` is not a tunable's name (a file in queue/iosched/)"),
+            ));
+        }
+        let value = match value {
+            toml::Value::Integer(_) | toml::Value::String(_) => scalar(&value).expect("a scalar"),
+            _ => return Err(bad(here, format!("`{name}` is a number or a string"))),
+        };
+        iosched.insert(name, value);
+    }
     Ok(Device {
         target,
         scheduler,
         read_ahead_kb,
+        iosched,
     })
+}
+
+/// `log = { size = "64m" }` or `log = { block = "/dev/sdb2", destroy = "/dev/sdb2" }`.
+fn check_log(l: RawLog, here: Vec<PathSeg>) -> Result<Log, Bad> {
+    match (l.size, l.block) {
+        (Some(size), None) if l.destroy.is_none() => {
+            if size.0 < 1 << 20 {
+                return Err(bad(here, "an external log needs at least 1M"));
+            }
+            Ok(Log::Loop { size: size.0 })
+        }
+        (None, Some(path)) => Ok(Log::Block {
+            path,
+            destroy: l.destroy,
+        }),
+        (Some(_), None) => Err(bad(
+            here,
+            "`destroy` names the block device the log may go on; there is no `block`",
+        )),
+        (Some(_), Some(_)) => Err(bad(
+            here,
+            "give the log either a `size` (a loop image) or a `block`, not both",
+        )),
+        (None, None) => Err(bad(
+            here,
+            "give the log a `size` (\"64m\": a loop image) or a `block` with `destroy`",
+        )),
+    }
 }
 
 /// The fill as written, and its levels (0 for `"empty"`).
@@ -439,7 +509,7 @@ fn check_workload(mut w: toml::Table, i: usize, base: &Path) -> Result<StudyWork
     }
     match (tool, &main) {
         (Tool::Ffsb, None) => return Err(bad(here("ffsb"), "ffsb needs a profile: ffsb = \"PROFILE\"")),
-        (Tool::Dbench | Tool::Sysbench | Tool::Iozone, Some(_)) => {
+        (Tool::Dbench | Tool::Sysbench | Tool::Iozone | Tool::Ior | Tool::Mdtest, Some(_)) => {
             return Err(bad(
                 here(tool.key()),
                 format!("{} takes a table of options, not a file", tool.key()),

@@ -49,7 +49,7 @@ fn cell(fs_type: &str, mkfs_options: &str, mount_options: &str, expect_options: 
 
     umount(&b.mnt).unwrap();
     assert!(!is_mounted(&b.mnt));
-    let out = fsck(dev, fs_type).unwrap();
+    let out = fsck(dev, fs_type, None).unwrap();
     assert!(!out.is_empty(), "{fs_type}: fsck printed nothing");
 }
 
@@ -213,7 +213,7 @@ fn fsck_reports_errors_found() {
     let put = format!("write {} victim", content.display());
     sh("debugfs", &["-w", "-R", &put, dev.to_str().unwrap()]);
     sh("debugfs", &["-w", "-R", "clri victim", dev.to_str().unwrap()]);
-    match fsck(dev, "ext4") {
+    match fsck(dev, "ext4", None) {
         Err(LabError::Tool {
             command,
             status,

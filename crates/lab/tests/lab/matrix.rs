@@ -2,7 +2,7 @@
 //! exclude rules on them, and what the quick form changes. Nothing here needs root.
 
 use fslab_lab::matrix::{expand, fill_label, Form};
-use fslab_lab::study::Study;
+use fslab_lab::study::{Log, Study};
 use std::path::Path;
 
 /// A cell's filesystem name, which alone names its configuration when nothing else varies.
@@ -193,4 +193,90 @@ fn a_zero_timeout_is_refused_at_its_line() {
     }
     let ok = EMPTY_AND_FILLED.replace("fresh = \"study\"", "fresh = \"study\"\ntimeout = \"1s\"");
     assert_eq!(study(&ok).timeout, std::time::Duration::from_secs(1));
+}
+
+#[test]
+fn iosched_tunables_are_read_as_one_value_each_and_need_a_scheduler() {
+    let with = |device: &str| {
+        format!(
+            "name = \"t\"\n[device]\n{device}\n{}",
+            &OWN_SCHEDULERS[OWN_SCHEDULERS.find("[[filesystem]]").unwrap()..]
+        )
+    };
+    let s = study(&with(
+        "scheduler = \"mq-deadline\"\niosched = { front_merges = 0, write_expire = 500, fifo_batch = \"16\" }",
+    ));
+    let got: Vec<(&str, &str)> = s.device.iosched.iter().map(|(k, v)| (k.as_str(), v.as_str())).collect();
+    assert_eq!(
+        got,
+        [("fifo_batch", "16"), ("front_merges", "0"), ("write_expire", "500")]
+    );
+    // Not an axis: the cells are those of the schedulers alone.
+    assert_eq!(expand(&s, Form::Full).len(), 2);
+
+    for (device, line, says) in [
+        ("iosched = { front_merges = 0 }", 3, "name one in [device]"),
+        (
+            "scheduler = \"none\"\niosched = { front_merges = [0, 1] }",
+            4,
+            "a number or a string",
+        ),
+        (
+            "scheduler = \"none\"\niosched = { \"../x\" = 1 }",
+            4,
+            "not a tunable's name",
+        ),
+    ] {
+        let e = Study::from_toml(&with(device), "study.toml", Path::new("/nonexistent"))
+            .expect_err(device)
+            .to_string();
+        assert!(e.starts_with(&format!("study.toml:{line}:")), "{device}: {e}");
+        assert!(e.contains(says), "{device}: {e}");
+    }
+}
+
+#[test]
+fn an_external_log_is_a_loop_image_or_another_block_device() {
+    let with = |device: &str, log: &str| {
+        format!("name = \"t\"\n[device]\n{device}\n[[filesystem]]\ntype = \"xfs\"\n{log}\n[[workload]]\nname = \"dbench\"\ndbench = {{ clients = 5 }}\n")
+    };
+    let s = study(&with("", "log = { size = \"64m\" }"));
+    assert_eq!(s.filesystems[0].log, Some(Log::Loop { size: 64 << 20 }));
+    let s = study(&with(
+        "block = \"/dev/sdb1\"\ndestroy = \"/dev/sdb1\"",
+        "log = { block = \"/dev/sda2\", destroy = \"/dev/sda2\" }",
+    ));
+    assert_eq!(
+        s.filesystems[0].log,
+        Some(Log::Block {
+            path: "/dev/sda2".into(),
+            destroy: Some("/dev/sda2".into())
+        })
+    );
+    for (device, log, says) in [
+        (
+            "block = \"/dev/sdb1\"\ndestroy = \"/dev/sdb1\"",
+            "log = { block = \"/dev/sdb1\", destroy = \"/dev/sdb1\" }",
+            "the device the filesystem is made on",
+        ),
+        ("", "log = { size = \"64m\", block = \"/dev/sda2\" }", "not both"),
+        (
+            "",
+            "log = { size = \"64m\", destroy = \"/dev/sda2\" }",
+            "there is no `block`",
+        ),
+        ("", "log = { }", "give the log a `size`"),
+        ("", "log = { size = \"4k\" }", "at least 1M"),
+    ] {
+        let text = with(device, log);
+        let e = Study::from_toml(&text, "study.toml", Path::new("/nonexistent"))
+            .expect_err(log)
+            .to_string();
+        assert!(e.contains(says), "{log}: {e}");
+        let line = text.lines().position(|l| l.starts_with("log")).unwrap() + 1;
+        assert!(e.starts_with(&format!("study.toml:{line}:")), "{log}: {e}");
+    }
+    let tmpfs = with("", "log = { size = \"64m\" }").replace("\"xfs\"", "\"tmpfs\"");
+    let e = Study::from_toml(&tmpfs, "study.toml", Path::new("/nonexistent")).unwrap_err();
+    assert!(e.to_string().contains("tmpfs has no device"), "{e}");
 }

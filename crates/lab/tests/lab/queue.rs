@@ -2,7 +2,7 @@
 
 use crate::common::*;
 use fslab_lab::device::LoopImage;
-use fslab_lab::queue::{read_ahead_kb, schedulers, set_read_ahead_kb, set_scheduler};
+use fslab_lab::queue::{read_ahead_kb, schedulers, set_iosched, set_read_ahead_kb, set_scheduler};
 use fslab_lab::LabError;
 use fslab_testkit::require_root;
 
@@ -88,4 +88,55 @@ fn a_partition_uses_its_disks_queue() {
     assert_eq!(schedulers(&disk.partition).unwrap().1, "none");
     set_scheduler(&disk.disk, &active).unwrap();
     set_read_ahead_kb(&disk.disk, ra).unwrap();
+}
+
+#[test]
+#[ignore = "system tier: root, loop devices"]
+fn mq_deadline_tunables_are_written_and_read_back() {
+    require_root();
+    let dir = tempfile::tempdir().unwrap();
+    let img = LoopImage::create(dir.path(), 64 * MIB).unwrap();
+    let dev = img.device();
+    let seed_004: std::collections::BTreeMap<String, String> = [
+        ("front_merges", "0"),
+        ("write_expire", "500"),
+        ("writes_starved", "1"),
+        ("read_expire", "500"),
+    ]
+    .into_iter()
+    .map(|(k, v)| (k.to_string(), v.to_string()))
+    .collect();
+    // A new loop image starts on none, which has no tunables: nothing is written.
+    assert_eq!(schedulers(dev).unwrap().1, "none");
+    let r = match set_iosched(dev, &seed_004) {
+        Err(LabError::Unsupported { reason, .. }) => reason,
+        other => panic!("expected Unsupported, got {other:?}"),
+    };
+    assert!(
+        r.contains("the scheduler none") && r.contains("no tunable front_merges"),
+        "{r}"
+    );
+
+    assert_eq!(set_scheduler(dev, "mq-deadline").unwrap(), "mq-deadline");
+    let sys = std::path::Path::new("/sys/block")
+        .join(dev.file_name().unwrap())
+        .join("queue/iosched");
+    let read = |name: &str| std::fs::read_to_string(sys.join(name)).unwrap().trim().to_string();
+    assert_eq!(read("front_merges"), "1", "mq-deadline's default");
+    assert_eq!(set_iosched(dev, &seed_004).unwrap(), seed_004);
+    for (name, value) in &seed_004 {
+        assert_eq!(&read(name), value, "{name} in sysfs");
+    }
+    let mut typo = seed_004.clone();
+    typo.insert("front_merge".into(), "0".into());
+    let r = match set_iosched(dev, &typo) {
+        Err(LabError::Unsupported { reason, .. }) => reason,
+        other => panic!("expected Unsupported, got {other:?}"),
+    };
+    assert!(
+        r.contains("no tunable front_merge ") && r.contains("front_merges"),
+        "{r}"
+    );
+    // Loop devices keep their queue settings from one image to the next: leave the defaults.
+    set_scheduler(dev, "none").unwrap();
 }

@@ -15,6 +15,7 @@ use fslab_lab::study::Study;
 use fslab_lab::worker::{Ended, Live, Watch};
 use fslab_lab::LabError;
 use fslab_store::{CellStatus, Claim, RunStatus, Runner, Store, StudyStatus};
+use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::AtomicBool;
 use std::sync::Mutex;
@@ -94,6 +95,12 @@ impl Fake {
         last.and_then(|l| l.split(' ').next()).unwrap_or_default().to_string()
     }
 
+    /// What the last logged action starting with `what` was given.
+    fn last(&self, what: &str) -> Option<String> {
+        let log = self.log.lock().unwrap();
+        log.iter().rev().find_map(|l| l.strip_prefix(what).map(String::from))
+    }
+
     fn workers(&self) -> Vec<String> {
         let log = self.log.lock().unwrap();
         log.iter()
@@ -140,6 +147,7 @@ impl Machine for Fake {
 
     fn mkfs(&self, dev: &Path, fs_type: &str, options: &str) -> Result<String, LabError> {
         self.note(format!("mkfs {fs_type} {}", dev.display()));
+        self.note(format!("options-of-mkfs {options}"));
         if let Some(o) = self.refuses.iter().find(|o| options.contains(*o)) {
             return Err(LabError::Tool {
                 command: format!("mkfs.{fs_type} {options}"),
@@ -153,6 +161,7 @@ impl Machine for Fake {
 
     fn mount(&self, _dev: Option<&Path>, mnt: &Path, fs_type: &str, options: &str) -> Result<String, LabError> {
         self.note(format!("mount {fs_type} {}", mnt.display()));
+        self.note(format!("options-of-mount {options}"));
         Ok(format!("rw,{options}"))
     }
 
@@ -167,8 +176,16 @@ impl Machine for Fake {
 
     fn thaw(&self, _mnt: &Path) {}
 
-    fn fsck(&self, _dev: &Path, fs_type: &str) -> Result<String, LabError> {
-        self.note(format!("fsck {fs_type}"));
+    fn mkfs_log(&self, log: &Path, fs_type: &str, options: &str) -> Result<String, LabError> {
+        self.note(format!("journal-device {fs_type} {} {options}", log.display()));
+        Ok(String::new())
+    }
+
+    fn fsck(&self, _dev: &Path, fs_type: &str, log: Option<&Path>) -> Result<String, LabError> {
+        match log {
+            Some(log) => self.note(format!("fsck {fs_type} log {}", log.display())),
+            None => self.note(format!("fsck {fs_type}")),
+        }
         Ok("clean".into())
     }
 
@@ -180,6 +197,35 @@ impl Machine for Fake {
                 what: format!("scheduler {other}"),
                 reason: "the fake machine offers none, mq-deadline, kyber, bfq".into(),
             }),
+        }
+    }
+
+    fn set_iosched(
+        &self,
+        _dev: &Path,
+        tunables: &BTreeMap<String, String>,
+    ) -> Result<BTreeMap<String, String>, LabError> {
+        let asked: Vec<String> = tunables.iter().map(|(k, v)| format!("{k}={v}")).collect();
+        self.note(format!("iosched {}", asked.join(" ")));
+        // The scheduler set last, as the real queue would have it: mq-deadline's tunables.
+        let scheduler = self.last("scheduler ").unwrap_or_default();
+        let has: &[&str] = match scheduler.as_str() {
+            "mq-deadline" => &[
+                "fifo_batch",
+                "front_merges",
+                "read_expire",
+                "write_expire",
+                "writes_starved",
+            ],
+            _ => &[],
+        };
+        match tunables.keys().find(|k| !has.contains(&k.as_str())) {
+            Some(k) => Err(LabError::Unsupported {
+                what: format!("iosched tunable {k}"),
+                reason: format!("the scheduler {scheduler} has no tunable {k}"),
+            }),
+            // The fake kernel reads a value back in its own form: with a newline, trimmed.
+            None => Ok(tunables.clone()),
         }
     }
 
@@ -307,7 +353,7 @@ impl Lab {
     }
 
     /// Records the study and runs it on `machine`, stopping when `stop` is set.
-    fn run(&self, machine: &Fake, stop: &'static AtomicBool) -> (i64, Summary, Vec<Event>) {
+    fn run(&self, machine: &dyn Machine, stop: &'static AtomicBool) -> (i64, Summary, Vec<Event>) {
         let id = self
             .store
             .create_study(&fslab_store::NewStudy {
@@ -325,7 +371,7 @@ impl Lab {
     }
 
     /// Runs what study `id` lacks.
-    fn resume(&self, machine: &Fake, id: i64, stop: &'static AtomicBool) -> (Summary, Vec<Event>) {
+    fn resume(&self, machine: &dyn Machine, id: i64, stop: &'static AtomicBool) -> (Summary, Vec<Event>) {
         let opts = Options {
             form: Form::Full,
             scratch: self.dir.path().join("scratch"),
@@ -780,6 +826,66 @@ run = { file = "reads.toml" }
 }
 
 #[test]
+fn iosched_tunables_are_written_after_the_scheduler_and_stored_as_read_back() {
+    let lab = Lab::new(
+        r#"
+name = "tunables"
+drop_caches = false
+fresh = "cell"
+[device]
+scheduler = ["mq-deadline", "none"]
+iosched = { front_merges = 0, write_expire = 500, writes_starved = 1, read_expire = 500 }
+[[filesystem]]
+type = "ext4"
+[[workload]]
+name = "native"
+run = { file = "reads.toml" }
+"#,
+    );
+    let machine = Fake::new();
+    let (id, summary, _) = lab.run(&machine, never());
+    assert_eq!((summary.ok, summary.unsupported_cells), (1, 1));
+    let log = machine.log.lock().unwrap().clone();
+    let at = |what: &str| {
+        log.iter()
+            .position(|l| l == what)
+            .unwrap_or_else(|| panic!("no `{what}` in {log:#?}"))
+    };
+    let tunables = "iosched front_merges=0 read_expire=500 write_expire=500 writes_starved=1";
+    assert!(at("scheduler mq-deadline") < at(tunables), "{log:#?}");
+    assert_eq!(machine.count("iosched"), 2, "once per cell: {log:#?}");
+
+    let statuses = lab.statuses(id);
+    assert_eq!(statuses[0].0, "ext4 mq-deadline native");
+    assert_eq!(statuses[0].1, CellStatus::Done);
+    // none has no tunables: its cell is unsupported, with why.
+    assert_eq!(statuses[1].0, "ext4 none native");
+    assert_eq!(statuses[1].1, CellStatus::Unsupported);
+    let why = statuses[1].2.as_deref().unwrap();
+    assert!(why.contains("the scheduler none has no tunable front_merges"), "{why}");
+    assert_eq!(lab.store.runs(id).unwrap().len(), 1, "no run on the unsupported cell");
+
+    // The run keeps the tunables asked and read back; the step says what was read back.
+    let cell = lab.store.cells(id).unwrap()[0].id;
+    let run = &lab.store.runs_of_cell(cell).unwrap()[0];
+    let want =
+        serde_json::json!({"front_merges": "0", "read_expire": "500", "write_expire": "500", "writes_starved": "1"});
+    assert_eq!(run.environment["iosched"], want, "{}", run.environment);
+    assert_eq!(run.environment["read_back"]["iosched"], want, "{}", run.environment);
+    assert_eq!(run.environment["read_back"]["scheduler"], "mq-deadline");
+    let steps = lab.store.steps(id).unwrap();
+    let step = steps
+        .iter()
+        .find(|s| s.cell_id == cell && s.step.name == "iosched")
+        .expect("an iosched step");
+    assert!(step.step.ok);
+    assert_eq!(
+        step.step.detail,
+        "front_merges=0 read_expire=500 write_expire=500 writes_starved=1"
+    );
+}
+
+#[test]
 fn preflight_names_the_workload_the_cell_and_the_tool_s_own_error() {
     let lab = Lab::new(&FIVE_TOOLS.replace("file-test-mode = \"rndrw\"", "file-test-mode = \"sideways\""));
     let e = lifecycle::preflight(&lab.study, Form::Full, &Fake::new()).unwrap_err();
@@ -1008,4 +1114,271 @@ fn mpi_cells_are_unsupported_where_the_machine_cannot_launch_them() {
         let v = v.as_deref().unwrap_or_default();
         assert!(v.contains("built without MPI") && v.contains("--features mpi"), "{v}");
     }
+}
+
+/// Seed 001's xfs with its log on a second device, ext4 with an external journal, and btrfs,
+/// which has no log fslab can put elsewhere.
+const EXTERNAL_LOGS: &str = r#"
+name = "external logs"
+drop_caches = false
+fresh = "cell"
+[device]
+loop = { size = "1G" }
+[[filesystem]]
+type = "xfs"
+mkfs = "-l size=64m,lazy-count=1 -d agcount=8"
+mount = "noatime,logbufs=8"
+fsck = true
+log = { size = "64m" }
+[[filesystem]]
+type = "ext4"
+fsck = true
+log = { size = "32m" }
+[[filesystem]]
+type = "btrfs"
+log = { size = "64m" }
+[[workload]]
+name = "native"
+run = { file = "reads.toml" }
+"#;
+
+#[test]
+fn an_external_log_is_made_beside_the_filesystem_named_to_mkfs_mount_and_fsck_and_stored() {
+    let lab = Lab::new(EXTERNAL_LOGS);
+    let machine = Fake::new();
+    let verdicts = lifecycle::preflight(&lab.study, Form::Full, &machine).unwrap();
+    assert_eq!(verdicts[..2], [None, None]);
+    let why = verdicts[2].as_deref().unwrap_or_default();
+    assert!(why.contains("fslab knows no external log for btrfs"), "{why}");
+
+    let (id, summary, _) = lab.run(&machine, never());
+    assert_eq!((summary.ok, summary.unsupported_cells), (2, 1));
+    let log = machine.log.lock().unwrap().clone();
+    let xfs_end = log.iter().position(|l| l.starts_with("fsck xfs")).unwrap();
+    let xfs: Vec<&str> = log[..=xfs_end]
+        .iter()
+        .map(String::as_str)
+        .filter(|l| !l.starts_with("worker") && !l.starts_with("clear"))
+        .collect();
+    assert_eq!(
+        xfs[..7],
+        [
+            "attach 1073741824",
+            "wipe /dev/fake0",
+            "attach 67108864",
+            "wipe /dev/fake1",
+            "journal-device xfs /dev/fake1 -l size=64m,lazy-count=1 -d agcount=8",
+            "mkfs xfs /dev/fake0",
+            "options-of-mkfs -l size=64m,lazy-count=1 -d agcount=8 -l logdev=/dev/fake1",
+        ],
+        "{xfs:#?}"
+    );
+    assert!(xfs[7].starts_with("mount xfs "), "{xfs:#?}");
+    assert_eq!(xfs[8], "options-of-mount noatime,logbufs=8,logdev=/dev/fake1");
+    assert!(xfs[9].starts_with("umount "), "{xfs:#?}");
+    assert_eq!(xfs[10], "fsck xfs log /dev/fake1");
+
+    // ext4: a journal device of the block size mkfs is told, then -J device=.
+    assert!(log.contains(&"attach 33554432".to_string()), "{log:#?}");
+    assert!(log.contains(&"journal-device ext4 /dev/fake3 ".to_string()), "{log:#?}");
+    assert!(
+        log.contains(&"options-of-mkfs -b 4096 -J device=/dev/fake3".to_string()),
+        "{log:#?}"
+    );
+    assert!(log.contains(&"options-of-mount ".to_string()), "{log:#?}");
+    assert!(log.contains(&"fsck ext4 log /dev/fake3".to_string()), "{log:#?}");
+    // btrfs: nothing made.
+    assert_eq!(machine.count("mkfs btrfs"), 0);
+
+    let cells = lab.store.cells(id).unwrap();
+    assert_eq!(
+        cells[0].spec.mkfs_options,
+        "-l size=64m,lazy-count=1 -d agcount=8 (external log on a 64m loop image)"
+    );
+    assert_eq!(cells[1].spec.mkfs_options, "(external log on a 32m loop image)");
+    assert_eq!(cells[2].status, CellStatus::Unsupported);
+    let run = &lab.store.runs_of_cell(cells[0].id).unwrap()[0];
+    assert_eq!(run.environment["log"], "/dev/fake1", "{}", run.environment);
+    let steps = lab.store.steps(id).unwrap();
+    let step = steps
+        .iter()
+        .find(|s| s.cell_id == cells[0].id && s.step.name == "log")
+        .expect("a log step");
+    assert_eq!(step.step.detail, "external log on a 64m loop image on /dev/fake1");
+}
+
+#[test]
+fn a_log_on_a_block_device_is_refused_unless_named_for_destruction_and_confirmed() {
+    let text = EXTERNAL_LOGS.replace(
+        r#"log = { size = "64m" }
+[[filesystem]]
+type = "ext4""#,
+        r#"log = { block = "/dev/fslab-no-such-log" }
+[[filesystem]]
+type = "ext4""#,
+    );
+    let lab = Lab::new(&text);
+    let file = lab.dir.path().join("study.toml");
+    std::fs::write(&file, &text).unwrap();
+    let db = lab.dir.path().join("start.db");
+    let e = match lifecycle::start(&Fake::new(), &db, &file, &lab.study, Form::Full, true) {
+        Err(e) => e.to_string(),
+        Ok(_) => panic!("a log device not named for destruction was accepted"),
+    };
+    assert!(e.contains("/dev/fslab-no-such-log"), "{e}");
+    assert!(e.contains("does not name it for destruction"), "{e}");
+    assert!(!db.exists(), "nothing recorded");
+}
+
+/// This machine for real (loop images, mkfs, mount, fsck as root), but with each worker's
+/// command run in this process, as the fake machine runs it: the lab's tests have no fslab
+/// binary to start.
+struct HostInProcess(fslab_lab::machine::Host);
+
+impl Machine for HostInProcess {
+    fn ready(&self) -> Result<(), LabError> {
+        self.0.ready()
+    }
+    fn support(&self, fs_type: &str) -> Result<(), LabError> {
+        self.0.support(fs_type)
+    }
+    fn attach_image(&self, dir: &Path, size: u64) -> Result<Box<dyn Image>, LabError> {
+        self.0.attach_image(dir, size)
+    }
+    fn wipe(&self, dev: &Path) -> Result<(), LabError> {
+        self.0.wipe(dev)
+    }
+    fn mkfs(&self, dev: &Path, fs_type: &str, options: &str) -> Result<String, LabError> {
+        self.0.mkfs(dev, fs_type, options)
+    }
+    fn mount(&self, dev: Option<&Path>, mnt: &Path, fs_type: &str, options: &str) -> Result<String, LabError> {
+        self.0.mount(dev, mnt, fs_type, options)
+    }
+    fn umount(&self, mnt: &Path) -> Result<(), LabError> {
+        self.0.umount(mnt)
+    }
+    fn umount_lazy(&self, mnt: &Path) {
+        self.0.umount_lazy(mnt)
+    }
+    fn thaw(&self, mnt: &Path) {
+        self.0.thaw(mnt)
+    }
+    fn mkfs_log(&self, log: &Path, fs_type: &str, options: &str) -> Result<String, LabError> {
+        self.0.mkfs_log(log, fs_type, options)
+    }
+    fn fsck(&self, dev: &Path, fs_type: &str, log: Option<&Path>) -> Result<String, LabError> {
+        self.0.fsck(dev, fs_type, log)
+    }
+    fn set_scheduler(&self, dev: &Path, name: &str) -> Result<String, LabError> {
+        self.0.set_scheduler(dev, name)
+    }
+    fn set_iosched(
+        &self,
+        dev: &Path,
+        tunables: &BTreeMap<String, String>,
+    ) -> Result<BTreeMap<String, String>, LabError> {
+        self.0.set_iosched(dev, tunables)
+    }
+    fn set_read_ahead_kb(&self, dev: &Path, kb: u64) -> Result<u64, LabError> {
+        self.0.set_read_ahead_kb(dev, kb)
+    }
+    fn fill(&self, root: &Path, tree: &Tree, spec: &FillSpec) -> Result<FillReport, LabError> {
+        self.0.fill(root, tree, spec)
+    }
+    fn age(&self, root: &Path, spec: &AgeSpec) -> Result<AgeReport, LabError> {
+        self.0.age(root, spec)
+    }
+    fn run_worker(&self, args: &[String], _watch: &Watch) -> Result<Ended, LabError> {
+        Ok(in_process(args))
+    }
+    fn clear_leftovers(&self, scratch: &Path) {
+        self.0.clear_leftovers(scratch)
+    }
+}
+
+/// The loop devices whose image lies beneath `dir`.
+fn loops_under(dir: &Path) -> Vec<String> {
+    let dir = std::fs::canonicalize(dir).unwrap_or_else(|_| dir.to_path_buf());
+    std::fs::read_dir("/sys/block")
+        .unwrap()
+        .flatten()
+        .filter_map(|e| {
+            let backing = std::fs::read_to_string(e.path().join("loop/backing_file")).ok()?;
+            Path::new(backing.trim_end())
+                .starts_with(&dir)
+                .then(|| format!("{}: {}", e.file_name().to_string_lossy(), backing.trim_end()))
+        })
+        .collect()
+}
+
+#[test]
+#[ignore = "system tier: root, loop devices, mkfs.xfs, mkfs.ext4, e2fsck, xfs_repair"]
+fn ext4_and_xfs_with_an_external_log_mount_run_and_check_clean_and_leave_nothing() {
+    fslab_testkit::require_root();
+    for (tool, package) in [
+        ("mkfs.xfs", "xfsprogs"),
+        ("xfs_repair", "xfsprogs"),
+        ("mkfs.ext4", "e2fsprogs"),
+        ("mke2fs", "e2fsprogs"),
+        ("e2fsck", "e2fsprogs"),
+        ("wipefs", "util-linux"),
+    ] {
+        fslab_testkit::require_tool(tool, package);
+    }
+    let text = EXTERNAL_LOGS
+        .replace("\n[[filesystem]]\ntype = \"btrfs\"\nlog = { size = \"64m\" }", "")
+        .replace("size = \"1G\"", "size = \"512m\"");
+    let lab = Lab::new(&text);
+    assert_eq!(lab.study.filesystems.len(), 2);
+    let machine = HostInProcess(fslab_lab::machine::Host {
+        exe: PathBuf::from("/nonexistent/fslab"),
+        mpi: false,
+    });
+    let (id, summary, _) = lab.run(&machine, never());
+    assert_eq!((summary.ok, summary.runs), (2, 2), "{summary:?}");
+
+    let cells = lab.store.cells(id).unwrap();
+    let steps = lab.store.steps(id).unwrap();
+    for cell in &cells {
+        assert_eq!(cell.status, CellStatus::Done, "{}: {:?}", cell.spec.label, cell.reason);
+        let step = |name: &str| {
+            steps
+                .iter()
+                .find(|s| s.cell_id == cell.id && s.step.name == name)
+                .unwrap_or_else(|| panic!("{}: no {name} step", cell.spec.label))
+        };
+        for name in ["log", "mkfs", "mount", "umount", "fsck"] {
+            assert!(
+                step(name).step.ok,
+                "{} {name}: {}",
+                cell.spec.label,
+                step(name).step.detail
+            );
+        }
+        let run = &lab.store.runs_of_cell(cell.id).unwrap()[0];
+        assert_eq!(run.status, RunStatus::Ok, "{}: {:?}", cell.spec.label, run.error);
+        let log = run.environment["log"].as_str().expect("the log's device");
+        assert!(log.starts_with("/dev/loop"), "{log}");
+        assert!(step("mkfs").step.detail.contains(log), "{}", step("mkfs").step.detail);
+        match cell.spec.fs_type.as_str() {
+            "xfs" => {
+                // xfs reads back where its log is.
+                let mount = &step("mount").step.detail;
+                assert!(mount.contains(&format!("logdev={log}")), "{mount}");
+                assert!(mount.contains("logbufs=8"), "{mount}");
+            }
+            _ => {
+                let fsck = &step("fsck").step.detail;
+                assert!(fsck.contains("Pass 5"), "{fsck}");
+            }
+        }
+    }
+    // Both images of each filesystem are detached and removed.
+    assert_eq!(loops_under(lab.dir.path()), Vec::<String>::new());
+    assert!(!lab
+        .dir
+        .path()
+        .join("scratch")
+        .join(format!("fslab-study-{id}"))
+        .exists());
 }
