@@ -307,3 +307,29 @@ mpi = { ranks = [1, 2, 4] }
         }
     }
 }
+
+#[cfg(feature = "mpi")]
+#[test]
+#[ignore = "system tier: needs mpirun and a build with --features mpi"]
+fn mpi_ior_and_mdtest_run_as_four_tasks() {
+    let dir = tempdir();
+    let d = dir.path().display().to_string();
+    let ior = mpirun(
+        4,
+        &[
+            "ior", "-w", "-r", "-k", "-t", "64k", "-b", "1m", "-o", "testfile", "--dir", &d,
+        ],
+    );
+    assert_eq!(ior.code, 0, "{}", ior.stderr);
+    assert!(ior.stdout.contains("tasks               : 4"), "{}", ior.stdout);
+    assert_eq!(ior.stdout.matches("Summary of all tests:").count(), 1, "{}", ior.stdout);
+    // One shared file of four ranks' 1 MiB blocks, kept (-k).
+    assert_eq!(
+        std::fs::metadata(dir.path().join("testfile")).map(|m| m.len()).ok(),
+        Some(4 << 20)
+    );
+    let md = mpirun(4, &["mdtest", "-n", "100", "-d", "out", "--dir", &d]);
+    assert_eq!(md.code, 0, "{}", md.stderr);
+    assert!(md.stdout.contains("4 tasks, 400 files/directories"), "{}", md.stdout);
+    assert_eq!(md.stdout.matches("SUMMARY rate").count(), 1, "{}", md.stdout);
+}
