@@ -449,7 +449,7 @@ fn check_workload(mut w: toml::Table, i: usize, base: &Path) -> Result<StudyWork
                 return Err(bad(
                     here(k),
                     format!(
-                        "unknown key `{k}`: a workload is one of run, ffsb, dbench, sysbench, iozone, with name, vary and args"
+                        "unknown key `{k}`: a workload is one of run, ffsb, dbench, sysbench, iozone, with name, vary, args and mpi"
                     ),
                 ));
             }
@@ -475,7 +475,7 @@ fn check_workload(mut w: toml::Table, i: usize, base: &Path) -> Result<StudyWork
     {
         return Err(bad(
             here(k),
-            format!("unknown key `{k}` (a workload has name, vary, args and one tool)"),
+            format!("unknown key `{k}` (a workload has name, vary, args, mpi and one tool)"),
         ));
     }
     let name = match w.remove("name") {
