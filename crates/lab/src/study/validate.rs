@@ -445,17 +445,16 @@ fn check_workload(mut w: toml::Table, i: usize, base: &Path) -> Result<StudyWork
     let tool = match tools.as_slice() {
         [t] => *t,
         [] => {
+            let tools = Tool::ALL.map(Tool::key).join(", ");
             if let Some(k) = w.keys().find(|k| !WORKLOAD_KEYS.contains(&k.as_str())) {
                 return Err(bad(
                     here(k),
-                    format!(
-                        "unknown key `{k}`: a workload is one of run, ffsb, dbench, sysbench, iozone, with name, vary, args and mpi"
-                    ),
+                    format!("unknown key `{k}`: a workload is one of {tools}, with name, vary, args and mpi"),
                 ));
             }
             return Err(bad(
                 vec![Key("workload"), Index(i)],
-                "the workload names no tool: give one of run, ffsb, dbench, sysbench, iozone",
+                format!("the workload names no tool: give one of {tools}"),
             ));
         }
         [a, b, ..] => {

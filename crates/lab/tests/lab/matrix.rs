@@ -280,3 +280,20 @@ fn an_external_log_is_a_loop_image_or_another_block_device() {
     let e = Study::from_toml(&tmpfs, "study.toml", Path::new("/nonexistent")).unwrap_err();
     assert!(e.to_string().contains("tmpfs has no device"), "{e}");
 }
+
+#[test]
+fn a_workload_without_a_tool_is_told_every_tool_there_is() {
+    for (workload, says) in [
+        ("dbnech = { clients = 1 }", "unknown key `dbnech`: a workload is one of"),
+        ("name = \"x\"", "the workload names no tool: give one of"),
+    ] {
+        let text = format!("name = \"s\"\n[[filesystem]]\ntype = \"ext4\"\n[[workload]]\n{workload}\n");
+        let e = Study::from_toml(&text, "study.toml", Path::new("/nonexistent"))
+            .expect_err(workload)
+            .to_string();
+        assert!(e.contains(says), "{workload}: {e}");
+        for tool in fslab_classic::Tool::ALL {
+            assert!(e.contains(tool.key()), "{workload}: {e} does not name {}", tool.key());
+        }
+    }
+}
