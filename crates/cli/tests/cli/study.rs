@@ -315,8 +315,19 @@ fn a_worker_dies_with_its_lab_killed_with_9_and_the_study_shows_interrupted() {
     let lab = Lab::new(&SIX_RUNS.replace(r#"time = "1s""#, r#"time = "30s""#));
     let mut child = start(&lab.run_args(&[]));
     let fslab = child.id() as i32;
+    // The worker is `fslab TOOL ... --json`; the lab's mkfs, mount and losetup name the lab's
+    // directory too, and come and go.
+    let is_worker = |pid: i32| {
+        std::fs::read(format!("/proc/{pid}/cmdline")).is_ok_and(|c| {
+            let args: Vec<String> = c
+                .split(|&b| b == 0)
+                .map(|a| String::from_utf8_lossy(a).into_owned())
+                .collect();
+            args.first().is_some_and(|a| a.ends_with("fslab")) && args.iter().any(|a| a == "--json")
+        })
+    };
     let worker = wait_for("the worker to start", Duration::from_secs(60), || {
-        lab.processes().into_iter().find(|&p| p != fslab)
+        lab.processes().into_iter().find(|&p| p != fslab && is_worker(p))
     });
     std::thread::sleep(Duration::from_millis(500));
     assert!(
