@@ -3,6 +3,7 @@
 //! suffix, the file system line, the clock and time stamps, the job's nodes, the POSIX calls
 //! made straight on paths, and exchanging per-rank figures through [`Ranks`].
 
+use crate::contract::{option_words, Call, Common, Phase, Plan, Request, Style, Tool};
 use crate::ranks::Ranks;
 use std::ffi::CString;
 use std::io;
@@ -127,6 +128,53 @@ pub fn beneath(tool: &str, flag: &str, dir: &Path, path: &str) -> Result<PathBuf
     Ok(dir.join(p))
 }
 
+/// `fslab TOOL`'s command line: the shared flags, the tool's own options (`parse`), the run
+/// directory (`--dir`, else the current directory) and where the path its `flag` names (IOR's
+/// `-o`, mdtest's `-d`: `path` of the options) lies beneath it.
+pub fn parse_command<O>(
+    tool: &str,
+    flag: &str,
+    args: &[String],
+    parse: fn(&[String]) -> Result<O, String>,
+    path: fn(&O) -> &str,
+) -> Result<(O, Common, PathBuf, PathBuf), crate::Error> {
+    let (mut common, rest) = Common::take(args)?;
+    common.resolve_dir();
+    let opts = parse(&rest).map_err(crate::Error::input)?;
+    let dir = run_dir(common.dir.as_deref())?;
+    let root = beneath(tool, flag, &dir, path(&opts)).map_err(crate::Error::input)?;
+    Ok((opts, common, dir, root))
+}
+
+/// A study's workload as `tool`'s own command line: its measured-run words, its extra
+/// arguments, then its options, where `letters` gives the flags of the long keys (`transfer` is
+/// `t`) and one-letter keys are `-k value`.
+pub fn study_calls(tool: &str, r: &Request, letters: &[(&str, &str)]) -> Vec<Call> {
+    let mut args = vec![tool.to_string()];
+    args.extend(r.measured());
+    args.extend(r.args.iter().cloned());
+    for (k, v) in r.options {
+        let k = letters
+            .iter()
+            .find(|(long, _)| long == k)
+            .map_or(k.as_str(), |(_, short)| short);
+        args.extend(option_words(k, v, Style::Short));
+    }
+    vec![Call::measured(args)]
+}
+
+/// The plan of a tool whose steps are its own calls, not engine workloads: each step named, with
+/// the calls it makes.
+pub fn plan_of(tool: Tool, steps: Vec<(String, String)>) -> Plan<'static> {
+    Plan {
+        tool,
+        phases: steps
+            .into_iter()
+            .map(|(name, what)| Phase::Setup { name, what })
+            .collect(),
+    }
+}
+
 /// The directory the run works in: `--dir`, else the current directory.
 pub fn run_dir(dir: Option<&Path>) -> Result<PathBuf, crate::Error> {
     match dir {
@@ -225,27 +273,23 @@ impl Clock {
 
 /// Every rank's `mine`, in rank order, on every rank.
 pub fn gather_f64(ranks: &dyn Ranks, mine: &[f64]) -> Vec<Vec<f64>> {
-    let bytes: Vec<u8> = mine.iter().flat_map(|v| v.to_le_bytes()).collect();
-    ranks
-        .all_gather(&bytes)
-        .into_iter()
-        .map(|b| {
-            b.chunks_exact(8)
-                .map(|c| f64::from_le_bytes(c.try_into().expect("chunks of 8")))
-                .collect()
-        })
-        .collect()
+    gather_words(ranks, mine, f64::to_le_bytes, f64::from_le_bytes)
 }
 
 /// Every rank's `mine`, in rank order, on every rank.
 pub fn gather_u64(ranks: &dyn Ranks, mine: &[u64]) -> Vec<Vec<u64>> {
-    let bytes: Vec<u8> = mine.iter().flat_map(|v| v.to_le_bytes()).collect();
+    gather_words(ranks, mine, u64::to_le_bytes, u64::from_le_bytes)
+}
+
+/// Every rank's eight-byte words, sent as little-endian bytes.
+fn gather_words<T: Copy>(ranks: &dyn Ranks, mine: &[T], to: fn(T) -> [u8; 8], from: fn([u8; 8]) -> T) -> Vec<Vec<T>> {
+    let bytes: Vec<u8> = mine.iter().flat_map(|&v| to(v)).collect();
     ranks
         .all_gather(&bytes)
         .into_iter()
         .map(|b| {
             b.chunks_exact(8)
-                .map(|c| u64::from_le_bytes(c.try_into().expect("chunks of 8")))
+                .map(|c| from(c.try_into().expect("chunks of 8")))
                 .collect()
         })
         .collect()

@@ -55,3 +55,26 @@ pub fn tiny_result() -> RunResult {
     assert_eq!(result.totals.ops, TINY_OPS, "the engine did not stop at stop.ops");
     result
 }
+
+/// Two threads each writing one of two 256 KiB files, 4 KiB at a time, from empty: what a job's
+/// ranks each run in the tests that add up ranks' counts and bytes.
+pub const TWO_WRITERS: &str = r#"
+name = "writes"
+seed = 5
+
+[[fileset]]
+name = "data"
+files = 2
+dirs = 0
+size = "256k"
+prealloc = false
+
+[[group]]
+name = "writers"
+threads = 2
+fileset = "data"
+
+[[group.op]]
+op = "seqwrite"
+bs = "4k"
+"#;

@@ -5,9 +5,7 @@
 use super::options::{Api, Format, Options, USAGE};
 use super::print;
 use super::run::{self, Access, Event, Job};
-use crate::contract::{
-    option_words, Call, Common, Context, Error, FrontEnd, Outcome, Phase, Plan, Request, Style, Tool,
-};
+use crate::contract::{Call, Common, Context, Error, FrontEnd, Outcome, Plan, Request, Tool};
 use crate::hpc::{self, Clock, Nodes};
 use fslab_engine::Metric;
 use std::path::PathBuf;
@@ -21,30 +19,14 @@ pub struct Ior {
 
 /// Reads `fslab ior`'s command line; `-o` lies beneath `--dir` (or the current directory).
 pub fn parse(args: &[String]) -> Result<(Box<dyn FrontEnd>, Common), Error> {
-    let (mut common, rest) = Common::take(args)?;
-    common.resolve_dir();
-    let opts = Options::parse(&rest).map_err(Error::input)?;
-    let dir = hpc::run_dir(common.dir.as_deref())?;
-    let root = hpc::beneath("ior", "-o", &dir, &opts.test_file).map_err(Error::input)?;
+    let (opts, common, dir, root) = hpc::parse_command("ior", "-o", args, Options::parse, |o| &o.test_file)?;
     Ok((Box::new(Ior { opts, dir, root }), common))
 }
 
 /// A study's IOR workload: its extra arguments (`-w -r -F`), then its options, where
 /// `transfer`, `block` and `segments` are `-t`, `-b` and `-s` and one-letter keys are `-k value`.
 pub fn calls(r: &Request) -> Vec<Call> {
-    let mut args = vec!["ior".to_string()];
-    args.extend(r.measured());
-    args.extend(r.args.iter().cloned());
-    for (k, v) in r.options {
-        let k = match k.as_str() {
-            "transfer" => "t",
-            "block" => "b",
-            "segments" => "s",
-            k => k,
-        };
-        args.extend(option_words(k, v, Style::Short));
-    }
-    vec![Call::measured(args)]
+    hpc::study_calls("ior", r, &[("transfer", "t"), ("block", "b"), ("segments", "s")])
 }
 
 impl Ior {
@@ -105,14 +87,7 @@ impl FrontEnd for Ior {
     }
 
     fn plan(&self) -> Plan<'_> {
-        Plan {
-            tool: Tool::Ior,
-            phases: self
-                .steps()
-                .into_iter()
-                .map(|(name, what)| Phase::Setup { name, what })
-                .collect(),
-        }
+        hpc::plan_of(Tool::Ior, self.steps())
     }
 
     fn explain(&self) -> String {

@@ -3,9 +3,7 @@
 
 use super::options::{Options, USAGE};
 use super::run::{self, Job, Report, FILE_CREATE, OPERATIONS, TREE_CREATE, TREE_REMOVE};
-use crate::contract::{
-    option_words, Call, Common, Context, Error, FrontEnd, Outcome, Phase, Plan, Request, Style, Tool,
-};
+use crate::contract::{Call, Common, Context, Error, FrontEnd, Outcome, Plan, Request, Tool};
 use crate::hpc::{self, Clock, Nodes};
 use fslab_engine::Metric;
 use std::fmt::Write;
@@ -20,30 +18,14 @@ pub struct Mdtest {
 
 /// Reads `fslab mdtest`'s command line; `-d` lies beneath `--dir` (or the current directory).
 pub fn parse(args: &[String]) -> Result<(Box<dyn FrontEnd>, Common), Error> {
-    let (mut common, rest) = Common::take(args)?;
-    common.resolve_dir();
-    let opts = Options::parse(&rest).map_err(Error::input)?;
-    let dir = hpc::run_dir(common.dir.as_deref())?;
-    let root = hpc::beneath("mdtest", "-d", &dir, &opts.dir).map_err(Error::input)?;
+    let (opts, common, dir, root) = hpc::parse_command("mdtest", "-d", args, Options::parse, |o| &o.dir)?;
     Ok((Box::new(Mdtest { opts, dir, root }), common))
 }
 
 /// A study's mdtest workload: its extra arguments (`-F -C`), then its options, where `items`,
 /// `depth` and `branch` are `-n`, `-z` and `-b` and one-letter keys are `-k value`.
 pub fn calls(r: &Request) -> Vec<Call> {
-    let mut args = vec!["mdtest".to_string()];
-    args.extend(r.measured());
-    args.extend(r.args.iter().cloned());
-    for (k, v) in r.options {
-        let k = match k.as_str() {
-            "items" => "n",
-            "depth" => "z",
-            "branch" => "b",
-            k => k,
-        };
-        args.extend(option_words(k, v, Style::Short));
-    }
-    vec![Call::measured(args)]
+    hpc::study_calls("mdtest", r, &[("items", "n"), ("depth", "z"), ("branch", "b")])
 }
 
 impl Mdtest {
@@ -180,14 +162,7 @@ impl FrontEnd for Mdtest {
     }
 
     fn plan(&self) -> Plan<'_> {
-        Plan {
-            tool: Tool::Mdtest,
-            phases: self
-                .steps()
-                .into_iter()
-                .map(|(name, what)| Phase::Setup { name, what })
-                .collect(),
-        }
+        hpc::plan_of(Tool::Mdtest, self.steps())
     }
 
     fn explain(&self) -> String {

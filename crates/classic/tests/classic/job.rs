@@ -54,32 +54,11 @@ fn bytes_on_disk(dir: &Path) -> u64 {
     })
 }
 
-const WRITES: &str = r#"
-name = "writes"
-seed = 5
-
-[[fileset]]
-name = "data"
-files = 2
-dirs = 0
-size = "256k"
-prealloc = false
-
-[[group]]
-name = "writers"
-threads = 2
-fileset = "data"
-
-[[group.op]]
-op = "seqwrite"
-bs = "4k"
-"#;
-
 #[test]
 fn a_job_s_counts_and_bytes_are_the_sum_of_its_ranks_and_of_the_files_on_disk() {
     let dir = tempdir();
     let file = dir.path().join("writes.toml");
-    std::fs::write(&file, WRITES).unwrap();
+    std::fs::write(&file, fslab_testkit::TWO_WRITERS).unwrap();
     let target: PathBuf = dir.path().join("target");
     std::fs::create_dir(&target).unwrap();
     let args = vec![

@@ -58,27 +58,21 @@ fn mpi_a_build_without_mpi_refuses_under_mpirun() {
     assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 0, "it ran nothing");
 }
 
-/// Each rank writes two 256k files in 4k blocks.
+/// `mpirun -np 4 fslab run WORKLOAD --dir TMP/target --json`: the temporary directory and the
+/// one document printed, which must parse whole.
 #[cfg(feature = "mpi")]
-const WRITES: &str = r#"
-name = "writes"
-
-[[fileset]]
-name = "data"
-files = 2
-dirs = 0
-size = "256k"
-prealloc = false
-
-[[group]]
-name = "writers"
-threads = 2
-fileset = "data"
-
-[[group.op]]
-op = "seqwrite"
-bs = "4k"
-"#;
+fn run_job(workload: &str) -> (tempfile::TempDir, serde_json::Value) {
+    let dir = tempdir();
+    let file = dir.path().join("workload.toml");
+    std::fs::write(&file, workload).unwrap();
+    let target = dir.path().join("target");
+    std::fs::create_dir(&target).unwrap();
+    let (w, t) = (file.display().to_string(), target.display().to_string());
+    let run = mpirun(4, &["run", &w, "--dir", &t, "--json"]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let doc = serde_json::from_str(&run.stdout).unwrap_or_else(|e| panic!("{e}: {}", run.stdout));
+    (dir, doc)
+}
 
 #[cfg(feature = "mpi")]
 fn files_bytes(dir: &Path) -> u64 {
@@ -99,16 +93,9 @@ fn files_bytes(dir: &Path) -> u64 {
 #[test]
 #[ignore = "system tier: needs mpirun and a build with --features mpi"]
 fn mpi_four_ranks_run_one_job_and_rank_zero_prints_one_document() {
-    let dir = tempdir();
-    let workload = dir.path().join("writes.toml");
-    std::fs::write(&workload, WRITES).unwrap();
-    let target = dir.path().join("target");
-    std::fs::create_dir(&target).unwrap();
-    let (w, t) = (workload.display().to_string(), target.display().to_string());
-    let run = mpirun(4, &["run", &w, "--dir", &t, "--json"]);
-    assert_eq!(run.code, 0, "{}", run.stderr);
     // One document: it parses whole, and nothing follows it.
-    let doc: serde_json::Value = serde_json::from_str(&run.stdout).unwrap_or_else(|e| panic!("{e}: {}", run.stdout));
+    let (dir, doc) = run_job(fslab_testkit::TWO_WRITERS);
+    let target = dir.path().join("target");
     let ranks = doc["ranks"].as_array().expect("ranks");
     assert_eq!(ranks.len(), 4);
     assert_eq!(doc["hosts"].as_array().map(Vec::len), Some(1));
@@ -209,15 +196,8 @@ wrap = true
 #[test]
 #[ignore = "system tier: needs mpirun and a build with --features mpi"]
 fn mpi_the_first_rank_to_finish_stops_every_rank() {
-    let dir = tempdir();
-    let workload = dir.path().join("stonewall.toml");
-    std::fs::write(&workload, STONEWALL).unwrap();
+    let (dir, doc) = run_job(STONEWALL);
     let target = dir.path().join("target");
-    std::fs::create_dir(&target).unwrap();
-    let (w, t) = (workload.display().to_string(), target.display().to_string());
-    let run = mpirun(4, &["run", &w, "--dir", &t, "--json"]);
-    assert_eq!(run.code, 0, "{}", run.stderr);
-    let doc: serde_json::Value = serde_json::from_str(&run.stdout).unwrap_or_else(|e| panic!("{e}: {}", run.stdout));
     let result = &doc["phases"][0]["result"];
     assert_eq!(result["stopped_by"], "stonewall");
     let short: Vec<&serde_json::Value> = result["threads"]
@@ -286,7 +266,11 @@ run = { file = "writes.toml" }
 mpi = { ranks = [1, 2, 4] }
 "#,
     );
-    std::fs::write(lab.study_file().with_file_name("writes.toml"), WRITES).unwrap();
+    std::fs::write(
+        lab.study_file().with_file_name("writes.toml"),
+        fslab_testkit::TWO_WRITERS,
+    )
+    .unwrap();
     let run = lab.run_study(&[]);
     assert_eq!(run.code, 0, "{}\n{}", run.stdout, run.stderr);
     let store = lab.store();
