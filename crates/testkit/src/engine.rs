@@ -78,3 +78,50 @@ fileset = "data"
 op = "seqwrite"
 bs = "4k"
 "#;
+
+/// A stonewalled run of two streams: a short one, 16 reads of a 64 KiB file, whose group gets
+/// `short_extra` (a `delay = "..."` line, say), and a long one that wraps around its 1 MiB file
+/// and never ends by itself: only the stonewall (the short stream's end) stops the run.
+pub fn short_and_long(short_extra: &str) -> String {
+    format!(
+        r#"
+name = "stonewall"
+seed = 1
+
+[stop]
+stonewall = true
+
+[[fileset]]
+name = "short"
+files = 1
+dirs = 0
+size = "64k"
+
+[[fileset]]
+name = "long"
+files = 1
+dirs = 0
+size = "1m"
+
+[[group]]
+name = "short"
+fileset = "short"
+{short_extra}
+
+[[group.op]]
+op = "seqread"
+scope = "own"
+bs = "4k"
+
+[[group]]
+name = "long"
+fileset = "long"
+
+[[group.op]]
+op = "seqread"
+scope = "own"
+bs = "4k"
+wrap = true
+"#
+    )
+}

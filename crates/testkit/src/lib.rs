@@ -26,7 +26,7 @@ pub mod studies;
 mod within;
 
 pub use binary::{binary_command, finish, run_binary, Run};
-pub use engine::{run_within, tiny_result, TINY_OPS, TINY_READS, TWO_WRITERS};
+pub use engine::{run_within, short_and_long, tiny_result, TINY_OPS, TINY_READS, TWO_WRITERS};
 pub use files::{entries, tempdir};
 pub use mount::{is_mounted, MountGuard, Tmpfs};
 pub use require::{program, require_file, require_root, require_tool};

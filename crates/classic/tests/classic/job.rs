@@ -142,47 +142,7 @@ fn count(r: &RunResult, op: &str) -> u64 {
 /// A short stream of 16 reads, and a long one that wraps around its file; on every rank but the
 /// first the short stream pauses a second after each read, so rank 0 finishes first.
 fn stonewall(delay: &str) -> Workload {
-    let text = format!(
-        r#"
-name = "stonewall"
-seed = 1
-
-[stop]
-stonewall = true
-
-[[fileset]]
-name = "short"
-files = 1
-dirs = 0
-size = "64k"
-
-[[fileset]]
-name = "long"
-files = 1
-dirs = 0
-size = "1m"
-
-[[group]]
-name = "short"
-fileset = "short"
-delay = "{delay}"
-
-[[group.op]]
-op = "seqread"
-scope = "own"
-bs = "4k"
-
-[[group]]
-name = "long"
-fileset = "long"
-
-[[group.op]]
-op = "seqread"
-scope = "own"
-bs = "4k"
-wrap = true
-"#
-    );
+    let text = fslab_testkit::short_and_long(&format!("delay = \"{delay}\""));
     Workload::from_toml(&text, "stonewall.toml").unwrap_or_else(|e| panic!("{e}"))
 }
 

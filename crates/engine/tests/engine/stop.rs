@@ -92,46 +92,7 @@ fn stonewall_stops_every_thread_when_the_first_finishes() {
     // the short one finished is up to the scheduler (on a loaded machine the short thread may
     // wait for a CPU while the long one reads megabytes), so that is not asserted; that it was
     // stopped, and by what, is.
-    let w = workload(
-        r#"
-name = "stonewall"
-seed = 1
-
-[stop]
-stonewall = true
-
-[[fileset]]
-name = "short"
-files = 1
-dirs = 0
-size = "64k"
-
-[[fileset]]
-name = "long"
-files = 1
-dirs = 0
-size = "1m"
-
-[[group]]
-name = "short"
-fileset = "short"
-
-[[group.op]]
-op = "seqread"
-scope = "own"
-bs = "4k"
-
-[[group]]
-name = "long"
-fileset = "long"
-
-[[group.op]]
-op = "seqread"
-scope = "own"
-bs = "4k"
-wrap = true
-"#,
-    );
+    let w = workload(&fslab_testkit::short_and_long(""));
     let r = run_ok(&w, tempdir().path());
     assert_eq!(r.stopped_by, StopReason::Stonewall);
     let thread = |group: &str| {
