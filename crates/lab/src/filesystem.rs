@@ -359,6 +359,21 @@ fn split_mount_options(options: &str) -> Vec<&str> {
 }
 
 /// The mount table's entry for `mount_point` (the topmost, if several are stacked).
+/// The mount that holds `path` (the innermost of those whose mount point it lies beneath; the
+/// latest where several are stacked on one point).
+pub fn mount_containing(path: &Path) -> Result<mountinfo::MountEntry, LabError> {
+    let path = path
+        .canonicalize()
+        .map_err(|e| LabError::io(path.display().to_string(), e))?;
+    let mounts = mountinfo::read().map_err(|e| LabError::io("reading /proc/self/mountinfo", e))?;
+    mountinfo::containing(&mounts, &path)
+        .cloned()
+        .ok_or_else(|| LabError::Unsupported {
+            what: path.display().to_string(),
+            reason: "no mount in /proc/self/mountinfo holds it".to_string(),
+        })
+}
+
 fn mount_entry(mount_point: &Path) -> Result<Option<mountinfo::MountEntry>, LabError> {
     let mounts = mountinfo::read().map_err(|e| LabError::io("reading /proc/self/mountinfo", e))?;
     Ok(mounts.into_iter().rev().find(|m| m.mount_point == mount_point))

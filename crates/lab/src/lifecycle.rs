@@ -24,12 +24,16 @@ pub fn preflight(study: &Study, form: Form, machine: &dyn Machine) -> Result<Vec
     let mut verdicts = Vec::new();
     let mut support = BTreeMap::new();
     let mut checked = BTreeMap::new();
+    let dir = dir_target(study, machine)?;
     for cell in matrix::expand(study, form) {
         let filesystem = &study.filesystems[cell.filesystem];
         let fs_type = &filesystem.fs_type;
         let fs = support
             .entry(fs_type.clone())
-            .or_insert_with(|| machine.support(fs_type).err().map(|e| e.to_string()))
+            .or_insert_with(|| match &dir {
+                Some((path, mounted)) => runner::dir_type_mismatch(path, fs_type, &mounted.fs_type),
+                None => machine.support(fs_type).err().map(|e| e.to_string()),
+            })
             .clone()
             .or_else(|| {
                 filesystem.log.as_ref()?;
@@ -39,6 +43,31 @@ pub fn preflight(study: &Study, form: Form, machine: &dyn Machine) -> Result<Vec
         verdicts.push(fs.or(mpi).or(workload_unsupported(study, &cell, &mut checked)?));
     }
     Ok(verdicts)
+}
+
+/// A `[device] dir` target and the filesystem mounted there; an error when it is not an
+/// existing directory. `None` for the other targets.
+fn dir_target<'a>(
+    study: &'a Study,
+    machine: &dyn Machine,
+) -> Result<Option<(&'a Path, crate::filesystem::mountinfo::MountEntry)>, LabError> {
+    let Target::Dir { path } = &study.device.target else {
+        return Ok(None);
+    };
+    let refused = |reason: String| LabError::Refused {
+        device: path.clone(),
+        reason,
+    };
+    match std::fs::metadata(path) {
+        Ok(m) if m.is_dir() => {}
+        Ok(_) => {
+            return Err(refused(
+                "[device] dir names something that is not a directory".to_string(),
+            ))
+        }
+        Err(e) => return Err(refused(format!("[device] dir must be an existing directory: {e}"))),
+    }
+    Ok(Some((path, machine.mounted_at(path)?)))
 }
 
 /// Why this machine cannot run `cell`'s workload (its tool lacks a file the machine should
@@ -113,10 +142,14 @@ pub fn start(
     // The test bed, with the study's device when it names one.
     let mut devices: Vec<PathBuf> = match &study.device.target {
         Target::Block { path, .. } => vec![path.clone()],
-        Target::Loop { .. } => Vec::new(),
+        Target::Loop { .. } | Target::Dir { .. } => Vec::new(),
     };
     devices.extend(log_devices(study).map(|(path, _)| path.to_path_buf()));
-    let testbed = serde_json::to_value(crate::testbed::TestBed::capture(&devices)).expect("the test bed serialises");
+    let mut testbed = crate::testbed::TestBed::capture(&devices);
+    if let Some((path, mounted)) = dir_target(study, machine)? {
+        testbed.target = Some(crate::testbed::DirTarget::new(path, &mounted));
+    }
+    let testbed = serde_json::to_value(testbed).expect("the test bed serialises");
     let id = store.create_study(&NewStudy {
         name: study.name.clone(),
         file: file.display().to_string(),

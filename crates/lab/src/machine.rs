@@ -5,6 +5,7 @@
 
 use crate::age::{AgeReport, AgeSpec};
 use crate::device::{self, LoopImage};
+use crate::filesystem::mountinfo::MountEntry;
 use crate::fill::{FillReport, FillSpec, Tree};
 use crate::worker::{Ended, Watch};
 use crate::{filesystem, queue, LabError};
@@ -87,6 +88,31 @@ pub trait Machine {
 
     /// Unmounts and detaches what an earlier, killed run left beneath `scratch`, and removes it.
     fn clear_leftovers(&self, scratch: &Path);
+
+    /// The filesystem mounted where `dir` is (a `[device] dir` target): the mount holding it,
+    /// read from /proc/self/mountinfo.
+    fn mounted_at(&self, dir: &Path) -> Result<MountEntry, LabError> {
+        filesystem::mount_containing(dir)
+    }
+
+    /// Makes the directory of a cell's runs beneath a `[device] dir` target; refuses one that
+    /// is already there (not the lab's to use or remove).
+    fn make_dir(&self, path: &Path) -> Result<(), LabError> {
+        std::fs::create_dir(path).map_err(|e| match e.kind() {
+            std::io::ErrorKind::AlreadyExists => LabError::Refused {
+                device: path.to_path_buf(),
+                reason:
+                    "it is already there, and the lab uses and removes only what it made: remove it or move it away"
+                        .to_string(),
+            },
+            _ => LabError::io(format!("cannot make {}", path.display()), e),
+        })
+    }
+
+    /// Removes a directory [`Machine::make_dir`] made, with everything beneath it.
+    fn remove_dir(&self, path: &Path) -> Result<(), LabError> {
+        std::fs::remove_dir_all(path).map_err(|e| LabError::io(format!("cannot remove {}", path.display()), e))
+    }
 }
 
 /// A loop image the runner formats.

@@ -6,8 +6,10 @@
 //! A filesystem's life: wipe → its external log, if any (a second loop image or the named device,
 //! wiped and prepared) → mkfs → mount (options read back) → fill / age → for each cell:
 //! scheduler, its tunables and read-ahead → runs (the tool's untimed setup, caches dropped, optional warm-up,
-//! measured run) → umount → fsck. Each step is timed with its CPU split. Everything the runner
-//! does to the machine goes through [`Machine`].
+//! measured run) → umount → fsck. On a `[device] dir` target (a filesystem already mounted,
+//! perhaps shared by several hosts) it is only: the mounted type checked → mkdir of the runs'
+//! own directory beneath it → runs → rmdir of that directory. Each step is timed with its CPU
+//! split. Everything the runner does to the machine goes through [`Machine`].
 
 use crate::machine::{Image, Machine};
 use crate::matrix::{self, Cell, Form};
@@ -104,7 +106,10 @@ pub fn cell_spec(study: &Study, cell: &Cell, form: Form) -> CellSpec {
             None => fs.mkfs.clone(),
             Some(log) => format!("{} ({})", fs.mkfs, log.describe()).trim().to_string(),
         },
-        mount_options: fs.mount.clone(),
+        mount_options: match &study.device.target {
+            Target::Dir { path } => format!("existing directory {}", path.display()),
+            _ => fs.mount.clone(),
+        },
         scheduler: cell.scheduler.clone(),
         read_ahead_kb: cell.read_ahead_kb,
         fill_to: cell.fill_to,
@@ -172,7 +177,12 @@ pub fn run_study(
         // A filesystem this machine lacks is the reason its cells cannot run (run_all says so);
         // otherwise what the workload lacks is.
         let fs_type = &study.filesystems[cell.filesystem].fs_type;
-        let fs_ok = *made.entry(fs_type).or_insert_with(|| machine.support(fs_type).is_ok());
+        // On a `[device] dir` target the lab makes no filesystem: what is mounted there is
+        // checked when the cell's directory is made.
+        let on_dir = matches!(study.device.target, Target::Dir { .. });
+        let fs_ok = *made
+            .entry(fs_type)
+            .or_insert_with(|| on_dir || machine.support(fs_type).is_ok());
         match fs_ok {
             true => match crate::lifecycle::workload_unsupported(study, cell, &mut checked)? {
                 Some(reason) => cannot.push((t, reason)),
@@ -256,6 +266,9 @@ struct Instance {
     settings: serde_json::Value,
     /// A run hung on it: it is detached and cannot be used again.
     dead: bool,
+    /// On a `[device] dir` target, the filesystem mounted there (its type and source): `mnt` is
+    /// then the directory the lab made beneath it for these runs.
+    on_dir: Option<(String, String)>,
 }
 
 /// Why a filesystem could not be made ready.
@@ -280,7 +293,9 @@ impl Lab<'_> {
                 Some(_) => crate::filesystem::log_support(&fs.fs_type),
                 None => Ok(()),
             };
-            if let Err(e) = self.machine.support(&fs.fs_type).and_then(|()| log_support()) {
+            let on_dir = matches!(study.device.target, Target::Dir { .. });
+            let support = || self.machine.support(&fs.fs_type).and_then(|()| log_support());
+            if let Err(e) = if on_dir { Ok(()) } else { support() } {
                 self.unsupported(&mine, &e.to_string())?;
                 continue;
             }
@@ -497,6 +512,9 @@ impl Lab<'_> {
         fill_to: Option<f64>,
         repeat: u32,
     ) -> Result<Result<Instance, NotMade>, LabError> {
+        if let Target::Dir { path } = &self.study.device.target {
+            return self.make_on_dir(fs, path, cell, repeat);
+        }
         let machine = self.machine;
         let n = std::fs::read_dir(&self.scratch).map_or(0, |d| d.count());
         let mnt = self.scratch.join(format!("mnt{n}"));
@@ -510,11 +528,12 @@ impl Lab<'_> {
             effective_options: String::new(),
             settings: json!({}),
             dead: false,
+            on_dir: None,
         };
         let size = match (&self.study.device.target, self.opts.form) {
             (Target::Loop { size }, Form::Quick) => self.study.quick.loop_size.unwrap_or(*size),
             (Target::Loop { size }, Form::Full) => *size,
-            (Target::Block { .. }, _) => 0,
+            (Target::Block { .. } | Target::Dir { .. }, _) => 0,
         };
         if fs.fs_type != "tmpfs" {
             let dev = match &self.study.device.target {
@@ -525,6 +544,7 @@ impl Lab<'_> {
                     dev
                 }
                 Target::Block { path, .. } => path.clone(),
+                Target::Dir { .. } => unreachable!("a dir target is made by make_on_dir"),
             };
             inst.device = Some(dev.clone());
             self.stage(cell, "wipe");
@@ -623,9 +643,64 @@ impl Lab<'_> {
         Ok(Ok(inst))
     }
 
+    /// On a `[device] dir` target: checks that the filesystem mounted there is the study's
+    /// type, and makes a directory of these runs beneath it, `DIR/fslab-STUDY-CELL`. Nothing is
+    /// formatted, mounted or tuned.
+    fn make_on_dir(
+        &mut self,
+        fs: &Filesystem,
+        dir: &Path,
+        cell: CellId,
+        repeat: u32,
+    ) -> Result<Result<Instance, NotMade>, LabError> {
+        let machine = self.machine;
+        let mounted = match machine.mounted_at(dir) {
+            Ok(m) => m,
+            Err(e) => {
+                return Ok(Err(NotMade::Unsupported(format!(
+                    "[device] dir {}: {e}",
+                    dir.display()
+                ))))
+            }
+        };
+        if let Some(reason) = dir_type_mismatch(dir, &fs.fs_type, &mounted.fs_type) {
+            return Ok(Err(NotMade::Unsupported(reason)));
+        }
+        let mnt = dir.join(cell_dir_name(&self.study.name, cell));
+        self.stage(cell, "mkdir");
+        let (rec, r) = timed(
+            "mkdir",
+            || machine.make_dir(&mnt),
+            |()| format!("{} on {} ({})", mnt.display(), mounted.source, mounted.fs_type),
+        );
+        self.step(cell, rec, repeat)?;
+        if let Err(e) = r {
+            return Ok(Err(NotMade::Failed(e.to_string())));
+        }
+        Ok(Ok(Instance {
+            image: None,
+            device: None,
+            log_image: None,
+            log: None,
+            mnt,
+            effective_options: mounted.effective_options(),
+            settings: json!({}),
+            dead: false,
+            on_dir: Some((mounted.fs_type, mounted.source)),
+        }))
+    }
+
     /// The end of a filesystem: umount and fsck; a dead one is detached lazily and left to go.
+    /// On a `[device] dir` target, the directory the lab made is removed, and nothing else.
     fn unmake(&mut self, fs: &Filesystem, mut inst: Instance, cell: CellId, repeat: u32) -> Result<(), LabError> {
         let machine = self.machine;
+        if inst.on_dir.is_some() {
+            let mnt = inst.mnt.clone();
+            self.stage(cell, "rmdir");
+            let (rec, _) = timed("rmdir", || machine.remove_dir(&mnt), |()| mnt.display().to_string());
+            self.step(cell, rec, repeat)?;
+            return Ok(());
+        }
         if inst.dead {
             machine.umount_lazy(&inst.mnt);
             for img in [inst.image.take(), inst.log_image.take()].into_iter().flatten() {
@@ -757,6 +832,9 @@ impl Lab<'_> {
                     None => c.command_line(),
                 }),
                 "ranks": launch.as_ref().map(|l| l.ranks),
+                "dir": inst.on_dir.as_ref().map(|_| inst.mnt.display().to_string()),
+                "mounted_type": inst.on_dir.as_ref().map(|(t, _)| t),
+                "mounted_source": inst.on_dir.as_ref().map(|(_, s)| s),
             }),
         };
         for call in &calls {
@@ -1001,6 +1079,33 @@ fn failed_run(repeat: u32, reason: &str) -> RunRecord {
         report: None,
         environment: json!({}),
     }
+}
+
+/// The directory of a cell's runs beneath a `[device] dir` target: `fslab-STUDY-CELL`, the
+/// study's name kept to letters, digits, `-` and `_`.
+pub fn cell_dir_name(study: &str, cell: CellId) -> String {
+    let name: String = study
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || c == '-' || c == '_' {
+                c
+            } else {
+                '-'
+            }
+        })
+        .collect();
+    format!("fslab-{name}-{cell}")
+}
+
+/// Why a study whose filesystem is `wanted` cannot run on `dir`, where `mounted` is: `None` when
+/// they are the same type.
+pub fn dir_type_mismatch(dir: &Path, wanted: &str, mounted: &str) -> Option<String> {
+    (wanted != mounted).then(|| {
+        format!(
+            "[device] dir {} is on a {mounted} filesystem, but the study's [[filesystem]] says type = \"{wanted}\"",
+            dir.display()
+        )
+    })
 }
 
 fn fmt_duration(d: Duration) -> String {

@@ -35,8 +35,34 @@ pub struct TestBed {
     #[serde(flatten)]
     pub system: SystemInfo,
     pub devices: Vec<DeviceInfo>,
+    /// A study's `[device] dir`: the directory and the filesystem mounted there.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub target: Option<DirTarget>,
     pub tools: Vec<ToolVersion>,
     pub fslab_version: String,
+}
+
+/// An existing directory a study runs in (`[device] dir`), on a filesystem it did not make.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct DirTarget {
+    pub dir: PathBuf,
+    /// The mounted filesystem's type, source and options in force, from /proc/self/mountinfo.
+    pub mounted_type: String,
+    pub source: String,
+    pub mount_point: PathBuf,
+    pub options: String,
+}
+
+impl DirTarget {
+    pub fn new(dir: &Path, mounted: &crate::filesystem::mountinfo::MountEntry) -> DirTarget {
+        DirTarget {
+            dir: dir.to_path_buf(),
+            mounted_type: mounted.fs_type.clone(),
+            source: mounted.source.clone(),
+            mount_point: mounted.mount_point.clone(),
+            options: mounted.effective_options(),
+        }
+    }
 }
 
 /// One device of the test bed.
@@ -75,6 +101,7 @@ impl TestBed {
         TestBed {
             system: SystemInfo::collect(),
             devices: devices.iter().map(|d| DeviceInfo::capture(d)).collect(),
+            target: None,
             tools: TOOLS
                 .iter()
                 .map(|(tool, flag)| ToolVersion::capture(tool, flag))
@@ -105,6 +132,18 @@ impl TestBed {
         }
         let mut out = String::from("Test bed:\n\n");
         out.push_str(&aligned(&lines, ""));
+        if let Some(t) = &self.target {
+            let _ = write!(out, "\nTarget directory {}:\n", t.dir.display());
+            let lines = [
+                (
+                    "Mounted".to_string(),
+                    format!("{} on {}", t.mounted_type, t.mount_point.display()),
+                ),
+                ("Source".to_string(), t.source.clone()),
+                ("Options".to_string(), t.options.clone()),
+            ];
+            out.push_str(&aligned(&lines, "  "));
+        }
         for d in &self.devices {
             let _ = write!(out, "\nDevice {}:\n", d.path.display());
             out.push_str(&aligned(&d.lines(), "  "));
@@ -328,6 +367,13 @@ mod tests {
                 raw_read_mib_s: Some(67.1),
                 error: None,
             }],
+            target: Some(DirTarget {
+                dir: "/mnt/shared/fslab".into(),
+                mounted_type: "nfs4".into(),
+                source: "srv:/export".into(),
+                mount_point: "/mnt/shared".into(),
+                options: "rw,relatime,vers=4.2".into(),
+            }),
             tools: vec![ToolVersion {
                 tool: "mkfs.xfs".into(),
                 version: None,
@@ -341,6 +387,7 @@ mod tests {
             "Distribution: Debian GNU/Linux 12 (bookworm)\n",
             "mkfs.xfs:     not installed\n",
             "Device /dev/sdc:\n",
+            "Target directory /mnt/shared/fslab:\n  Mounted: nfs4 on /mnt/shared\n  Source:  srv:/export\n  Options: rw,relatime,vers=4.2\n",
             "  Size:       68.0 GiB (73014444032 bytes)\n",
             "  Rotational: yes\n",
             "  Scheduler:  none [mq-deadline]\n",

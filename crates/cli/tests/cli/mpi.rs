@@ -292,6 +292,58 @@ mpi = { ranks = [1, 2, 4] }
     }
 }
 
+/// A study on `[device] dir` with a hostfile: the job's ranks write beneath the cell's directory
+/// in the named one (the same path on every host the hostfile names; here, this one), which the
+/// lab removes after, leaving what was there.
+#[cfg(feature = "mpi")]
+#[test]
+#[ignore = "system tier: needs root (tmpfs), mpirun and a build with --features mpi"]
+fn mpi_a_study_on_a_dir_target_runs_its_ranks_beneath_the_cell_s_directory() {
+    fslab_testkit::require_tool("mpirun", "openmpi-bin");
+    let shared = fslab_testkit::Tmpfs::mount("64m");
+    std::fs::write(shared.path().join("sentinel"), "theirs").unwrap();
+    let lab = crate::lab::Lab::new(&format!(
+        r#"
+name = "shared"
+drop_caches = false
+repeat = 2
+
+[device]
+dir = "{}"
+
+[[filesystem]]
+type = "tmpfs"
+
+[[workload]]
+name = "writes"
+run = {{ file = "writes.toml" }}
+mpi = {{ ranks = 2, hostfile = "hosts" }}
+"#,
+        shared.path().display()
+    ));
+    std::fs::write(lab.study_file().with_file_name("writes.toml"), WRITES).unwrap();
+    std::fs::write(lab.study_file().with_file_name("hosts"), "localhost slots=4\n").unwrap();
+    let run = lab.run_study(&[]);
+    assert_eq!(run.code, 0, "{}\n{}", run.stdout, run.stderr);
+    let store = lab.store();
+    let runs = store.runs(1).unwrap();
+    assert_eq!(runs.len(), 2);
+    let cell_dir = shared.path().join(format!("fslab-shared-{}", runs[0].cell_id));
+    for r in &runs {
+        assert_eq!(r.environment["ranks"].as_u64(), Some(2));
+        assert_eq!(r.environment["mounted_type"], "tmpfs");
+        let command = r.environment["command"].as_str().unwrap();
+        assert!(command.contains(" --hostfile "), "{command}");
+        assert!(
+            command.contains(&format!(" --dir {} ", cell_dir.display())),
+            "{command}"
+        );
+        let results = store.result(r.id).unwrap();
+        assert_eq!(results[0].1.totals.ops, 2 * 128, "each rank wrote its 128 blocks");
+    }
+    assert_eq!(fslab_testkit::entries(shared.path()), ["sentinel"]);
+}
+
 #[cfg(feature = "mpi")]
 #[test]
 #[ignore = "system tier: needs mpirun and a build with --features mpi"]

@@ -1056,3 +1056,95 @@ fn line_with<'a>(text: &'a str, needle: &str) -> &'a str {
         .find(|l| l.contains(needle))
         .unwrap_or_else(|| panic!("no line with `{needle}` in:\n{text}"))
 }
+
+/// A study on `[device] dir`: a tmpfs mounted by the test stands for a shared filesystem. The lab
+/// must run in a directory of its own beneath the named one, record the mounted type, and leave
+/// everything else there as it was.
+const ON_A_SHARED_DIR: &str = r#"
+name = "on a shared dir"
+repeat = 2
+timeout = "1m"
+drop_caches = false
+
+[device]
+dir = "SHARED"
+
+[[filesystem]]
+type = "tmpfs"
+
+[[workload]]
+name = "rw"
+run = { op = "randwrite", bs = "4k", size = "1m", time = "1s" }
+"#;
+
+#[test]
+#[ignore = "system tier: root, a tmpfs to stand for a shared mount"]
+fn a_study_on_a_dir_target_runs_beneath_it_records_its_mounted_type_and_touches_nothing_else() {
+    require_root();
+    let shared = fslab_testkit::Tmpfs::mount("64m");
+    let target = shared.path().join("x");
+    std::fs::create_dir(&target).unwrap();
+    std::fs::write(shared.path().join("sentinel"), "beside").unwrap();
+    std::fs::write(target.join("sentinel"), "within").unwrap();
+    let lab = Lab::new(&ON_A_SHARED_DIR.replace("SHARED", &target.display().to_string()));
+    let run = lab.run_study(&[]);
+    assert_eq!(run.code, 0, "{}\n{}", run.stdout, run.stderr);
+
+    let store = lab.store();
+    let study = complete_study(&store, 2);
+    let runs = store.runs(study.id).unwrap();
+    assert_eq!(runs.len(), 2, "{runs:#?}");
+    for r in &runs {
+        assert_eq!(r.status, RunStatus::Ok, "{:?}", r.error);
+        assert_eq!(r.environment["mounted_type"], "tmpfs", "{}", r.environment);
+        assert_eq!(r.environment["mounted_source"], "fslab-test", "{}", r.environment);
+        let dir = r.environment["dir"].as_str().unwrap();
+        assert!(
+            dir.starts_with(&format!("{}/fslab-on-a-shared-dir-", target.display())),
+            "{dir}"
+        );
+    }
+    assert_eq!(study.testbed["target"]["mounted_type"], "tmpfs", "{}", study.testbed);
+    assert_eq!(study.testbed["target"]["dir"], target.display().to_string());
+    let steps: Vec<String> = store
+        .steps(study.id)
+        .unwrap()
+        .into_iter()
+        .map(|s| s.step.name)
+        .collect();
+    assert_eq!(
+        steps,
+        ["mkdir", "rmdir", "mkdir", "rmdir"],
+        "fresh = \"repeat\": a directory per run"
+    );
+    let cells = store.cells(study.id).unwrap();
+    assert_eq!(cells[0].spec.fs_type, "tmpfs");
+
+    // The lab's directories are gone, and what was there is as it was.
+    assert_eq!(fslab_testkit::entries(&target), ["sentinel"]);
+    assert_eq!(fslab_testkit::entries(shared.path()), ["sentinel", "x"]);
+    assert_eq!(std::fs::read_to_string(target.join("sentinel")).unwrap(), "within");
+    assert_eq!(
+        std::fs::read_to_string(shared.path().join("sentinel")).unwrap(),
+        "beside"
+    );
+
+    // A study that says another type than what is mounted there runs nothing.
+    let other = Lab::new(
+        &ON_A_SHARED_DIR
+            .replace("SHARED", &target.display().to_string())
+            .replace("type = \"tmpfs\"", "type = \"nfs4\""),
+    );
+    let refused = other.run_study(&[]);
+    assert_ne!(refused.code, 0);
+    assert!(
+        refused
+            .stderr
+            .contains("is on a tmpfs filesystem, but the study's [[filesystem]] says type = \"nfs4\""),
+        "{}",
+        refused.stderr
+    );
+    assert_eq!(fslab_testkit::entries(&target), ["sentinel"]);
+    lab.assert_clean();
+    drop(shared);
+}

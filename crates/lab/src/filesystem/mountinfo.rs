@@ -35,6 +35,17 @@ pub fn read() -> std::io::Result<Vec<MountEntry>> {
     Ok(parse(&std::fs::read_to_string("/proc/self/mountinfo")?))
 }
 
+/// The entry of `mounts` (in mount order) holding the absolute, canonical `path`: the deepest
+/// mount point above it, the last mounted where several are stacked on one point.
+pub fn containing<'a>(mounts: &'a [MountEntry], path: &std::path::Path) -> Option<&'a MountEntry> {
+    mounts
+        .iter()
+        .enumerate()
+        .filter(|(_, m)| path.starts_with(&m.mount_point))
+        .max_by_key(|(i, m)| (m.mount_point.components().count(), *i))
+        .map(|(_, m)| m)
+}
+
 /// Parses mountinfo text; malformed lines (none in practice) are skipped.
 pub fn parse(text: &str) -> Vec<MountEntry> {
     text.lines().filter_map(parse_line).collect()
@@ -97,6 +108,30 @@ mod tests {
         assert_eq!(m[1].fs_type, "btrfs");
         assert_eq!(m[1].source, "/dev/loop3");
         assert_eq!(m[1].effective_options(), "rw,noatime,ssd,space_cache=v2");
+    }
+
+    #[test]
+    fn the_mount_holding_a_path_is_the_deepest_and_the_last_stacked() {
+        let m = parse(
+            "1 0 254:0 / / rw - ext4 /dev/vda rw\n\
+             2 1 0:50 / /mnt/shared rw - nfs4 srv:/export rw\n\
+             3 1 0:51 / /mnt/sharedx rw - tmpfs tmpfs rw\n\
+             4 2 0:52 / /mnt/shared rw - tmpfs tmpfs rw\n",
+        );
+        let at = |p: &str| containing(&m, std::path::Path::new(p)).map(|e| e.fs_type.as_str());
+        assert_eq!(
+            at("/mnt/shared/fslab/x"),
+            Some("tmpfs"),
+            "the later mount on the same point hides the first"
+        );
+        assert_eq!(
+            at("/mnt/sharedy"),
+            Some("ext4"),
+            "a prefix of the name is not a parent directory"
+        );
+        assert_eq!(at("/mnt/sharedx/a"), Some("tmpfs"));
+        assert_eq!(at("/"), Some("ext4"));
+        assert_eq!(containing(&m[1..2], std::path::Path::new("/home")), None);
     }
 
     #[test]

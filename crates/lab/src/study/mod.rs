@@ -12,7 +12,8 @@
 //! warmup = false
 //!
 //! [device]
-//! loop = { size = "16G" }     # or block = "/dev/sdc1" with destroy = "/dev/sdc1" and --yes
+//! loop = { size = "16G" }     # or block = "/dev/sdc1" with destroy = "/dev/sdc1" and --yes,
+//!                             # or dir = "/mnt/shared/fslab": a filesystem already mounted
 //! scheduler = ["mq-deadline", "bfq"]
 //! read_ahead_kb = 0
 //! iosched = { front_merges = 0, write_expire = 500 }   # the scheduler's tunables (queue/iosched/)
@@ -131,6 +132,10 @@ pub enum Target {
     /// A block device the study names for destruction (`destroy` must repeat its path, and the
     /// user must confirm with `--yes`).
     Block { path: PathBuf, destroy: Option<PathBuf> },
+    /// An existing directory on a filesystem already mounted (NFS, CephFS, Lustre or a local
+    /// one), the same path on every host of an MPI job: each cell's runs go in a directory the
+    /// lab makes beneath it and removes after; nothing is formatted, mounted or tuned.
+    Dir { path: PathBuf },
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

@@ -91,6 +91,10 @@ pub(super) struct RawDevice {
     pub(super) block: Option<PathBuf>,
     #[serde(default)]
     pub(super) destroy: Option<PathBuf>,
+    /// An existing directory on a filesystem already mounted (a shared one): the lab makes,
+    /// formats and mounts nothing there.
+    #[serde(default)]
+    pub(super) dir: Option<PathBuf>,
     #[serde(default)]
     pub(super) scheduler: Option<OneOrMany<String>>,
     #[serde(default)]

@@ -3,7 +3,7 @@
 //! the defaults of what is left out. An error is a [`Bad`]: the path of what it is about in the
 //! file, and what is wrong.
 
-use super::text::{OneOrMany, RawDevice, RawFill, RawLog, RawStudy};
+use super::text::{OneOrMany, RawDevice, RawFilesystem, RawFill, RawLog, RawStudy};
 use super::{Adaptive, Device, Filesystem, Fresh, Log, Quick, Study, StudyWorkload, Target, Tool, KNOWN_TYPES};
 use fslab_engine::workload::PathSeg;
 use std::collections::BTreeMap;
@@ -43,10 +43,19 @@ pub(super) fn check(raw: RawStudy, base: &Path) -> Result<Study, Bad> {
     if raw.filesystem.is_empty() {
         return Err(bad(vec![], "the study names no [[filesystem]]"));
     }
+    let on_dir = matches!(device.target, Target::Dir { .. });
+    if on_dir && raw.filesystem.len() > 1 {
+        return Err(bad(
+            vec![Key("filesystem"), Index(1)],
+            "with [device] dir the study runs on the one filesystem mounted there: give one [[filesystem]], whose type is what is mounted",
+        ));
+    }
     let mut filesystems: Vec<Filesystem> = Vec::new();
     for (i, f) in raw.filesystem.into_iter().enumerate() {
         let here = |k| vec![Key("filesystem"), Index(i), Key(k)];
-        if !KNOWN_TYPES.contains(&f.fs_type.as_str()) {
+        if on_dir {
+            check_on_dir(&f, here)?;
+        } else if !KNOWN_TYPES.contains(&f.fs_type.as_str()) {
             return Err(bad(
                 here("type"),
                 format!(
@@ -133,6 +142,15 @@ pub(super) fn check(raw: RawStudy, base: &Path) -> Result<Study, Bad> {
             ));
         }
         exclude.push(r);
+    }
+    if on_dir {
+        let given = [("fill", raw.fill.is_some()), ("age", raw.age.is_some())];
+        if let Some((key, _)) = given.into_iter().find(|(_, given)| *given) {
+            return Err(bad(
+                vec![Key(key)],
+                format!("[{key}] writes to a filesystem the lab made; with [device] dir the lab fills nothing it was not given"),
+            ));
+        }
     }
     let (fill, fill_to) = match raw.fill {
         None => (None, Vec::new()),
@@ -294,7 +312,64 @@ fn check_repeat(raw: Option<toml::Value>) -> Result<(u32, Option<Adaptive>), Bad
     Ok((min, Some(Adaptive { max, until_cov, budget })))
 }
 
+/// `[[filesystem]]` on a `[device] dir` target: it names what is mounted there, and asks the lab
+/// to make, mount or check nothing.
+fn check_on_dir(f: &RawFilesystem, here: impl Fn(&'static str) -> Vec<PathSeg>) -> Result<(), Bad> {
+    if f.fs_type.trim().is_empty() {
+        return Err(bad(
+            here("type"),
+            "give the type of the filesystem mounted at [device] dir (\"nfs\", \"ceph\", \"lustre\", \"ext4\")",
+        ));
+    }
+    let given = [
+        ("mkfs", !f.mkfs.is_empty()),
+        ("mount", !f.mount.is_empty()),
+        ("fsck", f.fsck),
+        ("log", f.log.is_some()),
+        ("scheduler", f.scheduler.is_some()),
+    ];
+    match given.into_iter().find(|(_, given)| *given) {
+        Some((key, _)) => Err(bad(
+            here(key),
+            format!("`{key}` acts on a filesystem the lab makes; with [device] dir the lab formats, mounts and tunes nothing it was not given"),
+        )),
+        None => Ok(()),
+    }
+}
+
 fn check_device(d: RawDevice) -> Result<Device, Bad> {
+    if let Some(dir) = &d.dir {
+        let here = |k| vec![Key("device"), Key(k)];
+        let given = [
+            ("loop", d.loop_.is_some()),
+            ("block", d.block.is_some()),
+            ("destroy", d.destroy.is_some()),
+            ("scheduler", d.scheduler.is_some()),
+            ("read_ahead_kb", d.read_ahead_kb.is_some()),
+            ("iosched", d.iosched.is_some()),
+        ];
+        if let Some((key, _)) = given.into_iter().find(|(_, given)| *given) {
+            return Err(bad(
+                here(key),
+                format!("`{key}` cannot go with `dir`: the lab formats, mounts and tunes nothing it was not given"),
+            ));
+        }
+        if !dir.is_absolute() {
+            return Err(bad(
+                here("dir"),
+                format!(
+                    "`{}` is relative: give the absolute path, the same on every host (\"/mnt/shared/fslab\")",
+                    dir.display()
+                ),
+            ));
+        }
+        return Ok(Device {
+            target: Target::Dir { path: dir.clone() },
+            scheduler: Vec::new(),
+            read_ahead_kb: Vec::new(),
+            iosched: BTreeMap::new(),
+        });
+    }
     let target = match (d.loop_, d.block) {
         (Some(_), Some(_)) => {
             return Err(bad(

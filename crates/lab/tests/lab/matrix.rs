@@ -297,3 +297,107 @@ fn a_workload_without_a_tool_is_told_every_tool_there_is() {
         }
     }
 }
+
+/// `[device] dir`: an existing directory on a filesystem already mounted. Its one
+/// `[[filesystem]]` names what is mounted there; whatever would make, mount, tune or fill a
+/// filesystem is refused at its line.
+#[test]
+fn a_dir_target_takes_one_filesystem_of_any_type_and_refuses_what_would_format_or_tune() {
+    use fslab_lab::study::Target;
+    let with = |device: &str, fs: &str, rest: &str| {
+        format!(
+            "name = \"t\"\n[device]\n{device}\n[[filesystem]]\ntype = \"nfs\"\n{fs}\n[[workload]]\nname = \"dbench\"\ndbench = {{ clients = 5 }}\n{rest}"
+        )
+    };
+    let s = study(&with("dir = \"/mnt/shared/fslab\"", "", ""));
+    assert_eq!(
+        s.device.target,
+        Target::Dir {
+            path: "/mnt/shared/fslab".into()
+        }
+    );
+    assert_eq!(
+        s.filesystems[0].fs_type, "nfs",
+        "any type: it names what is mounted, not what to make"
+    );
+    // Without dir, an unknown type is still refused.
+    assert!(Study::from_toml(&with("", "", ""), "study.toml", Path::new("/x")).is_err());
+
+    for (device, fs, rest, line, says) in [
+        ("dir = \"fslab\"", "", "", 3, "`fslab` is relative"),
+        (
+            "dir = \"/m\"\nloop = { size = \"1G\" }",
+            "",
+            "",
+            4,
+            "`loop` cannot go with `dir`",
+        ),
+        (
+            "dir = \"/m\"\nblock = \"/dev/sdz\"",
+            "",
+            "",
+            4,
+            "`block` cannot go with `dir`",
+        ),
+        (
+            "dir = \"/m\"\nscheduler = \"none\"",
+            "",
+            "",
+            4,
+            "`scheduler` cannot go with `dir`",
+        ),
+        (
+            "dir = \"/m\"\nread_ahead_kb = 0",
+            "",
+            "",
+            4,
+            "`read_ahead_kb` cannot go with `dir`",
+        ),
+        (
+            "dir = \"/m\"\niosched = { fifo_batch = 1 }",
+            "",
+            "",
+            4,
+            "`iosched` cannot go with `dir`",
+        ),
+        (
+            "dir = \"/m\"",
+            "mkfs = \"-b 4096\"",
+            "",
+            6,
+            "`mkfs` acts on a filesystem the lab makes",
+        ),
+        (
+            "dir = \"/m\"",
+            "mount = \"noatime\"",
+            "",
+            6,
+            "`mount` acts on a filesystem the lab makes",
+        ),
+        ("dir = \"/m\"", "fsck = true", "", 6, "`fsck` acts on"),
+        ("dir = \"/m\"", "log = { size = \"64m\" }", "", 6, "`log` acts on"),
+        ("dir = \"/m\"", "scheduler = \"none\"", "", 6, "`scheduler` acts on"),
+        (
+            "dir = \"/m\"",
+            "",
+            "[fill]\nto = \"40%\"",
+            10,
+            "the lab fills nothing it was not given",
+        ),
+        ("dir = \"/m\"", "", "[age]\nto = \"40%\"", 10, "[age]"),
+        (
+            "dir = \"/m\"",
+            "[[filesystem]]\ntype = \"tmpfs\"",
+            "",
+            6,
+            "give one [[filesystem]]",
+        ),
+    ] {
+        let text = with(device, fs, rest);
+        let e = Study::from_toml(&text, "study.toml", Path::new("/x"))
+            .expect_err(&text)
+            .to_string();
+        assert!(e.starts_with(&format!("study.toml:{line}:")), "{text}\n→ {e}");
+        assert!(e.contains(says), "{text}\n→ {e}");
+    }
+}

@@ -6,6 +6,7 @@
 
 use fslab_classic::{Context, Tool};
 use fslab_lab::age::{AgeReport, AgeSpec};
+use fslab_lab::filesystem::mountinfo::MountEntry;
 use fslab_lab::fill::{FillReport, FillSpec, Tree};
 use fslab_lab::lifecycle;
 use fslab_lab::machine::{Image, Machine};
@@ -66,6 +67,8 @@ struct Fake {
     lacks: Vec<&'static str>,
     /// mkfs options it refuses.
     refuses: Vec<&'static str>,
+    /// The type of the filesystem mounted at a `[device] dir` target.
+    mounted_type: &'static str,
     worker: Box<Worker>,
 }
 
@@ -75,6 +78,7 @@ impl Fake {
             log: Mutex::new(Vec::new()),
             lacks: Vec::new(),
             refuses: Vec::new(),
+            mounted_type: "nfs4",
             worker: Box::new(|_, args| in_process(args)),
         }
     }
@@ -257,6 +261,36 @@ impl Machine for Fake {
         self.note(format!("clear {}", scratch.display()));
         let _ = std::fs::remove_dir_all(scratch);
     }
+
+    fn mounted_at(&self, dir: &Path) -> Result<MountEntry, LabError> {
+        self.note(format!("mounted_at {}", dir.display()));
+        Ok(MountEntry {
+            number: "0:50".into(),
+            mount_point: dir.parent().unwrap_or(dir).to_path_buf(),
+            mount_options: "rw,relatime".into(),
+            fs_type: self.mounted_type.into(),
+            source: "server:/export".into(),
+            super_options: "rw,vers=4.2".into(),
+        })
+    }
+
+    // The directories are real ones, made and removed as the host does.
+    fn make_dir(&self, path: &Path) -> Result<(), LabError> {
+        self.note(format!("mkdir {}", path.display()));
+        host().make_dir(path)
+    }
+
+    fn remove_dir(&self, path: &Path) -> Result<(), LabError> {
+        self.note(format!("rmdir {}", path.display()));
+        host().remove_dir(path)
+    }
+}
+
+fn host() -> fslab_lab::machine::Host {
+    fslab_lab::machine::Host {
+        exe: "fslab".into(),
+        mpi: false,
+    }
 }
 
 /// The second of progress the fake machine's workers report, named by their tool.
@@ -346,6 +380,7 @@ impl Lab {
         std::fs::write(dir.path().join("client.txt"), LOAD).unwrap();
         std::fs::write(dir.path().join("small.ffsb"), PROFILE).unwrap();
         std::fs::write(dir.path().join("reads.toml"), NATIVE).unwrap();
+        std::fs::write(dir.path().join("hosts"), "localhost slots=4\n").unwrap();
         let text = text.replace("LOADFILE", &dir.path().join("client.txt").display().to_string());
         let study = Study::from_toml(&text, "study.toml", dir.path()).unwrap_or_else(|e| panic!("{e}"));
         let store = Store::open(dir.path().join("fslab.db")).unwrap();
@@ -1381,4 +1416,189 @@ fn ext4_and_xfs_with_an_external_log_mount_run_and_check_clean_and_leave_nothing
         .join("scratch")
         .join(format!("fslab-study-{id}"))
         .exists());
+}
+
+/// A study on a `[device] dir` target: the native workload as a job of two ranks over a
+/// hostfile, and dbench alone.
+const ON_DIR: &str = r#"
+name = "on a shared dir"
+drop_caches = false
+fresh = "cell"
+repeat = 2
+
+[device]
+dir = "SHARED"
+
+[[filesystem]]
+type = "nfs4"
+
+[[workload]]
+name = "native"
+run = { file = "reads.toml" }
+mpi = { ranks = 2, hostfile = "hosts" }
+
+[[workload]]
+name = "dbench"
+dbench = { clients = 1, time = 1, loadfile = "LOADFILE" }
+"#;
+
+/// The files and directories directly in `dir`, sorted.
+fn names_in(dir: &Path) -> Vec<String> {
+    let mut names: Vec<String> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    names.sort();
+    names
+}
+
+#[test]
+fn on_a_dir_target_nothing_is_formatted_or_mounted_and_each_cell_runs_in_a_directory_the_lab_makes_and_removes() {
+    let shared = tempfile::tempdir().unwrap();
+    std::fs::write(shared.path().join("sentinel"), "not the lab's").unwrap();
+    let lab = Lab::new(&ON_DIR.replace("SHARED", &shared.path().display().to_string()));
+    let machine = Fake::new();
+    let (id, summary, _) = lab.run(&machine, never());
+    assert_eq!((summary.runs, summary.ok), (4, 4), "{summary:?}");
+    let log = machine.log.lock().unwrap().clone();
+    for never in [
+        "wipe",
+        "mkfs",
+        "mount ",
+        "umount",
+        "fsck",
+        "scheduler",
+        "read_ahead",
+        "iosched",
+        "attach",
+    ] {
+        assert!(!log.iter().any(|l| l.starts_with(never)), "{never} issued: {log:#?}");
+    }
+    let cells = lab.store.cells(id).unwrap();
+    assert_eq!(cells.len(), 2);
+    let made: Vec<String> = log
+        .iter()
+        .filter_map(|l| l.strip_prefix("mkdir ").map(String::from))
+        .collect();
+    let removed: Vec<String> = log
+        .iter()
+        .filter_map(|l| l.strip_prefix("rmdir ").map(String::from))
+        .collect();
+    let want: Vec<String> = cells
+        .iter()
+        .map(|c| {
+            shared
+                .path()
+                .join(format!("fslab-on-a-shared-dir-{}", c.id))
+                .display()
+                .to_string()
+        })
+        .collect();
+    assert_eq!(
+        made, want,
+        "fresh = \"cell\": one directory per cell, beneath the target"
+    );
+    assert_eq!(removed, want, "and each removed after its cell");
+    // The job's ranks and the lone worker ran in the cell's directory, the same path on every host.
+    let jobs: Vec<&String> = log.iter().filter(|l| l.starts_with("job of 2 ")).collect();
+    assert_eq!(jobs.len(), 2, "{log:#?}");
+    assert!(
+        jobs.iter().all(|j| j.contains(&format!(" --dir {}", want[0]))),
+        "{jobs:#?}"
+    );
+    let workers = machine.workers();
+    assert!(
+        !workers.is_empty() && workers.iter().all(|w| w.contains(&want[1])),
+        "{workers:#?}"
+    );
+    assert_eq!(names_in(shared.path()), ["sentinel"], "nothing else left or touched");
+    assert_eq!(
+        std::fs::read_to_string(shared.path().join("sentinel")).unwrap(),
+        "not the lab's"
+    );
+
+    let runs = lab.store.runs(id).unwrap();
+    assert_eq!(runs.len(), 4);
+    for r in &runs {
+        assert_eq!(r.status, RunStatus::Ok);
+        assert_eq!(r.environment["mounted_type"], "nfs4");
+        assert_eq!(r.environment["mounted_source"], "server:/export");
+        assert_eq!(r.environment["mount_options"], "rw,relatime,vers=4.2");
+        assert_eq!(r.environment["device"], serde_json::Value::Null);
+    }
+    for c in &cells {
+        assert_eq!(c.spec.fs_type, "nfs4");
+        assert_eq!(c.spec.mkfs_options, "");
+        assert_eq!(
+            c.spec.mount_options,
+            format!("existing directory {}", shared.path().display())
+        );
+    }
+    let steps: Vec<String> = lab.store.steps(id).unwrap().into_iter().map(|s| s.step.name).collect();
+    assert_eq!(steps, ["mkdir", "rmdir", "mkdir", "rmdir"]);
+}
+
+#[test]
+fn on_a_dir_target_a_mounted_type_other_than_the_study_s_or_a_directory_already_there_runs_nothing() {
+    let shared = tempfile::tempdir().unwrap();
+    let lab = Lab::new(&ON_DIR.replace("SHARED", &shared.path().display().to_string()));
+    let mut machine = Fake::new();
+    machine.mounted_type = "tmpfs";
+    let (id, summary, _) = lab.run(&machine, never());
+    assert_eq!((summary.runs, summary.unsupported_cells), (0, 2), "{summary:?}");
+    for (_, status, reason) in lab.statuses(id) {
+        assert_eq!(status, CellStatus::Unsupported);
+        let reason = reason.unwrap();
+        assert!(
+            reason.contains("is on a tmpfs filesystem, but the study's [[filesystem]] says type = \"nfs4\""),
+            "{reason}"
+        );
+    }
+    assert_eq!(machine.count("mkdir"), 0);
+    assert_eq!(names_in(shared.path()), Vec::<String>::new());
+    // The verdict comes before anything runs, in preflight, and the study is refused whole.
+    let e = lifecycle::preflight(&lab.study, Form::Full, &machine).unwrap();
+    assert!(
+        e.iter().all(|v| v.as_deref().is_some_and(|v| v.contains("tmpfs"))),
+        "{e:?}"
+    );
+
+    // A directory of the lab's name already there is not the lab's to use or remove.
+    let lab = Lab::new(&ON_DIR.replace("SHARED", &shared.path().display().to_string()));
+    let machine = Fake::new();
+    let taken = shared.path().join("fslab-on-a-shared-dir-1");
+    std::fs::create_dir(&taken).unwrap();
+    std::fs::write(taken.join("theirs"), "x").unwrap();
+    let (id, summary, _) = lab.run(&machine, never());
+    assert_eq!(summary.ok, 2, "the other cell ran: {summary:?}");
+    let runs = lab.store.runs(id).unwrap();
+    let failed: Vec<_> = runs.iter().filter(|r| r.status == RunStatus::Failed).collect();
+    assert_eq!(failed.len(), 2);
+    for r in failed {
+        let error = r.error.as_deref().unwrap();
+        assert!(error.contains("already there"), "{error}");
+    }
+    assert_eq!(
+        std::fs::read_to_string(taken.join("theirs")).unwrap(),
+        "x",
+        "left as it was"
+    );
+    assert_eq!(names_in(shared.path()), ["fslab-on-a-shared-dir-1"]);
+}
+
+#[test]
+fn a_dir_target_that_is_missing_or_not_a_directory_is_refused_before_anything_runs() {
+    let shared = tempfile::tempdir().unwrap();
+    let file = shared.path().join("a-file");
+    std::fs::write(&file, "").unwrap();
+    for (dir, says) in [
+        (shared.path().join("missing"), "must be an existing directory"),
+        (file, "not a directory"),
+    ] {
+        let lab = Lab::new(&ON_DIR.replace("SHARED", &dir.display().to_string()));
+        let e = lifecycle::preflight(&lab.study, Form::Full, &Fake::new())
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains(&dir.display().to_string()) && e.contains(says), "{e}");
+    }
 }
