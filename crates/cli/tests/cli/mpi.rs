@@ -321,7 +321,11 @@ mpi = {{ ranks = 2, hostfile = "hosts" }}
 "#,
         shared.path().display()
     ));
-    std::fs::write(lab.study_file().with_file_name("writes.toml"), WRITES).unwrap();
+    std::fs::write(
+        lab.study_file().with_file_name("writes.toml"),
+        fslab_testkit::TWO_WRITERS,
+    )
+    .unwrap();
     std::fs::write(lab.study_file().with_file_name("hosts"), "localhost slots=4\n").unwrap();
     let run = lab.run_study(&[]);
     assert_eq!(run.code, 0, "{}\n{}", run.stdout, run.stderr);
