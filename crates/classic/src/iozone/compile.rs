@@ -214,7 +214,9 @@ fn ops_of(test: Test, p: &Params, records: u64) -> (Vec<OpSpec>, Option<u64>) {
             let op = OpSpec {
                 bs,
                 size: Some(Bytes(per_op * p.record)),
-                skip: (per_op > 1).then_some(Bytes((p.stride - 1) * p.record)),
+                // Lazily: a stride past the file's end (one record per operation) can be so
+                // large that the skip it would make does not fit in 64 bits.
+                skip: (per_op > 1).then(|| Bytes((p.stride - 1) * p.record)),
                 seeks: Some(1),
                 scope: Some(Scope::Own),
                 ..OpSpec::new(OpKind::Read)
@@ -440,5 +442,19 @@ mod tests {
             // The strided span of one operation fits in the file.
             assert!(k * stride - stride < records || k == 1);
         }
+    }
+
+    #[test]
+    fn a_stride_beyond_the_file_reads_one_record_per_operation_without_overflow() {
+        // The fuzzer's case: -j near 2^64 with a large record; the skip is never computed.
+        let p = Params {
+            stride: u64::MAX / 2,
+            record: 16 << 20,
+            ..params()
+        };
+        let w = workload(Test::Stride, &p, &Layout::simple(1, "iozone.DUMMY."), "x");
+        let op = &w.groups[0].ops[0];
+        assert_eq!(op.skip, None);
+        assert_eq!(op.size, Some(Bytes(16 << 20)));
     }
 }
