@@ -28,9 +28,9 @@ pub enum LabError {
         #[source]
         source: std::io::Error,
     },
-    /// A study needs root.
-    #[error("a study formats and mounts filesystems on loop devices, which needs root: run it with sudo")]
-    NotRoot,
+    /// A study that needs root, and why (`lifecycle::needs_root`).
+    #[error("{0}, which needs root: run it with sudo")]
+    NotRoot(String),
     /// A study file that cannot be used (`file:line:column: what is wrong`).
     #[error(transparent)]
     Study(#[from] crate::study::StudyError),

@@ -119,6 +119,32 @@ pub fn workload_unsupported(
     Ok(None)
 }
 
+/// What in `study` needs root, if anything: the lab's own filesystems (loop images or a block
+/// device, mkfs, mount, the scheduler) and dropping the page cache do. A study on a `[device]
+/// dir` (a shared filesystem someone else mounted) needs none of that, so a user runs it as
+/// themself, as they would run IOR or mdtest there.
+pub fn needs_root(study: &Study) -> Option<String> {
+    match &study.device.target {
+        Target::Loop { .. } => Some("a study formats and mounts filesystems on loop devices".into()),
+        Target::Block { path, .. } => Some(format!(
+            "a study formats and mounts filesystems on its [device] block {}",
+            path.display()
+        )),
+        Target::Dir { .. } if study.drop_caches => {
+            Some("this study drops the page cache before each run (drop_caches = true)".into())
+        }
+        Target::Dir { .. } => None,
+    }
+}
+
+/// Refuses a study that needs root when fslab does not run as root, saying why.
+fn ready(study: &Study, machine: &dyn Machine) -> Result<(), LabError> {
+    match needs_root(study) {
+        Some(why) if !machine.is_root() => Err(LabError::NotRoot(why)),
+        _ => Ok(()),
+    }
+}
+
 /// Starts a new study from `file`: checks it and refuses a device it may not format (leaving
 /// nothing behind when it does), then records it in the store at `db` with the test bed it
 /// runs on.
@@ -131,7 +157,7 @@ pub fn start(
     yes: bool,
 ) -> Result<(Store, StudyId), LabError> {
     let verdicts = preflight(study, form, machine)?;
-    machine.ready()?;
+    ready(study, machine)?;
     if verdicts.iter().all(Option::is_some) {
         return Err(LabError::NothingRuns(nothing_runs(study, form, &verdicts)));
     }
@@ -215,7 +241,7 @@ pub fn execute(
         Claim::Claimed { left } => left,
     };
     let summary = (|| {
-        machine.ready()?;
+        ready(study, machine)?;
         // What a runner that died left mounted (fslab's own mounts, beneath the scratch
         // directories recorded with the study) goes before the device is checked, which still
         // refuses any other mount.

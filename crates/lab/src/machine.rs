@@ -14,8 +14,9 @@ use std::path::{Path, PathBuf};
 
 /// What the runner asks of the machine.
 pub trait Machine {
-    /// Whether studies can run here at all (root, for loop devices and mounts).
-    fn ready(&self) -> Result<(), LabError>;
+    /// Whether fslab runs as root here: loop devices, mkfs, mount and dropping the page cache
+    /// need it (see `lifecycle::needs_root`).
+    fn is_root(&self) -> bool;
 
     /// Whether this machine can make and mount `fs_type`: unsupported, with the module or
     /// package it lacks, when not.
@@ -144,11 +145,8 @@ pub struct Host {
 }
 
 impl Machine for Host {
-    fn ready(&self) -> Result<(), LabError> {
-        if rustix::process::geteuid().is_root() {
-            return Ok(());
-        }
-        Err(LabError::NotRoot)
+    fn is_root(&self) -> bool {
+        rustix::process::geteuid().is_root()
     }
 
     fn support(&self, fs_type: &str) -> Result<(), LabError> {

@@ -128,7 +128,7 @@ pub fn workload(test: Test, p: &Params, layout: &Layout, name: &str) -> Workload
         ),
         seed: p.seed,
         stop: Stop {
-            ops: per_child_ops.map(|n| n * children),
+            ops: per_child_ops.map(|n| n.saturating_mul(children)),
             stonewall: p.stonewall,
             child_end: Some(child_end),
             final_sync: p.final_sync,

@@ -69,6 +69,8 @@ struct Fake {
     refuses: Vec<&'static str>,
     /// The type of the filesystem mounted at a `[device] dir` target.
     mounted_type: &'static str,
+    /// Whether fslab runs as root on it.
+    root: bool,
     worker: Box<Worker>,
 }
 
@@ -79,6 +81,7 @@ impl Fake {
             lacks: Vec::new(),
             refuses: Vec::new(),
             mounted_type: "nfs4",
+            root: true,
             worker: Box::new(|_, args| in_process(args)),
         }
     }
@@ -124,8 +127,8 @@ impl Image for FakeImage {
 }
 
 impl Machine for Fake {
-    fn ready(&self) -> Result<(), LabError> {
-        Ok(())
+    fn is_root(&self) -> bool {
+        self.root
     }
 
     fn support(&self, fs_type: &str) -> Result<(), LabError> {
@@ -1265,14 +1268,52 @@ type = "ext4""#,
     assert!(!db.exists(), "nothing recorded");
 }
 
+#[test]
+fn a_study_that_needs_root_says_why_and_records_nothing_when_fslab_is_not_root() {
+    let shared = tempfile::tempdir().unwrap();
+    let on_dir = ON_DIR.replace("SHARED", &shared.path().display().to_string());
+    let cases = [
+        (
+            FIVE_TOOLS.to_string(),
+            "a study formats and mounts filesystems on loop devices",
+        ),
+        (
+            on_dir.replace("drop_caches = false", "drop_caches = true"),
+            "this study drops the page cache before each run (drop_caches = true)",
+        ),
+    ];
+    for (text, why) in cases {
+        let lab = Lab::new(&text);
+        let file = lab.dir.path().join("study.toml");
+        std::fs::write(&file, &text).unwrap();
+        let db = lab.dir.path().join("start.db");
+        let machine = Fake {
+            root: false,
+            ..Fake::new()
+        };
+        let e = match lifecycle::start(&machine, &db, &file, &lab.study, Form::Full, true) {
+            Err(e) => e.to_string(),
+            Ok(_) => panic!("started without root: {text}"),
+        };
+        assert_eq!(e, format!("{why}, which needs root: run it with sudo"));
+        assert!(!db.exists(), "nothing recorded");
+        // Only looked: which filesystem is mounted at the dir target.
+        let log = machine.log.lock().unwrap().clone();
+        assert!(
+            log.iter().all(|l| l.starts_with("mounted_at ")),
+            "nothing done: {log:?}"
+        );
+    }
+}
+
 /// This machine for real (loop images, mkfs, mount, fsck as root), but with each worker's
 /// command run in this process, as the fake machine runs it: the lab's tests have no fslab
 /// binary to start.
 struct HostInProcess(fslab_lab::machine::Host);
 
 impl Machine for HostInProcess {
-    fn ready(&self) -> Result<(), LabError> {
-        self.0.ready()
+    fn is_root(&self) -> bool {
+        self.0.is_root()
     }
     fn support(&self, fs_type: &str) -> Result<(), LabError> {
         self.0.support(fs_type)
@@ -1457,7 +1498,11 @@ fn on_a_dir_target_nothing_is_formatted_or_mounted_and_each_cell_runs_in_a_direc
     let shared = tempfile::tempdir().unwrap();
     std::fs::write(shared.path().join("sentinel"), "not the lab's").unwrap();
     let lab = Lab::new(&ON_DIR.replace("SHARED", &shared.path().display().to_string()));
-    let machine = Fake::new();
+    // Not as root: a study that formats and mounts nothing needs no more than its user.
+    let machine = Fake {
+        root: false,
+        ..Fake::new()
+    };
     let (id, summary, _) = lab.run(&machine, never());
     assert_eq!((summary.runs, summary.ok), (4, 4), "{summary:?}");
     let log = machine.log.lock().unwrap().clone();
