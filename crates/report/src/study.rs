@@ -305,6 +305,8 @@ impl StudyData {
                 serde_json::Value::Array(items) => {
                     out.extend(items.iter().map(|item| (key.clone(), json_item(item))));
                 }
+                // The study's `[device] dir` target: the directory, then what is mounted there.
+                v @ serde_json::Value::Object(_) => out.push((key.clone(), json_item(v))),
                 v => out.push((key.clone(), json_scalar(key, v))),
             }
         }
@@ -374,7 +376,7 @@ fn json_item(item: &serde_json::Value) -> String {
     let serde_json::Value::Object(fields) = item else {
         return json_scalar("", item);
     };
-    let Some(name_key) = ["path", "tool", "name", "device"]
+    let Some(name_key) = ["path", "tool", "name", "device", "dir"]
         .into_iter()
         .find(|k| fields.contains_key(*k))
         .or(fields.keys().next().map(String::as_str))
@@ -700,4 +702,24 @@ fn op_latency(op: String, buckets: &[(u64, u64)]) -> Option<OpLatency> {
         p99_9_us: q(0.999)?,
         max_us: q(1.0)?,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_dir_target_in_the_test_bed_reads_as_one_line() {
+        let target = serde_json::json!({
+            "dir": "/mnt/shared/fslab",
+            "mounted_type": "nfs4",
+            "source": "server:/export",
+            "mount_point": "/mnt/shared",
+            "options": "rw,relatime,vers=4.2",
+        });
+        assert_eq!(
+            json_item(&target),
+            "/mnt/shared/fslab: mount_point /mnt/shared, mounted_type nfs4, options rw,relatime,vers=4.2, source server:/export"
+        );
+    }
 }
