@@ -352,6 +352,11 @@ impl Options {
                     .ok()
                     .filter(|n| *n > 0)
                     .ok_or_else(|| usage(format!("option -t: `{v}` is not a number of children (1 or more)")))?;
+                if n > MAX_CHILDREN {
+                    return Err(usage(format!(
+                        "option -t: {n} children is more than IOzone's maximum of {MAX_CHILDREN} (its MAXSTREAMS)"
+                    )));
+                }
                 self.threads = Some(n);
             }
             'n' => {
@@ -519,6 +524,9 @@ fn kb_size(option: char, v: &str) -> Result<u64, UsageError> {
     Ok(bytes)
 }
 
+/// The most children `-t` may ask for: IOzone 3.487's MAXSTREAMS, past which it exits.
+pub const MAX_CHILDREN: u32 = 1024;
+
 /// The usage text of `fslab iozone -h`.
 pub const USAGE: &str = "\
 Usage: fslab iozone [IOzone options] [--dir DIR] [--json] [--explain] [--check] [--seed N]
@@ -610,6 +618,12 @@ mod tests {
         assert!(parse("--frobnicate").unwrap_err().0.contains("`--frobnicate`"));
         assert!(parse("-s 12x").unwrap_err().0.contains("option -s"));
         assert!(parse("-t 0").unwrap_err().0.contains("option -t"));
+        // IOzone's MAXSTREAMS; the fuzzer's -t 1844674407 had fslab allocate 14 GB for children.
+        assert!(parse("-t 1024").is_ok());
+        assert_eq!(
+            parse("-t 1844674407").unwrap_err().0,
+            "option -t: 1844674407 children is more than IOzone's maximum of 1024 (its MAXSTREAMS)"
+        );
         assert!(parse("-i 13").unwrap_err().0.contains("option -i"));
         assert!(parse("-t 2 -i 4").unwrap_err().0.contains("-i 4"));
         assert!(parse("-i 11").unwrap_err().0.contains("pwritev/preadv"));
