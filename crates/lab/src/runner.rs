@@ -284,19 +284,28 @@ enum NotMade {
 impl Lab<'_> {
     fn run_all(&mut self, todo: &[Todo]) -> Result<(), LabError> {
         let study = self.study;
+        let on_dir = matches!(study.device.target, Target::Dir { .. });
+        // First the filesystems this machine cannot make (or give an external log): their
+        // cells are unsupported before anything runs, so that the runs counted, and the time
+        // left, are only those that will run.
+        let mut runnable = vec![true; study.filesystems.len()];
         for (fi, fs) in study.filesystems.iter().enumerate() {
             let mine: Vec<&Todo> = todo.iter().filter(|t| t.cell.filesystem == fi).collect();
-            if mine.is_empty() {
+            if mine.is_empty() || on_dir {
                 continue;
             }
             let log_support = || match fs.log {
                 Some(_) => crate::filesystem::log_support(&fs.fs_type),
                 None => Ok(()),
             };
-            let on_dir = matches!(study.device.target, Target::Dir { .. });
-            let support = || self.machine.support(&fs.fs_type).and_then(|()| log_support());
-            if let Err(e) = if on_dir { Ok(()) } else { support() } {
+            if let Err(e) = self.machine.support(&fs.fs_type).and_then(|()| log_support()) {
                 self.unsupported(&mine, &e.to_string())?;
+                runnable[fi] = false;
+            }
+        }
+        for (fi, fs) in study.filesystems.iter().enumerate() {
+            let mine: Vec<&Todo> = todo.iter().filter(|t| t.cell.filesystem == fi).collect();
+            if mine.is_empty() || !runnable[fi] {
                 continue;
             }
             for batch in batches(study.fresh, &mine) {

@@ -646,6 +646,19 @@ fn fresh_says_how_many_filesystems_are_made_and_a_missing_one_is_unsupported() {
         }
         let unsupported = events.iter().filter(|e| matches!(e, Event::Unsupported { .. })).count();
         assert_eq!(unsupported, 2);
+        // jfs, last in the study, is found missing before anything runs: every run counted and
+        // every time left is of the 8 runs that can run, not of 12.
+        let first_run = events.iter().position(|e| matches!(e, Event::Run { .. })).unwrap();
+        let last_unsupported = events
+            .iter()
+            .rposition(|e| matches!(e, Event::Unsupported { .. }))
+            .unwrap();
+        assert!(last_unsupported < first_run, "fresh = {fresh}: {events:#?}");
+        for e in &events {
+            if let Event::Run { total, .. } = e {
+                assert_eq!(*total, 8, "fresh = {fresh}");
+            }
+        }
     }
 }
 
@@ -976,9 +989,14 @@ sysbench = { file-test-mode = "rndrd", time = 9223372036854775807 }
 "#,
     );
     // A time no clock holds is no duration fslab takes: the estimate counts such a run as one
-    // bounded by its requests (sysbench's guess), and never overflows adding them up.
+    // bounded by its requests (sysbench's guess: 10 s, after 4 s for its prepare of 2 GiB),
+    // and never overflows adding them up.
     let estimate = fslab_lab::matrix::estimate(&huge.study, Form::Full, &Fake::new());
-    assert_eq!(estimate, Duration::from_secs(2 * (5 * 10 + 5 * 3)), "{estimate:?}");
+    assert_eq!(
+        estimate,
+        Duration::from_secs(2 * (5 * (10 + 4) + 5 * 3)),
+        "{estimate:?}"
+    );
 }
 
 /// A study of one cell whose worker reports the headline figures of `values`, one per run in
