@@ -27,22 +27,30 @@ pub fn preflight(study: &Study, form: Form, machine: &dyn Machine) -> Result<Vec
     let dir = dir_target(study, machine)?;
     for cell in matrix::expand(study, form) {
         let filesystem = &study.filesystems[cell.filesystem];
-        let fs_type = &filesystem.fs_type;
         let fs = support
-            .entry(fs_type.clone())
+            .entry(cell.filesystem)
             .or_insert_with(|| match &dir {
-                Some((path, mounted)) => runner::dir_type_mismatch(path, fs_type, &mounted.fs_type),
-                None => machine.support(fs_type).err().map(|e| e.to_string()),
+                Some((path, mounted)) => runner::dir_type_mismatch(path, &filesystem.fs_type, &mounted.fs_type),
+                None => filesystem_unsupported(filesystem, machine),
             })
-            .clone()
-            .or_else(|| {
-                filesystem.log.as_ref()?;
-                crate::filesystem::log_support(fs_type).err().map(|e| e.to_string())
-            });
+            .clone();
         let mpi = cell.launch(study).and_then(|_| machine.mpi_unsupported());
         verdicts.push(fs.or(mpi).or(workload_unsupported(study, &cell, &mut checked)?));
     }
     Ok(verdicts)
+}
+
+/// Why this machine cannot make `fs` (its type, or its external log), or `None` when it can.
+pub fn filesystem_unsupported(fs: &crate::study::Filesystem, machine: &dyn Machine) -> Option<String> {
+    let log = || match fs.log {
+        Some(_) => crate::filesystem::log_support(&fs.fs_type),
+        None => Ok(()),
+    };
+    machine
+        .support(&fs.fs_type)
+        .and_then(|()| log())
+        .err()
+        .map(|e| e.to_string())
 }
 
 /// A `[device] dir` target and the filesystem mounted there; an error when it is not an

@@ -150,7 +150,9 @@ pub fn run_study(
     let repeats = matrix::repeats(study, opts.form);
     let stored = store.cells(id)?;
     let mut todo = Vec::new();
-    // Cells whose workload this machine cannot run (dbench without its loadfile), with why.
+    // Cells this machine cannot run (a filesystem it cannot make, dbench without its
+    // loadfile), with why: marked unsupported before anything runs, so that the runs counted,
+    // and the time left, are only those that will run.
     let mut cannot = Vec::new();
     let mut checked = std::collections::BTreeMap::new();
     let mut made = std::collections::BTreeMap::new();
@@ -174,21 +176,26 @@ pub fn run_study(
             id: cid,
             repeats: missing,
         };
-        // A filesystem this machine lacks is the reason its cells cannot run (run_all says so);
-        // otherwise what the workload lacks is.
-        let fs_type = &study.filesystems[cell.filesystem].fs_type;
-        // On a `[device] dir` target the lab makes no filesystem: what is mounted there is
-        // checked when the cell's directory is made.
+        // A filesystem this machine lacks is the reason its cells cannot run; otherwise what
+        // the workload lacks is. On a `[device] dir` target the lab makes no filesystem: what
+        // is mounted there is checked when the cell's directory is made.
         let on_dir = matches!(study.device.target, Target::Dir { .. });
-        let fs_ok = *made
-            .entry(fs_type)
-            .or_insert_with(|| on_dir || machine.support(fs_type).is_ok());
-        match fs_ok {
-            true => match crate::lifecycle::workload_unsupported(study, cell, &mut checked)? {
-                Some(reason) => cannot.push((t, reason)),
-                None => todo.push(t),
-            },
-            false => todo.push(t),
+        let fs = &study.filesystems[cell.filesystem];
+        let lacks = made
+            .entry(cell.filesystem)
+            .or_insert_with(|| {
+                (!on_dir)
+                    .then(|| crate::lifecycle::filesystem_unsupported(fs, machine))
+                    .flatten()
+            })
+            .clone();
+        let reason = match lacks {
+            Some(reason) => Some(reason),
+            None => crate::lifecycle::workload_unsupported(study, cell, &mut checked)?,
+        };
+        match reason {
+            Some(reason) => cannot.push((t, reason)),
+            None => todo.push(t),
         }
     }
     let runs_left: u64 = todo
@@ -284,28 +291,9 @@ enum NotMade {
 impl Lab<'_> {
     fn run_all(&mut self, todo: &[Todo]) -> Result<(), LabError> {
         let study = self.study;
-        let on_dir = matches!(study.device.target, Target::Dir { .. });
-        // First the filesystems this machine cannot make (or give an external log): their
-        // cells are unsupported before anything runs, so that the runs counted, and the time
-        // left, are only those that will run.
-        let mut runnable = vec![true; study.filesystems.len()];
         for (fi, fs) in study.filesystems.iter().enumerate() {
             let mine: Vec<&Todo> = todo.iter().filter(|t| t.cell.filesystem == fi).collect();
-            if mine.is_empty() || on_dir {
-                continue;
-            }
-            let log_support = || match fs.log {
-                Some(_) => crate::filesystem::log_support(&fs.fs_type),
-                None => Ok(()),
-            };
-            if let Err(e) = self.machine.support(&fs.fs_type).and_then(|()| log_support()) {
-                self.unsupported(&mine, &e.to_string())?;
-                runnable[fi] = false;
-            }
-        }
-        for (fi, fs) in study.filesystems.iter().enumerate() {
-            let mine: Vec<&Todo> = todo.iter().filter(|t| t.cell.filesystem == fi).collect();
-            if mine.is_empty() || !runnable[fi] {
+            if mine.is_empty() {
                 continue;
             }
             for batch in batches(study.fresh, &mine) {
