@@ -43,10 +43,41 @@ impl fmt::Display for TextError {
 
 impl std::error::Error for TextError {}
 
-/// Reads `path` as UTF-8 text.
+/// The largest input file fslab reads: far above any workload, profile, loadfile or study
+/// (dbench's client.txt is under 5 MiB), far below what would exhaust memory.
+pub const MAX_INPUT_BYTES: u64 = 256 << 20;
+
+/// Reads an input file's bytes, at most [`MAX_INPUT_BYTES`] of them: a file, or a pipe (`-c
+/// <(zcat client.txt.gz)`), or a terminal. A directory or a block device is refused before
+/// anything is read, and a source that goes on past the limit (`/dev/zero`) is refused there
+/// rather than read until memory runs out.
+pub fn read_file(path: &Path) -> std::io::Result<Vec<u8>> {
+    use std::io::{Error, ErrorKind, Read};
+    use std::os::unix::fs::FileTypeExt;
+    let file = std::fs::File::open(path)?;
+    let kind = file.metadata()?.file_type();
+    let refused = |what: &str| Error::new(ErrorKind::InvalidInput, format!("{what}, not a file of text"));
+    if kind.is_dir() {
+        return Err(refused("a directory"));
+    }
+    if kind.is_block_device() {
+        return Err(refused("a block device"));
+    }
+    let mut bytes = Vec::new();
+    file.take(MAX_INPUT_BYTES + 1).read_to_end(&mut bytes)?;
+    if bytes.len() as u64 > MAX_INPUT_BYTES {
+        return Err(Error::new(
+            ErrorKind::InvalidInput,
+            format!("more than the {} MiB an input may be", MAX_INPUT_BYTES >> 20),
+        ));
+    }
+    Ok(bytes)
+}
+
+/// Reads `path` as UTF-8 text ([`read_file`]).
 pub fn read_text(path: &Path) -> Result<String, TextError> {
     let file = path.display().to_string();
-    let bytes = std::fs::read(path).map_err(|error| TextError::Io {
+    let bytes = read_file(path).map_err(|error| TextError::Io {
         file: file.clone(),
         error,
     })?;
@@ -84,6 +115,20 @@ pub fn excerpt(text: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn an_input_is_read_whole_up_to_its_limit_and_a_directory_is_refused() {
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join("w.toml");
+        std::fs::write(&file, "name = 1\n").unwrap();
+        assert_eq!(read_file(&file).unwrap(), b"name = 1\n");
+        let e = read_file(dir.path()).unwrap_err();
+        assert_eq!(e.kind(), std::io::ErrorKind::InvalidInput);
+        assert_eq!(e.to_string(), "a directory, not a file of text");
+        // /dev/zero never ends: refused at the limit, not read until memory runs out.
+        let e = read_text(Path::new("/dev/zero")).unwrap_err().to_string();
+        assert_eq!(e, "/dev/zero: more than the 256 MiB an input may be");
+    }
 
     #[test]
     fn a_bad_byte_is_named_by_line_column_and_offset() {

@@ -240,7 +240,7 @@ impl Options {
 pub fn read_loadfile(opts: &Options) -> Result<Vec<Line>, Error> {
     let path = opts.loadfile_path();
     let file = path.display().to_string();
-    let bytes = match std::fs::read(&path) {
+    let bytes = match fslab_engine::input::read_file(&path) {
         Ok(b) => b,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound && opts.loadfile.is_none() => {
             return Err(Error::MissingDefault { file })

@@ -106,7 +106,7 @@ impl fmt::Display for ProfileError {
 /// Reads and parses the profile at `path`.
 pub fn load(path: &Path) -> Result<Profile, ProfileError> {
     let file = path.display().to_string();
-    let bytes = std::fs::read(path).map_err(|e| ProfileError::whole(&file, e.to_string()))?;
+    let bytes = fslab_engine::input::read_file(path).map_err(|e| ProfileError::whole(&file, e.to_string()))?;
     let text = crate::text::decode(bytes).map_err(|e| ProfileError::at(&file, e.line, e.message()))?;
     parse(&text, &file)
 }

@@ -159,3 +159,22 @@ fn meaningless_run_flags_are_refused_with_what_to_give() {
         );
     }
 }
+
+#[test]
+fn an_input_that_never_ends_is_refused_at_its_limit_not_read_until_memory_runs_out() {
+    // /dev/zero: each reader stops at 256 MiB and says so, naming the file.
+    for args in [
+        vec!["run", "/dev/zero", "--explain"],
+        vec!["ffsb", "/dev/zero", "--explain"],
+        vec!["dbench", "-c", "/dev/zero", "--explain", "1"],
+        vec!["study", "run", "/dev/zero", "--dry-run"],
+    ] {
+        let r = fslab(&args);
+        assert_eq!(r.code, 2, "{args:?}: {}{}", r.stdout, r.stderr);
+        assert!(
+            r.stderr.contains("/dev/zero") && r.stderr.contains("more than the 256 MiB an input may be"),
+            "{args:?}: {}",
+            r.stderr
+        );
+    }
+}

@@ -229,9 +229,13 @@ pub const KNOWN_TYPES: [&str; 10] = [
 impl Study {
     pub fn from_file(path: &Path) -> Result<Study, StudyError> {
         let file = path.display().to_string();
-        let text = std::fs::read_to_string(path).map_err(|error| StudyError::Read {
+        let bytes = fslab_engine::input::read_file(path).map_err(|error| StudyError::Read {
             file: file.clone(),
             error,
+        })?;
+        let text = String::from_utf8(bytes).map_err(|e| StudyError::Read {
+            file: file.clone(),
+            error: std::io::Error::new(std::io::ErrorKind::InvalidData, e.utf8_error()),
         })?;
         let base = path
             .canonicalize()
