@@ -107,10 +107,16 @@ impl Tool {
         }
     }
 
-    /// About how long one run with these study options takes, for estimates: its time option
-    /// (dbench adds its warm-up of a fifth; sysbench its prepare), else a guess. A time of 0 is
-    /// no limit: sysbench's runs bounded by requests are guessed from the bytes they move.
-    pub fn expected_time(self, options: &[(String, String)]) -> Duration {
+    /// About how long one run of a study's workload takes, for estimates: the front-end's own
+    /// estimate from its input where it has one (IOzone's file sizes, FFSB's final sync), else
+    /// the time option (dbench adds its warm-up of a fifth; sysbench its prepare), else a
+    /// guess. A time of 0 is no limit: sysbench's runs bounded by requests are guessed from the
+    /// bytes they move.
+    pub fn expected_time(self, request: &Request) -> Duration {
+        if let Some(t) = self.expected_from_input(request) {
+            return t;
+        }
+        let options = request.options;
         let t = self
             .time_option()
             .and_then(|k| options.iter().find(|(o, _)| o == k))
@@ -119,10 +125,25 @@ impl Tool {
         match (self, t) {
             (Tool::Dbench, Some(t)) => t.saturating_add(t / 5),
             (Tool::Dbench, None) => Duration::from_secs(720),
-            (Tool::Sysbench, t) => sysbench_expected(options, t),
+            (Tool::Sysbench, t) => crate::estimate::sysbench(options, t),
             (_, Some(t)) => t,
             (_, None) => Duration::from_secs(30),
         }
+    }
+
+    /// The front-ends' own estimates, from their measured calls read as a run reads them:
+    /// IOzone's and FFSB's, whose inputs are small to read (dbench's loadfile is not read for
+    /// this). `None` when the tool has none or the input does not parse.
+    fn expected_from_input(self, request: &Request) -> Option<Duration> {
+        if !matches!(self, Tool::Iozone | Tool::Ffsb) {
+            return None;
+        }
+        let mut total = Duration::ZERO;
+        for call in self.calls(request).iter().filter(|c| c.role == Role::Measured) {
+            let (frontend, _) = self.parse(&call.args[1..]).ok()?;
+            total = total.saturating_add(frontend.expected()?);
+        }
+        Some(total)
     }
 
     /// Whether the tool prints lines of its own while it runs (dbench's per-second lines,
@@ -139,33 +160,6 @@ impl std::fmt::Display for Tool {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.write_str(self.key())
     }
-}
-
-/// The speed a sysbench estimate assumes for the bytes it moves, prepare included: about what
-/// the page cache and a loop image give on a small machine. Seed 003's full form measured
-/// 7.2–7.5 s for its 2 GiB sequential runs (this gives 9 s) and 6.7–12.8 s for its random
-/// ones, whose fsyncs this leaves out (5.3–5.7 s): 18m34s in all, against an estimate of 20m34s.
-const SYSBENCH_ESTIMATE_BYTES_PER_S: f64 = 512.0 * 1024.0 * 1024.0;
-
-/// A sysbench run: its prepare writes the files (`file-total-size`), then it runs for its
-/// time, or, with none, moves `events` blocks (fsyncs counted as blocks, as sysbench counts
-/// them as events); 10 s when neither bounds it or the options do not parse.
-fn sysbench_expected(options: &[(String, String)], time: Option<Duration>) -> Duration {
-    let mut words = vec!["fileio".to_string()];
-    words.extend(options.iter().map(|(k, v)| format!("--{k}={v}")));
-    // `prepare`: `run` would also want the test mode, which the bytes do not depend on.
-    words.push("prepare".to_string());
-    let Ok(o) = crate::sysbench::options::parse(&words).map(|i| i.options) else {
-        return time.unwrap_or(Duration::from_secs(10));
-    };
-    let at_speed = |bytes: u64| Duration::from_secs_f64(bytes as f64 / SYSBENCH_ESTIMATE_BYTES_PER_S);
-    let prepare = at_speed(o.total_size);
-    let run = match time {
-        Some(t) => t,
-        None if o.events == 0 => Duration::from_secs(10),
-        None => Duration::from_secs(1).saturating_add(at_speed(o.events.saturating_mul(o.block_size))),
-    };
-    prepare.saturating_add(run)
 }
 
 /// "60", "60s", "2m" as a duration.
@@ -374,6 +368,13 @@ pub trait FrontEnd {
     /// Where fslab does differently from the original with this input, for stderr.
     fn notes(&self) -> Vec<String> {
         Vec::new()
+    }
+
+    /// About how long a run of this input takes, where its input says more than the study's
+    /// options do (the bytes it must move: [`crate::estimate`]); `None` leaves the estimate to
+    /// [`Tool::expected_time`]'s reading of the options.
+    fn expected(&self) -> Option<Duration> {
+        None
     }
 
     /// Runs the plan; the text the original prints goes to `ctx` as it becomes known.
@@ -1004,37 +1005,106 @@ mod tests {
         assert!(e.to_string().contains("--bs"), "{e}");
     }
 
+    /// [`Tool::expected_time`] of a study's workload with these options and arguments.
+    fn expected(tool: Tool, options: &[(&str, &str)], args: &str, main: Option<&Path>) -> Duration {
+        let (options, args) = (opts(options), words(args));
+        let dir = std::env::temp_dir();
+        tool.expected_time(&Request {
+            main,
+            options: &options,
+            args: &args,
+            dir: &dir,
+            drop_caches: false,
+        })
+    }
+
     #[test]
     fn a_run_s_expected_time_is_its_time_and_a_zero_time_is_unbounded() {
         // sysbench: its prepare (2 GiB by default: 4 s at the estimate's 512 MiB/s), then its
         // time, or with none the blocks its events move, or with neither a guess.
+        let sysbench = |o: &[(&str, &str)]| expected(Tool::Sysbench, o, "", None);
+        assert_eq!(sysbench(&[("time", "60")]), Duration::from_secs(64));
         assert_eq!(
-            Tool::Sysbench.expected_time(&opts(&[("time", "60")])),
-            Duration::from_secs(64)
-        );
-        assert_eq!(
-            Tool::Sysbench.expected_time(&opts(&[("time", "60"), ("file-total-size", "32M")])),
+            sysbench(&[("time", "60"), ("file-total-size", "32M")]),
             Duration::from_micros(60_062_500)
         );
         assert_eq!(
-            Tool::Sysbench.expected_time(&opts(&[("time", "0")])),
+            sysbench(&[("time", "0")]),
             Duration::from_secs(14),
             "time 0 is no limit: the guess, not no time"
         );
-        let seq = opts(&[("time", "0"), ("events", "131072"), ("file-total-size", "2G")]);
-        assert_eq!(Tool::Sysbench.expected_time(&seq), Duration::from_secs(9));
+        let seq = [("time", "0"), ("events", "131072"), ("file-total-size", "2G")];
+        assert_eq!(sysbench(&seq), Duration::from_secs(9));
         assert_eq!(
-            Tool::Sysbench.expected_time(&opts(&[("time", "0"), ("file-block-size", "nonsense")])),
+            sysbench(&[("time", "0"), ("file-block-size", "nonsense")]),
             Duration::from_secs(10),
             "options that do not parse: the guess"
         );
         assert_eq!(
-            Tool::Dbench.expected_time(&opts(&[("time", "60")])),
+            expected(Tool::Dbench, &[("time", "60")], "", None),
             Duration::from_secs(72)
         );
+    }
+
+    #[test]
+    fn an_iozone_run_is_estimated_from_its_files() {
+        use crate::estimate::{IOZONE_READ_BYTES_PER_S, IOZONE_WRITE_BYTES_PER_S};
+        let secs = |bytes: f64, speed: f64| bytes / speed;
+        let gib = 1024.0 * 1024.0 * 1024.0;
+        // Seed 004's sequential run: 16 children × 128 MiB = 2 GiB per sub-test; the initial
+        // writers and rewriters wait for the disk (a sync ends each sub-test), the readers and
+        // re-readers read; a pause of 2 s after each sub-test but the last.
+        let seq = expected(
+            Tool::Iozone,
+            &[("threads", "16"), ("size", "128m"), ("record", "64k")],
+            "-i 0 -i 1 -C -e -R -w",
+            None,
+        );
+        let want = 2.0 * secs(2.0 * gib, IOZONE_WRITE_BYTES_PER_S)
+            + 2.0 * secs(2.0 * gib, IOZONE_READ_BYTES_PER_S)
+            + 3.0 * 2.0
+            + 4.0 * 0.005;
+        assert!((seq.as_secs_f64() - want).abs() < 1e-3, "{seq:?} against {want} s");
+        // Twice the children move twice the bytes; without pauses only the bytes are left.
+        let wide = expected(
+            Tool::Iozone,
+            &[("threads", "32"), ("size", "128m"), ("record", "64k")],
+            "-i 0 -i 1 -C -e -R -w --pause 0",
+            None,
+        );
+        let want_wide = 2.0 * (want - 6.0 - 0.02) + 0.02;
+        assert!(
+            (wide.as_secs_f64() - want_wide).abs() < 1e-3,
+            "{wide:?} against {want_wide} s"
+        );
+        // Options that do not parse (which the preflight refuses): the guess.
         assert_eq!(
-            Tool::Iozone.expected_time(&opts(&[("time", "60")])),
+            expected(Tool::Iozone, &[], "-i nonsense", None),
             Duration::from_secs(30)
+        );
+    }
+
+    #[test]
+    fn an_ffsb_run_is_estimated_from_its_profile_with_the_final_sync_in_its_time() {
+        let profiles = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../profiles");
+        let large = profiles.join("large-seqwrite.ffsb");
+        let run = |threads: &str| {
+            expected(
+                Tool::Ffsb,
+                &[("filesize", "128M"), ("threads", threads), ("time", "5")],
+                "",
+                Some(&large),
+            )
+        };
+        // Create only: the final sync, in FFSB's time, writes what the 5 s left dirty, and 64
+        // threads each finish a 128 MiB file (8 GiB) whatever the time. The model's figures
+        // are the estimate module's tests; here, that the study's options reach it.
+        assert!(run("4") > Duration::from_secs(5), "{:?}", run("4"));
+        assert!(run("64") > run("4"), "{:?} against {:?}", run("64"), run("4"));
+        // A profile that cannot be read: the study's time.
+        assert_eq!(
+            expected(Tool::Ffsb, &[("time", "20")], "", Some(Path::new("/nonexistent.ffsb"))),
+            Duration::from_secs(20)
         );
     }
 

@@ -7,6 +7,7 @@
 
 pub mod contract;
 pub mod dbench;
+pub mod estimate;
 pub mod ffsb;
 pub mod fio_json;
 pub mod hpc;

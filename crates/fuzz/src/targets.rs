@@ -485,7 +485,7 @@ fn study(input: &[u8]) -> String {
             let mut cells = 0;
             for form in [Form::Full, Form::Quick] {
                 for c in expand(&s, form) {
-                    let _ = s.workloads[c.workload].tool.expected_time(&c.options);
+                    let _ = fslab_lab::matrix::expected_run(&s, &c);
                     cells += 1;
                 }
             }

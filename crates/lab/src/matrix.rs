@@ -319,14 +319,28 @@ pub fn estimate(study: &Study, form: Form, machine: &dyn crate::machine::Machine
     estimate_runnable(study, form, &runnable)
 }
 
+/// About how long one run of `cell` takes: its tool's estimate from the cell's workload
+/// ([`Tool::expected_time`](fslab_classic::Tool::expected_time)).
+pub fn expected_run(study: &Study, cell: &Cell) -> Duration {
+    let w = &study.workloads[cell.workload];
+    let options = cell.tool_options();
+    let dir = std::env::temp_dir();
+    w.tool.expected_time(&fslab_classic::contract::Request {
+        main: w.main.as_deref(),
+        options: &options,
+        args: &w.args,
+        dir: &dir,
+        drop_caches: false,
+    })
+}
+
 /// The estimate of [`estimate`] over the cells marked runnable (in [`expand`]'s order).
 pub fn estimate_runnable(study: &Study, form: Form, runnable: &[bool]) -> Duration {
     let cells = expand(study, form);
     let per_fs = Duration::from_secs(3);
     let mut total = Duration::ZERO;
     for (c, _) in cells.iter().zip(runnable).filter(|(_, ok)| **ok) {
-        let w = &study.workloads[c.workload];
-        let run = w.tool.expected_time(&c.options);
+        let run = expected_run(study, c);
         let repeats = repeats(study, form);
         let fresh_filesystems = match study.fresh {
             crate::study::Fresh::Repeat => repeats,

@@ -138,6 +138,14 @@ impl FrontEnd for Ffsb {
         self.plan.warnings.iter().map(|w| format!("{file}: {w}")).collect()
     }
 
+    /// The filesets' setup, then the benchmark's time with its final sync (which FFSB counts in
+    /// the time). Aging, which runs until the filesystem is full enough, is not counted.
+    fn expected(&self) -> Option<std::time::Duration> {
+        let w = &self.plan.workload;
+        let time = std::time::Duration::from_secs(self.plan.time);
+        Some(crate::estimate::setup(w).saturating_add(crate::estimate::timed(w, time)))
+    }
+
     fn execute(&mut self, ctx: &mut Context) -> Result<Outcome, Error> {
         preflight(&self.plan).map_err(failure)?;
         let job = ctx.job();

@@ -85,6 +85,10 @@ impl FrontEnd for Iozone {
         self.plan.warnings.clone()
     }
 
+    fn expected(&self) -> Option<std::time::Duration> {
+        Some(crate::estimate::iozone(&self.plan))
+    }
+
     fn execute(&mut self, ctx: &mut Context) -> Result<Outcome, Error> {
         let mut outcome = Outcome::new(Tool::Iozone);
         if self.help {

@@ -319,6 +319,21 @@ impl SizeDist {
         }
     }
 
+    /// The mean size the draws tend to: the middle of a range, the weighted mean of a table.
+    pub fn mean(&self) -> f64 {
+        match self {
+            SizeDist::Fixed(b) => b.0 as f64,
+            SizeDist::Range { min, max } => (min.0 as f64 + max.0 as f64) / 2.0,
+            SizeDist::Table { table } => {
+                let weights: f64 = table.iter().map(|e| f64::from(e.1)).sum();
+                if weights == 0.0 {
+                    return 0.0;
+                }
+                table.iter().map(|e| e.0 .0 as f64 * f64::from(e.1)).sum::<f64>() / weights
+            }
+        }
+    }
+
     /// Draws a size: uniform in [min, max] for a range, weighted for a table.
     pub fn sample(&self, rng: &mut impl rand::Rng) -> u64 {
         use rand::RngExt;
