@@ -46,7 +46,9 @@ enum Command {
         #[arg(long)]
         quick: bool,
         /// The preflight: print each cell, runnable here or unsupported (and why), and an
-        /// estimate of the duration; run nothing. Exit 3 when no cell can run.
+        /// estimate of the duration; run nothing. As root, each filesystem's mkfs and mount
+        /// options are tried on a sparse scratch image first, so that options the kernel
+        /// refuses show here. Exit 3 when no cell can run.
         #[arg(long)]
         dry_run: bool,
         /// Confirm that the block device the study names under `destroy` may be formatted.
@@ -102,7 +104,9 @@ pub fn main(args: Args) -> Result<ExitCode, Failure> {
             let study = crate::examples::resolve(&study, "studies")?;
             let s = Study::from_file(&study).map_err(|e| Failure::Input(e.into()))?;
             if dry_run {
-                let verdicts = lifecycle::preflight(&s, form, &machine).map_err(|e| lab_failure(e, &study))?;
+                let scratch = scratch.unwrap_or_else(std::env::temp_dir);
+                let verdicts = lifecycle::preflight_with_trials(&s, form, &machine, &scratch)
+                    .map_err(|e| lab_failure(e, &study))?;
                 out::print(&dry_run_text(&s, form, &verdicts))?;
                 if verdicts.iter().all(Option::is_some) {
                     return Err(Failure::Environment(anyhow!(
@@ -244,7 +248,14 @@ fn event_line(s: &Study, e: &Event, colour: bool) -> String {
         ),
         // The live view's alone.
         Event::Stage { .. } | Event::Live { .. } => String::new(),
-        Event::Unsupported { cell, reason } => format!("  {cell}: {} {reason}\n", paint("33", "unsupported:")),
+        Event::Unsupported { cells, reason } => {
+            let which = match cells.as_slice() {
+                [] => return String::new(),
+                [one] => one.clone(),
+                [first, rest @ ..] => format!("{first} and {} more cells", rest.len()),
+            };
+            format!("  {which}: {} {reason}\n", paint("33", "unsupported:"))
+        }
         // The lab's routine steps are in the store; the ones worth a glance are shown.
         Event::Step { step, .. }
             if step.ok && step.duration.as_secs() < 2 && !matches!(step.name.as_str(), "fill" | "age" | "fsck") =>

@@ -21,17 +21,49 @@ use std::sync::{Arc, OnceLock};
 /// for each cell of [`matrix::expand`] in order, why this machine cannot run it (its filesystem
 /// or a file its tool needs is missing here), or `None` when it can.
 pub fn preflight(study: &Study, form: Form, machine: &dyn Machine) -> Result<Vec<Option<String>>, LabError> {
+    check_cells(study, form, machine, None)
+}
+
+/// [`preflight`] for the dry run: as root, each filesystem's mkfs and mount options are also
+/// tried on a sparse scratch image in `scratch` ([`options_refused`]), so that options the
+/// kernel refuses show before the study runs, and its estimate leaves their cells out.
+pub fn preflight_with_trials(
+    study: &Study,
+    form: Form,
+    machine: &dyn Machine,
+    scratch: &Path,
+) -> Result<Vec<Option<String>>, LabError> {
+    check_cells(study, form, machine, Some(scratch))
+}
+
+fn check_cells(
+    study: &Study,
+    form: Form,
+    machine: &dyn Machine,
+    scratch: Option<&Path>,
+) -> Result<Vec<Option<String>>, LabError> {
     let mut verdicts = Vec::new();
     let mut support = BTreeMap::new();
     let mut checked = BTreeMap::new();
     let dir = dir_target(study, machine)?;
+    // The study's own loop images can be tried: its filesystems' options on a scratch image
+    // of the same size (root only; a named block device is formatted only when its cells run).
+    let trial_size = match (&study.device.target, form) {
+        _ if scratch.is_none() || !machine.is_root() => None,
+        (Target::Loop { size }, Form::Quick) => Some(study.quick.loop_size.unwrap_or(*size)),
+        (Target::Loop { size }, Form::Full) => Some(*size),
+        (Target::Block { .. } | Target::Dir { .. }, _) => None,
+    };
     for cell in matrix::expand(study, form) {
         let filesystem = &study.filesystems[cell.filesystem];
         let fs = support
             .entry(cell.filesystem)
             .or_insert_with(|| match &dir {
                 Some((path, mounted)) => runner::dir_type_mismatch(path, &filesystem.fs_type, &mounted.fs_type),
-                None => filesystem_unsupported(filesystem, machine),
+                None => filesystem_unsupported(filesystem, machine).or_else(|| {
+                    let (size, scratch) = (trial_size?, scratch?);
+                    options_refused(filesystem, size, scratch, machine)
+                }),
             })
             .clone();
         let mpi = cell.launch(study).and_then(|_| machine.mpi_unsupported());
@@ -51,6 +83,43 @@ pub fn filesystem_unsupported(fs: &crate::study::Filesystem, machine: &dyn Machi
         .and_then(|()| log())
         .err()
         .map(|e| e.to_string())
+}
+
+/// Why the kernel refuses `fs`'s mkfs or mount options (an option removed since the study was
+/// written, a typo), found by making the filesystem on a sparse image of `size` bytes in a
+/// directory of its own beneath `scratch` and mounting it, then removing both: so that a dry run
+/// names such cells, and leaves them out of its estimate, before hours of other cells have run.
+/// `None` when the kernel takes them, or when the trial cannot be made (no free loop device: the
+/// run will say). tmpfs, and a filesystem with an external log, are left to their first make.
+pub fn options_refused(
+    fs: &crate::study::Filesystem,
+    size: u64,
+    scratch: &Path,
+    machine: &dyn Machine,
+) -> Option<String> {
+    if fs.fs_type == "tmpfs" || fs.log.is_some() {
+        return None;
+    }
+    let scratch = tempfile::Builder::new()
+        .prefix("fslab-trial-")
+        .tempdir_in(scratch)
+        .ok()?;
+    let mnt = scratch.path().join("mnt");
+    std::fs::create_dir(&mnt).ok()?;
+    // Dropped before `scratch`: detached and removed.
+    let image = machine.attach_image(scratch.path(), size).ok()?;
+    if let Err(e) = machine.mkfs(image.device(), &fs.fs_type, &fs.mkfs) {
+        return Some(format!("mkfs failed: {e}"));
+    }
+    match machine.mount(Some(image.device()), &mnt, &fs.fs_type, &fs.mount) {
+        Ok(_) => {
+            if machine.umount(&mnt).is_err() {
+                machine.umount_lazy(&mnt);
+            }
+            None
+        }
+        Err(e) => Some(format!("mount -o {} failed: {e}", fs.mount)),
+    }
 }
 
 /// A `[device] dir` target and the filesystem mounted there; an error when it is not an

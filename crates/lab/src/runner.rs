@@ -48,9 +48,10 @@ pub enum Event {
         runs_left: u64,
         estimate: Duration,
     },
-    /// A cell that cannot run here, and why.
+    /// Cells that cannot run here, all for one reason (a filesystem the kernel lacks: all of
+    /// its cells at once).
     Unsupported {
-        cell: String,
+        cells: Vec<String>,
         reason: String,
     },
     /// A step of a cell's life begins: wipe, mkfs, mount, fill, age, setup, warm-up, run,
@@ -230,8 +231,16 @@ pub fn run_study(
         on,
         tree: None,
     };
+    // One event per reason: the cells of a filesystem the kernel lacks are named together.
+    let mut by_reason: Vec<(&String, Vec<&Todo>)> = Vec::new();
     for (t, reason) in &cannot {
-        lab.unsupported(&[t], reason)?;
+        match by_reason.iter_mut().find(|(r, _)| *r == reason) {
+            Some((_, cells)) => cells.push(t),
+            None => by_reason.push((reason, vec![t])),
+        }
+    }
+    for (reason, cells) in by_reason {
+        lab.unsupported(&cells, reason)?;
     }
     let mut result = lab.run_all(&todo);
     if let (Ok(()), Some(adaptive), Form::Full) = (&result, study.adaptive, opts.form) {
@@ -486,14 +495,17 @@ impl Lab<'_> {
     }
 
     fn unsupported(&mut self, cells: &[&Todo], reason: &str) -> Result<(), LabError> {
+        let mut labels = Vec::with_capacity(cells.len());
         for t in cells {
             self.store
                 .set_cell_status(t.id, CellStatus::Unsupported, Some(reason))?;
             self.summary.unsupported_cells += 1;
             self.total = self.total.saturating_sub(t.repeats.len() as u64);
-            let cell = self.label(t.id);
+            labels.push(self.label(t.id));
+        }
+        if !labels.is_empty() {
             (self.on)(&Event::Unsupported {
-                cell,
+                cells: labels,
                 reason: reason.to_string(),
             });
         }

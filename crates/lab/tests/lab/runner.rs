@@ -65,7 +65,7 @@ struct Fake {
     log: Mutex<Vec<String>>,
     /// Filesystem types this machine lacks.
     lacks: Vec<&'static str>,
-    /// mkfs options it refuses.
+    /// mkfs and mount options it refuses.
     refuses: Vec<&'static str>,
     /// The type of the filesystem mounted at a `[device] dir` target.
     mounted_type: &'static str,
@@ -169,6 +169,14 @@ impl Machine for Fake {
     fn mount(&self, _dev: Option<&Path>, mnt: &Path, fs_type: &str, options: &str) -> Result<String, LabError> {
         self.note(format!("mount {fs_type} {}", mnt.display()));
         self.note(format!("options-of-mount {options}"));
+        if let Some(o) = self.refuses.iter().find(|o| options.contains(*o)) {
+            return Err(LabError::Tool {
+                command: format!("mount -t {fs_type} -o {options}"),
+                status: "errno 22".into(),
+                output: format!("unknown option {o}"),
+                kernel: None,
+            });
+        }
         Ok(format!("rw,{options}"))
     }
 
@@ -644,8 +652,17 @@ fn fresh_says_how_many_filesystems_are_made_and_a_missing_one_is_unsupported() {
                 assert_eq!(*status, CellStatus::Done, "{label}");
             }
         }
-        let unsupported = events.iter().filter(|e| matches!(e, Event::Unsupported { .. })).count();
-        assert_eq!(unsupported, 2);
+        // Both jfs cells in one event: they are unsupported for one reason.
+        let unsupported: Vec<&Vec<String>> = events
+            .iter()
+            .filter_map(|e| match e {
+                Event::Unsupported { cells, .. } => Some(cells),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(unsupported.len(), 1, "{unsupported:?}");
+        assert_eq!(unsupported[0].len(), 2, "{unsupported:?}");
+        assert!(unsupported[0].iter().all(|c| c.starts_with("jfs")), "{unsupported:?}");
         // jfs, last in the study, is found missing before anything runs: every run counted and
         // every time left is of the 8 runs that can run, not of 12.
         let first_run = events.iter().position(|e| matches!(e, Event::Run { .. })).unwrap();
@@ -966,6 +983,64 @@ fn preflight_marks_each_cell_the_machine_cannot_run_with_why() {
     assert!(verdicts.iter().all(Option::is_some), "{verdicts:?}");
     let why = lifecycle::nothing_runs(&lab.study, Form::Full, &verdicts);
     assert!(why.contains("can run on this machine"), "{why}");
+}
+
+#[test]
+fn the_dry_run_s_preflight_tries_each_filesystem_s_options_as_root_and_names_refusals() {
+    let text = THREE_FILESYSTEMS
+        .replace("FRESH", "cell")
+        .replace("type = \"xfs\"", "type = \"xfs\"\nmkfs = \"-m bogus=1\"")
+        .replace("fsck = true", "fsck = true\nmount = \"nomballoc\"");
+    let lab = Lab::new(&text);
+    let mut machine = Fake::new();
+    machine.refuses = vec!["bogus=1", "nomballoc"];
+    // The run's own preflight tries nothing: the run finds a refusal when it makes the filesystem.
+    let verdicts = lifecycle::preflight(&lab.study, Form::Full, &machine).unwrap();
+    assert!(verdicts.iter().all(Option::is_none), "{verdicts:?}");
+    assert_eq!(machine.count("attach"), 0);
+    let verdicts = lifecycle::preflight_with_trials(&lab.study, Form::Full, &machine, lab.dir.path()).unwrap();
+    let cells = fslab_lab::matrix::expand(&lab.study, Form::Full);
+    for (cell, verdict) in cells.iter().zip(&verdicts) {
+        let verdict = verdict.as_deref();
+        match lab.study.filesystems[cell.filesystem].fs_type.as_str() {
+            "ext4" => assert!(
+                verdict.is_some_and(
+                    |r| r.starts_with("mount -o nomballoc failed: ") && r.contains("unknown option nomballoc")
+                ),
+                "{verdict:?}"
+            ),
+            "xfs" => assert!(
+                verdict.is_some_and(|r| r.starts_with("mkfs failed: ") && r.contains("invalid option bogus=1")),
+                "{verdict:?}"
+            ),
+            _ => assert_eq!(verdict, None, "{}", cell.label),
+        }
+    }
+    // Each filesystem tried once (not once per cell), on an image of the study's size (4 GiB by
+    // default); jfs's mount, the only one taken, undone.
+    assert_eq!(machine.count("attach"), 3);
+    assert_eq!(machine.count(&format!("attach {}", 4u64 << 30)), 3);
+    assert_eq!(machine.count("mkfs"), 3);
+    assert_eq!(machine.count("mount"), 2);
+    assert_eq!(machine.count("umount"), 1);
+    // The dry run's estimate leaves the refused cells out: only jfs's 2 cells are counted.
+    let runnable: Vec<bool> = verdicts.iter().map(Option::is_none).collect();
+    let all = fslab_lab::matrix::estimate_runnable(&lab.study, Form::Full, &vec![true; cells.len()]);
+    let left = fslab_lab::matrix::estimate_runnable(&lab.study, Form::Full, &runnable);
+    assert_eq!(left * 3, all);
+    // Not root: nothing is tried, and nothing is refused before the run.
+    let mut user = Fake::new();
+    user.refuses = vec!["bogus=1", "nomballoc"];
+    user.root = false;
+    let verdicts = lifecycle::preflight_with_trials(&lab.study, Form::Full, &user, lab.dir.path()).unwrap();
+    assert!(verdicts.iter().all(Option::is_none), "{verdicts:?}");
+    assert_eq!(user.count("attach") + user.count("mkfs") + user.count("mount"), 0);
+    // The trials' directories are gone.
+    let left: Vec<String> = fslab_testkit::entries(lab.dir.path())
+        .into_iter()
+        .filter(|e| e.starts_with("fslab-trial-"))
+        .collect();
+    assert!(left.is_empty(), "{left:?}");
 }
 
 #[test]
