@@ -294,6 +294,32 @@ impl StudyData {
         out
     }
 
+    /// [`failures`](Self::failures) as people read them: cells that failed alike (every cell of
+    /// a filesystem the kernel lacks) in one entry, named by the first and how many more.
+    pub fn failures_grouped(&self) -> Vec<Failure> {
+        let mut groups: Vec<(Failure, usize)> = Vec::new();
+        for f in self.failures() {
+            match groups
+                .iter_mut()
+                .find(|(g, _)| g.what == f.what && g.reason == f.reason)
+            {
+                Some((_, more)) => *more += 1,
+                None => groups.push((f, 0)),
+            }
+        }
+        groups
+            .into_iter()
+            .map(|(mut f, more)| {
+                match more {
+                    0 => {}
+                    1 => f.cell.push_str(" and 1 more cell"),
+                    n => f.cell.push_str(&format!(" and {n} more cells")),
+                }
+                f
+            })
+            .collect()
+    }
+
     /// The test bed as label and value lines: CPU, memory, kernel, devices, tool versions.
     pub fn testbed_lines(&self) -> Vec<(String, String)> {
         let serde_json::Value::Object(fields) = &self.study.testbed else {

@@ -392,7 +392,7 @@ impl Page {
 
     fn failures(&mut self, data: &StudyData) {
         self.out.push_str("<section id=\"failures\"><h2>Failures</h2>\n");
-        let failures = data.failures();
+        let failures = data.failures_grouped();
         if failures.is_empty() {
             self.out
                 .push_str("<p>None: every cell ran and every run ended well.</p>\n");

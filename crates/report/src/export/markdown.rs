@@ -42,7 +42,7 @@ pub fn report(data: &StudyData) -> String {
         }
     }
     let _ = writeln!(out, "\n## Failures\n");
-    let failures = data.failures();
+    let failures = data.failures_grouped();
     if failures.is_empty() {
         let _ = writeln!(out, "None.");
     }

@@ -27,7 +27,7 @@ pub fn report(data: &StudyData, width: usize) -> String {
         let _ = writeln!(out, "\n== the lab's steps ==");
         out.push_str(&table_text(steps, &mut HashSet::new(), width));
     }
-    let failures = data.failures();
+    let failures = data.failures_grouped();
     let _ = writeln!(out, "\n== failures ==");
     if failures.is_empty() {
         let _ = writeln!(out, "none");
