@@ -90,6 +90,19 @@ impl Fake {
         self.log.lock().unwrap().push(what);
     }
 
+    /// The tool's failure when `options` hold one this machine refuses, as `command` would say it.
+    fn refuse(&self, options: &str, command: String, status: &str, says: &str) -> Result<(), LabError> {
+        match self.refuses.iter().find(|o| options.contains(*o)) {
+            Some(o) => Err(LabError::Tool {
+                command,
+                status: status.into(),
+                output: format!("{says} {o}"),
+                kernel: None,
+            }),
+            None => Ok(()),
+        }
+    }
+
     /// The logged actions that start with `what`.
     fn count(&self, what: &str) -> usize {
         self.log.lock().unwrap().iter().filter(|l| l.starts_with(what)).count()
@@ -155,28 +168,24 @@ impl Machine for Fake {
     fn mkfs(&self, dev: &Path, fs_type: &str, options: &str) -> Result<String, LabError> {
         self.note(format!("mkfs {fs_type} {}", dev.display()));
         self.note(format!("options-of-mkfs {options}"));
-        if let Some(o) = self.refuses.iter().find(|o| options.contains(*o)) {
-            return Err(LabError::Tool {
-                command: format!("mkfs.{fs_type} {options}"),
-                status: "exit status: 1".into(),
-                output: format!("invalid option {o}"),
-                kernel: None,
-            });
-        }
+        self.refuse(
+            options,
+            format!("mkfs.{fs_type} {options}"),
+            "exit status: 1",
+            "invalid option",
+        )?;
         Ok(String::new())
     }
 
     fn mount(&self, _dev: Option<&Path>, mnt: &Path, fs_type: &str, options: &str) -> Result<String, LabError> {
         self.note(format!("mount {fs_type} {}", mnt.display()));
         self.note(format!("options-of-mount {options}"));
-        if let Some(o) = self.refuses.iter().find(|o| options.contains(*o)) {
-            return Err(LabError::Tool {
-                command: format!("mount -t {fs_type} -o {options}"),
-                status: "errno 22".into(),
-                output: format!("unknown option {o}"),
-                kernel: None,
-            });
-        }
+        self.refuse(
+            options,
+            format!("mount -t {fs_type} -o {options}"),
+            "errno 22",
+            "unknown option",
+        )?;
         Ok(format!("rw,{options}"))
     }
 
