@@ -44,7 +44,7 @@ impl fmt::Display for TextError {
 impl std::error::Error for TextError {}
 
 /// The largest input file fslab reads: far above any workload, profile, loadfile or study
-/// (dbench's client.txt is under 5 MiB), far below what would exhaust memory.
+/// (dbench's client.txt, the largest, is 25 MiB), far below what would exhaust memory.
 pub const MAX_INPUT_BYTES: u64 = 256 << 20;
 
 /// Reads an input file's bytes, at most [`MAX_INPUT_BYTES`] of them: a file, or a pipe (`-c
