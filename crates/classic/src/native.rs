@@ -111,9 +111,10 @@ pub struct AdHoc {
     /// io_uring: the most io-wq workers for regular files, per thread (0: the kernel's limit).
     #[arg(long, default_value_t = 0)]
     pub iowq_workers: u32,
-    /// io_uring: transfers submitted together (fio's iodepth_batch_submit; 0: all that fit).
-    #[arg(long, default_value_t = 0)]
-    pub iodepth_batch_submit: u32,
+    /// io_uring: transfers submitted together (fio's iodepth_batch_submit; 0: all that fit);
+    /// when not given, 1 where transfers are tried inline, all that fit where they are async.
+    #[arg(long)]
+    pub iodepth_batch_submit: Option<u32>,
     /// io_uring: completions waited for in one call (fio's iodepth_batch_complete_min).
     #[arg(long, default_value_t = 1)]
     pub iodepth_batch_complete_min: u32,

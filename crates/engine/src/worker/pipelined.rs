@@ -40,7 +40,9 @@ impl<'a> Worker<'a> {
 
     /// The pipelined loop: keeps `iodepth` single-block operations in flight, each timed from
     /// its submission to its completion. It submits `uring.batch_submit` transfers at a time (all
-    /// it could queue when 0) and waits for `uring.batch_complete` completions in one call.
+    /// it could queue when 0; when not set, one at a time where transfers are tried inline and all
+    /// it could queue where they go to io-wq) and, unless completions are already there, waits for
+    /// `uring.batch_complete` of them in one call.
     pub(super) fn run_pipelined(mut self) -> ThreadOutcome {
         let depth = self.group.iodepth as usize;
         let u = self.group.uring;
@@ -77,8 +79,10 @@ impl<'a> Worker<'a> {
             }
         };
         let batch_submit = match u.batch_submit {
-            0 => usize::MAX,
-            n => n as usize,
+            Some(0) => usize::MAX,
+            Some(n) => n as usize,
+            None if ring.forces_async() => usize::MAX,
+            None => 1,
         };
         let batch_complete = u.batch_complete.max(1) as usize;
         // Per slot: (entry of the mix, start time).
@@ -141,9 +145,14 @@ impl<'a> Worker<'a> {
                 finished = !stopping;
                 break;
             }
-            // With SQPOLL, completions already there are reaped without entering the kernel.
-            let waited = if u.sqpoll && ring.has_completions() {
-                ring.submit()
+            // Completions already there (the last submission ran their task work, or the SQPOLL
+            // thread posted them) are reaped without waiting; what is queued is submitted first.
+            let waited = if ring.has_completions() {
+                if queued > 0 || u.sqpoll {
+                    ring.submit()
+                } else {
+                    Ok(())
+                }
             } else {
                 ring.submit_and_wait(batch_complete.min(inflight))
             };

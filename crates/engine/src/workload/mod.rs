@@ -622,9 +622,12 @@ pub struct UringOpts {
     #[serde(default, skip_serializing_if = "is_zero_u32")]
     pub iowq_workers: u32,
     /// Transfers queued before they are submitted together (fio's iodepth_batch_submit); 0
-    /// submits whatever is queued once every free slot has been filled.
-    #[serde(default, skip_serializing_if = "is_zero_u32")]
-    pub batch_submit: u32,
+    /// submits whatever is queued once every free slot has been filled. When absent: each
+    /// transfer as it is queued where transfers are tried inline (the device starts on each at
+    /// once, as with fio's default of 1), all that fit where they go to io-wq marked async
+    /// (a submission there only queues work for io-wq's threads).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub batch_submit: Option<u32>,
     /// Completions waited for in one system call (fio's iodepth_batch_complete_min); at most
     /// the transfers in flight.
     #[serde(default = "one_u32", skip_serializing_if = "is_one")]
@@ -646,7 +649,7 @@ impl Default for UringOpts {
             taskrun: Taskrun::default(),
             force_async: None,
             iowq_workers: 0,
-            batch_submit: 0,
+            batch_submit: None,
             batch_complete: 1,
             sqpoll: false,
             hipri: false,

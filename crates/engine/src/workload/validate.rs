@@ -174,10 +174,10 @@ impl Workload {
                 if g.engine != EngineKind::IoUring {
                     return bad(here("uring"), "[group.uring] needs engine = \"io_uring\"".into());
                 }
-                if u.batch_submit > g.iodepth {
+                if let Some(b) = u.batch_submit.filter(|&b| b > g.iodepth) {
                     return bad(
                         at("batch_submit"),
-                        format!("batch_submit {} is above iodepth {}", u.batch_submit, g.iodepth),
+                        format!("batch_submit {b} is above iodepth {}", g.iodepth),
                     );
                 }
                 if u.batch_complete == 0 || u.batch_complete > g.iodepth {

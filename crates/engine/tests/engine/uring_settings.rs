@@ -82,7 +82,7 @@ fn every_setting_survives_a_trip_through_toml() {
             taskrun: Taskrun::Coop,
             force_async: Some(true),
             iowq_workers: 2,
-            batch_submit: 4,
+            batch_submit: Some(4),
             batch_complete: 2,
             sqpoll: false,
             hipri: false,
@@ -209,13 +209,30 @@ fn child_runs_the_workload_of_its_environment() {
 /// The io_uring_setup and io_uring_register calls of a run of `uring`, as strace prints them.
 fn ring_calls(uring: &str) -> Vec<String> {
     let dir = tempdir();
-    let trace = dir.path().join("trace");
-    let run = dir.path().join("run");
-    std::fs::create_dir(&run).unwrap();
+    let calls = traced(
+        &uring_run(200, uring, READS),
+        dir.path(),
+        "io_uring_setup,io_uring_register",
+    );
+    assert!(
+        calls.iter().any(|l| l.contains("io_uring_setup(")),
+        "no ring was set up:\n{}",
+        calls.join("\n")
+    );
+    calls
+}
+
+/// The calls of kinds `trace` that a child running workload `text` in `dir` makes, as strace
+/// prints them.
+fn traced(text: &str, dir: &Path, trace: &str) -> Vec<String> {
+    let out_dir = tempdir();
+    let trace_file = out_dir.path().join("trace");
+    let run = dir.join("run");
+    std::fs::create_dir_all(&run).unwrap();
     let exe = std::env::current_exe().expect("the test binary");
     let out = Command::new("strace")
-        .args(["-f", "-qq", "-e", "trace=io_uring_setup,io_uring_register", "-o"])
-        .arg(&trace)
+        .args(["-f", "-qq", "-e", &format!("trace={trace}"), "-o"])
+        .arg(&trace_file)
         .arg(&exe)
         .args([
             "--exact",
@@ -223,7 +240,7 @@ fn ring_calls(uring: &str) -> Vec<String> {
             "--ignored",
             "--test-threads=1",
         ])
-        .env(CHILD_WORKLOAD, uring_run(200, uring, READS))
+        .env(CHILD_WORKLOAD, text)
         .env(CHILD_DIR, &run)
         .output()
         .unwrap_or_else(|e| panic!("cannot run strace ({e}); this test needs it installed"));
@@ -233,17 +250,11 @@ fn ring_calls(uring: &str) -> Vec<String> {
         String::from_utf8_lossy(&out.stdout),
         String::from_utf8_lossy(&out.stderr)
     );
-    let text = std::fs::read_to_string(&trace).expect("strace's output");
-    let calls: Vec<String> = text
-        .lines()
+    let text = std::fs::read_to_string(&trace_file).expect("strace's output");
+    text.lines()
         .filter(|l| l.contains("io_uring_"))
         .map(|l| l.to_string())
-        .collect();
-    assert!(
-        calls.iter().any(|l| l.contains("io_uring_setup(")),
-        "no ring was set up:\n{text}"
-    );
-    calls
+        .collect()
 }
 
 /// The flags of the ring(s) set up, as strace writes them (names, with a hex rest).
@@ -422,6 +433,45 @@ fn tmpfs_transfers_go_async_without_fixed_buffers_and_ext4_ones_inline_with_them
         "ext4 buffered reads go inline"
     );
     assert_eq!(forces_async(ext4.path(), Some(true), true), (true, false));
+}
+
+/// How many transfers each io_uring_enter of 200 reads at iodepth 8 on `dir` submitted (its
+/// `to_submit`), the enters that submitted nothing left out.
+fn submitted_per_enter(dir: &Path, uring: &str, direct: bool) -> Vec<u32> {
+    let mut text = uring_run(200, uring, READS);
+    if direct {
+        text = text.replace("iodepth = 8", "iodepth = 8\ndirect = true");
+    }
+    let calls = traced(&text, dir, "io_uring_enter");
+    let counts: Vec<u32> = calls
+        .iter()
+        .filter_map(|l| l.split("io_uring_enter(").nth(1))
+        .map(|args| {
+            let n = args.split(", ").nth(1).expect("io_uring_enter's to_submit");
+            n.parse().unwrap_or_else(|e| panic!("to_submit `{n}`: {e}"))
+        })
+        .filter(|&n| n > 0)
+        .collect();
+    assert_eq!(counts.iter().sum::<u32>(), 200, "every read submitted once: {calls:?}");
+    counts
+}
+
+#[test]
+#[ignore = "system tier: root, mount, a loop device, mkfs.ext4, strace"]
+fn inline_transfers_are_submitted_one_at_a_time_and_async_ones_together() {
+    let ext4 = Mount::new("ext4");
+    let each = submitted_per_enter(ext4.path(), "", true);
+    assert!(each.iter().all(|&n| n == 1), "ext4 O_DIRECT, one per enter: {each:?}");
+    let batched = submitted_per_enter(ext4.path(), "batch_submit = 0", true);
+    assert_eq!(batched[0], 8, "batch_submit = 0 fills all 8 slots first: {batched:?}");
+    let tmpfs = Mount::new("tmpfs");
+    let async_ = submitted_per_enter(tmpfs.path(), "", false);
+    assert_eq!(async_[0], 8, "tmpfs (async) fills all 8 slots first: {async_:?}");
+    let fours = submitted_per_enter(tmpfs.path(), "batch_submit = 4", false);
+    assert!(
+        fours.iter().all(|&n| n <= 4) && fours[0] == 4,
+        "at most 4 per enter: {fours:?}"
+    );
 }
 
 // ---- order = "sequential": the files in the order they were made -----------------------------
