@@ -1,5 +1,5 @@
 //! Maps keyed by file ids, hashed by one multiplication. The ids are integers fslab hands out
-//! itself, mostly consecutive, so SipHash's defence against chosen keys buys nothing, while the
+//! itself, consecutive from 0, so SipHash's defence against chosen keys buys nothing, while the
 //! metadata loops (create, delete, stat of a changing fileset) look an id up in every operation.
 
 use std::collections::HashMap;
@@ -8,12 +8,18 @@ use std::hash::{BuildHasherDefault, Hasher};
 /// A HashMap from file id to `V`.
 pub(crate) type IdMap<V> = HashMap<u64, V, BuildHasherDefault<IdHasher>>;
 
-/// Fibonacci hashing: the id times 2^64 / φ. The low bits (the bucket) of consecutive ids are a
-/// permutation of theirs, the high bits (hashbrown's tag) are well mixed.
+/// The id itself in the low bits, which pick the bucket, so that consecutive ids sit in
+/// consecutive buckets and a walk through them in order (sequential create, stat, delete) touches
+/// memory in order too; Fibonacci hashing (the id times 2^64 / φ) in the top 7 bits, hashbrown's
+/// tag, so that the ids sharing a group of buckets are told apart without comparing keys. fslab's
+/// ids are consecutive from 0, which fills the buckets evenly.
 #[derive(Default, Clone, Copy)]
 pub(crate) struct IdHasher(u64);
 
 const PHI: u64 = 0x9E37_79B9_7F4A_7C15;
+
+/// The bits of a hash hashbrown takes its tag from.
+const TAG: u64 = 0x7F << 57;
 
 impl Hasher for IdHasher {
     #[inline]
@@ -30,13 +36,32 @@ impl Hasher for IdHasher {
 
     #[inline]
     fn write_u64(&mut self, id: u64) {
-        self.0 = (self.0 ^ id).wrapping_mul(PHI);
+        let x = self.0 ^ id;
+        self.0 = (x.wrapping_mul(PHI) & TAG) | (x & !TAG);
     }
 }
 
 #[cfg(test)]
 mod tests {
-    use super::IdMap;
+    use super::{IdHasher, IdMap, TAG};
+    use std::hash::Hasher;
+
+    fn hash(id: u64) -> u64 {
+        let mut h = IdHasher::default();
+        h.write_u64(id);
+        h.finish()
+    }
+
+    #[test]
+    fn consecutive_ids_get_consecutive_buckets_and_varied_tags() {
+        let tags: std::collections::HashSet<u64> = (0..1000u64)
+            .map(|id| {
+                assert_eq!(hash(id) & !TAG, id, "the bucket bits of id {id}");
+                hash(id) & TAG
+            })
+            .collect();
+        assert!(tags.len() >= 100, "only {} tags among 1000 ids", tags.len());
+    }
 
     #[test]
     fn ids_go_in_and_come_out() {
