@@ -105,7 +105,7 @@ pub struct AdHoc {
     pub taskrun: TaskrunArg,
     /// io_uring: IOSQE_ASYNC on every transfer, straight to io-wq workers (fio's force_async=1);
     /// when not given, when the file cannot do non-blocking reads (tmpfs), as the kernel punts
-    /// those anyway.
+    /// those anyway, and there are fewer threads than processors.
     #[arg(long)]
     pub force_async: Option<bool>,
     /// io_uring: the most io-wq workers for regular files, per thread (0: the kernel's limit).

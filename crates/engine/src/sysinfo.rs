@@ -72,7 +72,7 @@ impl SystemInfo {
 
 /// Number of online CPUs, falling back to the available parallelism and
 /// finally to 1.
-fn online_cpus() -> usize {
+pub(crate) fn online_cpus() -> usize {
     // SAFETY: sysconf has no memory-safety preconditions.
     let n = unsafe { libc::sysconf(libc::_SC_NPROCESSORS_ONLN) };
     match usize::try_from(n) {

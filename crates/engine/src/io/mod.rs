@@ -183,7 +183,7 @@ pub fn backend(group: &Group) -> io::Result<Box<dyn Backend>> {
         EngineKind::Sync => Box::new(SyncBackend),
         EngineKind::Seek => Box::new(SeekBackend),
         EngineKind::Mmap => Box::new(MmapBackend),
-        EngineKind::IoUring => Box::new(UringBackend::new(group.iodepth, &group.uring)?),
+        EngineKind::IoUring => Box::new(UringBackend::new(group.iodepth, &group.uring)?.for_threads(group.threads)),
     })
 }
 

@@ -33,6 +33,8 @@ pub struct UringBackend {
     async_decided: bool,
     /// The IORING_SETUP_* flags the ring was made with.
     setup_flags: u32,
+    /// The threads of the ring's group, each with a ring of its own.
+    threads: u32,
 }
 
 // The ring is used by the one thread that owns the backend.
@@ -106,7 +108,14 @@ impl UringBackend {
             sqe_flags,
             async_decided: opts.force_async.is_some(),
             setup_flags,
+            threads: 1,
         })
+    }
+
+    /// The ring of one of `threads` threads of a group (see `settle_async`).
+    pub fn for_threads(mut self, threads: u32) -> UringBackend {
+        self.threads = threads.max(1);
+        self
     }
 
     pub fn depth(&self) -> usize {
@@ -165,17 +174,28 @@ impl UringBackend {
         Ok(true)
     }
 
-    /// Without `force_async`, settles on the first file whether transfers go to io-wq
-    /// marked async: when the file cannot do non-blocking I/O, the kernel punts every transfer
-    /// to io-wq anyway. The probe is a one-block preadv2 with RWF_NOWAIT, refused with
-    /// EOPNOTSUPP by exactly the files io_uring cannot try inline (no FMODE_NOWAIT).
+    /// Without `force_async`, settles on the first file whether transfers go to io-wq marked
+    /// async. A file that cannot do non-blocking I/O has every transfer punted to io-wq anyway,
+    /// where a ring gets one worker, and another only when that one blocks: it never does for
+    /// reads from the page cache, so a ring's transfers take one processor between them. Marked
+    /// async, they may each start a worker, up to `iowq_workers` or one per processor (a cap
+    /// taken only when `iowq_workers` is 0). So transfers are marked async on such a file when
+    /// the group has fewer threads, each with a ring, than there are processors; with as many
+    /// or more, one worker per ring already fills them, and more would only take turns.
+    /// The probe is a one-block preadv2 with RWF_NOWAIT, refused with EOPNOTSUPP by exactly the
+    /// files io_uring cannot try inline (no FMODE_NOWAIT).
     pub fn settle_async(&mut self, fd: RawFd, bufs: &IoBuffers) {
         if self.async_decided {
             return;
         }
         self.async_decided = true;
-        if !supports_nowait(fd, bufs) {
+        let cpus = crate::sysinfo::online_cpus() as u32;
+        if self.threads < cpus && !supports_nowait(fd, bufs) {
             self.sqe_flags |= squeue::Flags::ASYNC;
+            if self.opts.iowq_workers == 0 {
+                let mut max = [(cpus / self.threads).max(1), 0];
+                let _ = self.ring.submitter().register_iowq_max_workers(&mut max);
+            }
         }
     }
 

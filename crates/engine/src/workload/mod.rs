@@ -613,8 +613,9 @@ pub struct UringOpts {
     /// IOSQE_ASYNC on every transfer, handing it to the kernel's io-wq workers at once instead
     /// of trying it inline first (fio's force_async = 1). When absent: async when the thread's
     /// first file refuses a non-blocking read (preadv2 with RWF_NOWAIT fails with EOPNOTSUPP, as
-    /// on tmpfs). The kernel hands every transfer on such a file to io-wq anyway; marked async,
-    /// they run on several workers at once instead of queueing behind one.
+    /// on tmpfs) and the group has fewer threads than there are processors. The kernel hands
+    /// every transfer on such a file to io-wq anyway, to one worker per ring; marked async, they
+    /// spread over up to one worker per processor (unless `iowq_workers` is set).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub force_async: Option<bool>,
     /// The most io-wq workers the ring's thread may have for bounded work (regular files);

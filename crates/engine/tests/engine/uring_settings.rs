@@ -389,8 +389,12 @@ impl Drop for Mount {
 }
 
 /// Whether a ring with force_async `mode` marks transfers on a file of `dir` async, and whether
-/// it then registers its buffers (without `fixedbufs`).
+/// it then registers its buffers (without `fixedbufs`), the ring of a group of one thread.
 fn forces_async(dir: &Path, mode: Option<bool>, direct: bool) -> (bool, bool) {
+    forces_async_of(dir, mode, direct, 1)
+}
+
+fn forces_async_of(dir: &Path, mode: Option<bool>, direct: bool, threads: u32) -> (bool, bool) {
     let path = dir.join("f");
     std::fs::write(&path, vec![7u8; 64 << 10]).unwrap();
     let mut open = std::fs::OpenOptions::new();
@@ -404,21 +408,34 @@ fn forces_async(dir: &Path, mode: Option<bool>, direct: bool) -> (bool, bool) {
         force_async: mode,
         ..UringOpts::default()
     };
-    let mut ring = UringBackend::new(4, &opts).expect("a ring");
+    let mut ring = UringBackend::new(4, &opts).expect("a ring").for_threads(threads);
     let bufs = IoBuffers::new(4096, 4, 1);
     ring.settle_async(file.as_raw_fd(), &bufs);
     ring.register(&bufs);
     (ring.forces_async(), ring.fixed_buffers())
 }
 
+fn cpus() -> u32 {
+    std::thread::available_parallelism().map_or(1, |n| n.get() as u32)
+}
+
 #[test]
 #[ignore = "system tier: root, mount, a loop device, mkfs.ext4"]
 fn tmpfs_transfers_go_async_without_fixed_buffers_and_ext4_ones_inline_with_them() {
     let tmpfs = Mount::new("tmpfs");
+    assert!(
+        cpus() >= 2,
+        "this test needs 2 processors or more, to have fewer threads than them"
+    );
     assert_eq!(
         forces_async(tmpfs.path(), None, false),
         (true, false),
-        "tmpfs has no FMODE_NOWAIT"
+        "tmpfs has no FMODE_NOWAIT, and one thread leaves processors idle"
+    );
+    assert_eq!(
+        forces_async_of(tmpfs.path(), None, false, cpus()),
+        (false, true),
+        "as many threads as processors: one io-wq worker per ring fills them"
     );
     assert_eq!(forces_async(tmpfs.path(), Some(false), false), (false, true));
     let ext4 = Mount::new("ext4");
@@ -465,6 +482,10 @@ fn inline_transfers_are_submitted_one_at_a_time_and_async_ones_together() {
     let batched = submitted_per_enter(ext4.path(), "batch_submit = 0", true);
     assert_eq!(batched[0], 8, "batch_submit = 0 fills all 8 slots first: {batched:?}");
     let tmpfs = Mount::new("tmpfs");
+    assert!(
+        cpus() >= 2,
+        "this test needs 2 processors or more, for a thread to go async on tmpfs"
+    );
     let async_ = submitted_per_enter(tmpfs.path(), "", false);
     assert_eq!(async_[0], 8, "tmpfs (async) fills all 8 slots first: {async_:?}");
     let fours = submitted_per_enter(tmpfs.path(), "batch_submit = 4", false);
