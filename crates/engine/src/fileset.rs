@@ -246,7 +246,10 @@ impl FileTable {
                 break;
             }
             let mut b: NameBuf = [0; 64];
-            let dname = file_name("d", k as u64, &mut b).to_str().expect("ascii").to_string();
+            let dname = file_name(&spec.dir_prefix, k as u64, &mut b)
+                .to_str()
+                .expect("ascii")
+                .to_string();
             match rustix::fs::mkdirat(&root, dname.as_str(), Mode::from_raw_mode(0o755)) {
                 Ok(()) | Err(rustix::io::Errno::EXIST) => {}
                 Err(e) => return Err(io_err(&format!("{name}/{dname}"), e.into())),
@@ -388,7 +391,8 @@ impl FileTable {
         } else if self.spec.dirs == 0 {
             format!("{}/{name}", self.spec.dir_name())
         } else {
-            format!("{}/d{}/{name}", self.spec.dir_name(), id % self.dirs.len() as u64)
+            let dir = id % self.dirs.len() as u64;
+            format!("{}/{}{dir}/{name}", self.spec.dir_name(), self.spec.dir_prefix)
         }
     }
 
@@ -629,6 +633,11 @@ fn marker_text(spec: &Fileset) -> String {
         spec.until_bytes.map(|b| b.0),
         spec.dirs,
     );
+    // Directories named otherwise than `d<k>` are said, so that a fileset of other directories
+    // does not take them for its own; the default leaves markers as they were.
+    if spec.dirs > 0 && spec.dir_prefix != "d" {
+        text.push_str(&format!("dir_prefix = {}\n", spec.dir_prefix));
+    }
     // A fileset with names lists them, one TOML string a line: what fslab made and may remove.
     for name in &spec.names {
         text.push_str(&toml::to_string(&NameLine { name: name.clone() }).unwrap_or_default());
@@ -719,7 +728,10 @@ fn matches_on_disk(
     } else {
         for k in 0..ndirs {
             let mut d: NameBuf = [0; 64];
-            let name = file_name("d", k, &mut d).to_str().expect("ascii").to_string();
+            let name = file_name(&spec.dir_prefix, k, &mut d)
+                .to_str()
+                .expect("ascii")
+                .to_string();
             match confine::open_beneath(root.as_fd(), &name).and_then(|fd| ours(&fd)) {
                 Ok(n) => count += n,
                 Err(_) => return Ok(false),
@@ -759,7 +771,7 @@ fn rel_path(spec: &Fileset, id: u64) -> String {
     if spec.dirs == 0 {
         name
     } else {
-        format!("d{}/{name}", id % spec.dirs)
+        format!("{}{}/{name}", spec.dir_prefix, id % spec.dirs)
     }
 }
 
@@ -807,7 +819,7 @@ fn clear(root: &OwnedFd, spec: &Fileset, run_root: &str, name: &str) -> Result<(
         if e == marker::FILESET || is_ours(e, &spec.prefix) || neighbour(e) {
             continue;
         }
-        let inner_prefix = if is_ours(e, "d") {
+        let inner_prefix = if is_ours(e, &spec.dir_prefix) {
             spec.prefix.as_str()
         } else if e == "meta" {
             "m"
@@ -852,7 +864,7 @@ fn clear(root: &OwnedFd, spec: &Fileset, run_root: &str, name: &str) -> Result<(
         if neighbour(e) || (keep_marker && e == marker::FILESET) {
             continue;
         }
-        let flags = if is_ours(e, "d") || e == "meta" {
+        let flags = if is_ours(e, &spec.dir_prefix) || e == "meta" {
             AtFlags::REMOVEDIR
         } else {
             AtFlags::empty()

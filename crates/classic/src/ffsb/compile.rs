@@ -103,6 +103,10 @@ impl Plan {
 
 /// Where FFSB keeps its files beneath a location.
 const DATA_DIR: &str = "data";
+/// FFSB's files and directories: `data/datafile<N>` and `data/datadir<k>` (filelist.c names them
+/// basename + "file" + N and basename + "dir" + k; the benchmark's basename is "data").
+const DATA_PREFIX: &str = "datafile";
+const DATA_DIR_PREFIX: &str = "datadir";
 /// FFSB's aging files: `data/fillfile<N>` (filelist.c names a file basename + "file" + N;
 /// the aging list's basename is "fill"), beside the benchmark's files.
 const FILL_PREFIX: &str = "fillfile";
@@ -378,6 +382,8 @@ fn fileset(
     let at = |opt: &str| fs.lines.of(opt).unwrap_or(fs.line);
     let mut set = Fileset {
         dir: Some(DATA_DIR.to_string()),
+        prefix: DATA_PREFIX.to_string(),
+        dir_prefix: DATA_DIR_PREFIX.to_string(),
         root: Some(root.display().to_string()),
         files: fs.num_files,
         dirs: fs.num_dirs,
@@ -644,7 +650,7 @@ fn aging_plan(
     let fill = Fileset {
         dir: main.dir.clone(),
         prefix: FILL_PREFIX.to_string(),
-        neighbours: vec![main.prefix.clone()],
+        neighbours: vec![main.prefix.clone(), main.dir_prefix.clone()],
         root: main.root.clone(),
         files: AGING_START_FILES,
         dirs: 0,
@@ -887,8 +893,15 @@ directio=1
         assert_eq!((fill.dir.as_deref(), fill.prefix.as_str()), (Some("data"), "fillfile"));
         assert_eq!(data.dir, fill.dir);
         assert_eq!(
+            (data.prefix.as_str(), data.dir_prefix.as_str()),
+            ("datafile", "datadir")
+        );
+        assert_eq!(
             (&fill.neighbours, &data.neighbours),
-            (&vec![data.prefix.clone()], &vec!["fillfile".to_string()])
+            (
+                &vec!["datafile".to_string(), "datadir".to_string()],
+                &vec!["fillfile".to_string()]
+            )
         );
         let bad = aged.replace("delete_weight=1", "stat_weight=1");
         assert!(plan(&bad, &Options::default())

@@ -41,10 +41,11 @@
 //! 12-13k. (FFSB's filesystems carry a `num_age_dirs` for subdirectories of the fill, but
 //! neither 5.2.1's nor 6.0's parser sets it: the fill files always sit in `data/` itself.)
 //!
-//! Names: FFSB calls a file `data/datafile<N>`, or with `num_dirs` `data/datadir<k>/datafile<N>`
-//! in a directory drawn at random among the `num_dirs` and `data/` itself; fslab calls it
-//! `data/f<N>`, or `data/d<k>/f<N>` with k = N mod `num_dirs`. The calls on a file are the same;
-//! its path and how full each directory is differ.
+//! Names: as FFSB, a file is `data/datafile<N>` and with `num_dirs` the directories are
+//! `data/datadir<k>`, so that a `reuse=1` run of either tool takes the other's files. FFSB puts
+//! each file in a directory drawn at random among the `num_dirs` and `data/` itself; fslab puts
+//! file N in `datadir<N mod num_dirs>`, so how full each directory is differs. FFSB gives a file
+//! created after a delete the deleted file's name (oldest first); fslab a new number.
 
 mod compile;
 mod execute;

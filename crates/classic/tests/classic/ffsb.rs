@@ -364,6 +364,24 @@ fn time_zero_only_builds_the_fileset() {
     assert!(outcome.result.is_none());
     assert_eq!(outcome.setup[0].files, 12);
     assert_eq!(files(&dir.path().join("data")), vec![1024; 12]);
+    // FFSB's names: data/datadir<k>/datafile<N>.
+    let mut names: Vec<String> = (0..3)
+        .flat_map(|k| {
+            let sub = dir.path().join(format!("data/datadir{k}"));
+            std::fs::read_dir(&sub)
+                .unwrap_or_else(|e| panic!("{}: {e}", sub.display()))
+                .map(move |e| format!("datadir{k}/{}", e.unwrap().file_name().to_string_lossy()))
+        })
+        .collect();
+    names.sort();
+    assert_eq!(names.len(), 12, "{names:?}");
+    assert!(names.contains(&"datadir0/datafile0".to_string()), "{names:?}");
+    assert!(
+        names
+            .iter()
+            .all(|n| n.split('/').nth(1).is_some_and(|f| f.starts_with("datafile"))),
+        "{names:?}"
+    );
     let text = ffsb::render(&plan, &outcome);
     assert!(
         text.contains("Only creating the fileset, not running benchmark."),

@@ -145,6 +145,10 @@ pub struct Fileset {
     /// Files are named `<prefix><id>`: `f0`, `f1`... or sysbench's `test_file.0`.
     #[serde(default = "default_prefix", skip_serializing_if = "is_default_prefix")]
     pub prefix: String,
+    /// With `dirs`, the directories are named `<dir_prefix><k>`: `d0`, `d1`... or FFSB's
+    /// `datadir0`.
+    #[serde(default = "default_dir_prefix", skip_serializing_if = "is_default_dir_prefix")]
+    pub dir_prefix: String,
     /// Instead of `<prefix><id>`: one name per file, in id order (IOzone's `-F`). A fileset with
     /// names keeps its files in its directory itself (`dirs = 0`), may share that directory with
     /// other entries (`dir = "."` is the run directory) and owns only the names it made there.
@@ -215,6 +219,7 @@ impl Fileset {
             dir: None,
             root: None,
             prefix: default_prefix(),
+            dir_prefix: default_dir_prefix(),
             names: Vec::new(),
             files: 0,
             until_bytes: None,
@@ -825,6 +830,12 @@ fn default_prefix() -> String {
 }
 fn is_default_prefix(p: &String) -> bool {
     p == "f"
+}
+fn default_dir_prefix() -> String {
+    "d".to_string()
+}
+fn is_default_dir_prefix(p: &String) -> bool {
+    p == "d"
 }
 fn one() -> u64 {
     1

@@ -66,16 +66,26 @@ impl Workload {
                     );
                 }
             }
-            if fs.prefix.is_empty()
-                || fs.prefix.contains('/')
-                || fs.prefix.starts_with('.')
-                || fs.prefix == "d"
-                || fs.prefix == "m"
-            {
+            let plain = |p: &str| !p.is_empty() && !p.contains('/') && !p.starts_with('.') && p != "m";
+            // The same name for files and directories is the fault of the one not left at its
+            // default.
+            let dir_default = fs.dir_prefix == "d";
+            if !plain(&fs.prefix) || (fs.prefix == fs.dir_prefix && dir_default) {
                 return bad(
                     here("prefix"),
                     format!(
-                        "prefix `{}` cannot name files (it must be a plain name other than `d` and `m`)",
+                        "prefix `{}` cannot name files (it must be a plain name other than `m` and the directories' `{}`)",
+                        crate::input::excerpt(&fs.prefix),
+                        crate::input::excerpt(&fs.dir_prefix)
+                    ),
+                );
+            }
+            if !plain(&fs.dir_prefix) || fs.prefix == fs.dir_prefix {
+                return bad(
+                    here("dir_prefix"),
+                    format!(
+                        "dir_prefix `{}` cannot name directories (it must be a plain name other than `m` and the files' `{}`)",
+                        crate::input::excerpt(&fs.dir_prefix),
                         crate::input::excerpt(&fs.prefix)
                     ),
                 );

@@ -165,3 +165,43 @@ fn every_size_form_survives_a_trip_through_toml() {
         assert_eq!(back, w, "size = {size} changed through to_toml:\n{}", w.to_toml());
     }
 }
+
+#[test]
+fn a_prefix_that_names_the_directories_too_is_refused_at_its_line() {
+    // Line 9 is `files = 4`; the error points at the value.
+    refused_at(
+        9,
+        "prefix = \"d\"",
+        10,
+        &["prefix `d` cannot name files", "directories' `d`"],
+    );
+    refused_at(
+        9,
+        "dir_prefix = \"f\"",
+        14,
+        &["dir_prefix `f` cannot name directories", "files' `f`"],
+    );
+    refused_at(
+        9,
+        "dir_prefix = \"a/b\"",
+        14,
+        &["dir_prefix `a/b` cannot name directories"],
+    );
+}
+
+#[test]
+fn dir_prefix_names_the_directories_and_survives_a_trip_through_toml() {
+    let text = GOOD.replace("files = 4", "files = 4\ndirs = 2\ndir_prefix = \"sub\"");
+    let w = crate::common::workload(&text);
+    assert_eq!(w.filesets[0].dir_prefix, "sub");
+    let back = Workload::from_toml(&w.to_toml(), "back.toml").unwrap();
+    assert_eq!(back, w);
+    let dir = fslab_testkit::tempdir();
+    crate::common::run_ok(&w, dir.path());
+    let mut tree = crate::common::tree(&dir.path().join("data"));
+    tree.retain(|p| !p.contains(".fslab"));
+    tree.sort();
+    assert_eq!(tree, ["sub0", "sub0/f0", "sub0/f2", "sub1", "sub1/f1", "sub1/f3"]);
+    // The same fileset again finds its own directories and makes them anew.
+    crate::common::run_ok(&w, dir.path());
+}
