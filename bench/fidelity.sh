@@ -306,7 +306,38 @@ goal, ok = (">= 1.0", m >= 1.0) if fs == "tmpfs" else ("0.95-1.05", 0.95 <= m <=
 print(f"  original: median {st.median(o):.2f} (spread {spread(o):.0f}%)   fslab: median {st.median(f):.2f} (spread {spread(f):.0f}%)")
 print(f"  ratio fslab/original, median of the pairs: {m:.3f} [{min(r):.3f}-{max(r):.3f}]   goal {goal}: {'met' if ok else 'NOT met'}")
 EOF
+    [[ $tool == iozone ]] && iozone_detail "$fs"
     echo
+}
+
+# Each sub-test of IOzone's throughput runs on FS (the logs `headlines` kept): the medians over
+# the rounds of Children see and Parent sees (kB/sec) and of Min xfer as a share of the file, the
+# original's and fslab's side by side. Min xfer shows where the stonewall stopped the slowest
+# child: 100% is no stonewall.
+iozone_detail() { # fs
+    python3 - "$work/out" "$1" "$ROUNDS" 262144 <<'EOF'
+import re, sys, statistics as st
+out, fs, rounds, file_kb = sys.argv[1], sys.argv[2], int(sys.argv[3]), float(sys.argv[4])
+def parse(path):
+    tests, cur = {}, None
+    for line in open(path, errors="replace"):
+        m = re.search(r"(Children see|Parent sees) throughput for\s+\d+\s+(.+?)\s*=\s*([\d.]+)", line)
+        if m:
+            cur = m.group(2).strip()
+            tests.setdefault(cur, {})["children" if m.group(1) == "Children see" else "parent"] = float(m.group(3))
+        m = re.search(r"Min xfer\s*=\s*([\d.]+)", line)
+        if m and cur:
+            tests[cur]["min_xfer"] = 100 * float(m.group(1)) / file_kb
+    return tests
+runs = {k: [parse(f"{out}/iozone-{fs}-{r}-{k}.log") for r in range(1, rounds + 1)] for k in ("original", "fslab")}
+med = lambda k, t, f: st.median(x[t].get(f, float("nan")) for x in runs[k] if t in x)
+print(f"  {'sub-test':<22} {'children: IOzone':>16} {'fslab':>12} {'ratio':>6}  {'parent: IOzone':>14} {'fslab':>12} {'ratio':>6}  {'min xfer: IOzone':>16} {'fslab':>6}")
+for t in runs["original"][0]:
+    c = (med("original", t, "children"), med("fslab", t, "children"))
+    p = (med("original", t, "parent"), med("fslab", t, "parent"))
+    x = (med("original", t, "min_xfer"), med("fslab", t, "min_xfer"))
+    print(f"  {t:<22} {c[0]:>16,.0f} {c[1]:>12,.0f} {c[1] / c[0]:>6.2f}  {p[0]:>14,.0f} {p[1]:>12,.0f} {p[1] / p[0]:>6.2f}  {x[0]:>15.0f}% {x[1]:>5.0f}%")
+EOF
 }
 
 # IOzone's automatic mode, alternating, on one tmpfs: each column's ratio per file size.
