@@ -127,7 +127,10 @@ fn an_ffsb_location_that_is_a_symlink_is_resolved_once_and_said() {
         "{}",
         out.stderr
     );
-    assert_eq!(entries(&real.join("data")), [".fslab-fileset", "datafile0", "datafile1"]);
+    assert_eq!(
+        entries(&real.join("data")),
+        [".fslab-fileset", "datafile0", "datafile1"]
+    );
     let out = fslab(&["ffsb", s(&profile), "--explain"]);
     assert!(
         out.stdout.contains(&format!("root = \"{}\"", real.display())),

@@ -495,6 +495,35 @@ fn inline_transfers_are_submitted_one_at_a_time_and_async_ones_together() {
     );
 }
 
+#[test]
+#[ignore = "system tier: root, mount, strace"]
+fn a_lone_thread_on_tmpfs_keeps_its_async_workers_to_one_per_processor() {
+    let tmpfs = Mount::new("tmpfs");
+    assert!(
+        cpus() >= 2,
+        "this test needs 2 processors or more, for a thread to go async on tmpfs"
+    );
+    let calls = traced(&uring_run(200, "", READS), tmpfs.path(), "io_uring_register");
+    let want = format!(
+        "IORING_REGISTER_IOWQ_MAX_WORKERS, [[IO_WQ_BOUND]={}, [IO_WQ_UNBOUND]=0]",
+        cpus()
+    );
+    assert!(
+        calls.iter().any(|l| l.contains(&want) && l.ends_with("= 0")),
+        "{want}: {calls:?}"
+    );
+    let calls = traced(
+        &uring_run(200, "iowq_workers = 3", READS),
+        tmpfs.path(),
+        "io_uring_register",
+    );
+    let limits: Vec<&String> = calls.iter().filter(|l| l.contains("IOWQ_MAX_WORKERS")).collect();
+    assert!(
+        limits.len() == 1 && limits[0].contains("[IO_WQ_BOUND]=3,"),
+        "iowq_workers given: only its limit: {limits:?}"
+    );
+}
+
 // ---- order = "sequential": the files in the order they were made -----------------------------
 // (Not an io_uring setting; its tests live here for now.)
 
