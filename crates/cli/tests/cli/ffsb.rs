@@ -398,7 +398,7 @@ fn the_read_op_makes_ffsb_s_stat_lseek_and_read_calls() {
     let ops = per_open_calls(
         &["ffsb", s(&profile), "--dir", s(&run_dir)],
         &dir.path().join("strace.log"),
-        "\"f",
+        "\"datafile",
     );
     assert!(ops.len() > 10, "too few reads seen: {ops:?}");
     let want = [
