@@ -13,7 +13,7 @@
 
 use crate::machine::{Image, Machine};
 use crate::matrix::{self, Cell, Form};
-use crate::step::{timed, StepRecord};
+use crate::step::{report_json, timed, StepRecord};
 use crate::study::{Adaptive, Filesystem, Fresh, Log, Study, Target};
 use crate::worker::{Ended, Live, Watch};
 use crate::LabError;
@@ -632,7 +632,7 @@ impl Lab<'_> {
             }
             let tree = self.tree.as_ref().expect("loaded above");
             let root = inst.mnt.clone();
-            let (rec, r) = timed("fill", || machine.fill(&root, tree, &spec), |f| format!("{f:?}"));
+            let (rec, r) = timed("fill", || machine.fill(&root, tree, &spec), report_json);
             self.step(cell, rec, repeat)?;
             if let Err(e) = r {
                 self.unmake(fs, inst, cell, repeat)?;
@@ -642,7 +642,7 @@ impl Lab<'_> {
         if let Some(spec) = &self.study.age {
             let root = inst.mnt.clone();
             self.stage(cell, "age");
-            let (rec, r) = timed("age", || machine.age(&root, spec), |a| format!("{a:?}"));
+            let (rec, r) = timed("age", || machine.age(&root, spec), report_json);
             self.step(cell, rec, repeat)?;
             if let Err(e) = r {
                 self.unmake(fs, inst, cell, repeat)?;

@@ -31,3 +31,9 @@ pub fn timed<T, E: std::fmt::Display>(
     };
     (rec, r)
 }
+
+/// A step's report (the fill's, the ageing's) as its record's detail: one line of JSON, for
+/// whatever reads the store.
+pub fn report_json<T: serde::Serialize>(report: &T) -> String {
+    serde_json::to_string(report).unwrap_or_default()
+}

@@ -472,13 +472,12 @@ fn the_fill_level_is_an_axis_with_a_filesystem_per_level() {
         "one filesystem per level, made for its first cell"
     );
     assert_eq!(named("fill"), [0, 0, 1, 0], "only the filled filesystem is filled");
-    // The fill step's detail is its report: it reached the level asked.
+    // The fill step's detail is its report, in JSON: it reached the level asked.
     let detail = &steps_of(&steps, &cells[2], "fill")[0].step.detail;
-    let after: f64 = detail
-        .split("util_after: ")
-        .nth(1)
-        .and_then(|rest| rest.split([',', ' ']).next())
-        .and_then(|v| v.parse().ok())
+    let report: serde_json::Value =
+        serde_json::from_str(detail).unwrap_or_else(|e| panic!("the fill step's detail is not JSON ({e}): {detail}"));
+    let after = report["util_after"]
+        .as_f64()
         .unwrap_or_else(|| panic!("no util_after in the fill step: {detail}"));
     assert!(
         (0.2..0.5).contains(&after),
