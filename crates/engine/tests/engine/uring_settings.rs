@@ -419,14 +419,21 @@ fn cpus() -> u32 {
     std::thread::available_parallelism().map_or(1, |n| n.get() as u32)
 }
 
-#[test]
-#[ignore = "system tier: root, mount, a loop device, mkfs.ext4"]
-fn tmpfs_transfers_go_async_without_fixed_buffers_and_ext4_ones_inline_with_them() {
+/// A tmpfs where a group of one thread marks its transfers async: with fewer threads than
+/// processors, so the test needs two processors or more and says so.
+fn async_tmpfs() -> Mount {
     let tmpfs = Mount::new("tmpfs");
     assert!(
         cpus() >= 2,
-        "this test needs 2 processors or more, to have fewer threads than them"
+        "this test needs 2 processors or more, for a thread to go async on tmpfs"
     );
+    tmpfs
+}
+
+#[test]
+#[ignore = "system tier: root, mount, a loop device, mkfs.ext4"]
+fn tmpfs_transfers_go_async_without_fixed_buffers_and_ext4_ones_inline_with_them() {
+    let tmpfs = async_tmpfs();
     assert_eq!(
         forces_async(tmpfs.path(), None, false),
         (true, false),
@@ -481,11 +488,7 @@ fn inline_transfers_are_submitted_one_at_a_time_and_async_ones_together() {
     assert!(each.iter().all(|&n| n == 1), "ext4 O_DIRECT, one per enter: {each:?}");
     let batched = submitted_per_enter(ext4.path(), "batch_submit = 0", true);
     assert_eq!(batched[0], 8, "batch_submit = 0 fills all 8 slots first: {batched:?}");
-    let tmpfs = Mount::new("tmpfs");
-    assert!(
-        cpus() >= 2,
-        "this test needs 2 processors or more, for a thread to go async on tmpfs"
-    );
+    let tmpfs = async_tmpfs();
     let async_ = submitted_per_enter(tmpfs.path(), "", false);
     assert_eq!(async_[0], 8, "tmpfs (async) fills all 8 slots first: {async_:?}");
     let fours = submitted_per_enter(tmpfs.path(), "batch_submit = 4", false);
@@ -498,11 +501,7 @@ fn inline_transfers_are_submitted_one_at_a_time_and_async_ones_together() {
 #[test]
 #[ignore = "system tier: root, mount, strace"]
 fn a_lone_thread_on_tmpfs_keeps_its_async_workers_to_one_per_processor() {
-    let tmpfs = Mount::new("tmpfs");
-    assert!(
-        cpus() >= 2,
-        "this test needs 2 processors or more, for a thread to go async on tmpfs"
-    );
+    let tmpfs = async_tmpfs();
     let calls = traced(&uring_run(200, "", READS), tmpfs.path(), "io_uring_register");
     let want = format!(
         "IORING_REGISTER_IOWQ_MAX_WORKERS, [[IO_WQ_BOUND]={}, [IO_WQ_UNBOUND]=0]",
