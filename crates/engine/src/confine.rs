@@ -89,23 +89,27 @@ impl RunDir {
         check_relative(rel).map_err(|_| self.escapes(rel))?;
         // Each component is made inside its parent, itself opened beneath the run directory, so a
         // symlinked component is refused before anything is made through it.
-        let mut dir = open_beneath(self.fd.as_fd(), ".").map_err(|e| self.classify(".", e))?;
+        let mut dir: Option<OwnedFd> = None;
         let mut partial = String::new();
         for comp in rel.split('/').filter(|c| !c.is_empty()) {
             if !partial.is_empty() {
                 partial.push('/');
             }
             partial.push_str(comp);
+            let parent = dir.as_ref().map_or(self.fd.as_fd(), |d| d.as_fd());
             if create {
-                match rustix::fs::mkdirat(&dir, comp, Mode::from_raw_mode(0o755)) {
+                match rustix::fs::mkdirat(parent, comp, Mode::from_raw_mode(0o755)) {
                     Ok(()) | Err(rustix::io::Errno::EXIST) => {}
                     Err(e) => return Err(self.io(&partial, e.into())),
                 }
             }
             // Beneath the parent: stricter still than beneath the run directory.
-            dir = open_beneath(dir.as_fd(), comp).map_err(|e| self.classify(&partial, e))?;
+            dir = Some(open_beneath(parent, comp).map_err(|e| self.classify(&partial, e))?);
         }
-        Ok(dir)
+        match dir {
+            Some(dir) => Ok(dir),
+            None => self.open_dir_self(),
+        }
     }
 
     /// The run directory itself, opened again.

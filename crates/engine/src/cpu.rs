@@ -93,10 +93,24 @@ fn parse_proc_stat(text: &str) -> Option<Jiffies> {
     })
 }
 
-/// Reads and parses `/proc/stat`; `None` if either step fails.
+/// Reads and parses the aggregate line of `/proc/stat`; `None` if either step fails.
+///
+/// One read at offset 0 of a descriptor opened once per process (the kernel makes the text anew
+/// for each read from the start), of the first line only. A run takes two snapshots; opening the
+/// file and reading all of it (a line per CPU, then every interrupt's count) cost an open, a
+/// stat and some 16 reads each time, which IOzone's automatic mode, whose runs make a few
+/// transfers each, showed among the calls it counts.
 fn read_proc_stat() -> Option<Jiffies> {
-    let text = std::fs::read_to_string("/proc/stat").ok()?;
-    parse_proc_stat(&text)
+    use std::os::unix::fs::FileExt;
+    static STAT: std::sync::OnceLock<Option<std::fs::File>> = std::sync::OnceLock::new();
+    let file = STAT.get_or_init(|| std::fs::File::open("/proc/stat").ok()).as_ref()?;
+    let mut buf = [0u8; 1024];
+    let n = file.read_at(&mut buf, 0).ok()?;
+    let line = buf[..n]
+        .split(|&b| b == b'\n')
+        .next()
+        .filter(|_| buf[..n].contains(&b'\n'))?;
+    parse_proc_stat(std::str::from_utf8(line).ok()?)
 }
 
 /// This process's resource usage as reported by `getrusage(RUSAGE_SELF)`.
@@ -145,11 +159,11 @@ pub struct CpuSnapshot {
 }
 
 impl CpuSnapshot {
-    /// Takes a snapshot now. Never panics; if `/proc/stat` is unreadable the
-    /// system-wide part is missing.
-    pub fn take() -> CpuSnapshot {
+    /// Takes a snapshot now, with the machine-wide part when `machine`. Never panics; if
+    /// `/proc/stat` is unreadable the machine-wide part is missing.
+    pub fn take(machine: bool) -> CpuSnapshot {
         CpuSnapshot {
-            system: read_proc_stat(),
+            system: if machine { read_proc_stat() } else { None },
             process: read_rusage(),
         }
     }
@@ -245,6 +259,16 @@ procs_running 1
 procs_blocked 0
 softirq 183433 0 21755 12 39 1137 231 21459 2263
 ";
+
+    #[test]
+    fn proc_stat_is_read_again_from_its_start() {
+        // The descriptor is opened once: each read must start the text again, not go on from
+        // where the last one ended.
+        let first = read_proc_stat().expect("/proc/stat's aggregate line");
+        let second = read_proc_stat().expect("/proc/stat's aggregate line, read again");
+        assert!(second.total() >= first.total(), "{first:?} then {second:?}");
+        assert!(first.total() > 0);
+    }
 
     #[test]
     fn parses_aggregate_line() {
@@ -387,7 +411,7 @@ softirq 183433 0 21755 12 39 1137 231 21459 2263
 
     #[test]
     fn busy_loop_consumes_user_time() {
-        let start = CpuSnapshot::take();
+        let start = CpuSnapshot::take(true);
         let t0 = Instant::now();
         let mut x: u64 = 0;
         while t0.elapsed() < Duration::from_millis(50) {
@@ -396,7 +420,7 @@ softirq 183433 0 21755 12 39 1137 231 21459 2263
             }
         }
         std::hint::black_box(x);
-        let end = CpuSnapshot::take();
+        let end = CpuSnapshot::take(true);
         let usage = CpuUsage::between(&start, &end);
         assert!(
             usage.process_user_secs > 0.0,

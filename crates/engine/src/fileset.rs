@@ -158,7 +158,10 @@ pub struct FileTable {
     /// The files' names when the fileset gives them (`names`), ready for the system calls;
     /// empty when files are `<prefix><id>`.
     names: Vec<CString>,
-    root: OwnedFd,
+    /// The fileset's directory; none when that is `dirs[0]` (a fileset without data
+    /// directories).
+    root: Option<OwnedFd>,
+    /// The directories its files are spread over, file `id` in `dirs[id % len]`.
     dirs: Vec<OwnedFd>,
     meta: Option<OwnedFd>,
     members: Members,
@@ -234,17 +237,18 @@ impl FileTable {
         };
         let nfiles = sizes.len() as u64;
         let stamp = marker_text(spec);
-        let reused = spec.reuse && matches_on_disk(&root, spec, nfiles, &stamp, run.root())?;
+        let on_disk = if spec.reuse {
+            matches_on_disk(&root, spec, nfiles, &stamp, run.root())?
+        } else {
+            None
+        };
+        let reused = on_disk.is_some();
         if !reused {
             clear(&root, spec, run.root(), name)?;
         }
-        let ndirs = spec.dirs.max(1) as usize;
-        let mut dirs = Vec::with_capacity(ndirs);
-        for k in 0..ndirs {
-            if spec.dirs == 0 {
-                dirs.push(root.try_clone().map_err(|e| io_err(name, e))?);
-                break;
-            }
+        // The data directories; a fileset of none keeps its files in `root` itself.
+        let mut dirs = Vec::with_capacity(spec.dirs as usize);
+        for k in 0..spec.dirs as usize {
             let mut b: NameBuf = [0; 64];
             let dname = file_name(&spec.dir_prefix, k as u64, &mut b)
                 .to_str()
@@ -274,10 +278,15 @@ impl FileTable {
                     l.planned_bytes.fetch_add(sizes.iter().sum(), Relaxed);
                 }
             }
+            let file_dirs = if dirs.is_empty() {
+                std::slice::from_ref(&root)
+            } else {
+                &dirs[..]
+            };
             let written = match spec.setup_calls {
-                SetupCalls::Parallel => write_files(&dirs, spec, &sizes, layout),
+                SetupCalls::Parallel => write_files(file_dirs, spec, &sizes, layout),
                 SetupCalls::SysbenchPrepare { direct, osync } => {
-                    write_files_in_order(&dirs, spec, &sizes, direct, osync, layout)
+                    write_files_in_order(file_dirs, spec, &sizes, direct, osync, layout)
                 }
             };
             bytes = written.map_err(|(path, e)| io_err(&format!("{name}/{path}"), e))?;
@@ -295,11 +304,7 @@ impl FileTable {
                 rustix::fs::syncfs(&root).map_err(|e| io_err(name, e.into()))?;
             }
         }
-        let sizes = if reused {
-            sizes_on_disk(&dirs, spec, nfiles)
-        } else {
-            sizes
-        };
+        let sizes = on_disk.unwrap_or(sizes);
         let members = if dynamic {
             let mut d = Dynamic::default();
             for (id, s) in sizes.iter().enumerate() {
@@ -308,6 +313,11 @@ impl FileTable {
             Members::Dynamic(Mutex::new(d))
         } else {
             Members::Static(sizes.into_iter().map(AtomicU64::new).collect())
+        };
+        let (root, dirs) = if dirs.is_empty() {
+            (None, vec![root])
+        } else {
+            (Some(root), dirs)
         };
         let table = FileTable {
             spec: spec.clone(),
@@ -357,13 +367,11 @@ impl FileTable {
 
     /// A table of no files, for a group that works without a fileset (a script group).
     pub fn placeholder(run: &RunDir) -> Result<FileTable, SetupError> {
-        let root = run.open_dir_self()?;
-        let dir = run.open_dir_self()?;
         Ok(FileTable {
             spec: Fileset::new("none"),
             names: Vec::new(),
-            root,
-            dirs: vec![dir],
+            root: None,
+            dirs: vec![run.open_dir_self()?],
             meta: None,
             members: Members::Static(Vec::new()),
             next_id: AtomicU64::new(0),
@@ -414,7 +422,7 @@ impl FileTable {
     }
 
     pub fn root(&self) -> BorrowedFd<'_> {
-        self.root.as_fd()
+        self.root.as_ref().unwrap_or(&self.dirs[0]).as_fd()
     }
 
     /// Files in a static table (the ids are 0..len).
@@ -674,21 +682,35 @@ fn read_marker(root: &OwnedFd) -> Option<String> {
     Some(text)
 }
 
+/// The fileset's marker says exactly `stamp`: one read, of one byte more than `stamp` (a run
+/// checks the marker every time; the whole-file read of [`read_marker`] adds a stat, a seek and
+/// a read at end of file to the calls it makes).
+fn marker_is(root: &OwnedFd, stamp: &str) -> bool {
+    let Ok(fd) = confine::open_file(root.as_fd(), marker::FILESET, OFlags::RDONLY, 0) else {
+        return false;
+    };
+    let mut buf = vec![0u8; stamp.len() + 1];
+    // A short read of a regular file is its end.
+    rustix::io::read(&fd, &mut buf).is_ok_and(|n| &buf[..n] == stamp.as_bytes())
+}
+
 /// The fileset on disk was made by fslab for this very spec and every file is there at a size
 /// the spec allows. A file the run would write into that has another name (a hard link planted
-/// in place of fslab's) is refused: fslab made no such file.
+/// in place of fslab's) is refused: fslab made no such file. The sizes found, file by file, when
+/// it does; none when the fileset must be made again.
 fn matches_on_disk(
     root: &OwnedFd,
     spec: &Fileset,
     files: u64,
     stamp: &str,
     run_root: &str,
-) -> Result<bool, SetupError> {
-    if read_marker(root).as_deref() != Some(stamp) {
-        return Ok(false);
+) -> Result<Option<Vec<u64>>, SetupError> {
+    if !marker_is(root, stamp) {
+        return Ok(None);
     }
     let ndirs = spec.dirs.max(1);
     let (lo, hi) = (spec.size.min(), spec.size.max());
+    let mut sizes = Vec::with_capacity(files as usize);
     for id in 0..files {
         let rel = rel_path(spec, id);
         match rustix::fs::statat(root, rel.as_str(), AtFlags::SYMLINK_NOFOLLOW) {
@@ -709,15 +731,16 @@ fn matches_on_disk(
                 }
                 let size = st.st_size as u64;
                 if size < lo || size > hi {
-                    return Ok(false);
+                    return Ok(None);
                 }
+                sizes.push(size);
             }
-            _ => return Ok(false),
+            _ => return Ok(None),
         }
     }
     if !spec.names.is_empty() {
         // Its files are fixed: no create or rename can have left others.
-        return Ok(true);
+        return Ok(Some(sizes));
     }
     // Files that creates or renames of an earlier run left beside them would collide with the
     // names this run gives new files.
@@ -734,23 +757,13 @@ fn matches_on_disk(
                 .to_string();
             match confine::open_beneath(root.as_fd(), &name).and_then(|fd| ours(&fd)) {
                 Ok(n) => count += n,
-                Err(_) => return Ok(false),
+                Err(_) => return Ok(None),
             }
         }
     }
     let meta_empty = spec.in_run_dir()
         || confine::open_beneath(root.as_fd(), "meta").map_or(true, |m| list(&m).is_ok_and(|l| l.is_empty()));
-    Ok(count == files && meta_empty)
-}
-
-fn sizes_on_disk(dirs: &[OwnedFd], spec: &Fileset, files: u64) -> Vec<u64> {
-    (0..files)
-        .map(|id| {
-            let dir = &dirs[(id % dirs.len() as u64) as usize];
-            rustix::fs::statat(dir, set_file_name(spec, id).as_str(), AtFlags::SYMLINK_NOFOLLOW)
-                .map_or(0, |st| st.st_size as u64)
-        })
-        .collect()
+    Ok((count == files && meta_empty).then_some(sizes))
 }
 
 /// The name of file `id` of `spec`, for setup and cleanup (it allocates; the run itself uses

@@ -12,11 +12,11 @@ pub fn timed<T, E: std::fmt::Display>(
     f: impl FnOnce() -> Result<T, E>,
     detail: impl FnOnce(&T) -> String,
 ) -> (StepRecord, Result<T, E>) {
-    let cpu0 = CpuSnapshot::take();
+    let cpu0 = CpuSnapshot::take(true);
     let t0 = Instant::now();
     let r = f();
     let duration = t0.elapsed();
-    let cpu = CpuUsage::between(&cpu0, &CpuSnapshot::take());
+    let cpu = CpuUsage::between(&cpu0, &CpuSnapshot::take(true));
     let (ok, detail) = match &r {
         Ok(v) => (true, detail(v)),
         Err(e) => (false, e.to_string()),

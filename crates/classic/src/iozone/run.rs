@@ -95,8 +95,9 @@ pub struct RunWith<'a> {
 pub fn run(plan: &Plan, with: RunWith, out: &mut dyn FnMut(&str)) -> Result<Report, RunFailure> {
     let run_dir = &crate::job::rank_dir(with.job.ranks.as_ref(), with.dir)?;
     let result = run_steps(plan, &with, out);
-    if !plan.opts.keep {
-        // The last run removes the files (`cleanup`); after a failure, remove them here.
+    let cleaned = result.as_ref().is_ok_and(|r| !r.failed && !r.interrupted);
+    if !plan.opts.keep && !cleaned {
+        // The last run removes the files (`cleanup`); when it was not made, remove them here.
         if let Ok(dir) = RunDir::open(run_dir) {
             for fs in &filesets(plan) {
                 let _ = fslab_engine::fileset::remove(&dir, fs);
@@ -137,8 +138,10 @@ fn run_steps(plan: &Plan, with: &RunWith, out: &mut dyn FnMut(&str)) -> Result<R
         dir: run_dir.to_path_buf(),
         // Automatic mode's figure is one process's loop, timed as a whole as IOzone times it: no
         // clock read per operation inside it (that and the histograms' first touches were a
-        // fixed cost that weighed on small files).
+        // fixed cost that weighed on small files), and no machine CPU split of a run too short
+        // for `/proc/stat`'s ticks (reading it twice a run added reads to the run's own).
         no_latency: !throughput,
+        no_machine_cpu: !throughput,
         drop_caches: with.drop_caches,
         interrupt: with.interrupt.clone(),
         ..RunOptions::default()

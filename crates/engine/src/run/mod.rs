@@ -30,8 +30,13 @@ pub struct RunOptions {
     pub dir: PathBuf,
     /// Count errors and go on instead of stopping at the first one.
     pub continue_on_error: bool,
-    /// Leave latency timing and histograms out (only to measure what they cost).
+    /// Leave latency timing and histograms out (to measure what they cost, and for IOzone's
+    /// automatic mode, whose figure is one loop timed as a whole).
     pub no_latency: bool,
+    /// Leave the machine's CPU split (`/proc/stat`) out; the process's own times are still
+    /// taken. A run of a few milliseconds spans too few of the kernel's ticks to split, and
+    /// IOzone's automatic mode makes hundreds of such runs, each reading the file twice.
+    pub no_machine_cpu: bool,
     /// After the untimed setup, write dirty data back and drop the page cache, dentries and
     /// inodes (`/proc/sys/vm/drop_caches`, root only), so the measured phase starts cold.
     pub drop_caches: bool,
@@ -123,7 +128,7 @@ pub fn run(workload: &Workload, opts: &RunOptions, progress: &mut dyn FnMut(&Pro
     }
 
     let ran = spawn::run_threads(workload, opts, &prepared, bases, seed, progress)?;
-    let measured = Measured::after(&workload.stop, &ran);
+    let measured = Measured::after(&workload.stop, &ran, !opts.no_machine_cpu);
     let secs = measured.duration.as_secs_f64().max(1e-9);
 
     let merged = merge::merge(workload, &ran.outcomes, ran.timing.measure_start, secs);
@@ -177,7 +182,7 @@ struct Measured {
 impl Measured {
     /// Ends the measured phase once the threads have: the final sync where `stop` puts it
     /// (inside the measured time, or after the CPU time is taken), then the figures.
-    fn after(stop: &Stop, ran: &Ran) -> Measured {
+    fn after(stop: &Stop, ran: &Ran, machine_cpu: bool) -> Measured {
         let measure_start = ran.timing.measure_start;
         let mut end = ran
             .outcomes
@@ -193,7 +198,7 @@ impl Measured {
             final_sync = Some(t.elapsed());
             end = Instant::now();
         }
-        let cpu = CpuUsage::between(&ran.timing.cpu_start, &CpuSnapshot::take());
+        let cpu = CpuUsage::between(&ran.timing.cpu_start, &CpuSnapshot::take(machine_cpu));
         if stop.final_sync == FinalSync::Outside {
             let t = Instant::now();
             rustix::fs::sync();

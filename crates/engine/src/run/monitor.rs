@@ -2,7 +2,7 @@
 //! ends the ramp, stops the run at its time limit or fill level, and samples the workers' live
 //! counters once a second into the series and the caller's progress.
 
-use super::Progress;
+use super::{Progress, RunOptions};
 use crate::cpu::CpuSnapshot;
 use crate::live_latency::LatencyTally;
 use crate::result::{Second, StopReason};
@@ -34,14 +34,18 @@ pub(super) fn monitor(
     done: &mpsc::Receiver<()>,
     threads: u64,
     util: Option<(std::os::fd::BorrowedFd<'_>, f64)>,
-    interrupt: Option<&std::sync::atomic::AtomicBool>,
-    peer_stop: Option<&std::sync::atomic::AtomicBool>,
-    stopping: Option<&std::sync::atomic::AtomicBool>,
+    opts: &RunOptions,
     series: &mut Vec<Second>,
     progress: &mut dyn FnMut(&Progress),
 ) -> Timing {
+    let (interrupt, peer_stop, stopping) = (
+        opts.interrupt.as_deref(),
+        opts.peer_stop.as_deref(),
+        opts.stopped.as_deref(),
+    );
     let ramp = workload.stop.ramp.0;
-    let mut cpu_start = CpuSnapshot::take();
+    let machine = !opts.no_machine_cpu;
+    let mut cpu_start = CpuSnapshot::take(machine);
     // Read before the barrier: no thread starts until the monitor is at the barrier too, and a
     // thread with little to do may finish before the monitor reads the clock after it.
     let start = Instant::now();
@@ -179,7 +183,7 @@ pub(super) fn monitor(
         }
         if in_ramp && ramp_end.is_some_and(|r| now >= r) {
             in_ramp = false;
-            cpu_start = CpuSnapshot::take();
+            cpu_start = CpuSnapshot::take(machine);
             measure_start = Instant::now();
             // The time limit counts from the real end of the ramp.
             deadline = workload.stop.time.map(|t| measure_start + t.0);

@@ -49,8 +49,9 @@ pub(super) struct Prepared {
     pub tables: Vec<FileTable>,
     /// What setting each fileset up did.
     pub setup: Vec<SetupReport>,
-    /// The table of a group that names no fileset (a script group).
-    no_fileset: FileTable,
+    /// The table of a group that names no fileset (a script group); none when every group
+    /// names one.
+    no_fileset: Option<FileTable>,
 }
 
 impl Prepared {
@@ -70,7 +71,12 @@ impl Prepared {
             tables.push(table);
             setup.push(report);
         }
-        let no_fileset = FileTable::placeholder(&dirs.main)?;
+        let no_fileset = workload
+            .groups
+            .iter()
+            .any(|g| g.fileset.0.is_empty())
+            .then(|| FileTable::placeholder(&dirs.main))
+            .transpose()?;
         Ok(Prepared {
             dirs,
             tables,
@@ -91,7 +97,11 @@ impl Prepared {
         };
         let mut tables: Vec<&FileTable> = g.fileset.0.iter().map(|n| &self.tables[table_index(n)]).collect();
         if tables.is_empty() {
-            tables.push(&self.no_fileset);
+            tables.push(
+                self.no_fileset
+                    .as_ref()
+                    .expect("made for a group that names no fileset"),
+            );
         }
         tables
     }

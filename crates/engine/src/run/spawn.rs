@@ -112,9 +112,7 @@ pub(super) fn run_threads(
             &done_rx,
             total_threads,
             util,
-            opts.interrupt.as_deref(),
-            opts.peer_stop.as_deref(),
-            opts.stopped.as_deref(),
+            opts,
             &mut series,
             progress,
         );
