@@ -54,10 +54,13 @@
 //!   later run clear them safely; without `-F` they are `iozone.DUMMY.<n>` (automatic mode's
 //!   `iozone.tmp`) in the run directory (`--dir`, by default the current directory), mode 0640,
 //!   as IOzone's. Opens add `O_NOFOLLOW|O_CLOEXEC` and are relative to the run directory.
-//!   Each sub-test also reads `/proc` and checks the files (about 0.5 opens and 0.4 stats per 100
-//!   records at 64 MB files, outside the timing; IOzone 0.1 and none).
-//! - The data written is fslab's pseudo-random pattern, where IOzone writes its buffer (an 8-byte
-//!   pattern and zeros): the same on filesystems that neither compress nor deduplicate.
+//!   Each sub-test's run, outside the timing, also opens the run directory and the fileset's
+//!   directory (two `openat2`), reads the marker (an open and one read) and stats each file, to
+//!   keep the files of the sub-test before. Automatic mode's runs leave out the machine's CPU
+//!   split (`/proc/stat`, which their few records' time cannot split).
+//! - The data written is IOzone's: 8 bytes of `m` at the start of every 4 KiB, zeros elsewhere
+//!   (the engine's `data = "iozone"`), so a compressing or deduplicating filesystem sees what
+//!   IOzone gives it.
 //! - Random offsets are drawn record by record (a record may come twice), where IOzone 3.487's
 //!   random children visit each record once.
 //! - `-c` changes nothing: files stay open through a sub-test and are closed after its timing.

@@ -19,7 +19,7 @@
 use crate::confine::{self, ConfineError, RunDir};
 use crate::idmap::IdMap;
 use crate::marker;
-use crate::workload::{Fileset, OSync, SetupCalls, SizeDist, Workload};
+use crate::workload::{Data, Fileset, OSync, SetupCalls, SizeDist, Workload};
 use rand::{Rng, RngExt, SeedableRng};
 use rustix::fs::{AtFlags, Mode, OFlags};
 use std::ffi::{CStr, CString};
@@ -646,6 +646,11 @@ fn marker_text(spec: &Fileset) -> String {
     if spec.dirs > 0 && spec.dir_prefix != "d" {
         text.push_str(&format!("dir_prefix = {}\n", spec.dir_prefix));
     }
+    // Files written with other data than the default are not kept for a fileset that asks for
+    // random bytes, nor the other way round.
+    if spec.prealloc && spec.data != Data::Random {
+        text.push_str(&format!("data = {:?}\n", spec.data).to_lowercase());
+    }
     // A fileset with names lists them, one TOML string a line: what fslab made and may remove.
     for name in &spec.names {
         text.push_str(&toml::to_string(&NameLine { name: name.clone() }).unwrap_or_default());
@@ -1025,9 +1030,8 @@ fn write_files_in_order(
     layout: Option<&Layout>,
 ) -> Result<u64, (String, io::Error)> {
     let chunk = spec.setup_bs.map_or(1 << 20, |b| b.0) as usize;
-    // Aligned, for O_DIRECT; zeros, as sysbench's buffer is.
-    let mut buf = crate::io::IoBuffers::new(chunk, 1, 0);
-    buf.slot(0, chunk).fill(0);
+    // Aligned, for O_DIRECT; the sysbench front-end's fileset asks for zeros, as its buffer is.
+    let mut buf = crate::io::IoBuffers::with_data(chunk, 1, spec.data, 0);
     let mut extra = crate::io::osync_flags(osync);
     if direct {
         extra |= OFlags::DIRECT;
@@ -1089,7 +1093,7 @@ fn write_files(
                     // Only files written whole need the data (1 MiB by default, filled once).
                     let mut buf = spec
                         .prealloc
-                        .then(|| crate::io::IoBuffers::new(chunk, 1, 0x9e37_79b9 ^ w as u64));
+                        .then(|| crate::io::IoBuffers::with_data(chunk, 1, spec.data, 0x9e37_79b9 ^ w as u64));
                     loop {
                         let id = next.fetch_add(1, Relaxed);
                         if id >= sizes.len() as u64 {

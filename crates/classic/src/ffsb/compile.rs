@@ -15,7 +15,9 @@ use super::ops::{FfsbOp, Moves};
 use super::profile::{FsSpec, Profile, TgSpec};
 use super::ProfileError;
 use fslab_engine::confine::resolve_dir;
-use fslab_engine::workload::{Fileset, FinalSync, Group, Names, OpKind, OpSpec, OpenMode, SizeDist, Stop, SyncKind};
+use fslab_engine::workload::{
+    Data, Fileset, FinalSync, Group, Names, OpKind, OpSpec, OpenMode, SizeDist, Stop, SyncKind,
+};
 use fslab_engine::{Bytes, Span, Workload};
 use std::path::{Component, Path, PathBuf};
 use std::time::Duration;
@@ -389,6 +391,8 @@ fn fileset(
         dirs: fs.num_dirs,
         size: size_dist(profile, fs)?,
         setup_bs: Some(Bytes(block_size(fs.create_blocksize))),
+        // FFSB's buffers are zeroed when allocated (ffsb_malloc) and never filled.
+        data: Data::Zeros,
         reuse: fs.reuse,
         ..Fileset::new(&format!("fs{i}"))
     };
@@ -537,6 +541,7 @@ fn group(
         open: OpenMode::PerOp,
         delay: Span(Duration::from_millis(tg.op_delay_ms)),
         direct: profile.directio,
+        data: Data::Zeros,
         ops: specs,
         ..Group::new(name, &filesets[targets[0]].name)
     })
@@ -657,6 +662,7 @@ fn aging_plan(
         size: main.size.clone(),
         prealloc: seeded,
         setup_bs: seeded.then(|| Bytes(block_size(fs.age_blocksize))),
+        data: Data::Zeros,
         ..Fileset::new(&format!("fs{i}-age"))
     };
     let ager_group = group(

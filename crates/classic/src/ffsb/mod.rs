@@ -29,7 +29,9 @@
 //! | open_close (6.0) | `open(O_RDONLY[\|O_DIRECT])`, `close()` | the same |
 //!
 //! Every path is relative to a directory descriptor (`*at()` calls) where FFSB passes full
-//! paths; fslab never follows a symlink in the fileset.
+//! paths; fslab never follows a symlink in the fileset. The data, in the files the setup and
+//! the aging write and in every write of the run, is zeros in both: FFSB's buffers are zeroed
+//! when allocated (`ffsb_malloc`) and never filled (the engine's `data = "zeros"`).
 //!
 //! Aging (`agefs=1`, `ffsb_fs.c`'s `age_fs()`): FFSB removes `data` and `meta`, seeds ten empty
 //! files and runs the aging threadgroup on `data/fillfile<N>`, beside the benchmark's files,

@@ -28,7 +28,7 @@
 
 use super::layout::Layout;
 use super::subtest::Test;
-use fslab_engine::workload::{ChildEnd, Fileset, FinalSync, Group, OSync, OpKind, OpSpec, Scope, SizeDist, Stop};
+use fslab_engine::workload::{ChildEnd, Data, Fileset, FinalSync, Group, OSync, OpKind, OpSpec, Scope, SizeDist, Stop};
 use fslab_engine::{Bytes, Workload};
 
 /// What every sub-test of one IOzone invocation shares.
@@ -113,6 +113,7 @@ pub fn workload(test: Test, p: &Params, layout: &Layout, name: &str) -> Workload
             engine: test.engine(),
             direct: p.direct,
             osync: if p.osync { OSync::Sync } else { OSync::None },
+            data: Data::Iozone,
             ops: ops.clone(),
             ..Group::new(&place.group, &place.fileset)
         })

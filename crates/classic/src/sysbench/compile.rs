@@ -15,7 +15,7 @@
 
 use super::options::{IoMode, Options, TestMode};
 use fslab_engine::workload::{
-    EngineKind, Fileset, Group, OSync, OpKind, OpSpec, Pick, Scope, SetupCalls, SizeDist, Stop, SyncKind,
+    Data, EngineKind, Fileset, Group, OSync, OpKind, OpSpec, Pick, Scope, SetupCalls, SizeDist, Stop, SyncKind,
 };
 use fslab_engine::{Bytes, Span, Workload};
 use std::time::Duration;
@@ -39,6 +39,7 @@ pub fn fileset(o: &Options) -> Fileset {
         prealloc: !fresh,
         reuse: !fresh,
         setup_bs: Some(Bytes(o.block_size)),
+        data: Data::Zeros,
         setup_calls: SetupCalls::SysbenchPrepare {
             direct: o.extra_flags.direct,
             osync: osync(o),
@@ -75,6 +76,8 @@ pub fn workload(o: &Options) -> Workload {
         iodepth: async_depth(o),
         direct: o.extra_flags.direct,
         osync: osync(o),
+        // sysbench writes its buffer as it was allocated, zeroed (without --validate).
+        data: Data::Zeros,
         ..Group::new("fileio", FILESET)
     };
     let block = Bytes(o.block_size);

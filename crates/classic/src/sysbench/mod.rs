@@ -26,6 +26,9 @@
 //! | `run` | `open(O_RDWR[\|extra])` per file, kept open; `pread`/`pwrite` of a block (or merged blocks); `fsync`/`fdatasync` bursts and at the end | the same |
 //! | `cleanup` | `unlink()` of `test_file.0..N-1` | `unlink()` of the `test_file.N` fslab made, and its marker |
 //!
+//! The data, prepared and written, is zeros in both: sysbench's buffers are zeroed when
+//! allocated and filled only with `--validate` (the engine's `data = "zeros"`).
+//!
 //! Deliberate differences: prepare does not extend or reuse a shorter file it did not make (it
 //! refuses files without its marker), and it writes files it finds at another size again from
 //! scratch where sysbench extends them; `--validate`'s checksummed blocks are not written.

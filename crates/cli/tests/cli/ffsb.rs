@@ -105,6 +105,26 @@ fn a_run_prints_what_ffsb_prints() {
         .and_then(|x| x.parse().ok())
         .unwrap_or_else(|| panic!("{out}"));
     assert!(took >= 1.0, "{took}");
+    // FFSB's data: zeros (its buffers are zeroed when allocated and never filled), in the files
+    // the setup wrote and in what the run wrote and created.
+    let mut bytes = 0;
+    for d in std::fs::read_dir(run_dir.join("data")).unwrap() {
+        let d = d.unwrap().path();
+        if !d.is_dir() {
+            continue;
+        }
+        for f in std::fs::read_dir(&d).unwrap() {
+            let f = f.unwrap().path();
+            let data = std::fs::read(&f).unwrap();
+            assert!(
+                data.iter().all(|&b| b == 0),
+                "{} holds other bytes than zeros",
+                f.display()
+            );
+            bytes += data.len();
+        }
+    }
+    assert!(bytes > 0, "no data written under {}", run_dir.display());
 }
 
 #[test]

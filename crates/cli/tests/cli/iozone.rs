@@ -390,6 +390,52 @@ fn automatic_mode_makes_iozones_calls_and_primes_its_readers() {
 
 #[test]
 #[ignore = "system tier: needs strace"]
+fn automatic_mode_adds_few_calls_of_its_own_between_measurements() {
+    fslab_testkit::require_tool("strace", "strace");
+    let tmp = tempfile::tempdir().unwrap();
+    let cwd = tmp.path().join("run");
+    std::fs::create_dir(&cwd).unwrap();
+    let log = tmp.path().join("strace.log");
+    // 4 sizes of file (64k to 512k), one record size, 4 tests (write, rewrite, read, reread): 16
+    // measurements, each an engine run.
+    let status = std::process::Command::new("strace")
+        .args(["-f", "-qq", "-e", "trace=openat,openat2,read,newfstatat,statx", "-o"])
+        .arg(&log)
+        .arg(env!("CARGO_BIN_EXE_fslab"))
+        .args([
+            "iozone", "-a", "-n", "64k", "-g", "512k", "-y", "64k", "-q", "64k", "-i", "0", "-i", "1",
+        ])
+        .current_dir(&cwd)
+        .stdout(std::process::Stdio::null())
+        .status()
+        .expect("this test needs strace to see the calls (apt-get install strace)");
+    assert!(status.success(), "strace fslab iozone -a: {status}");
+    let text = std::fs::read_to_string(&log).unwrap();
+    let calls: Vec<String> = fslab_testkit::strace::whole_calls(&text)
+        .into_iter()
+        .map(|(_, call)| call)
+        .collect();
+    let count = |pred: &dyn Fn(&str) -> bool| calls.iter().filter(|c| pred(c)).count();
+    let measurements = 4 * 4;
+    // No machine CPU split of runs of a few records: /proc/stat is not read.
+    assert_eq!(count(&|c| c.contains("/proc/stat")), 0, "{calls:#?}");
+    // Each measurement opens the run directory and the fileset (two openat2) and reads the
+    // fileset's marker (one read: the expected text and a byte more); the last also removes the
+    // files, reading the marker once more.
+    assert_eq!(
+        count(&|c| c.starts_with("openat2(")),
+        2 * measurements + 1,
+        "{calls:#?}"
+    );
+    let marker = count(&|c| c.contains(".fslab-fileset\", O_RDONLY"));
+    assert_eq!(marker, measurements + 1, "{calls:#?}");
+    // Each stats the file once to keep it, and each new size once more to clear the last.
+    let stats = count(&|c| (c.starts_with("newfstatat(") || c.starts_with("statx(")) && c.contains("\"iozone.tmp\""));
+    assert_eq!(stats, measurements + 3 + 1, "{calls:#?}");
+}
+
+#[test]
+#[ignore = "system tier: needs strace"]
 fn each_sub_test_makes_iozones_calls_per_record() {
     fslab_testkit::require_tool("strace", "strace");
     let tmp = tempfile::tempdir().unwrap();
@@ -420,10 +466,17 @@ fn each_sub_test_makes_iozones_calls_per_record() {
     assert_eq!(opened.len(), 2 * 6, "{opens:#?}");
     assert_eq!(opened.iter().filter(|o| o.contains("O_RDONLY")).count(), 2 * 3);
     assert!(opened.iter().all(|o| !o.contains('/')), "{opened:#?}");
-    // The files are IOzone's: iozone.DUMMY.N in the current directory, mode 0640.
+    // The files are IOzone's: iozone.DUMMY.N in the current directory, mode 0640, holding its
+    // data (8 bytes of `m` at the start of every 4 KiB, zeros elsewhere).
     for k in 0..2 {
         let meta = std::fs::metadata(cwd.join(format!("iozone.DUMMY.{k}"))).unwrap();
         assert_eq!(meta.len(), 256 * 1024);
+        let data = std::fs::read(cwd.join(format!("iozone.DUMMY.{k}"))).unwrap();
+        assert!(
+            data.chunks(4096)
+                .all(|p| &p[..8] == b"mmmmmmmm" && p[8..].iter().all(|&b| b == 0)),
+            "iozone.DUMMY.{k} does not hold IOzone's data"
+        );
         assert_eq!(
             std::os::unix::fs::PermissionsExt::mode(&meta.permissions()) & 0o777,
             0o640 & !umask()

@@ -72,6 +72,16 @@ fn prepare_run_cleanup_in_the_current_directory() {
         assert!(s.contains(line), "no {line:?} in:\n{s}");
     }
     assert!(s.ends_with("\n\n"));
+    // sysbench's data, prepared and written: zeros (its buffers, zeroed when allocated, are
+    // only filled with --validate).
+    for i in 0..4 {
+        let data = std::fs::read(d.path().join(format!("test_file.{i}"))).unwrap();
+        assert_eq!(data.len(), 262144);
+        assert!(
+            data.iter().all(|&b| b == 0),
+            "test_file.{i} holds other bytes than zeros"
+        );
+    }
 
     let out = ok(d.path(), &["fileio", "cleanup"]);
     assert!(out.stdout.ends_with("\nRemoving test files...\n"));

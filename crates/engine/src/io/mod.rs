@@ -9,7 +9,7 @@ pub use mmap::MmapBackend;
 pub use sync::{SeekBackend, SyncBackend};
 pub use uring::{Target, UringBackend};
 
-use crate::workload::{EngineKind, Group, OSync, SyncKind};
+use crate::workload::{Data, EngineKind, Group, OSync, SyncKind};
 use rustix::fs::OFlags;
 use std::alloc::Layout;
 use std::io;
@@ -79,7 +79,7 @@ impl OpenFile {
 }
 
 /// A thread's I/O memory: `slots` buffers of `slot_len` bytes, each aligned for O_DIRECT, filled
-/// once with seeded pseudo-random bytes so that written data does not compress.
+/// once with the group's [`Data`].
 pub struct IoBuffers {
     ptr: *mut u8,
     layout: Layout,
@@ -91,25 +91,43 @@ pub struct IoBuffers {
 unsafe impl Send for IoBuffers {}
 
 impl IoBuffers {
+    /// Buffers of seeded pseudo-random bytes, so that written data does not compress.
     pub fn new(slot_len: usize, slots: usize, seed: u64) -> IoBuffers {
+        IoBuffers::with_data(slot_len, slots, Data::Random, seed)
+    }
+
+    /// Buffers filled with `data` (its random bytes drawn from `seed`).
+    pub fn with_data(slot_len: usize, slots: usize, data: Data, seed: u64) -> IoBuffers {
         let slot_len = slot_len.max(1).next_multiple_of(BUFFER_ALIGN);
         let slots = slots.max(1);
         let layout = Layout::from_size_align(slot_len * slots, BUFFER_ALIGN).expect("buffer layout");
         // SAFETY: the layout has a non-zero size.
-        let ptr = unsafe { std::alloc::alloc(layout) };
+        let ptr = unsafe { std::alloc::alloc_zeroed(layout) };
         if ptr.is_null() {
             std::alloc::handle_alloc_error(layout);
         }
-        // xorshift64: cheap, and enough to defeat compression and deduplication. The size is a
-        // multiple of BUFFER_ALIGN, so of 8, and the pointer is aligned: one store per word.
-        let mut x = seed | 1;
+        // The size is a multiple of BUFFER_ALIGN (4 KiB), so of 8, and the pointer is aligned:
+        // one store per word.
         let words = ptr.cast::<u64>();
-        for i in 0..layout.size() / 8 {
-            x ^= x << 13;
-            x ^= x >> 7;
-            x ^= x << 17;
-            // SAFETY: i < size / 8, and the allocation is aligned to BUFFER_ALIGN >= 8.
-            unsafe { words.add(i).write(x.to_le()) };
+        match data {
+            Data::Zeros => {}
+            Data::Random => {
+                // xorshift64: cheap, and enough to defeat compression and deduplication.
+                let mut x = seed | 1;
+                for i in 0..layout.size() / 8 {
+                    x ^= x << 13;
+                    x ^= x >> 7;
+                    x ^= x << 17;
+                    // SAFETY: i < size / 8, and the allocation is aligned to BUFFER_ALIGN >= 8.
+                    unsafe { words.add(i).write(x.to_le()) };
+                }
+            }
+            Data::Iozone => {
+                for page in 0..layout.size() / 4096 {
+                    // SAFETY: page * 4096 + 8 <= size, and the allocation is aligned.
+                    unsafe { words.add(page * 512).write(u64::from_ne_bytes([b'm'; 8])) };
+                }
+            }
         }
         IoBuffers {
             ptr,

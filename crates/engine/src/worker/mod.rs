@@ -171,7 +171,7 @@ impl Io {
         let writes = group.ops.iter().any(|o| o.op.writes() || o.op == OpKind::Truncate);
         Ok(Io {
             backend,
-            bufs: IoBuffers::new(max_bs, slots, seed),
+            bufs: IoBuffers::with_data(max_bs, slots, group.data, seed),
             xfers: Vec::with_capacity(256),
             cache: FdCache::new(),
             base_flags,

@@ -176,6 +176,9 @@ pub struct Fileset {
     /// create_blocksize); 1 MiB when absent.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub setup_bs: Option<Bytes>,
+    /// What the files are written with before the run (`prealloc`).
+    #[serde(default, skip_serializing_if = "is_default")]
+    pub data: Data,
     /// Permission bits of the files the setup makes (IOzone's 0640, sysbench's 0600); 0644 when
     /// absent. The umask applies, as to any open(O_CREAT).
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -200,12 +203,12 @@ pub struct Fileset {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum SetupCalls {
     /// fslab's: several files at a time, each opened `O_CREAT|O_EXCL` with mode 0644 and written
-    /// with `pwrite()` of `setup_bs` bytes of a pattern, then one `syncfs()`.
+    /// with `pwrite()` of `setup_bs` bytes of the fileset's `data`, then one `syncfs()`.
     #[default]
     Parallel,
     /// sysbench 1.0.20's `prepare` (`create_files()` in sb_fileio.c): one file at a time, in
     /// order, each opened `O_CREAT|O_WRONLY` (fslab adds `O_EXCL|O_NOFOLLOW`) with mode 0600,
-    /// `lseek(fd, 0, SEEK_END)`, `write()` of `setup_bs` zero bytes until the size is reached,
+    /// `lseek(fd, 0, SEEK_END)`, `write()` of `setup_bs` bytes (its zeros: `data = "zeros"`) until the size is reached,
     /// `fsync()`, `close()`; no `syncfs()`. `direct` and `osync` add sysbench's
     /// `--file-extra-flags` (`O_DIRECT`, `O_SYNC`, `O_DSYNC`) to that open, as sysbench does.
     SysbenchPrepare { direct: bool, osync: OSync },
@@ -227,6 +230,7 @@ impl Fileset {
             size: SizeDist::default(),
             prealloc: true,
             setup_bs: None,
+            data: Data::default(),
             mode: None,
             reuse: false,
             setup_calls: SetupCalls::Parallel,
@@ -411,6 +415,9 @@ pub struct Group {
     /// operation (as FFSB does).
     #[serde(default, skip_serializing_if = "is_default")]
     pub open: OpenMode,
+    /// What the group's writes carry.
+    #[serde(default, skip_serializing_if = "is_default")]
+    pub data: Data,
     #[serde(rename = "op", default, skip_serializing_if = "Vec::is_empty")]
     pub ops: Vec<OpSpec>,
     /// Instead of a mix of operations: a script each thread replays in order, from the start
@@ -438,6 +445,7 @@ impl Group {
             direct: false,
             osync: OSync::default(),
             open: OpenMode::default(),
+            data: Data::default(),
             ops: Vec::new(),
             script: None,
         }
@@ -684,6 +692,20 @@ pub enum OSync {
     None,
     Sync,
     Dsync,
+}
+
+/// The bytes a group writes: its threads' buffers are filled once, at the start.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum Data {
+    /// Seeded pseudo-random bytes, which neither compress nor deduplicate.
+    #[default]
+    Random,
+    /// Zero bytes.
+    Zeros,
+    /// IOzone 3.487's (`fill_buffer` without `-V`): 8 bytes of `m` (0x6d) at the start of every
+    /// 4 KiB, zeros elsewhere.
+    Iozone,
 }
 
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]

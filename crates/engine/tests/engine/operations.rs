@@ -281,3 +281,113 @@ reuse = true
     assert_eq!(data_files(dir.path()), before, "sizes after writes of 64k");
     assert_eq!(op(&r, OpKind::Write).count, 60);
 }
+
+/// Writes a 48 KiB file whole in 12 KiB calls with the group's `data`, and reads it back.
+fn written_with(data: &str) -> Vec<u8> {
+    let dir = tempdir();
+    let w = workload(&format!(
+        r#"
+name = "data"
+seed = 5
+stop = {{ ops = 1 }}
+
+[[fileset]]
+name = "fs"
+files = 1
+dirs = 0
+size = "48k"
+prealloc = false
+
+[[group]]
+name = "g"
+fileset = "fs"
+{data}
+
+[[group.op]]
+op = "write"
+size = "48k"
+bs = "12k"
+"#
+    ));
+    let r = run_ok(&w, dir.path());
+    assert_eq!(op(&r, OpKind::Write).bytes, 48 * 1024);
+    let files = data_files(dir.path());
+    assert_eq!(files.len(), 1, "{files:?}");
+    std::fs::read(&files[0].0).expect("read the file back")
+}
+
+#[test]
+fn a_group_writes_the_data_it_names() {
+    let iozone = written_with(r#"data = "iozone""#);
+    assert_eq!(iozone.len(), 48 * 1024);
+    for (k, page) in iozone.chunks(4096).enumerate() {
+        assert_eq!(&page[..8], b"mmmmmmmm", "page {k} starts with IOzone's stamp");
+        assert!(page[8..].iter().all(|&b| b == 0), "page {k} is zeros after its stamp");
+    }
+
+    let zeros = written_with(r#"data = "zeros""#);
+    assert_eq!(zeros.len(), 48 * 1024);
+    assert!(zeros.iter().all(|&b| b == 0), "zeros");
+
+    // The default: pseudo-random bytes. The buffer is filled once: each 12 KiB call writes its
+    // three pages, none like another.
+    let random = written_with("");
+    assert_eq!(random.len(), 48 * 1024);
+    let zero_bytes = random.iter().filter(|&&b| b == 0).count();
+    assert!(
+        zero_bytes < random.len() / 64,
+        "{zero_bytes} zero bytes of {}",
+        random.len()
+    );
+    let pages: std::collections::HashSet<&[u8]> = random.chunks(4096).collect();
+    assert_eq!(pages.len(), 3, "distinct pages in four writes of one 12 KiB buffer");
+}
+
+#[test]
+fn a_fileset_is_written_with_its_data_and_kept_only_for_the_same_data() {
+    let dir = tempdir();
+    let text = |data: &str| {
+        format!(
+            r#"
+name = "kept"
+seed = 9
+stop = {{ ops = 1 }}
+
+[[fileset]]
+name = "fs"
+files = 3
+dirs = 0
+size = "20k"
+reuse = true
+{data}
+
+[[group]]
+name = "g"
+fileset = "fs"
+
+[[group.op]]
+op = "stat"
+"#
+        )
+    };
+    let contents = || {
+        let mut files = data_files(dir.path());
+        files.sort();
+        files.iter().map(|f| std::fs::read(&f.0).unwrap()).collect::<Vec<_>>()
+    };
+    let r = run_ok(&workload(&text(r#"data = "zeros""#)), dir.path());
+    assert!(!r.setup[0].reused);
+    let zeros = contents();
+    assert_eq!(zeros.len(), 3);
+    assert!(zeros.iter().all(|f| f.len() == 20 * 1024 && f.iter().all(|&b| b == 0)));
+    // The same data: kept.
+    let r = run_ok(&workload(&text(r#"data = "zeros""#)), dir.path());
+    assert!(r.setup[0].reused, "files of the data asked for are kept");
+    // Other data: written again.
+    let r = run_ok(&workload(&text("")), dir.path());
+    assert!(!r.setup[0].reused, "zeroed files kept for a fileset of random bytes");
+    let random = contents();
+    assert!(random
+        .iter()
+        .all(|f| f.iter().filter(|&&b| b == 0).count() < f.len() / 64));
+}
