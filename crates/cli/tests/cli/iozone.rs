@@ -293,22 +293,12 @@ fn traced(cwd: &Path, args: &[&str]) -> (std::collections::BTreeMap<String, usiz
     (calls, opens)
 }
 
-/// As [`traced`], on the files whose names start with `file`; also the calls on them in order,
-/// by name (`openat` for an open).
-fn traced_on(
-    cwd: &Path,
-    args: &[&str],
-    file: &str,
-) -> (std::collections::BTreeMap<String, usize>, Vec<String>, Vec<String>) {
+/// The calls of kinds `trace` that `fslab iozone ARGS` makes in `cwd`, whole (a call strace
+/// split around another thread's is joined again), in order.
+fn strace_iozone(cwd: &Path, trace: &str, args: &[&str]) -> Vec<String> {
     let log = cwd.join("..").join("strace.log");
     let status = std::process::Command::new("strace")
-        .args([
-            "-f",
-            "-qq",
-            "-e",
-            "trace=openat,close,read,write,pread64,pwrite64,lseek,fsync,sync",
-            "-o",
-        ])
+        .args(["-f", "-qq", "-e", &format!("trace={trace}"), "-o"])
         .arg(&log)
         .arg(env!("CARGO_BIN_EXE_fslab"))
         .arg("iozone")
@@ -319,11 +309,20 @@ fn traced_on(
         .expect("this test needs strace to see the calls (apt-get install strace)");
     assert!(status.success(), "strace fslab iozone {args:?}: {status}");
     let text = std::fs::read_to_string(&log).unwrap();
-    // Whole calls: a call strace split around another thread's is joined again.
-    let whole: Vec<String> = fslab_testkit::strace::whole_calls(&text)
+    fslab_testkit::strace::whole_calls(&text)
         .into_iter()
         .map(|(_, call)| call)
-        .collect();
+        .collect()
+}
+
+/// As [`traced`], on the files whose names start with `file`; also the calls on them in order,
+/// by name (`openat` for an open).
+fn traced_on(
+    cwd: &Path,
+    args: &[&str],
+    file: &str,
+) -> (std::collections::BTreeMap<String, usize>, Vec<String>, Vec<String>) {
+    let whole = strace_iozone(cwd, "openat,close,read,write,pread64,pwrite64,lseek,fsync,sync", args);
     // The descriptors open on the children's files (one descriptor table: threads).
     let mut fds = std::collections::BTreeSet::new();
     let mut opens = Vec::new();
@@ -395,26 +394,14 @@ fn automatic_mode_adds_few_calls_of_its_own_between_measurements() {
     let tmp = tempfile::tempdir().unwrap();
     let cwd = tmp.path().join("run");
     std::fs::create_dir(&cwd).unwrap();
-    let log = tmp.path().join("strace.log");
     // 4 sizes of file (64k to 512k), one record size, 4 tests (write, rewrite, read, reread): 16
     // measurements, each an engine run.
-    let status = std::process::Command::new("strace")
-        .args(["-f", "-qq", "-e", "trace=openat,openat2,read,newfstatat,statx", "-o"])
-        .arg(&log)
-        .arg(env!("CARGO_BIN_EXE_fslab"))
-        .args([
-            "iozone", "-a", "-n", "64k", "-g", "512k", "-y", "64k", "-q", "64k", "-i", "0", "-i", "1",
-        ])
-        .current_dir(&cwd)
-        .stdout(std::process::Stdio::null())
-        .status()
-        .expect("this test needs strace to see the calls (apt-get install strace)");
-    assert!(status.success(), "strace fslab iozone -a: {status}");
-    let text = std::fs::read_to_string(&log).unwrap();
-    let calls: Vec<String> = fslab_testkit::strace::whole_calls(&text)
-        .into_iter()
-        .map(|(_, call)| call)
-        .collect();
+    let args = "-a -n 64k -g 512k -y 64k -q 64k -i 0 -i 1";
+    let calls = strace_iozone(
+        &cwd,
+        "openat,openat2,read,newfstatat,statx",
+        &args.split(' ').collect::<Vec<_>>(),
+    );
     let count = |pred: &dyn Fn(&str) -> bool| calls.iter().filter(|c| pred(c)).count();
     let measurements = 4 * 4;
     // No machine CPU split of runs of a few records: /proc/stat is not read.
