@@ -47,7 +47,8 @@ pub struct SubTest {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub throughput: Option<f64>,
     /// Automatic mode: the process's own time, its file open, from its first operation to its
-    /// last (and its -e fsync): the figure's denominator.
+    /// last (and its -e fsync), less IOzone's clock resolution ([`figures::iozone_secs`]): the
+    /// figure's denominator.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub secs: Option<f64>,
     /// The engine's full result (in the outcome's phases, not in IOzone's figures).
@@ -178,7 +179,7 @@ fn run_steps(plan: &Plan, with: &RunWith, out: &mut dyn FnMut(&str)) -> Result<R
         } else {
             let v = figures::single(&sub.result, unit_bytes);
             sub.throughput = Some(v);
-            sub.secs = sub.result.threads.first().map(|t| t.secs);
+            sub.secs = sub.result.threads.first().map(|t| figures::iozone_secs(t.secs));
             row.push(Some(v));
             let last_of_row = plan
                 .steps
