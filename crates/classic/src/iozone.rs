@@ -49,7 +49,10 @@
 //!   way. What differs is the process around the calls: the threads share one descriptor table
 //!   (the kernel then counts a reference on each call's file, and an open takes the table's lock)
 //!   and one address space (the buffers are touched before the clock starts). No call, order, size
-//!   or data path changes, so fslab keeps threads.
+//!   or data path changes, so fslab keeps threads. In automatic and single mode, where IOzone
+//!   is one process the kernel keeps on its CPU, fslab's measurements (a thread each) run on
+//!   the CPU it starts on, so each finds the caches the one before it filled
+//!   ([`run()`]'s `OnOneCpu`).
 //! - Files are made by the setup, untimed, beside a hidden `.fslab-fileset` marker that lets a
 //!   later run clear them safely; without `-F` they are `iozone.DUMMY.<n>` (automatic mode's
 //!   `iozone.tmp`) in the run directory (`--dir`, by default the current directory), mode 0640,

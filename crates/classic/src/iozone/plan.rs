@@ -169,7 +169,16 @@ impl Plan {
                 "# between runs: sync() (final_sync = \"outside\") and a pause of {:?}",
                 self.opts.pause
             );
+        } else {
+            let _ = writeln!(
+                s,
+                "# the runs one after another on the CPU fslab starts on, as IOzone's one process"
+            );
         }
+        let _ = writeln!(
+            s,
+            "# times are IOzone's: the clock's less its resolution (1 us), never less than 1 us"
+        );
         for w in &self.warnings {
             let _ = writeln!(s, "# note: {w}");
         }
