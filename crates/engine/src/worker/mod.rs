@@ -147,6 +147,9 @@ struct Io {
     bufs: IoBuffers,
     /// The transfers of the current operation.
     xfers: Vec<Xfer>,
+    /// Where the current read or write's runs start among `xfers` (lent to each operation and
+    /// given back, so that no operation allocates).
+    run_starts: Vec<usize>,
     cache: FdCache,
     /// Flags of every open: no symlink followed, and the group's O_DIRECT and O_SYNC.
     base_flags: OFlags,
@@ -173,6 +176,7 @@ impl Io {
             backend,
             bufs: IoBuffers::with_data(max_bs, slots, group.data, seed),
             xfers: Vec::with_capacity(256),
+            run_starts: Vec::with_capacity(64),
             cache: FdCache::new(),
             base_flags,
             keep_flags: base_flags | if writes { OFlags::RDWR } else { OFlags::RDONLY },

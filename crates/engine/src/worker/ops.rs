@@ -202,11 +202,12 @@ impl<'a> Worker<'a> {
             off: 0,
             run_left: 0,
             ended: false,
-            starts: Vec::new(),
+            starts: std::mem::take(&mut self.io.run_starts),
         };
         let result = self.move_all(i, id, dir, spec.sync, (&mut runs, bs), true);
         // The offsets were drawn from a copy of the thread's generator: it goes on from there.
         self.rng = runs.rng;
+        self.io.run_starts = runs.starts;
         self.table.release(id, None);
         let (moved, transactions) = result.map_err(|e| self.annotate(id, spec.op.name(), e))?;
         Ok(Outcome::Done {
