@@ -283,22 +283,28 @@ impl FileTable {
             } else {
                 &dirs[..]
             };
+            let made = Mutex::new(Vec::new());
             let written = match spec.setup_calls {
-                SetupCalls::Parallel => write_files(file_dirs, spec, &sizes, layout),
+                SetupCalls::Parallel => write_files(file_dirs, spec, &sizes, layout, &made),
                 SetupCalls::SysbenchPrepare { direct, osync } => {
-                    write_files_in_order(file_dirs, spec, &sizes, direct, osync, layout)
+                    write_files_in_order(file_dirs, spec, &sizes, (direct, osync), layout, &made)
                 }
             };
-            bytes = written.map_err(|(path, e)| io_err(&format!("{name}/{path}"), e))?;
-            let fd = confine::open_file(
-                root.as_fd(),
-                marker::FILESET,
-                OFlags::WRONLY | OFlags::CREATE | OFlags::TRUNC,
-                0o644,
-            )
-            .map_err(|e| io_err(&format!("{name}/{}", marker::FILESET), e))?;
-            rustix::io::write(&fd, stamp.as_bytes())
-                .map_err(|e| io_err(&format!("{name}/{}", marker::FILESET), e.into()))?;
+            let marked = written
+                .map_err(|(path, e)| io_err(&format!("{name}/{path}"), e))
+                .and_then(|written| {
+                    let marker = |e| io_err(&format!("{name}/{}", marker::FILESET), e);
+                    let flags = OFlags::WRONLY | OFlags::CREATE | OFlags::TRUNC;
+                    let fd = confine::open_file(root.as_fd(), marker::FILESET, flags, 0o644).map_err(marker)?;
+                    rustix::io::write(&fd, stamp.as_bytes()).map_err(|e| marker(e.into()))?;
+                    Ok(written)
+                });
+            if marked.is_err() {
+                // No marker says these files are fslab's, so a later run would refuse them: the
+                // files this setup made, and no others, are removed.
+                unmake(file_dirs, spec, &made.into_inner().unwrap_or_else(|p| p.into_inner()));
+            }
+            bytes = marked?;
             if spec.setup_calls == SetupCalls::Parallel {
                 // SysbenchPrepare fsynced each file itself.
                 rustix::fs::syncfs(&root).map_err(|e| io_err(name, e.into()))?;
@@ -1025,9 +1031,9 @@ fn write_files_in_order(
     dirs: &[OwnedFd],
     spec: &Fileset,
     sizes: &[u64],
-    direct: bool,
-    osync: OSync,
+    (direct, osync): (bool, OSync),
     layout: Option<&Layout>,
+    made: &Made,
 ) -> Result<u64, (String, io::Error)> {
     let chunk = spec.setup_bs.map_or(1 << 20, |b| b.0) as usize;
     // Aligned, for O_DIRECT; the sysbench front-end's fileset asks for zeros, as its buffer is.
@@ -1045,6 +1051,7 @@ fn write_files_in_order(
         // sysbench opens O_CREAT|O_WRONLY; O_EXCL and O_NOFOLLOW keep fslab off files it did not make.
         let flags = OFlags::WRONLY | OFlags::CREATE | OFlags::EXCL | OFlags::NOFOLLOW | OFlags::CLOEXEC | extra;
         let fd = rustix::fs::openat(dir, name.as_str(), flags, Mode::from_raw_mode(0o600)).map_err(here)?;
+        made_one(made, id);
         // Without prealloc the files start empty, as sysbench's seqwr run makes them
         // (`sb_create()`: open, close).
         if !spec.prealloc {
@@ -1070,6 +1077,22 @@ fn write_files_in_order(
     Ok(total)
 }
 
+/// The ids of the files a setup has made so far (each opened `O_EXCL`: none was there before).
+type Made = Mutex<Vec<u64>>;
+
+fn made_one(made: &Made, id: u64) {
+    made.lock().unwrap_or_else(|p| p.into_inner()).push(id);
+}
+
+/// Removes the files a failed setup made (`made`), as far as it can: the failure is the error
+/// to report, not this.
+fn unmake(dirs: &[OwnedFd], spec: &Fileset, made: &[u64]) {
+    for &id in made {
+        let dir = &dirs[(id % dirs.len() as u64) as usize];
+        let _ = rustix::fs::unlinkat(dir, set_file_name(spec, id).as_str(), AtFlags::empty());
+    }
+}
+
 /// Creates the files (writing their contents when `prealloc`), spread over the machine's cores,
 /// counting them in `layout` as they go.
 fn write_files(
@@ -1077,6 +1100,7 @@ fn write_files(
     spec: &Fileset,
     sizes: &[u64],
     layout: Option<&Layout>,
+    made: &Made,
 ) -> Result<u64, (String, io::Error)> {
     let workers = std::thread::available_parallelism()
         .map_or(1, |n| n.get())
@@ -1107,6 +1131,7 @@ fn write_files(
                         let flags = OFlags::WRONLY | OFlags::CREATE | OFlags::EXCL | OFlags::NOFOLLOW | OFlags::CLOEXEC;
                         let mode = Mode::from_raw_mode(spec.mode.unwrap_or(0o644));
                         let fd = rustix::fs::openat(dir, name.as_str(), flags, mode).map_err(|e| (here(), e.into()))?;
+                        made_one(made, id);
                         if let Some(buf) = buf.as_mut() {
                             let size = sizes[id as usize];
                             let mut off = 0u64;

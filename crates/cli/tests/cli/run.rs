@@ -312,6 +312,39 @@ bs = "64k"
 
 #[test]
 #[ignore = "system tier: root, to mount a 1 MiB tmpfs to fill"]
+fn a_setup_that_fills_the_filesystem_removes_what_it_made_and_the_next_run_goes_on() {
+    let fs = Tmpfs::mount("1m");
+    let tmp = tempdir();
+    let set = |files: u32, size: &str| {
+        format!(
+            "name = \"setup\"\nseed = 1\n[stop]\nops = 1\n[[fileset]]\nname = \"data\"\nfiles = {files}\n\
+             dirs = 0\nsize = \"{size}\"\n[[group]]\nname = \"g\"\nfileset = \"data\"\n[[group.op]]\nop = \"stat\"\n"
+        )
+    };
+    std::fs::write(fs.path().join("notes.txt"), "the user's").unwrap();
+    // Four files of 400 kB do not fit 1 MiB: the setup fails on the third.
+    let big = write_file(tmp.path(), "big.toml", &set(4, "400k"));
+    let r = fslab(&["run", s(&big), "--dir", s(fs.path())]);
+    assert_eq!(r.code, 1, "stderr: {}", r.stderr);
+    assert!(r.stderr.contains("No space left on device"), "{}", r.stderr);
+    // What it made is gone, nothing else: no file without the marker that says it is fslab's.
+    assert!(
+        entries(&fs.path().join("data")).is_empty(),
+        "{:?}",
+        entries(&fs.path().join("data"))
+    );
+    assert_eq!(
+        std::fs::read_to_string(fs.path().join("notes.txt")).unwrap(),
+        "the user's"
+    );
+    // So the next run sets its fileset up instead of refusing files fslab "did not make".
+    let small = write_file(tmp.path(), "small.toml", &set(2, "100k"));
+    let r = fslab(&["run", s(&small), "--dir", s(fs.path())]);
+    assert_eq!(r.code, 0, "stderr: {}", r.stderr);
+}
+
+#[test]
+#[ignore = "system tier: root, to mount a 1 MiB tmpfs to fill"]
 fn a_run_that_fills_the_filesystem_exits_1_and_names_its_first_error() {
     let fs = Tmpfs::mount("1m");
     let tmp = tempdir();
