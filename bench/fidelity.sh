@@ -33,6 +33,8 @@
 set -uo pipefail
 
 PART=${PART:-both}
+# Each IOzone child's file in the headline runs, MiB (the issue's -s 256m).
+IOZONE_MB=256
 ROUNDS=${ROUNDS:-3}
 T=${T:-10}
 CLIENTS=${CLIENTS:-"1 4"}
@@ -289,7 +291,7 @@ headlines() { # tool fs [clients]
                     sync && echo 3 >/proc/sys/vm/drop_caches &&
                     job_sysbench "$kind" "$mnt/$kind" "$log" run "$T" ;;
             ffsb) job_ffsb "$kind" "$mnt/$kind" "$log" "$T" ;;
-            iozone) job_iozone "$kind" "$mnt/$kind" "$log" 256m ;;
+            iozone) job_iozone "$kind" "$mnt/$kind" "$log" "${IOZONE_MB}m" ;;
             esac || die "$kind $tool failed: $(tail -3 "$log")" 1
             v=$(headline "$tool" "$log")
             [[ -n $v ]] || die "no headline figure in $log" 1
@@ -315,7 +317,7 @@ EOF
 # original's and fslab's side by side. Min xfer shows where the stonewall stopped the slowest
 # child: 100% is no stonewall.
 iozone_detail() { # fs
-    python3 - "$work/out" "$1" "$ROUNDS" 262144 <<'EOF'
+    python3 - "$work/out" "$1" "$ROUNDS" $((IOZONE_MB * 1024)) <<'EOF'
 import re, sys, statistics as st
 out, fs, rounds, file_kb = sys.argv[1], sys.argv[2], int(sys.argv[3]), float(sys.argv[4])
 def parse(path):

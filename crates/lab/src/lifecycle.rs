@@ -109,7 +109,7 @@ pub fn options_refused(
     // Dropped before `scratch`: detached and removed.
     let image = machine.attach_image(scratch.path(), size).ok()?;
     if let Err(e) = machine.mkfs(image.device(), &fs.fs_type, &fs.mkfs) {
-        return Some(format!("mkfs failed: {e}"));
+        return Some(mkfs_refused(&e));
     }
     match machine.mount(Some(image.device()), &mnt, &fs.fs_type, &fs.mount) {
         Ok(_) => {
@@ -118,8 +118,18 @@ pub fn options_refused(
             }
             None
         }
-        Err(e) => Some(format!("mount -o {} failed: {e}", fs.mount)),
+        Err(e) => Some(mount_refused(&fs.mount, &e)),
     }
+}
+
+/// Why a filesystem could not be made: its mkfs failed (the reason a cell on it was not run).
+pub fn mkfs_refused(e: &dyn std::fmt::Display) -> String {
+    format!("mkfs failed: {e}")
+}
+
+/// Why a filesystem could not be mounted with `options` (the reason a cell on it was not run).
+pub fn mount_refused(options: &str, e: &dyn std::fmt::Display) -> String {
+    format!("mount -o {options} failed: {e}")
 }
 
 /// A `[device] dir` target and the filesystem mounted there; an error when it is not an

@@ -596,7 +596,7 @@ impl Lab<'_> {
             );
             self.step(cell, rec, repeat)?;
             if let Err(e) = r {
-                return Ok(Err(NotMade::Unsupported(format!("mkfs failed: {e}"))));
+                return Ok(Err(NotMade::Unsupported(crate::lifecycle::mkfs_refused(&e))));
             }
         }
         let mut options = fs.mount.clone();
@@ -622,7 +622,7 @@ impl Lab<'_> {
         self.step(cell, rec, repeat)?;
         match r {
             Ok(effective) => inst.effective_options = effective,
-            Err(e) => return Ok(Err(NotMade::Unsupported(format!("mount -o {options} failed: {e}")))),
+            Err(e) => return Ok(Err(NotMade::Unsupported(crate::lifecycle::mount_refused(&options, &e)))),
         }
         if let (Some(spec), Some(to)) = (&self.study.fill, fill_to) {
             let spec = crate::fill::FillSpec { to, ..spec.clone() };
