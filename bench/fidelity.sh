@@ -27,7 +27,8 @@
 # IMAGE_SIZE (4G, the sparse ext4 image, and the tmpfs's size), FILESYSTEMS (where the headline
 # runs go [ext4 tmpfs]; ext4-disk is ext4 on a loop device in direct I/O, disk-bound with
 # DBENCH_OPTS=-s, dbench's synchronous opens, since a 24 GiB page cache holds the rest),
-# DBENCH_OPTS (more options for both dbenches), FSLAB (the binary; default target/release/fslab, built
+# DBENCH_OPTS (more options for both dbenches), FFSB_DIRECTIO (1: FFSB's profile reads and
+# writes with O_DIRECT, disk-bound on ext4-disk), FSLAB (the binary; default target/release/fslab, built
 # when missing), KEEP (a directory to copy every raw output to).
 # Exit: 0 when everything ran (goals met or not), 1 when a run failed, 3 when something is missing.
 set -uo pipefail
@@ -127,11 +128,14 @@ job_ffsb() { # kind dir log [seconds]
     [[ $kind == fslab ]] && cmd=("$FSLAB" ffsb)
     # A small file-server profile in FFSB 5.x's grammar, its fileset in DIR. Fewer deletes than
     # creates: FFSB 5.2.1 aborts (an assertion in choose_file_reader) once every file is gone;
-    # small files, so that what the creates add fits IMAGE_SIZE at a tmpfs's speed.
+    # small files, so that what the creates add fits IMAGE_SIZE at a tmpfs's speed. With
+    # O_DIRECT every file is 16 KiB, so that every transfer stays block-aligned.
+    local min_size=4096
+    [[ ${FFSB_DIRECTIO:-0} == 1 ]] && min_size=16384
     cat >"$work/profile.ffsb" <<EOF
 num_filesystems=1
 num_threadgroups=1
-directio=0
+directio=${FFSB_DIRECTIO:-0}
 time=$t
 
 [filesystem0]
@@ -139,7 +143,7 @@ time=$t
 	num_files=2000
 	num_dirs=20
 	max_filesize=16384
-	min_filesize=4096
+	min_filesize=$min_size
 [end0]
 
 [threadgroup0]
@@ -397,6 +401,7 @@ if [[ $PART != syscalls ]]; then
                 headlines "$tool" "$fs"
             fi
         done
-        [[ $tool == iozone ]] && iozone_auto
+        if [[ $tool == iozone ]]; then iozone_auto; fi
     done
 fi
+exit 0
