@@ -27,7 +27,8 @@
 # IMAGE_SIZE (4G, the sparse ext4 image, and the tmpfs's size), FILESYSTEMS (where the headline
 # runs go [ext4 tmpfs]; ext4-disk is ext4 on a loop device in direct I/O, disk-bound with
 # DBENCH_OPTS=-s, dbench's synchronous opens, since a 24 GiB page cache holds the rest),
-# DBENCH_OPTS (more options for both dbenches), FFSB_DIRECTIO (1: FFSB's profile reads and
+# DBENCH_OPTS and SYSBENCH_OPTS (more options for both dbenches or sysbenches:
+# SYSBENCH_OPTS=--file-extra-flags=direct is disk-bound on ext4-disk), FFSB_DIRECTIO (1: FFSB's profile reads and
 # writes with O_DIRECT, disk-bound on ext4-disk), FSLAB (the binary; default target/release/fslab, built
 # when missing), KEEP (a directory to copy every raw output to).
 # Exit: 0 when everything ran (goals met or not), 1 when a run failed, 3 when something is missing.
@@ -117,6 +118,8 @@ job_dbench() { # kind dir log [seconds] [clients]
     "${WRAP[@]}" "${cmd[@]}" ${DBENCH_OPTS:-} -D "$dir" -t "$t" "$n" >"$log" 2>&1
 }
 SYSBENCH_ARGS=(--file-num=4 --file-total-size=64M)
+# shellcheck disable=SC2206 # more options, split as words on purpose
+SYSBENCH_ARGS+=(${SYSBENCH_OPTS:-})
 job_sysbench() { # kind dir log phase [seconds]
     local kind=$1 dir=$2 log=$3 phase=$4 t=${5:-5} cmd=(sysbench)
     [[ $kind == fslab ]] && cmd=("$FSLAB" sysbench)
