@@ -517,24 +517,50 @@ fn rank_rows(table: &mut Table, ranked: impl Fn(&TableRow) -> bool) {
     }
 }
 
-/// The notes under a table: each missing cell with its reason, then each warning.
+/// A missing cell's column, status and reason.
+type MissingKey<'a> = (usize, &'a str, &'a str);
+
+/// The notes under a table: the missing cells with their reasons, then each warning. A
+/// column's cells missing for one reason make one note (`jfs: unsupported: ...` when every row
+/// says so, `ext4 clients=1, clients=4: hung: ...` otherwise), not one a row.
 fn notes(table: &Table) -> Vec<String> {
-    let mut out = Vec::new();
+    // (column, status, reason) and the rows that say so, in the order first met.
+    let mut missing: Vec<(MissingKey, Vec<&str>)> = Vec::new();
+    let mut warnings = Vec::new();
+    let at = |column: &str, rows: &[&str]| {
+        if table.corner == "workload" || rows.len() == table.rows.len() {
+            column.to_string()
+        } else {
+            format!("{column} {}", rows.join(", "))
+        }
+    };
     for row in &table.rows {
-        for (cell, column) in row.cells.iter().zip(&table.columns) {
-            let at = if table.corner == "workload" {
-                column.clone()
-            } else {
-                format!("{column} {}", row.name)
-            };
+        for (k, (cell, column)) in row.cells.iter().zip(&table.columns).enumerate() {
             match cell {
-                TableCell::Missing { status, reason } => out.push(format!("{at}: {status}: {reason}")),
-                TableCell::Value { warnings, .. } => out.extend(warnings.iter().map(|w| format!("{at}: {w}"))),
+                TableCell::Missing { status, reason } => {
+                    let key = (k, status.as_str(), reason.as_str());
+                    match missing.iter_mut().find(|(m, _)| *m == key) {
+                        Some((_, rows)) => rows.push(&row.name),
+                        None => missing.push((key, vec![&row.name])),
+                    }
+                }
+                TableCell::Value { warnings: w, .. } => {
+                    let cell = if table.corner == "workload" {
+                        column.clone()
+                    } else {
+                        format!("{column} {}", row.name)
+                    };
+                    warnings.extend(w.iter().map(|w| format!("{cell}: {w}")));
+                }
                 _ => {}
             }
         }
     }
-    out
+    missing
+        .into_iter()
+        .map(|((k, status, reason), rows)| format!("{}: {status}: {reason}", at(&table.columns[k], &rows)))
+        .chain(warnings)
+        .collect()
 }
 
 /// A table as rows of text, the header first: what the terminal and Markdown lay out.
@@ -661,6 +687,48 @@ pub fn legend(table: &Table) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_column_missing_for_one_reason_has_one_note() {
+        let missing = |status: &str, reason: &str| TableCell::Missing {
+            status: status.into(),
+            reason: reason.into(),
+        };
+        let row = |n: u32, cells: Vec<TableCell>| TableRow {
+            label: n.to_string(),
+            name: format!("clients={n}"),
+            cells,
+        };
+        let table = Table {
+            title: "dbench: Throughput".into(),
+            figure: "Throughput (MB/sec)".into(),
+            unit: "MB/sec".into(),
+            higher_is_better: true,
+            corner: "clients".into(),
+            columns: vec!["ext4".into(), "jfs".into()],
+            rows: vec![
+                row(
+                    1,
+                    vec![missing("hung", "no progress"), missing("unsupported", "no jfs")],
+                ),
+                row(4, vec![TableCell::Absent, missing("unsupported", "no jfs")]),
+                row(
+                    16,
+                    vec![missing("hung", "no progress"), missing("unsupported", "no jfs")],
+                ),
+            ],
+            parts: Vec::new(),
+            notes: Vec::new(),
+            primary: true,
+        };
+        assert_eq!(
+            notes(&table),
+            [
+                "ext4 clients=1, clients=16: hung: no progress",
+                "jfs: unsupported: no jfs",
+            ]
+        );
+    }
 
     #[test]
     fn every_value_says_how_many_runs_it_is_and_its_verdict_if_any() {
