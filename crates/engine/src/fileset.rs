@@ -655,7 +655,7 @@ fn marker_text(spec: &Fileset) -> String {
     // Files written with other data than the default are not kept for a fileset that asks for
     // random bytes, nor the other way round.
     if spec.prealloc && spec.data != Data::Random {
-        text.push_str(&format!("data = {:?}\n", spec.data).to_lowercase());
+        text.push_str(&format!("data = {}\n", spec.data.name()));
     }
     // A fileset with names lists them, one TOML string a line: what fslab made and may remove.
     for name in &spec.names {

@@ -102,15 +102,19 @@ impl IoBuffers {
         let slots = slots.max(1);
         let layout = Layout::from_size_align(slot_len * slots, BUFFER_ALIGN).expect("buffer layout");
         // SAFETY: the layout has a non-zero size.
-        let ptr = unsafe { std::alloc::alloc_zeroed(layout) };
+        let ptr = unsafe { std::alloc::alloc(layout) };
         if ptr.is_null() {
             std::alloc::handle_alloc_error(layout);
         }
-        // The size is a multiple of BUFFER_ALIGN (4 KiB), so of 8, and the pointer is aligned:
-        // one store per word.
+        // Every byte is written here, whatever the data: a large allocation is fresh pages that
+        // the kernel maps only when first touched, and that must happen now, not inside the
+        // measured time. The size is a multiple of BUFFER_ALIGN (4 KiB), so of 8, and the pointer
+        // is aligned: one store per word.
         let words = ptr.cast::<u64>();
+        // SAFETY: the allocation is `layout.size()` bytes.
+        let zero = || unsafe { std::ptr::write_bytes(ptr, 0, layout.size()) };
         match data {
-            Data::Zeros => {}
+            Data::Zeros => zero(),
             Data::Random => {
                 // xorshift64: cheap, and enough to defeat compression and deduplication.
                 let mut x = seed | 1;
@@ -123,6 +127,7 @@ impl IoBuffers {
                 }
             }
             Data::Iozone => {
+                zero();
                 for page in 0..layout.size() / 4096 {
                     // SAFETY: page * 4096 + 8 <= size, and the allocation is aligned.
                     unsafe { words.add(page * 512).write(u64::from_ne_bytes([b'm'; 8])) };

@@ -708,6 +708,17 @@ pub enum Data {
     Iozone,
 }
 
+impl Data {
+    /// As a workload file writes it.
+    pub fn name(self) -> &'static str {
+        match self {
+            Data::Random => "random",
+            Data::Zeros => "zeros",
+            Data::Iozone => "iozone",
+        }
+    }
+}
+
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum OpenMode {
@@ -882,4 +893,16 @@ fn is_zero_span(s: &Span) -> bool {
 }
 fn is_default<T: Default + PartialEq>(t: &T) -> bool {
     *t == T::default()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Data;
+
+    #[test]
+    fn data_is_named_as_workload_files_spell_it() {
+        for data in [Data::Random, Data::Zeros, Data::Iozone] {
+            assert_eq!(serde_json::to_string(&data).unwrap(), format!("\"{}\"", data.name()));
+        }
+    }
 }
