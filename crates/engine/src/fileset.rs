@@ -1095,6 +1095,14 @@ fn unmake(dirs: &[OwnedFd], spec: &Fileset, made: &[u64]) {
 
 /// Creates the files (writing their contents when `prealloc`), spread over the machine's cores,
 /// counting them in `layout` as they go.
+///
+/// Files with contents go to whichever thread is free next: the writes are the work. Empty
+/// files, and any files when there are as many directories as threads, are shared out by
+/// directory instead: a directory lets one create through at a time, so a second thread in it
+/// only spins on its lock. Each directory's files are then made by one thread, in id order, as
+/// a simple loop would make them. On tmpfs, a million empty files in one directory took the same
+/// 2.6 s either way, but 2.3 s of CPU instead of 4.7 s; and deleting them in order (`order =
+/// "sequential"`) ran 6-8% faster than after two threads had made them interleaved.
 fn write_files(
     dirs: &[OwnedFd],
     spec: &Fileset,
@@ -1102,10 +1110,11 @@ fn write_files(
     layout: Option<&Layout>,
     made: &Made,
 ) -> Result<u64, (String, io::Error)> {
-    let workers = std::thread::available_parallelism()
-        .map_or(1, |n| n.get())
-        .min(8)
-        .min(sizes.len().max(1));
+    let files = sizes.len() as u64;
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get()).min(8);
+    let writes = spec.prealloc && sizes.iter().any(|&size| size > 0);
+    let by_dir = !writes || dirs.len() >= cores;
+    let workers = if by_dir { cores.min(dirs.len()) } else { cores }.min(sizes.len().max(1));
     let chunk = spec.setup_bs.map_or(1 << 20, |b| b.0 as usize);
     let total = AtomicU64::new(0);
     let next = AtomicU64::new(0);
@@ -1113,16 +1122,20 @@ fn write_files(
         let handles: Vec<_> = (0..workers)
             .map(|w| {
                 let (total, next) = (&total, &next);
+                let ndirs = dirs.len() as u64;
+                let ids: Box<dyn Iterator<Item = u64> + Send> = if by_dir {
+                    Box::new((0..files).filter(move |id| (id % ndirs) % workers as u64 == w as u64))
+                } else {
+                    Box::new(std::iter::from_fn(move || {
+                        Some(next.fetch_add(1, Relaxed)).filter(|&id| id < files)
+                    }))
+                };
                 s.spawn(move || -> Result<(), (String, io::Error)> {
                     // Only files written whole need the data (1 MiB by default, filled once).
                     let mut buf = spec
                         .prealloc
                         .then(|| crate::io::IoBuffers::with_data(chunk, 1, spec.data, 0x9e37_79b9 ^ w as u64));
-                    loop {
-                        let id = next.fetch_add(1, Relaxed);
-                        if id >= sizes.len() as u64 {
-                            return Ok(());
-                        }
+                    for id in ids {
                         let name = set_file_name(spec, id);
                         let here = || rel_path(spec, id);
                         let dir = &dirs[(id % dirs.len() as u64) as usize];
@@ -1150,6 +1163,7 @@ fn write_files(
                             l.files.fetch_add(1, Relaxed);
                         }
                     }
+                    Ok(())
                 })
             })
             .collect();

@@ -72,3 +72,22 @@ pub fn fslab_without(hide: &[&str], args: &[String]) -> Run {
     let child = cmd.spawn().expect("start unshare (util-linux)");
     finish(child, &refs(args), HANG * 2)
 }
+
+/// The calls of kinds `trace` that `fslab ARGS` makes (in `cwd` when given), traced with
+/// `strace -f`: each whole, with the thread that made it, in order. The log goes to `log`.
+pub fn strace_fslab(cwd: Option<&Path>, log: &Path, trace: &str, args: &[&str]) -> Vec<(String, String)> {
+    let mut cmd = Command::new("strace");
+    cmd.args(["-f", "-qq", "-e", &format!("trace={trace}"), "-o"])
+        .arg(log)
+        .arg(binary())
+        .args(args)
+        .stdout(Stdio::null());
+    if let Some(cwd) = cwd {
+        cmd.current_dir(cwd);
+    }
+    let status = cmd
+        .status()
+        .expect("this test needs strace to see fslab's calls (apt-get install strace)");
+    assert!(status.success(), "strace fslab {args:?}: {status}");
+    fslab_testkit::strace::whole_calls(&std::fs::read_to_string(log).unwrap())
+}

@@ -1,7 +1,7 @@
 //! `fslab iozone` from the outside: seed 004's options at a small size, --json, --explain, exit
 //! codes and messages for bad options, and what is left on disk.
 
-use crate::common::fslab_in;
+use crate::common::{fslab_in, strace_fslab};
 use fslab_testkit::{entries, Run, Tmpfs};
 use serde_json::Value;
 use std::path::Path;
@@ -297,20 +297,8 @@ fn traced(cwd: &Path, args: &[&str]) -> (std::collections::BTreeMap<String, usiz
 /// The calls of kinds `trace` that `fslab iozone ARGS` makes in `cwd`, whole (a call strace
 /// split around another thread's is joined again), in order.
 fn strace_iozone(cwd: &Path, trace: &str, args: &[&str]) -> Vec<String> {
-    let log = cwd.join("..").join("strace.log");
-    let status = std::process::Command::new("strace")
-        .args(["-f", "-qq", "-e", &format!("trace={trace}"), "-o"])
-        .arg(&log)
-        .arg(env!("CARGO_BIN_EXE_fslab"))
-        .arg("iozone")
-        .args(args)
-        .current_dir(cwd)
-        .stdout(std::process::Stdio::null())
-        .status()
-        .expect("this test needs strace to see the calls (apt-get install strace)");
-    assert!(status.success(), "strace fslab iozone {args:?}: {status}");
-    let text = std::fs::read_to_string(&log).unwrap();
-    fslab_testkit::strace::whole_calls(&text)
+    let args: Vec<&str> = std::iter::once("iozone").chain(args.iter().copied()).collect();
+    strace_fslab(Some(cwd), &cwd.join("..").join("strace.log"), trace, &args)
         .into_iter()
         .map(|(_, call)| call)
         .collect()

@@ -1,7 +1,7 @@
 //! `fslab run` from the outside: exit codes, what goes to stdout and stderr, --json, --explain,
 //! errors during a run, and the temporary run directory.
 
-use crate::common::{fslab, fslab_in, s};
+use crate::common::{fslab, fslab_in, s, strace_fslab};
 use fslab_engine::Workload;
 use fslab_testkit::{entries, tempdir, Run, Tmpfs};
 use serde_json::Value;
@@ -308,6 +308,70 @@ op = "create"
 bs = "64k"
 "#
     )
+}
+
+/// The files the setup of a fileset of `files` empty files over `dirs` directories creates, from
+/// strace: per directory descriptor, the threads that made its files and the ids in the order
+/// they were made.
+fn setup_creates(files: u32, dirs: u32) -> std::collections::BTreeMap<String, (Vec<String>, Vec<u64>)> {
+    let tmp = tempdir();
+    let work = tmp.path().join("w");
+    std::fs::create_dir(&work).unwrap();
+    let text = format!(
+        "name = \"setup\"\nseed = 1\n[stop]\nops = 1\n[[fileset]]\nname = \"data\"\nfiles = {files}\n\
+         dirs = {dirs}\nsize = 0\n[[group]]\nname = \"g\"\nfileset = \"data\"\n[[group.op]]\nop = \"stat\"\n"
+    );
+    let w = write_file(tmp.path(), "w.toml", &text);
+    let calls = strace_fslab(
+        None,
+        &tmp.path().join("strace.log"),
+        "openat",
+        &["run", s(&w), "--dir", s(&work)],
+    );
+    let mut by_dir = std::collections::BTreeMap::<String, (Vec<String>, Vec<u64>)>::new();
+    for (tid, call) in calls {
+        let Some(args) = call.strip_prefix("openat(").filter(|_| call.contains("O_EXCL")) else {
+            continue;
+        };
+        let (dir, rest) = args.split_once(", \"").unwrap();
+        let Some(id) = rest
+            .strip_prefix('f')
+            .and_then(|r| r.split('"').next()?.parse::<u64>().ok())
+        else {
+            continue;
+        };
+        let (tids, ids) = by_dir.entry(dir.to_string()).or_default();
+        if !tids.contains(&tid) {
+            tids.push(tid);
+        }
+        ids.push(id);
+    }
+    by_dir
+}
+
+#[test]
+#[ignore = "system tier: strace"]
+fn empty_files_are_made_by_one_thread_per_directory_in_order() {
+    fslab_testkit::require_tool("strace", "strace");
+    // One directory: one thread makes every file, f0 first.
+    let one = setup_creates(60, 0);
+    assert_eq!(one.len(), 1, "{one:?}");
+    let (tids, ids) = one.values().next().unwrap();
+    assert_eq!(tids.len(), 1, "threads creating in one directory: {tids:?}");
+    assert_eq!(*ids, (0..60).collect::<Vec<u64>>());
+    // Three directories: file k in directory k % 3, each directory's files made in order by
+    // one thread.
+    let three = setup_creates(60, 3);
+    assert_eq!(three.len(), 3, "{three:?}");
+    let mut firsts = Vec::new();
+    for (dir, (tids, ids)) in &three {
+        assert_eq!(tids.len(), 1, "directory {dir} had its files made by {tids:?}");
+        let k = ids[0];
+        assert_eq!(*ids, (k..60).step_by(3).collect::<Vec<u64>>(), "directory {dir}");
+        firsts.push(k);
+    }
+    firsts.sort();
+    assert_eq!(firsts, vec![0, 1, 2]);
 }
 
 #[test]
