@@ -3,9 +3,11 @@
 # original? Two parts, in one go:
 #
 #  1. System calls. Each original and its fslab front-end run the same small job, each in a fresh
-#     directory of one tmpfs, under `strace -f -c`; the counts of each class of call (opens, stats,
+#     directory of one tmpfs, under `strace -f -y`; the counts of each class of call (opens, stats,
 #     dirents, locks, unlink, rename, mkdir, rmdir, fsync, seeks, reads, writes) are printed per
-#     100 reads+writes side by side, with their ratio (goal: every class within 10%). sysbench's
+#     100 reads+writes side by side, with their ratio (goal: every class within 10%). Only the
+#     calls on that tmpfs count (and those that name no file): not a tool's reads of its own input
+#     (dbench's loadfile, FFSB's profile), its writes to stdout, its libraries or /proc. sysbench's
 #     prepare is also compared in absolute counts (goal: writes and fsyncs within 5%).
 #  2. Headlines. The same jobs, longer, on a fresh ext4 loop image per run (mkfs before every run)
 #     and on a tmpfs, the original and fslab alternating, ROUNDS rounds: the medians, spreads and
@@ -109,7 +111,7 @@ mount_fresh() {
 }
 
 # Each tool's job: job_TOOL KIND DIR LOG runs the original (KIND original) or fslab (KIND fslab)
-# in DIR, its output to LOG; prefix it with `strace -f -c -o FILE` through $WRAP.
+# in DIR, its output to LOG; prefix it with `strace -f -y -o FILE` through $WRAP.
 WRAP=()
 job_dbench() { # kind dir log [seconds] [clients]
     local kind=$1 dir=$2 log=$3 t=${4:-5} n=${5:-1} cmd=(dbench)
@@ -189,6 +191,42 @@ headline_name() {
     esac
 }
 
+# work_calls LOG: the calls of an `strace -f -y` log made on the files beneath $mnt, by name, into
+# LOG.calls ("name count" lines). A call counts when a descriptor it passes is open beneath $mnt
+# (strace -y prints its path); or else when the path it names is beneath $mnt, or relative and
+# not resolved from a descriptor elsewhere (the tools work in their directory); or when it names
+# no file at all (sync). Each call counts once: a call that another thread's interrupted counts
+# where it starts, not where it resumes.
+work_calls() {
+    python3 - "$1" "$mnt" <<'EOF'
+import re, sys
+log, mnt = sys.argv[1], sys.argv[2].rstrip("/") + "/"
+call = re.compile(r"^(?:\d+ +)?(\w+)\((.*)")
+fd = re.compile(r"\d+<([^>]*)>")
+path = re.compile(r'"((?:[^"\\]|\\.)*)"')
+calls = {}
+for line in open(log):
+    m = call.match(line)
+    if not m:
+        continue  # a resumed call, a signal, an exit
+    name, args = m.groups()
+    fds = fd.findall(args)
+    named = path.search(args)
+    if any(p.startswith(mnt) for p in fds):
+        mine = True
+    elif named:
+        p = named.group(1)
+        mine = p.startswith(mnt) or (not p.startswith("/") and not fds)
+    else:
+        mine = not fds
+    if mine:
+        calls[name] = calls.get(name, 0) + 1
+with open(log + ".calls", "w") as out:
+    for name, n in sorted(calls.items()):
+        print(name, n, file=out)
+EOF
+}
+
 # profile_table TOOL ORIGINAL_STRACE FSLAB_STRACE: each class of call per 100 reads+writes.
 profile_table() {
     python3 - "$@" <<'EOF'
@@ -210,12 +248,10 @@ CLASSES = [
 ]
 
 def counts(path):
-    # strace -c's table: "% time  seconds  usecs/call  calls  [errors]  syscall".
     c = {}
-    for line in open(path):
-        f = line.split()
-        if len(f) >= 5 and f[0][0].isdigit() and f[3].isdigit():
-            c[f[-1]] = c.get(f[-1], 0) + int(f[3])
+    for line in open(path + ".calls"):
+        name, n = line.split()
+        c[name] = int(n)
     by_class = {name: sum(c.get(s, 0) for s in calls) for name, calls in CLASSES}
     return by_class, max(1, by_class["read"] + by_class["write"])
 
@@ -241,34 +277,32 @@ EOF
 
 # Part 1: the system calls of one job, the original's and fslab's, on one tmpfs.
 syscalls() { # tool
-    local tool=$1 kind
+    local tool=$1 kind log
     echo "== $tool: system calls on a tmpfs"
     mount_fresh tmpfs
     for kind in original fslab; do
         mkdir -p "$mnt/$kind"
         if [[ $tool == sysbench ]]; then
-            WRAP=(strace -f -c -o "$work/out/$tool-prepare-$kind.strace")
+            WRAP=(strace -f -qq -y -o "$work/out/$tool-prepare-$kind.strace")
             job_sysbench "$kind" "$mnt/$kind" "$work/out/$tool-prepare-$kind.log" prepare ||
                 die "$kind sysbench prepare failed: $(tail -3 "$work/out/$tool-prepare-$kind.log")" 1
-            WRAP=(strace -f -c -o "$work/out/$tool-$kind.strace")
+            WRAP=(strace -f -qq -y -o "$work/out/$tool-$kind.strace")
             job_sysbench "$kind" "$mnt/$kind" "$work/out/$tool-$kind.log" run
         else
-            WRAP=(strace -f -c -o "$work/out/$tool-$kind.strace")
+            WRAP=(strace -f -qq -y -o "$work/out/$tool-$kind.strace")
             "job_$tool" "$kind" "$mnt/$kind" "$work/out/$tool-$kind.log"
         fi || die "$kind $tool failed: $(tail -3 "$work/out/$tool-$kind.log")" 1
         WRAP=()
+        for log in "$work/out/$tool"-{prepare-,}"$kind.strace"; do
+            [[ -f $log ]] && { work_calls "$log" || die "cannot count the calls in $log" 1; }
+        done
     done
     if [[ $tool == sysbench ]]; then
         echo "  prepare (${SYSBENCH_ARGS[*]}), absolute counts (goal: writes and fsyncs within 5%):"
         python3 - "$work/out/$tool-prepare-original.strace" "$work/out/$tool-prepare-fslab.strace" <<'EOF'
 import sys
 def n(path, names):
-    t = 0
-    for line in open(path):
-        f = line.split()
-        if len(f) >= 5 and f[0][0].isdigit() and f[3].isdigit() and f[-1] in names:
-            t += int(f[3])
-    return t
+    return sum(int(c) for name, c in (line.split() for line in open(path + ".calls")) if name in names)
 for label, names in [("writes", {"write", "pwrite64", "writev", "pwritev"}), ("fsyncs", {"fsync", "fdatasync"})]:
     a, b = n(sys.argv[1], names), n(sys.argv[2], names)
     off = abs(b / a - 1) if a else (0 if b == 0 else 1)
