@@ -1111,6 +1111,7 @@ fn write_files(
     made: &Made,
 ) -> Result<u64, (String, io::Error)> {
     let files = sizes.len() as u64;
+    let ndirs = dirs.len() as u64;
     let cores = std::thread::available_parallelism().map_or(1, |n| n.get()).min(8);
     let writes = spec.prealloc && sizes.iter().any(|&size| size > 0);
     let by_dir = !writes || dirs.len() >= cores;
@@ -1118,59 +1119,62 @@ fn write_files(
     let chunk = spec.setup_bs.map_or(1 << 20, |b| b.0 as usize);
     let total = AtomicU64::new(0);
     let next = AtomicU64::new(0);
-    let result = std::thread::scope(|s| {
-        let handles: Vec<_> = (0..workers)
-            .map(|w| {
-                let (total, next) = (&total, &next);
-                let ndirs = dirs.len() as u64;
-                let ids: Box<dyn Iterator<Item = u64> + Send> = if by_dir {
-                    Box::new((0..files).filter(move |id| (id % ndirs) % workers as u64 == w as u64))
-                } else {
-                    Box::new(std::iter::from_fn(move || {
-                        Some(next.fetch_add(1, Relaxed)).filter(|&id| id < files)
-                    }))
-                };
-                s.spawn(move || -> Result<(), (String, io::Error)> {
-                    // Only files written whole need the data (1 MiB by default, filled once).
-                    let mut buf = spec
-                        .prealloc
-                        .then(|| crate::io::IoBuffers::with_data(chunk, 1, spec.data, 0x9e37_79b9 ^ w as u64));
-                    for id in ids {
-                        let name = set_file_name(spec, id);
-                        let here = || rel_path(spec, id);
-                        let dir = &dirs[(id % dirs.len() as u64) as usize];
-                        // Every file is new: clearing left none of its names, and a file that
-                        // appeared since (a hard link, the user's) is not fslab's to write into.
-                        let flags = OFlags::WRONLY | OFlags::CREATE | OFlags::EXCL | OFlags::NOFOLLOW | OFlags::CLOEXEC;
-                        let mode = Mode::from_raw_mode(spec.mode.unwrap_or(0o644));
-                        let fd = rustix::fs::openat(dir, name.as_str(), flags, mode).map_err(|e| (here(), e.into()))?;
-                        made_one(made, id);
-                        if let Some(buf) = buf.as_mut() {
-                            let size = sizes[id as usize];
-                            let mut off = 0u64;
-                            while off < size {
-                                let n = (size - off).min(chunk as u64) as usize;
-                                let wrote =
-                                    rustix::io::pwrite(&fd, buf.slot(0, n), off).map_err(|e| (here(), e.into()))?;
-                                off += wrote as u64;
-                                if let Some(l) = layout {
-                                    l.bytes.fetch_add(wrote as u64, Relaxed);
-                                }
-                            }
-                            total.fetch_add(size, Relaxed);
-                        }
-                        if let Some(l) = layout {
-                            l.files.fetch_add(1, Relaxed);
-                        }
+    // Worker `w` makes its files: its directories' in order, or whichever is next.
+    let work = |w: usize| -> Result<(), (String, io::Error)> {
+        let mut ids: Box<dyn Iterator<Item = u64>> = if by_dir {
+            Box::new((0..files).filter(move |id| (id % ndirs) % workers as u64 == w as u64))
+        } else {
+            Box::new(std::iter::from_fn(|| {
+                Some(next.fetch_add(1, Relaxed)).filter(|&id| id < files)
+            }))
+        };
+        // Only files written whole need the data (1 MiB by default, filled once).
+        let mut buf = spec
+            .prealloc
+            .then(|| crate::io::IoBuffers::with_data(chunk, 1, spec.data, 0x9e37_79b9 ^ w as u64));
+        ids.try_for_each(|id| {
+            let name = set_file_name(spec, id);
+            let here = || rel_path(spec, id);
+            let dir = &dirs[(id % ndirs) as usize];
+            // Every file is new: clearing left none of its names, and a file that appeared
+            // since (a hard link, the user's) is not fslab's to write into.
+            let flags = OFlags::WRONLY | OFlags::CREATE | OFlags::EXCL | OFlags::NOFOLLOW | OFlags::CLOEXEC;
+            let mode = Mode::from_raw_mode(spec.mode.unwrap_or(0o644));
+            let fd = rustix::fs::openat(dir, name.as_str(), flags, mode).map_err(|e| (here(), e.into()))?;
+            made_one(made, id);
+            if let Some(buf) = buf.as_mut() {
+                let size = sizes[id as usize];
+                let mut off = 0u64;
+                while off < size {
+                    let n = (size - off).min(chunk as u64) as usize;
+                    let wrote = rustix::io::pwrite(&fd, buf.slot(0, n), off).map_err(|e| (here(), e.into()))?;
+                    off += wrote as u64;
+                    if let Some(l) = layout {
+                        l.bytes.fetch_add(wrote as u64, Relaxed);
                     }
-                    Ok(())
-                })
-            })
-            .collect();
-        handles
-            .into_iter()
-            .map(|h| h.join().expect("setup thread"))
-            .collect::<Result<Vec<()>, _>>()
-    });
-    result.map(|_| total.load(Relaxed))
+                }
+                total.fetch_add(size, Relaxed);
+            }
+            if let Some(l) = layout {
+                l.files.fetch_add(1, Relaxed);
+            }
+            Ok(())
+        })
+    };
+    // One worker makes the files on this thread: a run that sets up a small fileset before
+    // each of many short measurements (IOzone's automatic mode) starts no thread for it.
+    let result = if workers == 1 {
+        work(0)
+    } else {
+        std::thread::scope(|s| {
+            let work = &work;
+            let handles: Vec<_> = (0..workers).map(|w| s.spawn(move || work(w))).collect();
+            handles
+                .into_iter()
+                .map(|h| h.join().expect("setup thread"))
+                .collect::<Result<Vec<()>, _>>()
+                .map(|_| ())
+        })
+    };
+    result.map(|()| total.load(Relaxed))
 }

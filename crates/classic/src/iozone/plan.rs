@@ -172,7 +172,7 @@ impl Plan {
         } else {
             let _ = writeln!(
                 s,
-                "# the runs one after another on the CPU fslab starts on, as IOzone's one process"
+                "# each run made by fslab's one thread, with no other beside it, as by IOzone's one process"
             );
         }
         let _ = writeln!(

@@ -95,12 +95,7 @@ pub struct RunWith<'a> {
 /// Runs `plan` as `with` says, handing IOzone's text to `out` as it becomes known.
 pub fn run(plan: &Plan, with: RunWith, out: &mut dyn FnMut(&str)) -> Result<Report, RunFailure> {
     let run_dir = &crate::job::rank_dir(with.job.ranks.as_ref(), with.dir)?;
-    let pinned = match plan.mode {
-        Mode::Throughput { .. } => None,
-        Mode::Auto | Mode::Single => OnOneCpu::here(),
-    };
     let result = run_steps(plan, &with, out);
-    drop(pinned);
     let cleaned = result.as_ref().is_ok_and(|r| !r.failed && !r.interrupted);
     if !plan.opts.keep && !cleaned {
         // The last run removes the files (`cleanup`); when it was not made, remove them here.
@@ -111,35 +106,6 @@ pub fn run(plan: &Plan, with: RunWith, out: &mut dyn FnMut(&str)) -> Result<Repo
         }
     }
     result
-}
-
-/// Automatic and single mode's measurements, one after another on the CPU fslab is on.
-///
-/// IOzone makes them in its one process, which the kernel keeps on the CPU where it runs, so each
-/// test finds in that CPU's caches what the one before it wrote or read. fslab makes each in a
-/// thread of its own, which the kernel starts where it likes: often on the other CPU, away from
-/// those caches. Measured on 2 CPUs (tmpfs, 4 kB records): reads of 256 kB to 1 MB files at
-/// 6-8 GB/s unpinned, 12-14 GB/s on one CPU, where IOzone reads them at 18-19 GB/s.
-///
-/// The thread running the plan takes the CPU it is on as its only one, and the measurements'
-/// threads inherit it; the mask it had is given back when dropped. `taskset` chooses the CPU.
-struct OnOneCpu(rustix::thread::CpuSet);
-
-impl OnOneCpu {
-    /// Pins this thread to its CPU; none when the kernel refuses (the run goes on unpinned).
-    fn here() -> Option<OnOneCpu> {
-        let before = rustix::thread::sched_getaffinity(None).ok()?;
-        let mut one = rustix::thread::CpuSet::new();
-        one.set(rustix::thread::sched_getcpu());
-        rustix::thread::sched_setaffinity(None, &one).ok()?;
-        Some(OnOneCpu(before))
-    }
-}
-
-impl Drop for OnOneCpu {
-    fn drop(&mut self) {
-        let _ = rustix::thread::sched_setaffinity(None, &self.0);
-    }
 }
 
 fn run_steps(plan: &Plan, with: &RunWith, out: &mut dyn FnMut(&str)) -> Result<Report, RunFailure> {
@@ -173,10 +139,11 @@ fn run_steps(plan: &Plan, with: &RunWith, out: &mut dyn FnMut(&str)) -> Result<R
         dir: run_dir.to_path_buf(),
         // Automatic mode's figure is one process's loop, timed as a whole as IOzone times it: no
         // clock read per operation inside it (that and the histograms' first touches were a
-        // fixed cost that weighed on small files), and no machine CPU split of a run too short
-        // for `/proc/stat`'s ticks (reading it twice a run added reads to the run's own).
+        // fixed cost that weighed on small files), no machine CPU split of a run too short for
+        // `/proc/stat`'s ticks, and the loop made by the process's only thread, as IOzone's
+        // (a second thread makes the kernel count references on every call's descriptor).
         no_latency: !throughput,
-        no_machine_cpu: !throughput,
+        one_process: !throughput,
         drop_caches: with.drop_caches,
         interrupt: with.interrupt.clone(),
         ..RunOptions::default()

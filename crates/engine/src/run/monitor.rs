@@ -44,7 +44,7 @@ pub(super) fn monitor(
         opts.stopped.as_deref(),
     );
     let ramp = workload.stop.ramp.0;
-    let machine = !opts.no_machine_cpu;
+    let machine = !opts.one_process;
     let mut cpu_start = CpuSnapshot::take(machine);
     // Read before the barrier: no thread starts until the monitor is at the barrier too, and a
     // thread with little to do may finish before the monitor reads the clock after it.

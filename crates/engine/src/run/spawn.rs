@@ -1,12 +1,14 @@
 //! Starting the threads together: the state they share, and one worker per thread of each group
 //! with its own seed and its share of the quotas. The calling thread then runs the monitor until
-//! every worker has ended.
+//! every worker has ended; or, for a run made as one process (`RunOptions::one_process`), is
+//! itself the one worker.
 
 use super::monitor::{monitor, Timing};
 use super::prepare::Prepared;
 use super::{Progress, RunError, RunOptions};
+use crate::cpu::CpuSnapshot;
 use crate::histogram::OpStats;
-use crate::result::Second;
+use crate::result::{Second, StopReason};
 use crate::worker::{Gate, LiveCounters, Shared, ThreadOutcome, ThreadPlan, Worker};
 use crate::workload::{Group, OpKind, Workload};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering::Relaxed};
@@ -36,8 +38,17 @@ pub(super) fn run_threads(
 ) -> Result<Ran, RunError> {
     let stop = &workload.stop;
     let total_threads = workload.total_threads();
+    // Only the monitor ends a run by time, ramp, steady state, fill level or a peer's stop.
+    let on_this_thread = opts.one_process
+        && total_threads == 1
+        && stop.time.is_none()
+        && stop.ramp.0.is_zero()
+        && stop.steady.is_none()
+        && stop.util.is_none()
+        && opts.peer_stop.is_none();
     let shared = Shared {
         stop: AtomicBool::new(false),
+        interrupt: opts.interrupt.clone().filter(|_| on_this_thread),
         measuring: AtomicBool::new(stop.ramp.0.is_zero()),
         stonewall: stop.stonewall,
         child_end: stop.child_end,
@@ -46,7 +57,7 @@ pub(super) fn run_threads(
         // With util_poll only the monitor checks.
         util: stop.util.filter(|_| stop.util_poll.is_none()),
         util_reached: AtomicBool::new(false),
-        start: Gate::new(total_threads as usize + 1),
+        start: Gate::new(total_threads as usize + if on_this_thread { 0 } else { 1 }),
     };
     let live: Vec<LiveCounters> = (0..total_threads).map(|_| LiveCounters::new()).collect();
     let cursors: Vec<Vec<AtomicU64>> = workload
@@ -56,7 +67,29 @@ pub(super) fn run_threads(
         .collect();
     // Thread `idx` of all's share of a total: an even part, one more for the first remainder.
     let share = |total: u64, idx: u64| total / total_threads + u64::from(idx < total % total_threads);
+    // Thread `t` of its group, `global` of all: its own seed and its shares of the quotas.
+    let plan_of = |global: u64, t: u32| ThreadPlan {
+        thread_in_group: t,
+        seed: seed ^ (global + 1).wrapping_mul(0x9e37_79b9_7f4a_7c15),
+        ops_quota: stop.ops.map(|o| share(o, global)),
+        bytes_quota: stop.bytes.map(|b| share(b.0, global)),
+    };
     let util = stop.util.map(|u| (prepared.tables[0].root(), u));
+    if on_this_thread {
+        let g = &workload.groups[0];
+        let base = bases.into_iter().next().and_then(|b| b.into_iter().next()).flatten();
+        let tables = prepared.group_tables(workload, g);
+        return Ok(run_here(
+            g,
+            tables,
+            base,
+            &shared,
+            &live[0],
+            &cursors[0],
+            plan_of(0, 0),
+            opts,
+        ));
+    }
 
     let (done_tx, done_rx) = mpsc::channel::<()>();
     let mut series = Vec::new();
@@ -66,12 +99,7 @@ pub(super) fn run_threads(
         for (gi, (g, bases)) in workload.groups.iter().zip(bases).enumerate() {
             let group_tables = prepared.group_tables(workload, g);
             for (t, base) in (0..g.threads).zip(bases) {
-                let plan = ThreadPlan {
-                    thread_in_group: t,
-                    seed: seed ^ (global + 1).wrapping_mul(0x9e37_79b9_7f4a_7c15),
-                    ops_quota: stop.ops.map(|o| share(o, global)),
-                    bytes_quota: stop.bytes.map(|b| share(b.0, global)),
-                };
+                let plan = plan_of(global, t);
                 let (shared, live, cursors, done) =
                     (&shared, &live[global as usize], &cursors[gi][..], done_tx.clone());
                 let group_tables = group_tables.clone();
@@ -129,6 +157,43 @@ pub(super) fn run_threads(
         series,
         util_reached: shared.util_reached.load(Relaxed),
     })
+}
+
+/// The run's one worker, on the calling thread: the process has no other thread while it
+/// measures. The worker itself stops at the caller's interruption.
+#[allow(clippy::too_many_arguments)]
+fn run_here(
+    g: &Group,
+    tables: Vec<&crate::fileset::FileTable>,
+    base: Option<crate::script::ScriptBase>,
+    shared: &Shared,
+    live: &LiveCounters,
+    cursors: &[AtomicU64],
+    plan: ThreadPlan,
+    opts: &RunOptions,
+) -> Ran {
+    let worker = Worker::new(g, tables, base, shared, live, cursors, plan);
+    let cpu_start = CpuSnapshot::take(false);
+    let measure_start = Instant::now();
+    let outcome = match worker {
+        Ok(w) => w.run(),
+        Err(e) => could_not_start(g, shared, e),
+    };
+    if let Some(s) = opts.stopped.as_deref() {
+        s.store(true, Relaxed);
+    }
+    let interrupted = shared.interrupt.as_ref().is_some_and(|i| i.load(Relaxed));
+    Ran {
+        outcomes: vec![(0, 0, outcome)],
+        timing: Timing {
+            measure_start,
+            cpu_start,
+            stopped: interrupted.then_some(StopReason::Interrupted),
+            steady: None,
+        },
+        series: Vec::new(),
+        util_reached: shared.util_reached.load(Relaxed),
+    }
 }
 
 /// A thread whose worker could not be made (io_uring missing, say) still meets the others at

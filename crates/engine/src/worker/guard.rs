@@ -45,7 +45,7 @@ impl<'a> Guard<'a> {
     /// The monitor or some thread has stopped the run.
     #[inline]
     pub fn stopping(&self) -> bool {
-        self.shared.stop.load(Relaxed)
+        self.shared.stop.load(Relaxed) || self.shared.interrupt.as_ref().is_some_and(|i| i.load(Relaxed))
     }
 
     /// Stops every thread of the run.

@@ -45,6 +45,9 @@ pub(crate) use tally::LiveCounters;
 /// State every thread of a run shares.
 pub(crate) struct Shared {
     pub stop: AtomicBool,
+    /// The caller's interruption, checked before every operation when no monitor checks it (a
+    /// run on the calling thread, [`RunOptions::one_process`](crate::RunOptions::one_process)).
+    pub interrupt: Option<std::sync::Arc<AtomicBool>>,
     /// Set when the ramp is over: threads then reset their statistics and start counting.
     pub measuring: AtomicBool,
     pub stonewall: bool,

@@ -10,6 +10,7 @@ mod labels;
 mod layout;
 mod limits;
 mod named_files;
+mod one_process;
 mod operations;
 mod ranks;
 mod script;
