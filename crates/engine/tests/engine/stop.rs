@@ -8,7 +8,7 @@ use fslab_testkit::tempdir;
 use std::time::{Duration, Instant};
 
 /// Random 4k reads of one 1m file by `threads` threads, with the given stop table.
-fn reads(threads: u32, stop: &str) -> fslab_engine::Workload {
+pub(crate) fn reads(threads: u32, stop: &str) -> fslab_engine::Workload {
     workload(&format!(
         r#"
 name = "reads"
