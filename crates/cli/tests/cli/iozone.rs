@@ -294,6 +294,16 @@ fn traced(cwd: &Path, args: &[&str]) -> (std::collections::BTreeMap<String, usiz
     (calls, opens)
 }
 
+/// For a test that traces fslab iozone: strace must be there, and an empty run directory (kept
+/// while the returned TempDir lives) whose parent takes strace's log.
+fn strace_dir() -> (tempfile::TempDir, std::path::PathBuf) {
+    fslab_testkit::require_tool("strace", "strace");
+    let tmp = tempfile::tempdir().unwrap();
+    let cwd = tmp.path().join("run");
+    std::fs::create_dir(&cwd).unwrap();
+    (tmp, cwd)
+}
+
 /// The calls of kinds `trace` that `fslab iozone ARGS` makes in `cwd`, whole (a call strace
 /// split around another thread's is joined again), in order.
 fn strace_iozone(cwd: &Path, trace: &str, args: &[&str]) -> Vec<String> {
@@ -353,10 +363,7 @@ fn traced_on(
 #[test]
 #[ignore = "system tier: needs strace"]
 fn automatic_mode_makes_iozones_calls_and_primes_its_readers() {
-    fslab_testkit::require_tool("strace", "strace");
-    let tmp = tempfile::tempdir().unwrap();
-    let cwd = tmp.path().join("run");
-    std::fs::create_dir(&cwd).unwrap();
+    let (_tmp, cwd) = strace_dir();
     // IOzone 3.487's one process, 4 records of 64 kB: each test opens iozone.tmp and fsyncs it
     // before its clock; the readers (read_perf_test) then read one record and seek back to 0,
     // untimed; the records; and an fsync before close.
@@ -379,10 +386,7 @@ fn automatic_mode_makes_iozones_calls_and_primes_its_readers() {
 #[test]
 #[ignore = "system tier: needs strace"]
 fn automatic_mode_adds_few_calls_of_its_own_between_measurements() {
-    fslab_testkit::require_tool("strace", "strace");
-    let tmp = tempfile::tempdir().unwrap();
-    let cwd = tmp.path().join("run");
-    std::fs::create_dir(&cwd).unwrap();
+    let (_tmp, cwd) = strace_dir();
     // 4 sizes of file (64k to 512k), one record size, 4 tests (write, rewrite, read, reread): 16
     // measurements, each an engine run.
     let args = "-a -n 64k -g 512k -y 64k -q 64k -i 0 -i 1";
@@ -413,10 +417,7 @@ fn automatic_mode_adds_few_calls_of_its_own_between_measurements() {
 #[test]
 #[ignore = "system tier: needs strace"]
 fn automatic_and_single_mode_measure_in_the_process_s_only_thread() {
-    fslab_testkit::require_tool("strace", "strace");
-    let tmp = tempfile::tempdir().unwrap();
-    let cwd = tmp.path().join("run");
-    std::fs::create_dir(&cwd).unwrap();
+    let (_tmp, cwd) = strace_dir();
     let threads_made = |args: &str| strace_iozone(&cwd, "clone,clone3", &args.split(' ').collect::<Vec<_>>());
     // As IOzone's one process: no thread beside the one that measures, which would make the
     // kernel count references on the descriptor of every read and write.
@@ -432,10 +433,7 @@ fn automatic_and_single_mode_measure_in_the_process_s_only_thread() {
 #[test]
 #[ignore = "system tier: needs strace"]
 fn each_sub_test_makes_iozones_calls_per_record() {
-    fslab_testkit::require_tool("strace", "strace");
-    let tmp = tempfile::tempdir().unwrap();
-    let cwd = tmp.path().join("run");
-    std::fs::create_dir(&cwd).unwrap();
+    let (_tmp, cwd) = strace_dir();
     // 2 children, 4 records of 64 kB each, no stonewall: every child does all its records.
     let args = "-i 0 -i 1 -i 2 -t 2 -s 256k -r 64k -e -x -w --pause 0";
     let (calls, opens) = traced(&cwd, &args.split(' ').collect::<Vec<_>>());
