@@ -310,10 +310,11 @@ impl<'a> Worker<'a> {
         })
     }
 
-    /// A file for entry `i` of the mix to work on and give back: at random, or the next in order.
-    fn pick_for(&mut self, i: usize) -> Option<Picked> {
+    /// The file for entry `i` of the mix to work on by name and give back: at random, or the
+    /// next in order.
+    fn pick_for(&mut self, i: usize) -> Option<u64> {
         match self.group.ops[i].order.unwrap_or_default() {
-            Order::Random => self.table.pick(&mut self.rng),
+            Order::Random => self.table.pick_id(&mut self.rng),
             Order::Sequential => self.table.pick_next(),
         }
     }
@@ -338,7 +339,7 @@ impl<'a> Worker<'a> {
     }
 
     fn stat(&mut self, i: usize) -> stdio::Result<Outcome> {
-        let Some(Picked { id, .. }) = self.pick_for(i) else {
+        let Some(id) = self.pick_for(i) else {
             return Ok(Outcome::Skipped);
         };
         let mut b: NameBuf = [0; 64];
@@ -353,7 +354,7 @@ impl<'a> Worker<'a> {
     }
 
     fn open_close(&mut self, i: usize) -> stdio::Result<Outcome> {
-        let Some(Picked { id, .. }) = self.pick_for(i) else {
+        let Some(id) = self.pick_for(i) else {
             return Ok(Outcome::Skipped);
         };
         let r = self.open(id, self.io.base_flags | OFlags::RDONLY);
