@@ -83,9 +83,15 @@ impl RunDir {
         self.fd.as_fd()
     }
 
-    /// Opens (and with `create`, first makes) the directory `rel` beneath the run directory, one
-    /// component at a time.
+    /// Opens (and with `create`, first makes, 0755) the directory `rel` beneath the run
+    /// directory, one component at a time.
     pub fn open_dir(&self, rel: &str, create: bool) -> Result<OwnedFd, ConfineError> {
+        self.open_dir_made(rel, create.then_some(0o755))
+    }
+
+    /// [`open_dir`](Self::open_dir), making the missing components with the permission bits
+    /// `make` when given (the umask applies).
+    pub fn open_dir_made(&self, rel: &str, make: Option<u32>) -> Result<OwnedFd, ConfineError> {
         check_relative(rel).map_err(|_| self.escapes(rel))?;
         // Each component is made inside its parent, itself opened beneath the run directory, so a
         // symlinked component is refused before anything is made through it.
@@ -97,8 +103,8 @@ impl RunDir {
             }
             partial.push_str(comp);
             let parent = dir.as_ref().map_or(self.fd.as_fd(), |d| d.as_fd());
-            if create {
-                match rustix::fs::mkdirat(parent, comp, Mode::from_raw_mode(0o755)) {
+            if let Some(mode) = make {
+                match rustix::fs::mkdirat(parent, comp, Mode::from_raw_mode(mode)) {
                     Ok(()) | Err(rustix::io::Errno::EXIST) => {}
                     Err(e) => return Err(self.io(&partial, e.into())),
                 }

@@ -238,7 +238,7 @@ impl FileTable {
         let root = if spec.in_run_dir() {
             run.open_dir_self()?
         } else {
-            run.open_dir(name, true)?
+            run.open_dir_made(name, Some(spec.dir_mode()))?
         };
         // Sizes are drawn from their own generator so that a run's choices do not depend on them.
         let mut rng = rand::rngs::SmallRng::seed_from_u64(seed ^ 0x5eed_f11e);
@@ -274,7 +274,7 @@ impl FileTable {
                 .to_str()
                 .expect("ascii")
                 .to_string();
-            match rustix::fs::mkdirat(&root, dname.as_str(), Mode::from_raw_mode(0o755)) {
+            match rustix::fs::mkdirat(&root, dname.as_str(), Mode::from_raw_mode(spec.dir_mode())) {
                 Ok(()) | Err(rustix::io::Errno::EXIST) => {}
                 Err(e) => return Err(io_err(&format!("{name}/{dname}"), e.into())),
             }
@@ -282,7 +282,7 @@ impl FileTable {
             dirs.push(fd);
         }
         let meta = if meta {
-            match rustix::fs::mkdirat(&root, "meta", Mode::from_raw_mode(0o755)) {
+            match rustix::fs::mkdirat(&root, "meta", Mode::from_raw_mode(spec.dir_mode())) {
                 Ok(()) | Err(rustix::io::Errno::EXIST) => {}
                 Err(e) => return Err(io_err(&format!("{name}/meta"), e.into())),
             }
@@ -1173,7 +1173,7 @@ fn write_files(
             // Every file is new: clearing left none of its names, and a file that appeared
             // since (a hard link, the user's) is not fslab's to write into.
             let flags = OFlags::WRONLY | OFlags::CREATE | OFlags::EXCL | OFlags::NOFOLLOW | OFlags::CLOEXEC;
-            let mode = Mode::from_raw_mode(spec.mode.unwrap_or(0o644));
+            let mode = Mode::from_raw_mode(spec.file_mode());
             let fd = rustix::fs::openat(dir, name.as_str(), flags, mode).map_err(|e| (here(), e.into()))?;
             made_one(made, id);
             if let Some(buf) = buf.as_mut() {

@@ -112,6 +112,9 @@ const DATA_DIR_PREFIX: &str = "datadir";
 /// FFSB's aging files: `data/fillfile<N>` (filelist.c names a file basename + "file" + N;
 /// the aging list's basename is "fill"), beside the benchmark's files.
 const FILL_PREFIX: &str = "fillfile";
+/// FFSB makes every file and directory with S_IRWXU (fh.c's open(), util.c's and
+/// metaops.c's mkdir()).
+const MODE: u32 = 0o700;
 /// How often FFSB's aging checks the utilisation (`age_fs()`: `wait_time = 1`).
 const AGING_POLL: Duration = Duration::from_secs(1);
 /// FFSB seeds an aging file list with ten files before aging.
@@ -394,6 +397,7 @@ fn fileset(
         // FFSB's buffers are zeroed when allocated (ffsb_malloc) and never filled.
         data: Data::Zeros,
         reuse: fs.reuse,
+        mode: Some(MODE),
         ..Fileset::new(&format!("fs{i}"))
     };
     if fs.init_size > 0 && fs.init_util > 0.0 {
@@ -563,7 +567,7 @@ fn op_spec(profile: &Profile, tg: &TgSpec, op: FfsbOp, weight: u32, align: Bytes
         label: Some(op.name().to_string()),
         weight,
         // FFSB's calls: stat() once open, lseek() + read()/write() (fileops.c).
-        seek_calls: true,
+        ffsb_calls: true,
         ..OpSpec::new(op.kind())
     };
     let fsync_file = tg.fsync_file && profile.grammar == Grammar::V5 && op == FfsbOp::Write;
@@ -663,6 +667,7 @@ fn aging_plan(
         prealloc: seeded,
         setup_bs: seeded.then(|| Bytes(block_size(fs.age_blocksize))),
         data: Data::Zeros,
+        mode: main.mode,
         ..Fileset::new(&format!("fs{i}-age"))
     };
     let ager_group = group(

@@ -12,7 +12,8 @@
 //! FFSB would misread (an unknown option, a malformed value) is refused with its line.
 //!
 //! The system calls of each operation, as FFSB makes them (5.2.1 and 6.0, `fileops.c`, `fh.c`,
-//! `metaops.c`; `[O_DIRECT]` with `directio=1`) and fslab (OpSpec::seek_calls):
+//! `metaops.c`; `[O_DIRECT]` with `directio=1`) and fslab (OpSpec::ffsb_calls). FFSB makes every
+//! file and directory 0700 (`S_IRWXU`), and so does fslab here (`Fileset::mode`):
 //!
 //! | operation | FFSB | fslab |
 //! |---|---|---|
@@ -21,15 +22,17 @@
 //! | write, write_fsync | `open(O_WRONLY[\|O_DIRECT])`, `stat(name)`, `lseek` (as read), `write()` × `write_size / write_blocksize`, `fsync()` (write_fsync; 5.x write with `fsync_file`), `close()` | the same |
 //! | writeall, writeall_fsync (6.0) | `open(O_WRONLY[\|O_DIRECT])`, `stat(name)`, `write()` over the whole file, [`fsync()`], `close()` | the same |
 //! | append, append_fsync | `open(O_APPEND\|O_WRONLY[\|O_DIRECT])`, `write()` × `write_size / write_blocksize`, [`fsync()`], `close()` | the same |
-//! | create, create_fsync | `open(O_CREAT\|O_RDWR\|O_TRUNC[\|O_DIRECT], 0700)`, `write()`s of `write_blocksize` over a size drawn from min..max, [`fsync()`], `close()` | `openat(O_CREAT\|O_WRONLY\|O_EXCL, 0644)`: a new name is never an existing file, and fslab never truncates one |
+//! | create, create_fsync | `open(O_CREAT\|O_RDWR\|O_TRUNC[\|O_DIRECT], 0700)`, `write()`s of `write_blocksize` over a size drawn from min..max, [`fsync()`], `close()` | the same (`openat()`): the name is always a new one, so `O_TRUNC` truncates nothing; 5.2.1 never adds `O_DIRECT` to a create, fslab does with `directio=1` |
 //! | delete | `unlink(name)` | `unlinkat()` |
-//! | metaop | `mkdir`, `mkdir`, `rmdir` (a random one), `rename` (a random one) | `mkdirat`, `mkdirat`, `unlinkat(AT_REMOVEDIR)` of the first, `renameat` of the second |
-//! | createdir (6.0) | `mkdir(name, 0700)` | `mkdirat(0755)` |
+//! | metaop | `mkdir(0700)`, `mkdir(0700)`, `rmdir` (a random one), `rename` (a random one) | `mkdirat(0700)`, `mkdirat(0700)`, `unlinkat(AT_REMOVEDIR)` of the first, `renameat` of the second |
+//! | createdir (6.0) | `mkdir(name, 0700)` | `mkdirat(0700)` |
 //! | stat (6.0) | `stat(name)` | `newfstatat(AT_SYMLINK_NOFOLLOW)` |
 //! | open_close (6.0) | `open(O_RDONLY[\|O_DIRECT])`, `close()` | the same |
 //!
 //! Every path is relative to a directory descriptor (`*at()` calls) where FFSB passes full
-//! paths; fslab never follows a symlink in the fileset. The data, in the files the setup and
+//! paths; fslab never follows a symlink in the fileset. The starting files, made before the
+//! timed run, are opened `O_CREAT|O_WRONLY|O_EXCL` (FFSB: `O_CREAT|O_RDWR|O_TRUNC`) and written
+//! in `create_blocksize` blocks, as FFSB's. The data, in the files the setup and
 //! the aging write and in every write of the run, is zeros in both: FFSB's buffers are zeroed
 //! when allocated (`ffsb_malloc`) and never filled (the engine's `data = "zeros"`).
 //!

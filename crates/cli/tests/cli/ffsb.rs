@@ -435,3 +435,79 @@ fn the_read_op_makes_ffsb_s_stat_lseek_and_read_calls() {
         assert_eq!(calls, &want, "one read op's calls");
     }
 }
+
+/// FFSB's create op opens with `open(O_CREAT | O_RDWR | O_TRUNC, S_IRWXU)` (fh.c's
+/// fhopencreate()); FFSB makes every file that way, and every directory with `mkdir(S_IRWXU)`
+/// (the data directory, its datadirs, the meta directory and metaop's): all are 0700.
+#[test]
+#[ignore = "system tier: strace"]
+fn creates_open_as_ffsb_s_and_every_file_and_directory_is_0700() {
+    use std::os::unix::fs::PermissionsExt;
+    require_tool("strace", "strace");
+    let dir = tempdir();
+    let profile = dir.path().join("create.ffsb");
+    std::fs::write(
+        &profile,
+        "time=1\n[filesystem]\nlocation=/unused\nnum_files=6\nnum_dirs=2\nmin_filesize=8k\nmax_filesize=8k\n[end]\n\
+         [threadgroup]\nnum_threads=1\ncreate_weight=1\nmetaop_weight=1\nwrite_blocksize=4k\n[end]\n",
+    )
+    .unwrap();
+    let run_dir = dir.path().join("run");
+    std::fs::create_dir(&run_dir).unwrap();
+    let calls = crate::common::strace_fslab(
+        None,
+        &dir.path().join("strace.log"),
+        "openat,mkdir,mkdirat",
+        &["ffsb", s(&profile), "--dir", s(&run_dir)],
+    );
+    // The create op's files: datafile6 on (the setup's own calls make 0 to 5).
+    let number = |c: &str| -> Option<u64> {
+        let n = &c[c.find("\"datafile")? + 9..];
+        n[..n.find('"')?].parse().ok()
+    };
+    let creates: Vec<&String> = calls
+        .iter()
+        .map(|(_, c)| c)
+        .filter(|c| c.starts_with("openat(") && c.contains("O_CREAT") && number(c).is_some_and(|n| n >= 6))
+        .collect();
+    assert!(!creates.is_empty(), "no create op seen: {calls:?}");
+    for c in &creates {
+        assert!(
+            c.contains("O_RDWR|O_CREAT|O_TRUNC") && !c.contains("O_EXCL") && c.contains(", 0700)"),
+            "{c}"
+        );
+    }
+    let mkdirs: Vec<&String> = calls
+        .iter()
+        .map(|(_, c)| c)
+        .filter(|c| c.starts_with("mkdir"))
+        .collect();
+    assert!(mkdirs.iter().any(|c| c.contains("\"data\"")), "{mkdirs:?}");
+    assert!(mkdirs.iter().any(|c| c.contains("\"datadir1\"")), "{mkdirs:?}");
+    assert!(mkdirs.iter().any(|c| c.contains("\"meta\"")), "{mkdirs:?}");
+    for c in &mkdirs {
+        assert!(c.contains(", 0700)"), "{c}");
+    }
+
+    let data = run_dir.join("data");
+    let mut seen = 0;
+    for path in [
+        data.clone(),
+        data.join("datadir0"),
+        data.join("datadir1"),
+        data.join("meta"),
+    ]
+    .into_iter()
+    .chain(
+        entries(&data.join("datadir0"))
+            .iter()
+            .map(|n| data.join("datadir0").join(n)),
+    ) {
+        let mode = std::fs::metadata(&path).unwrap().permissions().mode() & 0o7777;
+        // The test's umask may take bits away, never add them.
+        assert_eq!(mode & !0o700, 0, "{}: {mode:o}", path.display());
+        assert_eq!(mode & 0o700, 0o700, "{}: {mode:o}", path.display());
+        seen += 1;
+    }
+    assert!(seen > 4, "no data files in data/datadir0");
+}

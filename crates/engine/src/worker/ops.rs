@@ -49,7 +49,8 @@ impl<'a> Worker<'a> {
     pub(super) fn open(&self, id: u64, flags: OFlags) -> stdio::Result<OpenFile> {
         let mut b: NameBuf = [0; 64];
         let name = self.table.name(id, &mut b);
-        rustix::fs::openat(self.table.dir_of(id), name, flags, Mode::from_raw_mode(0o644))
+        let mode = Mode::from_raw_mode(self.table.spec.file_mode());
+        rustix::fs::openat(self.table.dir_of(id), name, flags, mode)
             .map(OpenFile::new)
             .map_err(|e| {
                 if e == rustix::io::Errno::LOOP {
@@ -134,7 +135,7 @@ impl<'a> Worker<'a> {
     ) -> stdio::Result<(Moved, u64)> {
         let stop = &self.shared.stop;
         let table = self.table;
-        let seeking = self.group.ops[i].seek_calls;
+        let seeking = self.group.ops[i].ffsb_calls;
         // A file opened for this operation is at offset 0; a kept one anywhere.
         let start = if self.group.open == OpenMode::PerOp {
             0
@@ -282,7 +283,13 @@ impl<'a> Worker<'a> {
         let id = self.table.new_id();
         let size = self.table.spec.size.sample(&mut self.rng);
         let bs = spec.block_size();
-        let flags = self.io.base_flags | OFlags::WRONLY | OFlags::CREATE | OFlags::EXCL;
+        let flags = if spec.ffsb_calls {
+            // FFSB's fhopencreate(): the name is new here all the same, so O_TRUNC truncates
+            // nothing (the kernel skips it for a file the open created).
+            self.io.base_flags | OFlags::RDWR | OFlags::CREATE | OFlags::TRUNC
+        } else {
+            self.io.base_flags | OFlags::WRONLY | OFlags::CREATE | OFlags::EXCL
+        };
         let stop = &self.shared.stop;
         let result = (|| {
             let mut file = self.open(id, flags)?;
@@ -293,7 +300,7 @@ impl<'a> Worker<'a> {
                 &mut file,
                 Dir::Write,
                 (&mut io.xfers, &mut io.bufs),
-                (&mut blocks, bs, spec.seek_calls.then_some(0)),
+                (&mut blocks, bs, spec.ffsb_calls.then_some(0)),
                 stop,
             );
             r?;
@@ -373,7 +380,8 @@ impl<'a> Worker<'a> {
         let meta = self.meta_dir()?;
         let id = self.table.new_dir_id();
         let mut b: NameBuf = [0; 64];
-        rustix::fs::mkdirat(meta, file_name("m", id, &mut b), Mode::from_raw_mode(0o755))
+        let mode = Mode::from_raw_mode(self.table.spec.dir_mode());
+        rustix::fs::mkdirat(meta, file_name("m", id, &mut b), mode)
             .map_err(|e| stdio::Error::new(stdio::Error::from(e).kind(), format!("mkdir meta/m{id}: {e}")))?;
         self.table.made_dir(id);
         Ok(Outcome::META)
@@ -461,8 +469,9 @@ impl<'a> Worker<'a> {
         let fail = |what: &str, e: rustix::io::Errno| {
             stdio::Error::new(stdio::Error::from(e).kind(), format!("metaop: {what}: {e}"))
         };
-        rustix::fs::mkdirat(meta, na, Mode::from_raw_mode(0o755)).map_err(|e| fail("mkdir", e))?;
-        rustix::fs::mkdirat(meta, nb, Mode::from_raw_mode(0o755)).map_err(|e| fail("mkdir", e))?;
+        let mode = Mode::from_raw_mode(self.table.spec.dir_mode());
+        rustix::fs::mkdirat(meta, na, mode).map_err(|e| fail("mkdir", e))?;
+        rustix::fs::mkdirat(meta, nb, mode).map_err(|e| fail("mkdir", e))?;
         rustix::fs::unlinkat(meta, na, AtFlags::REMOVEDIR).map_err(|e| fail("rmdir", e))?;
         rustix::fs::renameat(meta, nb, meta, nc).map_err(|e| fail("rename", e))?;
         self.table.made_dir(c);

@@ -179,8 +179,10 @@ pub struct Fileset {
     /// What the files are written with before the run (`prealloc`).
     #[serde(default, skip_serializing_if = "is_default")]
     pub data: Data,
-    /// Permission bits of the files the setup makes (IOzone's 0640, sysbench's 0600); 0644 when
-    /// absent. The umask applies, as to any open(O_CREAT).
+    /// Permission bits of the files the setup and the run's creates make (IOzone's 0640,
+    /// sysbench's 0600, FFSB's 0700); 0644 when absent. Its directories (`dirs`, `meta` and
+    /// what mkdir makes there) get the same bits with search added wherever read is given
+    /// ([`dir_mode`](Self::dir_mode)). The umask applies, as to any open(O_CREAT) or mkdir().
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub mode: Option<u32>,
     /// Keep files already there when their number and sizes match, instead of writing them again.
@@ -236,6 +238,18 @@ impl Fileset {
             setup_calls: SetupCalls::Parallel,
             neighbours: Vec::new(),
         }
+    }
+
+    /// Permission bits of the files the fileset's files are made with ([`mode`](Self::mode)).
+    pub fn file_mode(&self) -> u32 {
+        self.mode.unwrap_or(0o644)
+    }
+
+    /// Permission bits of the directories of the fileset: the files' with search added wherever
+    /// read is given (0644: 0755; FFSB's 0700: 0700).
+    pub fn dir_mode(&self) -> u32 {
+        let m = self.file_mode();
+        m | ((m & 0o444) >> 2)
     }
 
     pub fn dir_name(&self) -> &str {
@@ -777,11 +791,12 @@ pub struct OpSpec {
     /// FFSB's calls for read, readall, write, writeall and create (set by the FFSB front-end; not
     /// part of a workload file): the file is `stat()`ed by name once open (read, readall, write,
     /// writeall), and blocks move with `read()`/`write()` at the file offset, an `lseek()`
-    /// wherever the next block is not where the last one ended, instead of `pread`/`pwrite`.
-    /// Sync engine only.
+    /// wherever the next block is not where the last one ended, instead of `pread`/`pwrite`;
+    /// create opens with `O_CREAT | O_RDWR | O_TRUNC` instead of `O_CREAT | O_WRONLY | O_EXCL`
+    /// (the name is a new one all the same, so nothing is truncated). Sync engine only.
     #[serde(skip)]
     #[schemars(skip)]
-    pub seek_calls: bool,
+    pub ffsb_calls: bool,
 }
 
 /// The order in which an operation goes through the files of its fileset.
@@ -813,7 +828,7 @@ impl OpSpec {
             wrap: None,
             reverse: None,
             order: None,
-            seek_calls: false,
+            ffsb_calls: false,
         }
     }
 
