@@ -1,7 +1,7 @@
 //! `fslab ffsb` from the outside: the seed profiles, --explain, --json, FFSB's printed figures,
 //! bad profiles (line numbers, exit 2, nothing created).
 
-use crate::common::{fslab, s};
+use crate::common::{fslab, refs, s};
 use fslab_engine::Workload;
 use fslab_testkit::{entries, require_tool, tempdir};
 use serde_json::Value;
@@ -22,6 +22,16 @@ fn small_profile(dir: &Path) -> PathBuf {
     let path = dir.join("small.ffsb");
     std::fs::write(&path, text).unwrap();
     path
+}
+
+/// `fslab ffsb`'s arguments for the profile `text`, written to `dir/p.ffsb`, run in a new
+/// directory `dir/run`.
+fn ffsb_args(dir: &Path, text: &str) -> Vec<String> {
+    let profile = dir.join("p.ffsb");
+    std::fs::write(&profile, text).unwrap();
+    let run_dir = dir.join("run");
+    std::fs::create_dir(&run_dir).unwrap();
+    ["ffsb", s(&profile), "--dir", s(&run_dir)].map(String::from).to_vec()
 }
 
 #[test]
@@ -326,20 +336,13 @@ fn pwrite_sizes(args: &[&str], logs: &Path) -> Vec<u64> {
 fn the_starting_files_are_written_in_create_blocksize_blocks() {
     require_tool("strace", "strace");
     let dir = tempdir();
-    let profile = dir.path().join("bs.ffsb");
     // Six files of 20000 bytes: two 8 KiB blocks and 3616 bytes each.
-    std::fs::write(
-        &profile,
+    let args = ffsb_args(
+        dir.path(),
         "time=0\n[filesystem]\nlocation=/unused\nnum_files=6\nnum_dirs=2\nmin_filesize=20000\nmax_filesize=20000\n\
          create_blocksize=8k\n[end]\n[threadgroup]\nnum_threads=1\nstat_weight=1\n[end]\n",
-    )
-    .unwrap();
-    let run_dir = dir.path().join("run");
-    std::fs::create_dir(&run_dir).unwrap();
-    let mut sizes = pwrite_sizes(
-        &["ffsb", s(&profile), "--dir", s(&run_dir)],
-        &dir.path().join("strace.log"),
     );
+    let mut sizes = pwrite_sizes(&refs(&args), &dir.path().join("strace.log"));
     sizes.sort();
     let mut want = vec![3616; 6];
     want.extend([8192; 12]);
@@ -405,21 +408,13 @@ fn per_open_calls(args: &[&str], logs: &Path, opened: &str) -> Vec<Vec<String>> 
 fn the_read_op_makes_ffsb_s_stat_lseek_and_read_calls() {
     require_tool("strace", "strace");
     let dir = tempdir();
-    let profile = dir.path().join("read.ffsb");
     // Files of 32 KiB, reads of 16 KiB in 4 KiB blocks: every read seeks (the range is 16 KiB).
-    std::fs::write(
-        &profile,
+    let args = ffsb_args(
+        dir.path(),
         "time=1\n[filesystem]\nlocation=/unused\nnum_files=4\nnum_dirs=1\nmin_filesize=32k\nmax_filesize=32k\n[end]\n\
          [threadgroup]\nnum_threads=1\nread_weight=1\nread_size=16k\nread_blocksize=4k\n[end]\n",
-    )
-    .unwrap();
-    let run_dir = dir.path().join("run");
-    std::fs::create_dir(&run_dir).unwrap();
-    let ops = per_open_calls(
-        &["ffsb", s(&profile), "--dir", s(&run_dir)],
-        &dir.path().join("strace.log"),
-        "\"datafile",
     );
+    let ops = per_open_calls(&refs(&args), &dir.path().join("strace.log"), "\"datafile");
     assert!(ops.len() > 10, "too few reads seen: {ops:?}");
     let want = [
         "openat",
@@ -445,21 +440,13 @@ fn creates_open_as_ffsb_s_and_every_file_and_directory_is_0700() {
     use std::os::unix::fs::PermissionsExt;
     require_tool("strace", "strace");
     let dir = tempdir();
-    let profile = dir.path().join("create.ffsb");
-    std::fs::write(
-        &profile,
+    let args = ffsb_args(
+        dir.path(),
         "time=1\n[filesystem]\nlocation=/unused\nnum_files=6\nnum_dirs=2\nmin_filesize=8k\nmax_filesize=8k\n[end]\n\
          [threadgroup]\nnum_threads=1\ncreate_weight=1\nmetaop_weight=1\nwrite_blocksize=4k\n[end]\n",
-    )
-    .unwrap();
-    let run_dir = dir.path().join("run");
-    std::fs::create_dir(&run_dir).unwrap();
-    let calls = crate::common::strace_fslab(
-        None,
-        &dir.path().join("strace.log"),
-        "openat,mkdir,mkdirat",
-        &["ffsb", s(&profile), "--dir", s(&run_dir)],
     );
+    let log = dir.path().join("strace.log");
+    let calls = crate::common::strace_fslab(None, &log, "openat,mkdir,mkdirat", &refs(&args));
     // The create op's files: datafile6 on (the setup's own calls make 0 to 5).
     let number = |c: &str| -> Option<u64> {
         let n = &c[c.find("\"datafile")? + 9..];
@@ -489,7 +476,7 @@ fn creates_open_as_ffsb_s_and_every_file_and_directory_is_0700() {
         assert!(c.contains(", 0700)"), "{c}");
     }
 
-    let data = run_dir.join("data");
+    let data = dir.path().join("run/data");
     let mut seen = 0;
     for path in [
         data.clone(),
