@@ -99,6 +99,8 @@ struct Dynamic {
     pos: IdMap<usize>,
     /// The next id `order = "sequential"` looks at.
     cursor: u64,
+    /// Deleted files' ids, oldest first, for creates to take again (`Fileset::reuse_names`).
+    holes: std::collections::VecDeque<u64>,
 }
 
 impl Dynamic {
@@ -598,6 +600,25 @@ impl FileTable {
     /// A fresh file id, never used before in this run.
     pub fn new_id(&self) -> u64 {
         self.next_id.fetch_add(1, Relaxed)
+    }
+
+    /// The id for a create: with `reuse_names` the oldest deleted file's, when there is one;
+    /// otherwise a fresh one.
+    pub fn create_id(&self) -> u64 {
+        if let (true, Members::Dynamic(m)) = (self.spec.reuse_names, &self.members) {
+            if let Some(id) = m.lock().expect("file table").holes.pop_front() {
+                return id;
+            }
+        }
+        self.new_id()
+    }
+
+    /// File `id` is gone from the disk (deleted, or a create of it failed): with
+    /// `reuse_names`, a later create takes its name again.
+    pub fn gone(&self, id: u64) {
+        if let (true, Members::Dynamic(m)) = (self.spec.reuse_names, &self.members) {
+            m.lock().expect("file table").holes.push_back(id);
+        }
     }
 
     pub fn live_files(&self) -> u64 {

@@ -398,6 +398,8 @@ fn fileset(
         data: Data::Zeros,
         reuse: fs.reuse,
         mode: Some(MODE),
+        // A create after a delete takes the deleted file's name (filelist.c's holes).
+        reuse_names: true,
         ..Fileset::new(&format!("fs{i}"))
     };
     if fs.init_size > 0 && fs.init_util > 0.0 {
@@ -668,6 +670,7 @@ fn aging_plan(
         setup_bs: seeded.then(|| Bytes(block_size(fs.age_blocksize))),
         data: Data::Zeros,
         mode: main.mode,
+        reuse_names: true,
         ..Fileset::new(&format!("fs{i}-age"))
     };
     let ager_group = group(

@@ -49,8 +49,9 @@
 //! Names: as FFSB, a file is `data/datafile<N>` and with `num_dirs` the directories are
 //! `data/datadir<k>`, so that a `reuse=1` run of either tool takes the other's files. FFSB puts
 //! each file in a directory drawn at random among the `num_dirs` and `data/` itself; fslab puts
-//! file N in `datadir<N mod num_dirs>`, so how full each directory is differs. FFSB gives a file
-//! created after a delete the deleted file's name (oldest first); fslab a new number.
+//! file N in `datadir<N mod num_dirs>`, so how full each directory is differs. A file created
+//! after a delete takes the deleted file's name, oldest first, in both (FFSB's list of
+//! "holes", `Fileset::reuse_names`); a new number only when no deleted name is left.
 
 mod compile;
 mod execute;

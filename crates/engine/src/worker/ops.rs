@@ -280,7 +280,7 @@ impl<'a> Worker<'a> {
     /// create: a new file at a size drawn from the fileset, written in `bs` blocks.
     fn create(&mut self, i: usize) -> stdio::Result<Outcome> {
         let spec = &self.group.ops[i];
-        let id = self.table.new_id();
+        let id = self.table.create_id();
         let size = self.table.spec.size.sample(&mut self.rng);
         let bs = spec.block_size();
         let flags = if spec.ffsb_calls {
@@ -309,7 +309,13 @@ impl<'a> Worker<'a> {
             }
             Ok::<_, stdio::Error>(moved)
         })();
-        let moved = result.map_err(|e| self.annotate(id, "create", e))?;
+        let moved = match result {
+            Ok(moved) => moved,
+            Err(e) => {
+                self.table.gone(id);
+                return Err(self.annotate(id, "create", e));
+            }
+        };
         self.table.insert(id, moved.bytes);
         Ok(Outcome::Done {
             bytes: moved.bytes,
@@ -337,7 +343,10 @@ impl<'a> Worker<'a> {
         self.io.cache.evict(self.cache_key(id));
         let mut b: NameBuf = [0; 64];
         match rustix::fs::unlinkat(self.table.dir_of(id), self.table.name(id, &mut b), AtFlags::empty()) {
-            Ok(()) => Ok(Outcome::META),
+            Ok(()) => {
+                self.table.gone(id);
+                Ok(Outcome::META)
+            }
             Err(e) => {
                 self.table.insert(id, size);
                 Err(self.annotate(id, "delete", e.into()))

@@ -193,6 +193,13 @@ pub struct Fileset {
     #[serde(skip)]
     #[schemars(skip)]
     pub setup_calls: SetupCalls,
+    /// A create takes the name of the oldest file deleted and not yet made again, and a new
+    /// name only when there is none, as FFSB's file lists do (their "holes"). Set by the FFSB
+    /// front-end; not part of a workload file. Off: every create makes a name never used in
+    /// the run.
+    #[serde(skip)]
+    #[schemars(skip)]
+    pub reuse_names: bool,
     /// Prefixes of another fileset's files that share this fileset's directory (FFSB's aging
     /// `fillfile<N>` beside its `data` files): setup and removal leave them, and the directory,
     /// alone. Set by the front-ends; not part of a workload file.
@@ -236,6 +243,7 @@ impl Fileset {
             mode: None,
             reuse: false,
             setup_calls: SetupCalls::Parallel,
+            reuse_names: false,
             neighbours: Vec::new(),
         }
     }

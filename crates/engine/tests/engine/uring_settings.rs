@@ -645,3 +645,26 @@ fn file_names_are_the_prefix_and_the_id_in_decimal() {
         assert_eq!(file_name(prefix, id, &mut b).to_str().unwrap(), want);
     }
 }
+
+/// With `reuse_names` (FFSB's file list), a create takes the name of the oldest file deleted
+/// before it; without, a name never used. Creates and deletes in order alternate (`pick =
+/// "ratio"`): create, delete f0, create, delete f1, create, delete f2.
+#[test]
+fn a_create_takes_the_oldest_deleted_name_when_names_are_reused() {
+    let text = ordered_text("create", 5, 6, "").replace(
+        "name = \"g\"\nfileset = \"t\"\n",
+        "name = \"g\"\nfileset = \"t\"\npick = \"ratio\"\n[[group.op]]\nop = \"delete\"\norder = \"sequential\"\n",
+    );
+    let mut w = workload(&text);
+    let dir = tempdir();
+    run_ok(&w, dir.path());
+    assert_eq!(left(dir.path()), vec![3, 4, 5, 6, 7], "f5, f6, f7: new names");
+
+    w.filesets[0].reuse_names = true;
+    let dir = tempdir();
+    let r = run_ok(&w, dir.path());
+    assert_eq!(op(&r, OpKind::Create).count, 3);
+    assert_eq!(op(&r, OpKind::Delete).count, 3);
+    // f5 while no file was deleted yet, then f0 and f1 again.
+    assert_eq!(left(dir.path()), vec![0, 1, 3, 4, 5]);
+}
