@@ -283,6 +283,10 @@ impl FileTable {
             let fd = confine::open_beneath(root.as_fd(), &dname).map_err(|e| io_err(&format!("{name}/{dname}"), e))?;
             dirs.push(fd);
         }
+        if spec.spread && !dirs.is_empty() {
+            // The fileset's own directory is the last of those its files lie in.
+            dirs.push(rustix::io::fcntl_dupfd_cloexec(&root, 0).map_err(|e| io_err(name, e.into()))?);
+        }
         let meta = if meta {
             match rustix::fs::mkdirat(&root, "meta", Mode::from_raw_mode(spec.dir_mode())) {
                 Ok(()) | Err(rustix::io::Errno::EXIST) => {}
@@ -438,8 +442,10 @@ impl FileTable {
         } else if self.spec.dirs == 0 {
             format!("{}/{name}", self.spec.dir_name())
         } else {
-            let dir = id % self.dirs.len() as u64;
-            format!("{}/{}{dir}/{name}", self.spec.dir_name(), self.spec.dir_prefix)
+            match self.spec.file_dir(id) {
+                k if k == self.spec.dirs => format!("{}/{name}", self.spec.dir_name()),
+                k => format!("{}/{}{k}/{name}", self.spec.dir_name(), self.spec.dir_prefix),
+            }
         }
     }
 
@@ -449,7 +455,7 @@ impl FileTable {
 
     /// The directory file `id` lives in.
     pub fn dir_of(&self, id: u64) -> BorrowedFd<'_> {
-        self.dirs[(id % self.dirs.len() as u64) as usize].as_fd()
+        self.dirs[self.spec.file_dir(id) as usize].as_fd()
     }
 
     pub fn dir(&self, k: usize) -> BorrowedFd<'_> {
@@ -812,9 +818,10 @@ fn matches_on_disk(
     // names this run gives new files.
     let ours = |dir: &OwnedFd| list(dir).map(|names| names.iter().filter(|n| is_ours(n, &spec.prefix)).count() as u64);
     let mut count = 0;
-    if spec.dirs == 0 {
+    if spec.dirs == 0 || spec.spread {
         count = ours(root).unwrap_or(u64::MAX);
-    } else {
+    }
+    if spec.dirs > 0 {
         for k in 0..ndirs {
             let mut d: NameBuf = [0; 64];
             let name = file_name(&spec.dir_prefix, k, &mut d)
@@ -847,10 +854,9 @@ fn set_file_name(spec: &Fileset, id: u64) -> String {
 /// File `id`'s path relative to the fileset's directory.
 fn rel_path(spec: &Fileset, id: u64) -> String {
     let name = set_file_name(spec, id);
-    if spec.dirs == 0 {
-        name
-    } else {
-        format!("{}{}/{name}", spec.dir_prefix, id % spec.dirs)
+    match spec.file_dir(id) {
+        k if k == spec.dirs => name,
+        k => format!("{}{k}/{name}", spec.dir_prefix),
     }
 }
 
@@ -1102,7 +1108,7 @@ fn write_files_in_order(
         let id = id as u64;
         let name = set_file_name(spec, id);
         let here = |e: rustix::io::Errno| (rel_path(spec, id), io::Error::from(e));
-        let dir = &dirs[(id % dirs.len() as u64) as usize];
+        let dir = &dirs[spec.file_dir(id) as usize];
         // sysbench opens O_CREAT|O_WRONLY; O_EXCL and O_NOFOLLOW keep fslab off files it did not make.
         let flags = OFlags::WRONLY | OFlags::CREATE | OFlags::EXCL | OFlags::NOFOLLOW | OFlags::CLOEXEC | extra;
         let fd = rustix::fs::openat(dir, name.as_str(), flags, Mode::from_raw_mode(0o600)).map_err(here)?;
@@ -1143,7 +1149,7 @@ fn made_one(made: &Made, id: u64) {
 /// to report, not this.
 fn unmake(dirs: &[OwnedFd], spec: &Fileset, made: &[u64]) {
     for &id in made {
-        let dir = &dirs[(id % dirs.len() as u64) as usize];
+        let dir = &dirs[spec.file_dir(id) as usize];
         let _ = rustix::fs::unlinkat(dir, set_file_name(spec, id).as_str(), AtFlags::empty());
     }
 }
@@ -1166,7 +1172,6 @@ fn write_files(
     made: &Made,
 ) -> Result<u64, (String, io::Error)> {
     let files = sizes.len() as u64;
-    let ndirs = dirs.len() as u64;
     let cores = std::thread::available_parallelism().map_or(1, |n| n.get()).min(8);
     let writes = spec.prealloc && sizes.iter().any(|&size| size > 0);
     let by_dir = !writes || dirs.len() >= cores;
@@ -1177,7 +1182,7 @@ fn write_files(
     // Worker `w` makes its files: its directories' in order, or whichever is next.
     let work = |w: usize| -> Result<(), (String, io::Error)> {
         let mut ids: Box<dyn Iterator<Item = u64>> = if by_dir {
-            Box::new((0..files).filter(move |id| (id % ndirs) % workers as u64 == w as u64))
+            Box::new((0..files).filter(move |&id| spec.file_dir(id) % workers as u64 == w as u64))
         } else {
             Box::new(std::iter::from_fn(|| {
                 Some(next.fetch_add(1, Relaxed)).filter(|&id| id < files)
@@ -1190,7 +1195,7 @@ fn write_files(
         ids.try_for_each(|id| {
             let name = set_file_name(spec, id);
             let here = || rel_path(spec, id);
-            let dir = &dirs[(id % ndirs) as usize];
+            let dir = &dirs[spec.file_dir(id) as usize];
             // Every file is new: clearing left none of its names, and a file that appeared
             // since (a hard link, the user's) is not fslab's to write into.
             let flags = OFlags::WRONLY | OFlags::CREATE | OFlags::EXCL | OFlags::NOFOLLOW | OFlags::CLOEXEC;

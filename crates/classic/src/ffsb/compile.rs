@@ -400,6 +400,8 @@ fn fileset(
         mode: Some(MODE),
         // A create after a delete takes the deleted file's name (filelist.c's holes).
         reuse_names: true,
+        // Each file in a directory drawn among num_dirs and data/ itself (filelist.c).
+        spread: true,
         ..Fileset::new(&format!("fs{i}"))
     };
     if fs.init_size > 0 && fs.init_util > 0.0 {

@@ -47,9 +47,11 @@
 //! neither 5.2.1's nor 6.0's parser sets it: the fill files always sit in `data/` itself.)
 //!
 //! Names: as FFSB, a file is `data/datafile<N>` and with `num_dirs` the directories are
-//! `data/datadir<k>`, so that a `reuse=1` run of either tool takes the other's files. FFSB puts
-//! each file in a directory drawn at random among the `num_dirs` and `data/` itself; fslab puts
-//! file N in `datadir<N mod num_dirs>`, so how full each directory is differs. A file created
+//! `data/datadir<k>`, so that a `reuse=1` run of either tool takes the other's files. Both put
+//! each file in a directory drawn among the `num_dirs` and `data/` itself: FFSB from its random
+//! generator, fslab from a hash of the file's number (`Fileset::spread`), the same in every run
+//! so that a kept fileset is found again; which files share a directory differs, how full each
+//! is does not, beyond chance. A file created
 //! after a delete takes the deleted file's name, oldest first, in both (FFSB's list of
 //! "holes", `Fileset::reuse_names`); a new number only when no deleted name is left.
 

@@ -364,24 +364,23 @@ fn time_zero_only_builds_the_fileset() {
     assert!(outcome.result.is_none());
     assert_eq!(outcome.setup[0].files, 12);
     assert_eq!(files(&dir.path().join("data")), vec![1024; 12]);
-    // FFSB's names: data/datadir<k>/datafile<N>.
-    let mut names: Vec<String> = (0..3)
-        .flat_map(|k| {
-            let sub = dir.path().join(format!("data/datadir{k}"));
-            std::fs::read_dir(&sub)
-                .unwrap_or_else(|e| panic!("{}: {e}", sub.display()))
-                .map(move |e| format!("datadir{k}/{}", e.unwrap().file_name().to_string_lossy()))
-        })
+    // FFSB's names: data/datadir<k>/datafile<N>, or data/datafile<N> (a file's directory is
+    // drawn among the datadirs and data/ itself).
+    let data = dir.path().join("data");
+    let listed = |d: &std::path::Path| -> Vec<String> {
+        std::fs::read_dir(d)
+            .unwrap_or_else(|e| panic!("{}: {e}", d.display()))
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .filter(|n| n.starts_with("datafile"))
+            .collect()
+    };
+    let mut numbers: Vec<u64> = (0..3)
+        .flat_map(|k| listed(&data.join(format!("datadir{k}"))))
+        .chain(listed(&data))
+        .map(|n| n["datafile".len()..].parse().unwrap())
         .collect();
-    names.sort();
-    assert_eq!(names.len(), 12, "{names:?}");
-    assert!(names.contains(&"datadir0/datafile0".to_string()), "{names:?}");
-    assert!(
-        names
-            .iter()
-            .all(|n| n.split('/').nth(1).is_some_and(|f| f.starts_with("datafile"))),
-        "{names:?}"
-    );
+    numbers.sort();
+    assert_eq!(numbers, (0..12).collect::<Vec<u64>>());
     let text = ffsb::render(&plan, &outcome);
     assert!(
         text.contains("Only creating the fileset, not running benchmark."),
@@ -559,13 +558,36 @@ fn agefs_ages_the_filesystem_before_the_setup() {
     let fills = names.iter().filter(|n| n.starts_with("fillfile")).count();
     assert!(fills > 10, "aging made files: {names:?}");
     assert!(!fs.path().join("fill").exists(), "no separate fill directory");
-    // FFSB's ten starting files are empty (no size_weight): those left hold only what the
-    // appends added, write_size at a time.
-    let seeds: Vec<u64> = (0..10)
-        .filter_map(|i| std::fs::metadata(data.join(format!("fillfile{i}"))).ok())
-        .map(|m| m.len())
-        .collect();
-    assert!(seeds.iter().all(|s| s % 16384 == 0), "{seeds:?}");
+    // FFSB's ten starting files are empty (no size_weight).
+    let seeded = aged
+        .setup
+        .iter()
+        .find(|s| s.files == 10)
+        .expect("the aging's ten files");
+    assert_eq!(seeded.bytes, 0, "{:?}", aged.setup);
+    // A create after a delete takes the deleted file's name, as FFSB's does: fewer names than
+    // the ten and the creates.
+    let creates = aged
+        .ops
+        .iter()
+        .filter(|o| o.op == OpKind::Create)
+        .map(|o| o.count)
+        .sum::<u64>();
+    let deletes = aged
+        .ops
+        .iter()
+        .filter(|o| o.op == OpKind::Delete)
+        .map(|o| o.count)
+        .sum::<u64>();
+    let highest = names
+        .iter()
+        .filter_map(|n| n.strip_prefix("fillfile")?.parse::<u64>().ok())
+        .max()
+        .unwrap();
+    assert!(
+        deletes > 0 && highest + 1 < 10 + creates,
+        "{creates} creates, {deletes} deletes, fillfile{highest}"
+    );
     // The benchmark's files come after the aging, beside the aging files.
     assert_eq!(files(&data).len(), 10 + fills);
     let report = ffsb::render(&plan, &outcome);

@@ -258,7 +258,16 @@ fn time_zero_builds_the_fileset_and_says_so() {
         "{}",
         r.stdout
     );
-    assert_eq!(entries(&run_dir.join("data")).len(), 6, "5 directories and the marker");
+    // 5 directories, the marker, and the files placed in data/ itself (one in six, as FFSB
+    // draws a file's directory among num_dirs + 1).
+    let data = entries(&run_dir.join("data"));
+    let dirs: Vec<&String> = data.iter().filter(|e| e.starts_with("datadir")).collect();
+    assert_eq!(dirs, ["datadir0", "datadir1", "datadir2", "datadir3", "datadir4"]);
+    assert!(data.contains(&".fslab-fileset".to_string()), "{data:?}");
+    let here = data.iter().filter(|e| e.starts_with("datafile")).count();
+    assert_eq!(here + 6, data.len(), "{data:?}");
+    let inside: usize = dirs.iter().map(|d| entries(&run_dir.join("data").join(d)).len()).sum();
+    assert_eq!(here + inside, 30, "{data:?}");
 }
 
 #[test]

@@ -200,6 +200,14 @@ pub struct Fileset {
     #[serde(skip)]
     #[schemars(skip)]
     pub reuse_names: bool,
+    /// Each file in a directory drawn from the data directories and the fileset's own, as FFSB
+    /// places its files (filelist.c's add_file(): one of `num_dirs + 1`, the first being the
+    /// fileset's directory), instead of file N in data directory N mod `dirs`. The draw is a
+    /// hash of the file's number, the same in every run, so that a kept fileset is found again.
+    /// Set by the FFSB front-end; not part of a workload file.
+    #[serde(skip)]
+    #[schemars(skip)]
+    pub spread: bool,
     /// Prefixes of another fileset's files that share this fileset's directory (FFSB's aging
     /// `fillfile<N>` beside its `data` files): setup and removal leave them, and the directory,
     /// alone. Set by the front-ends; not part of a workload file.
@@ -244,6 +252,7 @@ impl Fileset {
             reuse: false,
             setup_calls: SetupCalls::Parallel,
             reuse_names: false,
+            spread: false,
             neighbours: Vec::new(),
         }
     }
@@ -258,6 +267,32 @@ impl Fileset {
     pub fn dir_mode(&self) -> u32 {
         let m = self.file_mode();
         m | ((m & 0o444) >> 2)
+    }
+
+    /// How many directories the files lie in: the data directories (the fileset's own when
+    /// there are none), and with [`spread`](Self::spread) the fileset's own as well.
+    pub fn file_dir_count(&self) -> u64 {
+        match self.dirs {
+            0 => 1,
+            n => n + self.spread as u64,
+        }
+    }
+
+    /// The directory file `id` lies in, below [`file_dir_count`](Self::file_dir_count): data
+    /// directory `k` for `k < dirs`, the fileset's own for `dirs` (and when there are none).
+    #[inline]
+    pub fn file_dir(&self, id: u64) -> u64 {
+        let n = self.file_dir_count();
+        if self.spread && self.dirs > 0 {
+            // splitmix64's finaliser, then scaled to 0..n: uniform, and no division.
+            let mut z = id.wrapping_add(0x9e37_79b9_7f4a_7c15);
+            z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+            z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+            z ^= z >> 31;
+            ((z as u128 * n as u128) >> 64) as u64
+        } else {
+            id % n
+        }
     }
 
     pub fn dir_name(&self) -> &str {

@@ -12,6 +12,7 @@ mod limits;
 mod named_files;
 mod one_process;
 mod operations;
+mod placement;
 mod ranks;
 mod script;
 mod series;
