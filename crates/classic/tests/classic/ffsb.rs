@@ -567,18 +567,8 @@ fn agefs_ages_the_filesystem_before_the_setup() {
     assert_eq!(seeded.bytes, 0, "{:?}", aged.setup);
     // A create after a delete takes the deleted file's name, as FFSB's does: fewer names than
     // the ten and the creates.
-    let creates = aged
-        .ops
-        .iter()
-        .filter(|o| o.op == OpKind::Create)
-        .map(|o| o.count)
-        .sum::<u64>();
-    let deletes = aged
-        .ops
-        .iter()
-        .filter(|o| o.op == OpKind::Delete)
-        .map(|o| o.count)
-        .sum::<u64>();
+    let count = |kind| aged.ops.iter().filter(|o| o.op == kind).map(|o| o.count).sum::<u64>();
+    let (creates, deletes) = (count(OpKind::Create), count(OpKind::Delete));
     let highest = names
         .iter()
         .filter_map(|n| n.strip_prefix("fillfile")?.parse::<u64>().ok())
