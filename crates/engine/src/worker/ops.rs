@@ -284,8 +284,9 @@ impl<'a> Worker<'a> {
         let size = self.table.spec.size.sample(&mut self.rng);
         let bs = spec.block_size();
         let flags = if spec.ffsb_calls {
-            // FFSB's fhopencreate(): the name is new here all the same, so O_TRUNC truncates
-            // nothing (the kernel skips it for a file the open created).
+            // FFSB's fhopencreate(). The name is a fresh one or a deleted file's
+            // (`reuse_names`), so O_TRUNC truncates nothing: the kernel skips it for a file
+            // the open created. Only what a failed create of this run left is truncated.
             self.io.base_flags | OFlags::RDWR | OFlags::CREATE | OFlags::TRUNC
         } else {
             self.io.base_flags | OFlags::WRONLY | OFlags::CREATE | OFlags::EXCL
