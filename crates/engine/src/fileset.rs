@@ -435,17 +435,11 @@ impl FileTable {
 
     /// File `id` as a path beneath the run directory, for messages.
     pub fn describe(&self, id: u64) -> String {
-        let mut b: NameBuf = [0; 64];
-        let name = self.name(id, &mut b).to_string_lossy().into_owned();
+        let rel = rel_path(&self.spec, id);
         if self.spec.dirs == 0 && self.spec.in_run_dir() {
-            name
-        } else if self.spec.dirs == 0 {
-            format!("{}/{name}", self.spec.dir_name())
+            rel
         } else {
-            match self.spec.file_dir(id) {
-                k if k == self.spec.dirs => format!("{}/{name}", self.spec.dir_name()),
-                k => format!("{}/{}{k}/{name}", self.spec.dir_name(), self.spec.dir_prefix),
-            }
+            format!("{}/{rel}", self.spec.dir_name())
         }
     }
 
@@ -780,7 +774,6 @@ fn matches_on_disk(
     if !marker_is(root, stamp) {
         return Ok(None);
     }
-    let ndirs = spec.dirs.max(1);
     let (lo, hi) = (spec.size.min(), spec.size.max());
     let mut sizes = Vec::with_capacity(files as usize);
     for id in 0..files {
@@ -821,17 +814,15 @@ fn matches_on_disk(
     if spec.dirs == 0 || spec.spread {
         count = ours(root).unwrap_or(u64::MAX);
     }
-    if spec.dirs > 0 {
-        for k in 0..ndirs {
-            let mut d: NameBuf = [0; 64];
-            let name = file_name(&spec.dir_prefix, k, &mut d)
-                .to_str()
-                .expect("ascii")
-                .to_string();
-            match confine::open_beneath(root.as_fd(), &name).and_then(|fd| ours(&fd)) {
-                Ok(n) => count += n,
-                Err(_) => return Ok(None),
-            }
+    for k in 0..spec.dirs {
+        let mut d: NameBuf = [0; 64];
+        let name = file_name(&spec.dir_prefix, k, &mut d)
+            .to_str()
+            .expect("ascii")
+            .to_string();
+        match confine::open_beneath(root.as_fd(), &name).and_then(|fd| ours(&fd)) {
+            Ok(n) => count += n,
+            Err(_) => return Ok(None),
         }
     }
     let meta_empty = spec.in_run_dir()
