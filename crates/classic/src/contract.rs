@@ -697,7 +697,7 @@ impl From<fslab_engine::RunError> for Error {
             RunError::Invalid(_) => ErrorKind::Input,
             RunError::Confine(c) | RunError::Setup(SetupError::Confine(c)) if bad_path(c) => ErrorKind::Input,
             RunError::Setup(SetupError::Foreign { .. } | SetupError::Linked { .. }) => ErrorKind::Input,
-            RunError::DropCaches(_) | RunError::Threads { .. } => ErrorKind::Environment,
+            RunError::DropCaches(_) | RunError::Workers { .. } | RunError::Shared(_) => ErrorKind::Environment,
             RunError::Confine(_) | RunError::Setup(_) => ErrorKind::Run,
         };
         Error::new(kind, e)

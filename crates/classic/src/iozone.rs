@@ -41,19 +41,21 @@
 //! - rewriters and readers: the first to finish fsyncs (`-e`, readers too), takes its figures,
 //!   then raises the stonewall; a stopped one fsyncs (`-e`), takes its figures and stops there.
 //!
+//! # Processes, as IOzone's
+//!
+//! Throughput mode's children are processes, forked once the files are laid out (the engine's
+//! `Workload::processes`), and with `-T` threads of one process, as IOzone's are. The kernel
+//! tells the two apart: threads share one descriptor table, so each call on a descriptor takes
+//! a reference on its file and read() and write() lock its position, which a single-threaded
+//! process skips (on tmpfs, cached 4 KiB reads were 15% slower with a second thread merely
+//! alive). The children share the start line, the stonewall and their live counters through
+//! shared memory, and hand their figures back through a pipe when they end. Automatic and single
+//! mode, where IOzone is one process, make each measurement on fslab's one thread with no other
+//! beside it (the engine's `RunOptions::one_process`): the process starts no thread at all, and
+//! its fileset's setup is made on that thread too.
+//!
 //! # Where fslab deliberately differs
 //!
-//! - IOzone's throughput children are processes (threads only with `-T`); fslab's are threads
-//!   of one process. What the filesystem sees is the same: each child opens its own file, so it
-//!   has its own open file and file position either way, and the page cache and inodes are
-//!   shared either way. What differs is the process around the calls: the threads share one
-//!   descriptor table, so the kernel counts a reference on each call's file and locks its
-//!   position for read() and write(), which a single-threaded process skips (on tmpfs, cached
-//!   4 KiB reads were 15% slower with a second thread merely alive), and an open takes the
-//!   table's lock. No call, order, size or data path changes, so throughput mode keeps threads.
-//!   Automatic and single mode, where IOzone is one process, make each measurement on fslab's
-//!   one thread with no other beside it (the engine's `RunOptions::one_process`): the process
-//!   starts no thread at all, and its fileset's setup is made on that thread too.
 //! - Files are made by the setup, untimed, beside a hidden `.fslab-fileset` marker that lets a
 //!   later run clear them safely; without `-F` they are `iozone.DUMMY.<n>` (automatic mode's
 //!   `iozone.tmp`) in the run directory (`--dir`, by default the current directory), mode 0640,

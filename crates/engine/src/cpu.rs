@@ -7,7 +7,8 @@
 //!   system, idle, iowait, irq, softirq and steal), from which the
 //!   system-wide percentage breakdown is computed, and
 //! * this process's `getrusage(RUSAGE_SELF)` user and system CPU time and its
-//!   voluntary and involuntary context switches.
+//!   voluntary and involuntary context switches, with those of the worker
+//!   processes it has waited for (`RUSAGE_CHILDREN`).
 //!
 //! Note that the kernel already counts guest time inside `user` (and
 //! guest_nice inside `nice`), so the guest columns are deliberately ignored.
@@ -128,22 +129,34 @@ fn timeval_micros(tv: &libc::timeval) -> u64 {
     secs.saturating_mul(1_000_000).saturating_add(micros)
 }
 
-/// Calls `getrusage(RUSAGE_SELF)`; all zeros in the (practically impossible)
-/// case that it fails.
+/// This process's `getrusage(RUSAGE_SELF)` plus that of the children it has waited for
+/// (`RUSAGE_CHILDREN`), so that a run's worker processes (`Workload::processes`), reaped before
+/// its last snapshot, count as its threads would. Two snapshots are subtracted, so children
+/// reaped before the first one cancel out. All zeros in the (practically impossible) case that
+/// it fails.
 fn read_rusage() -> ProcessTimes {
-    // SAFETY: `rusage` is a plain C struct for which all-zero bytes is a
-    // valid value, and getrusage only writes into the buffer we pass.
-    let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
-    // SAFETY: `usage` is a valid, writable `rusage` for the whole call.
-    let rc = unsafe { libc::getrusage(libc::RUSAGE_SELF, &mut usage) };
-    if rc != 0 {
-        return ProcessTimes::default();
-    }
+    let get = |who| {
+        // SAFETY: `rusage` is a plain C struct for which all-zero bytes is a
+        // valid value, and getrusage only writes into the buffer we pass.
+        let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
+        // SAFETY: `usage` is a valid, writable `rusage` for the whole call.
+        let rc = unsafe { libc::getrusage(who, &mut usage) };
+        if rc != 0 {
+            return ProcessTimes::default();
+        }
+        ProcessTimes {
+            user_micros: timeval_micros(&usage.ru_utime),
+            system_micros: timeval_micros(&usage.ru_stime),
+            voluntary_ctx_switches: u64::try_from(usage.ru_nvcsw).unwrap_or(0),
+            involuntary_ctx_switches: u64::try_from(usage.ru_nivcsw).unwrap_or(0),
+        }
+    };
+    let (me, children) = (get(libc::RUSAGE_SELF), get(libc::RUSAGE_CHILDREN));
     ProcessTimes {
-        user_micros: timeval_micros(&usage.ru_utime),
-        system_micros: timeval_micros(&usage.ru_stime),
-        voluntary_ctx_switches: u64::try_from(usage.ru_nvcsw).unwrap_or(0),
-        involuntary_ctx_switches: u64::try_from(usage.ru_nivcsw).unwrap_or(0),
+        user_micros: me.user_micros + children.user_micros,
+        system_micros: me.system_micros + children.system_micros,
+        voluntary_ctx_switches: me.voluntary_ctx_switches + children.voluntary_ctx_switches,
+        involuntary_ctx_switches: me.involuntary_ctx_switches + children.involuntary_ctx_switches,
     }
 }
 
@@ -174,7 +187,8 @@ impl CpuSnapshot {
 /// The first eight fields are system-wide percentages of all CPU time (over
 /// all CPUs) in the window and sum to 100 when the window contained any
 /// ticks; they are all zero if the window had no ticks or either snapshot
-/// lacked `/proc/stat` data. The remaining fields describe this process only.
+/// lacked `/proc/stat` data. The remaining fields describe this process only, with the worker
+/// processes of a run of `processes`.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct CpuUsage {
     /// Percentage of time in user mode (includes guest time).

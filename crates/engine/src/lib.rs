@@ -21,6 +21,7 @@ mod op;
 pub mod result;
 pub mod run;
 pub mod script;
+mod shm;
 mod space;
 pub mod steady;
 pub mod sysinfo;

@@ -933,10 +933,10 @@ impl Entries {
 }
 
 /// Sets (`F_WRLCK`) or clears (`F_UNLCK`) a byte-range lock, waiting for the range to be free:
-/// `fcntl(F_SETLKW)`, a POSIX record lock, as dbench's LockX. Such locks belong to the process,
-/// and fslab's script threads are one process where dbench's clients are one each; it makes no
-/// difference to the kernel's answers, because each thread works in its own base directory, so
-/// that no two threads ever lock the same file.
+/// `fcntl(F_SETLKW)`, a POSIX record lock, as dbench's LockX. Such locks belong to the process:
+/// dbench's front-end makes each client a process of its own (`Workload::processes`), as dbench
+/// does. Threads of one process would never block one another on them, but each script thread
+/// works in its own base directory, so no two ever lock the same file either way.
 fn lock_range(fd: &OwnedFd, kind: libc::c_int, offset: u64, len: u64) -> io::Result<()> {
     let too_far = |_| io::Error::new(io::ErrorKind::InvalidInput, "lock range beyond i64");
     // SAFETY: flock is a plain C struct for which all zeroes is a valid value.

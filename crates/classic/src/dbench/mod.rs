@@ -44,12 +44,10 @@
 //!
 //! # Where fslab deliberately differs
 //!
-//! - dbench calls `kill(parent, 0)` before every line to notice that its parent died; fslab's
-//!   clients are threads of the process that watches them, so they make no such call.
-//! - dbench forks a process per client; fslab runs a thread per client in one process. The
-//!   kernel sees the same calls but for one thing that could tell them apart, the owner of the
-//!   `F_SETLKW` locks (a process): each client locks only files in its own directory, so no lock
-//!   of one client ever meets another's, and the answers are the same.
+//! - Each client is a process, as dbench's, forked once the run is set up (the engine's
+//!   `Workload::processes`), so each owns its `F_SETLKW` locks and has a descriptor table of its
+//!   own. dbench calls `kill(parent, 0)` before every line to notice that its parent died;
+//!   fslab's clients die with it (`PR_SET_PDEATHSIG`), so they make no such call.
 //! - The per-second lines come from fslab's monitor; dbench's latency column is the longest gap
 //!   between two lines of any client, fslab's the longest step of that second (pacing sleeps
 //!   left out). dbench prints `0 of N processes prepared` every 100 ms until its processes wait;
@@ -71,9 +69,8 @@
 pub const DIFFERENCES: &str = "\
 # fslab dbench makes dbench 4.0's system calls for each loadfile line, by whole paths from -D.
 # Where it deliberately differs from dbench:
-# - no kill(parent, 0) before each line (dbench's check that its parent lives);
-# - a thread per client, not a process: the F_SETLKW locks' owner is one process, which changes
-#   no answer, as each client locks only files in its own directory;
+# - no kill(parent, 0) before each line (dbench's check that its parent lives): each client
+#   process dies with fslab instead;
 # - a line whose outcome differs from its status is counted (printed after dbench's report), not
 #   fatal;
 # - a clients/client<N> holding a file is refused before the run; Deltree of \\clients is refused;
@@ -288,6 +285,8 @@ pub fn compile(opts: &Options, lines: &[Line], source: &Path) -> Result<Workload
         },
         groups: vec![group],
         cleanup: !opts.skip_cleanup,
+        // dbench forks a process per client.
+        processes: true,
         ..Workload::new("dbench")
     })
 }

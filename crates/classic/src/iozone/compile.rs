@@ -49,6 +49,8 @@ pub struct Params {
     pub final_sync: FinalSync,
     /// Throughput mode (`-t`), where pwrite writers and fwriters create their files.
     pub throughput: bool,
+    /// Throughput mode's children are processes, as IOzone's are without `-T`.
+    pub processes: bool,
     /// Where the workload came from, for its description.
     pub origin: String,
 }
@@ -137,6 +139,7 @@ pub fn workload(test: Test, p: &Params, layout: &Layout, name: &str) -> Workload
         },
         filesets,
         groups,
+        processes: p.processes,
         ..Workload::new(name)
     }
 }
@@ -290,6 +293,7 @@ mod tests {
             seed: Some(1),
             final_sync: FinalSync::Outside,
             throughput: true,
+            processes: true,
             origin: "test".into(),
         }
     }

@@ -51,6 +51,9 @@ pub struct Options {
     pub osync: bool,
     /// `-x`: no stonewalling.
     pub no_stonewall: bool,
+    /// `-T`: throughput mode's children are threads of one process (POSIX threads), not
+    /// processes.
+    pub posix_threads: bool,
     /// `-O`: results in operations per second.
     pub ops_mode: bool,
     /// `-j N`: the stride of the stride read, in records (default 17).
@@ -95,6 +98,7 @@ impl Default for Options {
             direct: false,
             osync: false,
             no_stonewall: false,
+            posix_threads: false,
             ops_mode: false,
             stride: 17,
             mix_read_percent: 50,
@@ -315,7 +319,11 @@ impl Options {
                 self.help = true;
                 return;
             }
-            // -T (POSIX threads instead of processes): fslab's children are always threads.
+            'T' => {
+                // IOzone prints nothing for it.
+                self.posix_threads = true;
+                return;
+            }
             _ => return,
         };
         self.notes.push(note.to_string());
@@ -539,7 +547,8 @@ IOzone 3.487's throughput and automatic modes on fslab's engine. Sizes are in kB
             5 stride read, 6 fwrite/re-fwrite, 7 fread/re-fread, 8 mixed (-t only),
             9 pwrite/re-pwrite, 10 pread/re-pread (11 and 12 are not offered)
   -s SIZE   file size (default 512k)        -r SIZE   record size (default 4k)
-  -t N      throughput mode with N children (threads)
+  -t N      throughput mode with N children (processes)
+  -T        the children are threads of one process (POSIX threads)
   -F NAME.. one file per child, beneath --dir, in directories that exist
   -a        automatic mode: file sizes -n..-g (64k..512m), records -y..-q (4k..16m)
   -n -g -y -q SIZE   limits of automatic mode     -z   all record sizes in -a

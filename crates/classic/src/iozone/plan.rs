@@ -106,6 +106,7 @@ impl Plan {
                 FinalSync::None
             },
             throughput,
+            processes: throughput && !opts.posix_threads,
             origin: opts.command_line.clone(),
         };
         let mut steps = Vec::new();

@@ -404,6 +404,11 @@ fn each_operation_makes_dbench_s_system_calls() {
         .map(|(t, _)| *t)
         .expect("a client thread");
     let whole = fslab_testkit::strace::whole_calls(&text);
+    // The client is a process of its own, as dbench's: forked, a clone without CLONE_THREAD.
+    let forked = whole.iter().any(|(_, call)| {
+        call.starts_with("clone") && !call.contains("CLONE_THREAD") && call.trim_end().ends_with(&format!("= {tid}"))
+    });
+    assert!(forked, "client {tid} was not forked as a process: {whole:#?}");
     let calls: Vec<(&str, &str)> = whole
         .iter()
         .filter(|(t, _)| t == tid)

@@ -321,8 +321,10 @@ fn traced_on(
     args: &[&str],
     file: &str,
 ) -> (std::collections::BTreeMap<String, usize>, Vec<String>, Vec<String>) {
-    let whole = strace_iozone(cwd, "openat,close,read,write,pread64,pwrite64,lseek,fsync,sync", args);
-    // The descriptors open on the children's files (one descriptor table: threads).
+    let args: Vec<&str> = std::iter::once("iozone").chain(args.iter().copied()).collect();
+    let trace = "openat,close,read,write,pread64,pwrite64,lseek,fsync,sync";
+    let whole = strace_fslab(Some(cwd), &cwd.join("..").join("strace.log"), trace, &args);
+    // The descriptors open on the children's files, by process (each child has its own table).
     let mut fds = std::collections::BTreeSet::new();
     let mut opens = Vec::new();
     let mut order = Vec::new();
@@ -331,20 +333,21 @@ fn traced_on(
         c.rsplit_once("= ")
             .and_then(|r| r.1.split(' ').next()?.parse::<i32>().ok())
     };
-    for call in &whole {
+    for (pid, call) in &whole {
         let Some((name, rest)) = call.split_once('(') else {
             continue;
         };
         let fd = rest.split([',', ')']).next().and_then(|f| f.trim().parse::<i32>().ok());
+        let fd = fd.map(|fd| (pid, fd));
         match name {
             "openat" => {
                 let Some(new) = result(call) else { continue };
                 if call.contains(&format!("\"{file}")) {
                     opens.push(call.clone());
                     order.push(name.to_string());
-                    fds.insert(new);
+                    fds.insert((pid, new));
                 } else {
-                    fds.remove(&new);
+                    fds.remove(&(pid, new));
                 }
             }
             "close" if fd.is_some_and(|fd| fds.remove(&fd)) => order.push(name.to_string()),
@@ -416,7 +419,7 @@ fn automatic_mode_adds_few_calls_of_its_own_between_measurements() {
 
 #[test]
 #[ignore = "system tier: needs strace"]
-fn automatic_and_single_mode_measure_in_the_process_s_only_thread() {
+fn automatic_mode_measures_on_the_only_thread_and_throughput_children_are_processes() {
     let (_tmp, cwd) = strace_dir();
     let threads_made = |args: &str| strace_iozone(&cwd, "clone,clone3", &args.split(' ').collect::<Vec<_>>());
     // As IOzone's one process: no thread beside the one that measures, which would make the
@@ -425,9 +428,15 @@ fn automatic_and_single_mode_measure_in_the_process_s_only_thread() {
         let calls = threads_made(args);
         assert!(calls.is_empty(), "{args}: {calls:#?}");
     }
-    // Throughput mode's children run side by side, a thread each, with the monitor beside them.
+    // Throughput mode's children are processes, as IOzone's (a clone without CLONE_THREAD each);
+    // with -T they are threads of one process.
+    let processes = |calls: &[String]| calls.iter().filter(|c| !c.contains("CLONE_THREAD")).count();
+    // Writers and rewriters: two sub-tests of two children.
     let calls = threads_made("-i 0 -t 2 -s 64k -r 64k --pause 0");
-    assert!(calls.len() >= 2, "{calls:#?}");
+    assert_eq!(processes(&calls), 2 * 2, "a process per child per sub-test: {calls:#?}");
+    let calls = threads_made("-i 0 -t 2 -s 64k -r 64k --pause 0 -T");
+    assert_eq!(processes(&calls), 0, "{calls:#?}");
+    assert!(calls.len() >= 2 * 2, "a thread per child per sub-test: {calls:#?}");
 }
 
 #[test]

@@ -5,6 +5,7 @@
 mod merge;
 mod monitor;
 mod prepare;
+mod processes;
 mod ranks;
 mod spawn;
 
@@ -102,16 +103,20 @@ pub enum RunError {
     Setup(#[from] SetupError),
     #[error("cannot drop the caches (/proc/sys/vm/drop_caches needs root): {0}")]
     DropCaches(std::io::Error),
-    /// The machine would not start as many threads as the workload asks for.
+    /// The machine would not start as many workers (threads or processes) as the workload asks
+    /// for.
     #[error(
-        "the workload asks for {wanted} threads, but the machine would start only {started} ({error}): \
-         ask for fewer threads, or raise the limit (ulimit -u, /proc/sys/kernel/threads-max)"
+        "the workload asks for {wanted} workers, but the machine would start only {started} {what} ({error}): \
+         ask for fewer, or raise the limit (ulimit -u, /proc/sys/kernel/threads-max)"
     )]
-    Threads {
+    Workers {
         wanted: u64,
         started: u64,
+        what: &'static str,
         error: std::io::Error,
     },
+    #[error("cannot map the memory the workers share: {0}")]
+    Shared(std::io::Error),
 }
 
 /// Runs `workload` in `opts.dir`; `progress` is called from this thread once a second.

@@ -1,14 +1,17 @@
-//! Starting the threads together: the state they share, and one worker per thread of each group
-//! with its own seed and its share of the quotas. The calling thread then runs the monitor until
-//! every worker has ended; or, for a run made as one process (`RunOptions::one_process`), is
-//! itself the one worker.
+//! Starting the workers together: the state they share, and one worker per thread of each group
+//! with its own seed and its share of the quotas, as a thread or, with `Workload::processes`, as
+//! a process of its own (`processes.rs`). The calling thread then runs the monitor until every
+//! worker has ended; or, for a run made as one process (`RunOptions::one_process`), is itself
+//! the one worker.
 
 use super::monitor::{monitor, Timing};
 use super::prepare::Prepared;
+use super::processes;
 use super::{Progress, RunError, RunOptions};
 use crate::cpu::CpuSnapshot;
 use crate::histogram::OpStats;
 use crate::result::{Second, StopReason};
+use crate::shm::Shm;
 use crate::worker::{Gate, LiveCounters, Shared, ThreadOutcome, ThreadPlan, Worker};
 use crate::workload::{Group, OpKind, Workload};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering::Relaxed};
@@ -46,7 +49,9 @@ pub(super) fn run_threads(
         && stop.steady.is_none()
         && stop.util.is_none()
         && opts.peer_stop.is_none();
-    let shared = Shared {
+    // In shared memory, so that workers made as processes share them as threads do.
+    let shm = |e| RunError::Shared(e);
+    let shared = Shm::new(1, |_| Shared {
         stop: AtomicBool::new(false),
         interrupt: opts.interrupt.clone().filter(|_| on_this_thread),
         measuring: AtomicBool::new(stop.ramp.0.is_zero()),
@@ -58,13 +63,22 @@ pub(super) fn run_threads(
         util: stop.util.filter(|_| stop.util_poll.is_none()),
         util_reached: AtomicBool::new(false),
         start: Gate::new(total_threads as usize + if on_this_thread { 0 } else { 1 }),
-    };
-    let live: Vec<LiveCounters> = (0..total_threads).map(|_| LiveCounters::new()).collect();
-    let cursors: Vec<Vec<AtomicU64>> = workload
+    })
+    .map_err(shm)?;
+    let shared = &shared[0];
+    let live = Shm::new(total_threads as usize, |_| LiveCounters::new()).map_err(shm)?;
+    // One cursor per entry of each group's mix, the groups one after another.
+    let first_cursor: Vec<usize> = workload
         .groups
         .iter()
-        .map(|g| g.ops.iter().map(|_| AtomicU64::new(0)).collect())
+        .scan(0, |n, g| {
+            *n += g.ops.len();
+            Some(*n - g.ops.len())
+        })
         .collect();
+    let all_cursors =
+        Shm::new(workload.groups.iter().map(|g| g.ops.len()).sum(), |_| AtomicU64::new(0)).map_err(shm)?;
+    let cursors = |gi: usize| &all_cursors[first_cursor[gi]..first_cursor[gi] + workload.groups[gi].ops.len()];
     // Thread `idx` of all's share of a total: an even part, one more for the first remainder.
     let share = |total: u64, idx: u64| total / total_threads + u64::from(idx < total % total_threads);
     // Thread `t` of its group, `global` of all: its own seed and its shares of the quotas.
@@ -83,9 +97,9 @@ pub(super) fn run_threads(
             g,
             tables,
             base,
-            &shared,
+            shared,
             &live[0],
-            &cursors[0],
+            cursors(0),
             plan_of(0, 0),
             opts,
         ));
@@ -93,49 +107,87 @@ pub(super) fn run_threads(
 
     let (done_tx, done_rx) = mpsc::channel::<()>();
     let mut series = Vec::new();
+    // What the processes' times are sent relative to.
+    let epoch = Instant::now();
     let ran = std::thread::scope(|s| {
-        let mut handles = Vec::new();
+        let refused = |started: u64, what, error| RunError::Workers {
+            wanted: total_threads,
+            started,
+            what,
+            error,
+        };
+        // With processes, one thread of this process waits for them and reads back their
+        // figures. It starts first, so that a machine that refuses it has forked nothing.
+        let (to_reaper, reaper) = if workload.processes {
+            let (tx, rx) = mpsc::channel();
+            let done = done_tx.clone();
+            let reaper = std::thread::Builder::new()
+                .name("reaper".into())
+                .spawn_scoped(s, move || {
+                    processes::reap(rx.iter().collect(), epoch, workload, shared, &done)
+                })
+                .map_err(|e| refused(0, "processes (and no thread to wait for them)", e))?;
+            (Some(tx), Some(reaper))
+        } else {
+            (None, None)
+        };
+        let mut threads = Vec::new();
         let mut global = 0u64;
-        for (gi, (g, bases)) in workload.groups.iter().zip(bases).enumerate() {
+        let mut refusal = None;
+        'start: for (gi, (g, bases)) in workload.groups.iter().zip(bases).enumerate() {
             let group_tables = prepared.group_tables(workload, g);
             for (t, base) in (0..g.threads).zip(bases) {
-                let plan = plan_of(global, t);
-                let (shared, live, cursors, done) =
-                    (&shared, &live[global as usize], &cursors[gi][..], done_tx.clone());
-                let group_tables = group_tables.clone();
-                let spawned = std::thread::Builder::new()
-                    .name(format!("{}-{t}", g.name))
-                    .spawn_scoped(s, move || {
-                        let outcome = match Worker::new(g, group_tables, base, shared, live, cursors, plan) {
-                            Ok(w) => w.run(),
-                            Err(e) => could_not_start(g, shared, e),
-                        };
-                        let _ = done.send(());
-                        outcome
-                    });
-                match spawned {
-                    Ok(handle) => handles.push((gi, t, handle)),
-                    Err(error) => {
-                        // The machine refuses more threads: send the ones started home and
-                        // wait for them, then say why.
-                        shared.start.call_off();
-                        for (_, _, h) in handles {
-                            let _ = h.join();
-                        }
-                        return Err(RunError::Threads {
-                            wanted: total_threads,
-                            started: global,
-                            error,
-                        });
+                let (plan, live, cursors, tables) = (
+                    plan_of(global, t),
+                    &live[global as usize],
+                    cursors(gi),
+                    group_tables.clone(),
+                );
+                let work = move || match Worker::new(g, tables, base, shared, live, cursors, plan) {
+                    Ok(w) => w.run(),
+                    Err(e) => could_not_start(g, shared, e),
+                };
+                let started = match &to_reaper {
+                    Some(reaper) => processes::fork(gi, t, epoch, work).map(|child| {
+                        let _ = reaper.send(child);
+                    }),
+                    None => {
+                        let done = done_tx.clone();
+                        std::thread::Builder::new()
+                            .name(format!("{}-{t}", g.name))
+                            .spawn_scoped(s, move || {
+                                let outcome = work();
+                                let _ = done.send(());
+                                outcome
+                            })
+                            .map(|h| threads.push((gi, t, h)))
                     }
+                };
+                if let Err(error) = started {
+                    refusal = Some(error);
+                    break 'start;
                 }
                 global += 1;
             }
         }
+        drop(to_reaper);
+        if let Some(error) = refusal {
+            // The machine refuses more workers: send the ones started home and wait for them,
+            // then say why.
+            shared.start.call_off();
+            for (_, _, h) in threads {
+                let _ = h.join();
+            }
+            if let Some(reaper) = reaper {
+                let _ = reaper.join();
+            }
+            let what = if workload.processes { "processes" } else { "threads" };
+            return Err(refused(global, what, error));
+        }
         drop(done_tx);
         let timing = monitor(
             workload,
-            &shared,
+            shared,
             &live,
             &done_rx,
             total_threads,
@@ -144,10 +196,13 @@ pub(super) fn run_threads(
             &mut series,
             progress,
         );
-        let outcomes: Vec<(usize, u32, ThreadOutcome)> = handles
+        let mut outcomes: Vec<(usize, u32, ThreadOutcome)> = threads
             .into_iter()
             .map(|(gi, t, h)| (gi, t, h.join().expect("worker thread")))
             .collect();
+        if let Some(reaper) = reaper {
+            outcomes.extend(reaper.join().expect("reaper thread"));
+        }
         Ok((outcomes, timing))
     });
     let (outcomes, timing) = ran?;

@@ -1,51 +1,59 @@
-//! The start line: every thread of a run, and the monitor, wait at it so that they start
-//! together. Unlike a barrier it can be called off: when a thread cannot be started (the machine
-//! refuses more threads), the threads already waiting go home instead of waiting for ever.
+//! The start line: every worker of a run, and the monitor, wait at it so that they start
+//! together. Unlike a barrier it can be called off: when a worker cannot be started (the machine
+//! refuses more threads or processes), the ones already waiting go home instead of waiting for
+//! ever.
+//!
+//! It is two words waited on with a futex that is not private to the process, so that it works
+//! in memory shared with worker processes ([`Shm`](crate::shm::Shm)) as well as between threads.
 
-use std::sync::{Condvar, Mutex};
+use rustix::thread::futex;
+use std::sync::atomic::{AtomicU32, Ordering};
+
+const WAITING: u32 = 0;
+const OPEN: u32 = 1;
+const CALLED_OFF: u32 = 2;
 
 pub(crate) struct Gate {
-    parties: usize,
-    state: Mutex<State>,
-    opened: Condvar,
-}
-
-#[derive(Default)]
-struct State {
-    arrived: usize,
-    open: bool,
-    called_off: bool,
+    parties: u32,
+    arrived: AtomicU32,
+    state: AtomicU32,
 }
 
 impl Gate {
     /// A gate that opens when `parties` have arrived.
     pub fn new(parties: usize) -> Gate {
         Gate {
-            parties,
-            state: Mutex::new(State::default()),
-            opened: Condvar::new(),
+            parties: u32::try_from(parties).unwrap_or(u32::MAX),
+            arrived: AtomicU32::new(0),
+            state: AtomicU32::new(WAITING),
         }
     }
 
     /// Waits until every party has arrived: true; or until the start is called off: false.
     pub fn wait(&self) -> bool {
-        let mut s = self.state.lock().unwrap_or_else(|p| p.into_inner());
-        s.arrived += 1;
-        if s.arrived >= self.parties {
-            s.open = true;
-            self.opened.notify_all();
+        if self.arrived.fetch_add(1, Ordering::AcqRel) + 1 >= self.parties {
+            self.settle(OPEN);
         }
-        while !s.open && !s.called_off {
-            s = self.opened.wait(s).unwrap_or_else(|p| p.into_inner());
+        loop {
+            match self.state.load(Ordering::Acquire) {
+                // Woken, interrupted or already moved on: look again.
+                WAITING => drop(futex::wait(&self.state, futex::Flags::empty(), WAITING, None)),
+                state => return state == OPEN,
+            }
         }
-        !s.called_off
     }
 
-    /// Sends everyone waiting, and everyone still to come, home.
+    /// Sends everyone waiting, and everyone still to come, home (unless it has opened already).
     pub fn call_off(&self) {
-        let mut s = self.state.lock().unwrap_or_else(|p| p.into_inner());
-        s.called_off = true;
-        self.opened.notify_all();
+        self.settle(CALLED_OFF);
+    }
+
+    fn settle(&self, to: u32) {
+        let _ = self
+            .state
+            .compare_exchange(WAITING, to, Ordering::AcqRel, Ordering::Acquire);
+        // The count is a C int: i32::MAX wakes every waiter.
+        let _ = futex::wake(&self.state, futex::Flags::empty(), i32::MAX as u32);
     }
 }
 

@@ -38,6 +38,14 @@ pub struct Workload {
     /// do; by default they stay, as FFSB's do.
     #[serde(default, skip_serializing_if = "is_false")]
     pub cleanup: bool,
+    /// Make each thread a process of its own, forked once the filesets are set up, as fio's jobs
+    /// are (without its `thread`), and dbench's clients and IOzone's throughput children. Each
+    /// then has its own descriptor table, and the kernel takes a single-threaded process's
+    /// lighter path for every call on a descriptor: no reference count on the file and no lock
+    /// on its position. Operations that change which files a fileset holds (create, delete,
+    /// rename) or make its directories keep threads, which share the fileset's table.
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub processes: bool,
 }
 
 /// When the measured phase ends. With several conditions, the first one met ends the run; with
@@ -520,6 +528,7 @@ impl Workload {
             filesets: Vec::new(),
             groups: Vec::new(),
             cleanup: false,
+            processes: false,
         }
     }
 

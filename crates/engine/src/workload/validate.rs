@@ -247,6 +247,18 @@ impl Workload {
                         message: format!("{} runs over one fileset; this group names {}", op.op, sets.len()),
                     });
                 }
+                let shapes =
+                    op.op.changes_membership() || matches!(op.op, OpKind::Mkdir | OpKind::Rmdir | OpKind::MetaOp);
+                if self.processes && shapes {
+                    return bad(
+                        at("op"),
+                        format!(
+                            "{} changes what fileset `{}` holds, which only threads share: leave out `processes`",
+                            op.op,
+                            crate::input::excerpt(&sets[0].name)
+                        ),
+                    );
+                }
                 for fs in &sets {
                     check_op(op, fs, g).map_err(|(k, m)| Invalid {
                         path: at(k),

@@ -13,6 +13,7 @@ mod named_files;
 mod one_process;
 mod operations;
 mod placement;
+mod processes;
 mod ranks;
 mod script;
 mod series;
