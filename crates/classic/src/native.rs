@@ -79,6 +79,10 @@ pub struct AdHoc {
     /// (NAME.JOB.0 in --dir), unless --filename names one they share.
     #[arg(long)]
     pub numjobs: Option<u32>,
+    /// Make each thread a process of its own, forked once the files are laid out, as fio's jobs
+    /// are unless given --thread (fslab's threads are fio's --thread).
+    #[arg(long)]
+    pub processes: bool,
     /// fio's filename: the one file, in --dir, that every thread works on.
     #[arg(long)]
     pub filename: Option<String>,
@@ -432,6 +436,7 @@ impl AdHoc {
                 ops,
                 ..Group::new(&name, "adhoc")
             }],
+            processes: self.processes,
             ..Workload::new(&name)
         }
     }

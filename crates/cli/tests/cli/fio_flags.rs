@@ -174,3 +174,42 @@ fn fsync_syncs_after_every_n_writes() {
     };
     assert_eq!((count("write"), count("fsync")), (16, 3), "{}", run.stdout);
 }
+
+/// `--processes` makes each job a process, as fio's are without --thread: the workload says so,
+/// and each job's figures come back from its process.
+#[test]
+fn processes_runs_each_job_as_a_process_and_counts_its_work() {
+    assert!(explain(&["--op", "read", "--processes"]).contains("processes = true"));
+    assert!(!explain(&["--op", "read"]).contains("processes"));
+    let dir = tempdir();
+    let run = fslab(&[
+        "run",
+        "--rw=write",
+        "--bs",
+        "64k",
+        "--size",
+        "1m",
+        "--numjobs",
+        "2",
+        "--processes",
+        "--directory",
+        s(dir.path()),
+        "--json",
+    ]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let out: serde_json::Value = serde_json::from_str(&run.stdout).unwrap();
+    let result = &out["phases"][0]["result"];
+    assert_eq!(result["workload"]["processes"], true);
+    assert_eq!(result["totals"]["bytes_written"], 2 << 20, "{result}");
+    let threads = result["threads"].as_array().unwrap();
+    assert_eq!(threads.len(), 2);
+    assert!(
+        threads.iter().all(|t| t["ops"] == 16 && t["finished"] == true),
+        "{threads:?}"
+    );
+    let mib = 1 << 20;
+    assert_eq!(
+        files_in(dir.path()),
+        [("write.0.0".to_string(), mib), ("write.1.0".to_string(), mib)]
+    );
+}

@@ -36,8 +36,9 @@ pub(super) fn fork(
     let (read, write) = rustix::pipe::pipe_with(rustix::pipe::PipeFlags::CLOEXEC)?;
     let parent = rustix::process::getpid();
     // SAFETY: the child runs the worker alone and leaves with _exit, never returning into the
-    // parent's frames. What it calls takes no lock another thread of the parent might have held
-    // at the fork, except the allocator's, which glibc's fork makes safe.
+    // parent's frames. The worker takes no lock another thread of the parent might have held at
+    // the fork but the allocator's, which glibc's fork makes safe (a panic's message would take
+    // stderr's, which only a thread printing at that instant holds).
     match unsafe { libc::fork() } {
         -1 => Err(io::Error::last_os_error()),
         0 => {

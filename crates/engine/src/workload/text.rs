@@ -95,13 +95,35 @@ impl Workload {
                     Ok(_) => Ok(text),
                     Err(e) => Err(e.to_string()),
                 });
-        written.unwrap_or_else(|e| {
+        written.map(|text| self.octal_modes(text)).unwrap_or_else(|e| {
             let why = match self.validate() {
                 Err(invalid) => invalid.message,
                 Ok(()) => e,
             };
             format!("# this workload cannot be written as TOML: {why}\n")
         })
+    }
+}
+
+impl Workload {
+    /// `text` with each fileset's permission bits written as they are read, in octal
+    /// (`mode = 0o700`, not 448).
+    fn octal_modes(&self, text: String) -> String {
+        if self.filesets.iter().all(|f| f.mode.is_none()) {
+            return text;
+        }
+        let Ok(mut doc) = text.parse::<toml_edit::DocumentMut>() else {
+            return text;
+        };
+        let sets = doc.get_mut("fileset").and_then(|i| i.as_array_of_tables_mut());
+        for set in sets.into_iter().flat_map(|s| s.iter_mut()) {
+            let octal = set.get("mode").and_then(|m| m.as_integer()).map(|m| format!("0o{m:o}"));
+            // Parsed, the value keeps the octal form it was written in.
+            if let Some(value) = octal.and_then(|o| o.parse::<toml_edit::Value>().ok()) {
+                set["mode"] = toml_edit::Item::Value(value);
+            }
+        }
+        doc.to_string()
     }
 }
 

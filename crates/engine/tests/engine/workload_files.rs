@@ -205,3 +205,18 @@ fn dir_prefix_names_the_directories_and_survives_a_trip_through_toml() {
     // The same fileset again finds its own directories and makes them anew.
     crate::common::run_ok(&w, dir.path());
 }
+
+#[test]
+fn a_mode_is_written_back_in_octal_and_survives_a_trip_through_toml() {
+    for (given, written) in [
+        ("0o700", "mode = 0o700"),
+        ("0o2640", "mode = 0o2640"),
+        ("420", "mode = 0o644"),
+    ] {
+        let text = GOOD.replace("files = 4", &format!("files = 4\nmode = {given}"));
+        let w = crate::common::workload(&text);
+        let toml = w.to_toml();
+        assert!(toml.lines().any(|l| l == written), "mode = {given}:\n{toml}");
+        assert_eq!(Workload::from_toml(&toml, "back.toml").unwrap(), w);
+    }
+}
