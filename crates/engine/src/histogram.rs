@@ -11,7 +11,8 @@ use serde::{Deserialize, Serialize};
 /// Highest latency the histograms track exactly: one hour, in nanoseconds.
 const MAX_NS: u64 = 3_600_000_000_000;
 
-#[derive(Debug, Clone, Default)]
+/// Handed from a worker process to the run as data (its histogram as its buckets).
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
 pub struct OpStats {
     pub count: u64,
     pub errors: u64,
@@ -22,7 +23,34 @@ pub struct OpStats {
     pub bytes: u64,
     pub transactions: u64,
     /// Made at the first latency recorded or merged in.
+    #[serde(with = "as_buckets")]
     hist: Option<Histogram<u64>>,
+}
+
+/// A histogram as data: its [`buckets`](OpStats::buckets), which merge back exactly.
+mod as_buckets {
+    use super::{buckets, OpStats};
+    use hdrhistogram::Histogram;
+    use serde::{Deserialize, Deserializer, Serialize, Serializer};
+
+    pub fn serialize<S: Serializer>(h: &Option<Histogram<u64>>, s: S) -> Result<S::Ok, S::Error> {
+        buckets(h).serialize(s)
+    }
+
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Option<Histogram<u64>>, D::Error> {
+        let b: Vec<(u64, u64)> = Deserialize::deserialize(d)?;
+        Ok(OpStats::from_buckets(&b).hist)
+    }
+}
+
+/// A histogram's (upper bound in ns, count) pairs of its non-empty buckets.
+fn buckets(hist: &Option<Histogram<u64>>) -> Vec<(u64, u64)> {
+    let Some(h) = hist else {
+        return Vec::new();
+    };
+    h.iter_recorded()
+        .map(|v| (h.highest_equivalent(v.value_iterated_to()), v.count_at_value()))
+        .collect()
 }
 
 fn new_histogram() -> Histogram<u64> {
@@ -107,12 +135,7 @@ impl OpStats {
     /// The histogram as (upper bound in ns, count) pairs of its non-empty buckets, for storage
     /// and for merging across repeats.
     pub fn buckets(&self) -> Vec<(u64, u64)> {
-        let Some(h) = &self.hist else {
-            return Vec::new();
-        };
-        h.iter_recorded()
-            .map(|v| (h.highest_equivalent(v.value_iterated_to()), v.count_at_value()))
-            .collect()
+        buckets(&self.hist)
     }
 }
 
@@ -133,6 +156,23 @@ pub struct Latency {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn statistics_come_back_whole_through_json() {
+        let mut s = OpStats::default();
+        for ns in [900, 1_000, 50_000, 50_000, 7_000_000] {
+            s.record(ns, 4096, 1);
+        }
+        s.errors = 2;
+        s.mismatches = 1;
+        let back: OpStats = serde_json::from_str(&serde_json::to_string(&s).unwrap()).unwrap();
+        assert_eq!((back.count, back.bytes, back.transactions), (5, 5 * 4096, 5));
+        assert_eq!((back.errors, back.mismatches), (2, 1));
+        assert_eq!(back.buckets(), s.buckets());
+        assert_eq!(back.latency(), s.latency());
+        let none: OpStats = serde_json::from_str(&serde_json::to_string(&OpStats::default()).unwrap()).unwrap();
+        assert!(none.hist.is_none() && none.buckets().is_empty());
+    }
 
     #[test]
     fn percentiles_stay_within_one_percent_from_a_microsecond_to_100_seconds() {

@@ -175,13 +175,12 @@ fn how_it_ended(s: WaitStatus) -> String {
     }
 }
 
-/// A [`ThreadOutcome`] as a child hands it back: its times relative to the epoch, its
-/// histograms as their buckets (which merge back exactly).
+/// A [`ThreadOutcome`] as a child hands it back, its times relative to the epoch.
 #[derive(Serialize, Deserialize)]
 struct Wire {
-    stats: Vec<WireStats>,
-    fsyncs: WireStats,
-    steps: Vec<WireStats>,
+    stats: Vec<OpStats>,
+    fsyncs: OpStats,
+    steps: Vec<OpStats>,
     first_error: Option<(OpKind, String, Option<i32>)>,
     ended: Duration,
     finished: bool,
@@ -189,49 +188,13 @@ struct Wire {
     counted_end: Option<Duration>,
 }
 
-#[derive(Serialize, Deserialize)]
-struct WireStats {
-    count: u64,
-    errors: u64,
-    skipped: u64,
-    mismatches: u64,
-    bytes: u64,
-    transactions: u64,
-    buckets: Vec<(u64, u64)>,
-}
-
-impl WireStats {
-    fn from_stats(s: &OpStats) -> WireStats {
-        WireStats {
-            count: s.count,
-            errors: s.errors,
-            skipped: s.skipped,
-            mismatches: s.mismatches,
-            bytes: s.bytes,
-            transactions: s.transactions,
-            buckets: s.buckets(),
-        }
-    }
-
-    fn into_stats(self) -> OpStats {
-        let mut s = OpStats::from_buckets(&self.buckets);
-        s.count = self.count;
-        s.errors = self.errors;
-        s.skipped = self.skipped;
-        s.mismatches = self.mismatches;
-        s.bytes = self.bytes;
-        s.transactions = self.transactions;
-        s
-    }
-}
-
 impl Wire {
     fn from_outcome(o: ThreadOutcome, epoch: Instant) -> Wire {
         let since = |t: Instant| t.saturating_duration_since(epoch);
         Wire {
-            stats: o.stats.iter().map(WireStats::from_stats).collect(),
-            fsyncs: WireStats::from_stats(&o.fsyncs),
-            steps: o.steps.iter().map(WireStats::from_stats).collect(),
+            stats: o.stats,
+            fsyncs: o.fsyncs,
+            steps: o.steps,
             first_error: o.first_error,
             ended: since(o.ended),
             finished: o.finished,
@@ -242,9 +205,9 @@ impl Wire {
 
     fn into_outcome(self, epoch: Instant) -> ThreadOutcome {
         ThreadOutcome {
-            stats: self.stats.into_iter().map(WireStats::into_stats).collect(),
-            fsyncs: self.fsyncs.into_stats(),
-            steps: self.steps.into_iter().map(WireStats::into_stats).collect(),
+            stats: self.stats,
+            fsyncs: self.fsyncs,
+            steps: self.steps,
             first_error: self.first_error,
             ended: epoch + self.ended,
             finished: self.finished,
