@@ -572,6 +572,8 @@ fn op_spec(profile: &Profile, tg: &TgSpec, op: FfsbOp, weight: u32, align: Bytes
         weight,
         // FFSB's calls: stat() once open, lseek() + read()/write() (fileops.c).
         ffsb_calls: true,
+        // 5.2.1's fhopencreate() leaves O_DIRECT out; 6.0's adds it with directio=1.
+        buffered_create: profile.grammar == Grammar::V5,
         ..OpSpec::new(op.kind())
     };
     let fsync_file = tg.fsync_file && profile.grammar == Grammar::V5 && op == FfsbOp::Write;

@@ -22,7 +22,7 @@
 //! | write, write_fsync | `open(O_WRONLY[\|O_DIRECT])`, `stat(name)`, `lseek` (as read), `write()` × `write_size / write_blocksize`, `fsync()` (write_fsync; 5.x write with `fsync_file`), `close()` | the same |
 //! | writeall, writeall_fsync (6.0) | `open(O_WRONLY[\|O_DIRECT])`, `stat(name)`, `write()` over the whole file, [`fsync()`], `close()` | the same |
 //! | append, append_fsync | `open(O_APPEND\|O_WRONLY[\|O_DIRECT])`, `write()` × `write_size / write_blocksize`, [`fsync()`], `close()` | the same |
-//! | create, create_fsync | `open(O_CREAT\|O_RDWR\|O_TRUNC[\|O_DIRECT], 0700)`, `write()`s of `write_blocksize` over a size drawn from min..max, [`fsync()`], `close()` | the same (`openat()`): the name is always a new one, so `O_TRUNC` truncates nothing; 5.2.1 never adds `O_DIRECT` to a create, fslab does with `directio=1` |
+//! | create, create_fsync | `open(O_CREAT\|O_RDWR\|O_TRUNC[\|O_DIRECT], 0700)`, `write()`s of `write_blocksize` over a size drawn from min..max, [`fsync()`], `close()` | the same (`openat()`): the name is always a new one, so `O_TRUNC` truncates nothing; as 5.2.1's, a 5.x profile's create opens without `O_DIRECT` even with `directio=1` (6.0 adds it) |
 //! | delete | `unlink(name)` | `unlinkat()` |
 //! | metaop | `mkdir(0700)`, `mkdir(0700)`, `rmdir` (a random one), `rename` (a random one) | `mkdirat(0700)`, `mkdirat(0700)`, `unlinkat(AT_REMOVEDIR)` of the first, `renameat` of the second |
 //! | createdir (6.0) | `mkdir(name, 0700)` | `mkdirat(0700)` |

@@ -507,3 +507,43 @@ fn creates_open_as_ffsb_s_and_every_file_and_directory_is_0700() {
     }
     assert!(seen > 4, "no data files in data/datadir0");
 }
+
+/// With directio=1, FFSB 5.2.1's fhopencreate() opens without O_DIRECT and 6.0's with it; every
+/// other open of either has it. (On a tmpfs, which takes O_DIRECT.)
+#[test]
+#[ignore = "system tier: needs root (a tmpfs) and strace"]
+fn a_5x_profile_creates_without_o_direct_and_a_6_0_one_with_it() {
+    require_tool("strace", "strace");
+    // Room for a second of creates of 16 KiB files (a few thousand).
+    let fs = fslab_testkit::Tmpfs::mount("1g");
+    let v5 = "num_filesystems=1\nnum_threadgroups=1\ndirectio=1\ntime=1\n\
+              [filesystem0]\nlocation=/unused\nnum_files=4\nnum_dirs=1\nmin_filesize=16384\nmax_filesize=16384\n[end0]\n\
+              [threadgroup0]\nnum_threads=1\ncreate_weight=1\nread_weight=1\nread_size=4096\nread_blocksize=4096\n\
+              write_blocksize=4096\n[end0]\n";
+    let v6 = "time=1\ndirectio=1\n[filesystem]\nlocation=/unused\nnum_files=4\nnum_dirs=1\nmin_filesize=16k\nmax_filesize=16k\n[end]\n\
+              [threadgroup]\nnum_threads=1\ncreate_weight=1\nread_weight=1\nread_size=4096\nread_blocksize=4096\n\
+              write_blocksize=4096\n[end]\n";
+    for (text, create_direct) in [(v5, false), (v6, true)] {
+        let dir = fs.path().join(if create_direct { "v6" } else { "v5" });
+        std::fs::create_dir(&dir).unwrap();
+        let args = ffsb_args(&dir, text);
+        let calls = crate::common::strace_fslab(None, &dir.join("strace.log"), "openat", &refs(&args));
+        let of_data = |c: &&String| c.contains("\"datafile") && !c.contains("= -1");
+        // Past the setup's four files, the run's: creates, and reads (O_RDONLY).
+        let run: Vec<&String> = calls
+            .iter()
+            .map(|(_, c)| c)
+            .filter(of_data)
+            .filter(|c| c.contains("O_TRUNC") || c.contains("O_RDONLY"))
+            .collect();
+        let creates: Vec<&&String> = run.iter().filter(|c| c.contains("O_TRUNC")).collect();
+        let reads: Vec<&&String> = run.iter().filter(|c| c.contains("O_RDONLY")).collect();
+        assert!(!creates.is_empty() && !reads.is_empty(), "{calls:#?}");
+        for c in creates {
+            assert_eq!(c.contains("O_DIRECT"), create_direct, "{c}");
+        }
+        for c in reads {
+            assert!(c.contains("O_DIRECT"), "{c}");
+        }
+    }
+}

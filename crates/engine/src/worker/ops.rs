@@ -283,13 +283,17 @@ impl<'a> Worker<'a> {
         let id = self.table.create_id();
         let size = self.table.spec.size.sample(&mut self.rng);
         let bs = spec.block_size();
+        let mut base = self.io.base_flags;
+        if spec.buffered_create {
+            base.remove(OFlags::DIRECT);
+        }
         let flags = if spec.ffsb_calls {
             // FFSB's fhopencreate(). The name is a fresh one or a deleted file's
             // (`reuse_names`), so O_TRUNC truncates nothing: the kernel skips it for a file
             // the open created. Only what a failed create of this run left is truncated.
-            self.io.base_flags | OFlags::RDWR | OFlags::CREATE | OFlags::TRUNC
+            base | OFlags::RDWR | OFlags::CREATE | OFlags::TRUNC
         } else {
-            self.io.base_flags | OFlags::WRONLY | OFlags::CREATE | OFlags::EXCL
+            base | OFlags::WRONLY | OFlags::CREATE | OFlags::EXCL
         };
         let stop = &self.shared.stop;
         let result = (|| {

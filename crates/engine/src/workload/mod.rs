@@ -849,6 +849,11 @@ pub struct OpSpec {
     #[serde(skip)]
     #[schemars(skip)]
     pub ffsb_calls: bool,
+    /// create: open without `O_DIRECT` even in a `direct` group, as FFSB 5.2.1's
+    /// `fhopencreate()` does (set by the FFSB front-end; not part of a workload file).
+    #[serde(skip)]
+    #[schemars(skip)]
+    pub buffered_create: bool,
 }
 
 /// The order in which an operation goes through the files of its fileset.
@@ -881,6 +886,7 @@ impl OpSpec {
             reverse: None,
             order: None,
             ffsb_calls: false,
+            buffered_create: false,
         }
     }
 
