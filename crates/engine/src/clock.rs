@@ -54,6 +54,18 @@ pub fn init() {
     calibration();
 }
 
+/// Nanoseconds since the clock's origin, an instant every thread and every worker process of a
+/// run shares (it is set before they start): a time one of them can hand to another in shared
+/// memory, for [`at_ns`] to turn back into an `Instant`.
+pub fn origin_ns() -> u64 {
+    calibration().origin.elapsed().as_nanos() as u64
+}
+
+/// The instant [`origin_ns`] read `ns`.
+pub fn at_ns(ns: u64) -> Instant {
+    calibration().origin + Duration::from_nanos(ns)
+}
+
 /// A reading of the clock, only meaningful to [`since_ns`] and [`between_ns`].
 #[inline]
 pub fn now() -> u64 {

@@ -46,10 +46,11 @@ pub(super) fn monitor(
     let ramp = workload.stop.ramp.0;
     let machine = !opts.one_process;
     let mut cpu_start = CpuSnapshot::take(machine);
-    // Read before the barrier: no thread starts until the monitor is at the barrier too, and a
-    // thread with little to do may finish before the monitor reads the clock after it.
-    let start = Instant::now();
+    // The run starts when the start line opens, once every worker is ready (its buffers, ring
+    // and files): taken by the last to arrive before it lets anyone go, since a worker with
+    // little to do may finish before the monitor could read the clock after it.
     shared.start.wait();
+    let start = shared.start.opened_at();
     let mut measure_start = start;
     let ramp_end = (!ramp.is_zero()).then(|| start + ramp);
     let mut deadline = workload.stop.time.map(|t| start + ramp + t.0);

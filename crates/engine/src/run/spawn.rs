@@ -229,11 +229,12 @@ fn run_here(
 ) -> Ran {
     let worker = Worker::new(g, tables, base, shared, live, cursors, plan);
     let cpu_start = CpuSnapshot::take(false);
-    let measure_start = Instant::now();
     let outcome = match worker {
         Ok(w) => w.run(),
         Err(e) => could_not_start(g, shared, e),
     };
+    // The worker opened the start line (its only party) once ready, as a monitor would see it.
+    let measure_start = shared.start.opened_at();
     if let Some(s) = opts.stopped.as_deref() {
         s.store(true, Relaxed);
     }

@@ -6,8 +6,10 @@
 //! It is two words waited on with a futex that is not private to the process, so that it works
 //! in memory shared with worker processes ([`Shm`](crate::shm::Shm)) as well as between threads.
 
+use crate::clock;
 use rustix::thread::futex;
-use std::sync::atomic::{AtomicU32, Ordering};
+use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
+use std::time::Instant;
 
 const WAITING: u32 = 0;
 const OPEN: u32 = 1;
@@ -17,6 +19,8 @@ pub(crate) struct Gate {
     parties: u32,
     arrived: AtomicU32,
     state: AtomicU32,
+    /// When it opened ([`clock::origin_ns`]), read by the last to arrive before it lets anyone go.
+    opened: AtomicU64,
 }
 
 impl Gate {
@@ -26,12 +30,14 @@ impl Gate {
             parties: u32::try_from(parties).unwrap_or(u32::MAX),
             arrived: AtomicU32::new(0),
             state: AtomicU32::new(WAITING),
+            opened: AtomicU64::new(0),
         }
     }
 
     /// Waits until every party has arrived: true; or until the start is called off: false.
     pub fn wait(&self) -> bool {
         if self.arrived.fetch_add(1, Ordering::AcqRel) + 1 >= self.parties {
+            self.opened.store(clock::origin_ns(), Ordering::Relaxed);
             self.settle(OPEN);
         }
         loop {
@@ -41,6 +47,12 @@ impl Gate {
                 state => return state == OPEN,
             }
         }
+    }
+
+    /// When the gate opened: no party went on before it. Meaningful once [`wait`](Self::wait)
+    /// has returned true.
+    pub fn opened_at(&self) -> Instant {
+        clock::at_ns(self.opened.load(Ordering::Relaxed))
     }
 
     /// Sends everyone waiting, and everyone still to come, home (unless it has opened already).

@@ -291,3 +291,29 @@ fn final_sync_inside_is_timed_and_reported() {
     let r = run_ok(&reads(1, "ops = 5"), tempdir().path());
     assert!(r.final_sync.is_none(), "no final sync asked for, but one is reported");
 }
+
+/// The measured phase starts when every worker is ready: a ring of 4096 buffers of 64 KiB (256
+/// MiB to fill) takes far longer to make than the 64 reads after it, and none of it is measured.
+#[test]
+fn a_worker_s_own_setup_is_left_out_of_the_measured_time() {
+    let w = workload(
+        "name = \"init\"\nseed = 1\nstop = { ops = 64 }\n\
+         [[fileset]]\nname = \"d\"\nfiles = 1\ndirs = 0\nsize = \"4m\"\n\
+         [[group]]\nname = \"g\"\nfileset = \"d\"\nengine = \"io_uring\"\niodepth = 4096\n\
+         [[group.op]]\nop = \"read\"\nsize = \"64k\"\n",
+    );
+    for processes in [false, true] {
+        let mut w = w.clone();
+        w.processes = processes;
+        let dir = fslab_testkit::tempdir();
+        let t = std::time::Instant::now();
+        let r = crate::common::run_ok(&w, dir.path());
+        let wall = t.elapsed();
+        assert_eq!(r.totals.ops, 64);
+        assert!(
+            r.duration < wall / 2,
+            "processes = {processes}: the measured {:?} of a run of {wall:?} includes the worker's setup",
+            r.duration
+        );
+    }
+}
