@@ -50,7 +50,6 @@ pub(super) fn run_threads(
         && stop.util.is_none()
         && opts.peer_stop.is_none();
     // In shared memory, so that workers made as processes share them as threads do.
-    let shm = |e| RunError::Shared(e);
     let shared = Shm::new(1, |_| Shared {
         stop: AtomicBool::new(false),
         interrupt: opts.interrupt.clone().filter(|_| on_this_thread),
@@ -64,21 +63,17 @@ pub(super) fn run_threads(
         util_reached: AtomicBool::new(false),
         start: Gate::new(total_threads as usize + if on_this_thread { 0 } else { 1 }),
     })
-    .map_err(shm)?;
+    .map_err(RunError::Shared)?;
     let shared = &shared[0];
-    let live = Shm::new(total_threads as usize, |_| LiveCounters::new()).map_err(shm)?;
-    // One cursor per entry of each group's mix, the groups one after another.
-    let first_cursor: Vec<usize> = workload
+    let live = Shm::new(total_threads as usize, |_| LiveCounters::new()).map_err(RunError::Shared)?;
+    // One cursor per entry of each group's mix.
+    let cursors = workload
         .groups
         .iter()
-        .scan(0, |n, g| {
-            *n += g.ops.len();
-            Some(*n - g.ops.len())
-        })
-        .collect();
-    let all_cursors =
-        Shm::new(workload.groups.iter().map(|g| g.ops.len()).sum(), |_| AtomicU64::new(0)).map_err(shm)?;
-    let cursors = |gi: usize| &all_cursors[first_cursor[gi]..first_cursor[gi] + workload.groups[gi].ops.len()];
+        .map(|g| Shm::new(g.ops.len(), |_| AtomicU64::new(0)))
+        .collect::<Result<Vec<_>, _>>()
+        .map_err(RunError::Shared)?;
+    let cursors = |gi: usize| &cursors[gi][..];
     // Thread `idx` of all's share of a total: an even part, one more for the first remainder.
     let share = |total: u64, idx: u64| total / total_threads + u64::from(idx < total % total_threads);
     // Thread `t` of its group, `global` of all: its own seed and its shares of the quotas.

@@ -3,8 +3,9 @@
 //! refuses more threads or processes), the ones already waiting go home instead of waiting for
 //! ever.
 //!
-//! It is two words waited on with a futex that is not private to the process, so that it works
-//! in memory shared with worker processes ([`Shm`](crate::shm::Shm)) as well as between threads.
+//! It is a few atomic words, waited on with a futex that is not private to the process, so that
+//! it works in memory shared with worker processes ([`Shm`](crate::shm::Shm)) as well as between
+//! threads.
 
 use crate::clock;
 use rustix::thread::futex;
@@ -36,8 +37,11 @@ impl Gate {
 
     /// Waits until every party has arrived: true; or until the start is called off: false.
     pub fn wait(&self) -> bool {
-        if self.arrived.fetch_add(1, Ordering::AcqRel) + 1 >= self.parties {
+        let arrived = self.arrived.fetch_add(1, Ordering::AcqRel) + 1;
+        if arrived == self.parties {
             self.opened.store(clock::origin_ns(), Ordering::Relaxed);
+        }
+        if arrived >= self.parties {
             self.settle(OPEN);
         }
         loop {
@@ -96,5 +100,26 @@ mod tests {
         gate.call_off();
         assert!(waiting.into_iter().all(|h| !h.join().unwrap()), "sent home");
         assert!(!gate.wait(), "a late one is sent home too");
+    }
+
+    #[test]
+    fn a_gate_records_when_it_opened() {
+        crate::clock::init();
+        let gate = Arc::new(Gate::new(2));
+        let before = std::time::Instant::now();
+        let other = {
+            let g = gate.clone();
+            std::thread::spawn(move || g.wait())
+        };
+        std::thread::sleep(std::time::Duration::from_millis(20));
+        assert!(gate.wait());
+        assert!(other.join().unwrap());
+        let after = std::time::Instant::now();
+        let opened = gate.opened_at();
+        // Not before the second party came, 20 ms in.
+        assert!(
+            opened >= before + std::time::Duration::from_millis(20) && opened <= after,
+            "{opened:?}"
+        );
     }
 }
