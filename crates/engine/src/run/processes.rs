@@ -153,16 +153,7 @@ fn ended(child: &Child, got: &[u8], epoch: Instant, workload: &Workload, shared:
             g.name,
             child.thread
         );
-        ThreadOutcome {
-            stats: g.ops.iter().map(|_| OpStats::default()).collect(),
-            fsyncs: OpStats::default(),
-            steps: Vec::new(),
-            first_error: Some((g.ops.first().map_or(OpKind::OpenClose, |o| o.op), message, None)),
-            ended: Instant::now(),
-            finished: false,
-            started: None,
-            counted_end: None,
-        }
+        ThreadOutcome::failed(g, message, None)
     })
 }
 

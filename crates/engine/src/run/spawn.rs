@@ -9,11 +9,10 @@ use super::prepare::Prepared;
 use super::processes;
 use super::{Progress, RunError, RunOptions};
 use crate::cpu::CpuSnapshot;
-use crate::histogram::OpStats;
 use crate::result::{Second, StopReason};
 use crate::shm::Shm;
 use crate::worker::{Gate, LiveCounters, Shared, ThreadOutcome, ThreadPlan, Worker};
-use crate::workload::{Group, OpKind, Workload};
+use crate::workload::{Group, Workload};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering::Relaxed};
 use std::sync::mpsc;
 use std::time::Instant;
@@ -252,18 +251,5 @@ fn run_here(
 fn could_not_start(g: &Group, shared: &Shared, e: std::io::Error) -> ThreadOutcome {
     shared.start.wait();
     shared.stop.store(true, Relaxed);
-    ThreadOutcome {
-        stats: g.ops.iter().map(|_| OpStats::default()).collect(),
-        fsyncs: OpStats::default(),
-        steps: Vec::new(),
-        first_error: Some((
-            g.ops.first().map_or(OpKind::OpenClose, |o| o.op),
-            e.to_string(),
-            e.raw_os_error(),
-        )),
-        ended: Instant::now(),
-        finished: false,
-        started: None,
-        counted_end: None,
-    }
+    ThreadOutcome::failed(g, e.to_string(), e.raw_os_error())
 }

@@ -93,6 +93,23 @@ pub(crate) struct ThreadOutcome {
     pub counted_end: Option<Instant>,
 }
 
+impl ThreadOutcome {
+    /// A worker of group `g` that did nothing and ended on `message` (it could not start, or its
+    /// process died).
+    pub fn failed(g: &Group, message: String, errno: Option<i32>) -> ThreadOutcome {
+        ThreadOutcome {
+            stats: g.ops.iter().map(|_| OpStats::default()).collect(),
+            fsyncs: OpStats::default(),
+            steps: Vec::new(),
+            first_error: Some((g.ops.first().map_or(OpKind::OpenClose, |o| o.op), message, errno)),
+            ended: Instant::now(),
+            finished: false,
+            started: None,
+            counted_end: None,
+        }
+    }
+}
+
 /// The outcome of one operation.
 enum Outcome {
     Done {
