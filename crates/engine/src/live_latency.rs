@@ -74,16 +74,18 @@ pub struct SecondLatency {
     pub max_us: f64,
 }
 
-/// One thread's buckets and the sum of its timed latencies, since the run started.
+/// One thread's buckets and the sum of its timed latencies, since the run started. The buckets
+/// are held inline, not boxed: the counters live in memory that worker processes share with the
+/// monitor ([`Shm`](crate::shm::Shm)), and a box would put them on each process's own heap.
 pub(crate) struct LiveLatency {
-    counts: Box<[AtomicU32; BUCKETS]>,
+    counts: [AtomicU32; BUCKETS],
     sum_ns: AtomicU64,
 }
 
 impl LiveLatency {
     pub fn new() -> LiveLatency {
         LiveLatency {
-            counts: Box::new(std::array::from_fn(|_| AtomicU32::new(0))),
+            counts: std::array::from_fn(|_| AtomicU32::new(0)),
             sum_ns: AtomicU64::new(0),
         }
     }

@@ -136,8 +136,21 @@ size = "4k"
 
 #[test]
 fn every_second_carries_the_latency_of_its_operations() {
+    seconds_carry_their_latency(false);
+}
+
+#[test]
+fn every_second_of_worker_processes_carries_their_latency() {
+    // The buckets are written by the processes and read by the monitor: they must be in the
+    // memory the two share, not on the heap each process has its own copy of.
+    seconds_carry_their_latency(true);
+}
+
+fn seconds_carry_their_latency(processes: bool) {
     let dir = tempdir();
-    let r = run_ok(&workload(PAUSED_READS), dir.path());
+    let mut w = workload(PAUSED_READS);
+    w.processes = processes;
+    let r = run_ok(&w, dir.path());
     assert!(
         r.series.len() >= 2,
         "a second and a half gives two samples: {:?}",
