@@ -1,27 +1,43 @@
-//! Memory a run's workers share, mapped shared and anonymous rather than taken from the heap, so
-//! that workers made as processes (`Workload::processes`, forked after the setup) see the same
-//! start line, stop flag, stream cursors and live counters as threads of one process do.
+//! Memory a run's workers share: the start line, the stop flag, the stream cursors and the live
+//! counters. Threads share it on the heap. Workers made as processes (`Workload::processes`,
+//! forked after the setup) need it in a shared anonymous mapping instead, so that each sees what
+//! the others write.
+//!
+//! The heap is the default because a mapping is not free: a run that maps and touches a page,
+//! then unmaps it, leaves the next run's reads of a cached file some 15% slower for a moment (a
+//! megabyte read in 4 KiB records on a tmpfs, measured in C with nothing else between). IOzone's
+//! automatic mode times runs that short, one after another.
 
 use std::ops::Deref;
 use std::ptr::NonNull;
 
-/// `len` values of `T` in a mapping of their own, shared with every process forked while it
-/// lives. `T` must hold nothing on the heap that workers change: a forked process changes its
-/// own copy of the heap.
-pub(crate) struct Shm<T> {
-    ptr: NonNull<T>,
-    len: usize,
+/// `len` values of `T`, on the heap, or with `Share::Processes` in a mapping of their own that
+/// every process forked while it lives shares. Then `T` must hold nothing on the heap that
+/// workers change: a forked process changes its own copy of the heap.
+pub(crate) enum Shm<T> {
+    Heap(Box<[T]>),
+    Mapped { ptr: NonNull<T>, len: usize },
+}
+
+/// Who shares the memory: threads of this process, or processes forked from it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Share {
+    Threads,
+    Processes,
 }
 
 // SAFETY: a `Shm` hands out only shared references to its values, as a `Box<[T]>` would.
 unsafe impl<T: Sync> Sync for Shm<T> {}
-// SAFETY: as above; the mapping belongs to the `Shm` and is unmapped by its owner alone.
+// SAFETY: as above; a mapping belongs to the `Shm` and is unmapped by its owner alone.
 unsafe impl<T: Send + Sync> Send for Shm<T> {}
 
 impl<T> Shm<T> {
-    /// Maps room for `len` values and writes `make(i)` into each, which also touches every page
-    /// now, not in the measured loop.
-    pub fn new(len: usize, mut make: impl FnMut(usize) -> T) -> std::io::Result<Shm<T>> {
+    /// Room for `len` values, each written as `make(i)`, which also touches every page now, not
+    /// in the measured loop.
+    pub fn new(len: usize, share: Share, mut make: impl FnMut(usize) -> T) -> std::io::Result<Shm<T>> {
+        if share == Share::Threads {
+            return Ok(Shm::Heap((0..len).map(make).collect()));
+        }
         use rustix::mm::{mmap_anonymous, MapFlags, ProtFlags};
         assert!(std::mem::align_of::<T>() <= 4096, "a mapping is page-aligned");
         // SAFETY: a new anonymous mapping overlaps nothing; its size is nonzero.
@@ -38,7 +54,7 @@ impl<T> Shm<T> {
             // SAFETY: `i < len` is within the mapping, aligned (page-aligned base, `T`-sized steps).
             unsafe { ptr.as_ptr().add(i).write(make(i)) };
         }
-        Ok(Shm { ptr, len })
+        Ok(Shm::Mapped { ptr, len })
     }
 
     fn bytes(len: usize) -> usize {
@@ -49,30 +65,35 @@ impl<T> Shm<T> {
 impl<T> Deref for Shm<T> {
     type Target = [T];
     fn deref(&self) -> &[T] {
-        // SAFETY: the first `len` values were written by `new` and live until `drop`.
-        unsafe { std::slice::from_raw_parts(self.ptr.as_ptr(), self.len) }
+        match self {
+            Shm::Heap(b) => b,
+            // SAFETY: the first `len` values were written by `new` and live until `drop`.
+            Shm::Mapped { ptr, len } => unsafe { std::slice::from_raw_parts(ptr.as_ptr(), *len) },
+        }
     }
 }
 
 impl<T> Drop for Shm<T> {
     fn drop(&mut self) {
-        // SAFETY: the values were written by `new` and nothing borrows them any more; the
-        // mapping is the one `new` made, of the same size.
-        unsafe {
-            std::ptr::drop_in_place(std::ptr::slice_from_raw_parts_mut(self.ptr.as_ptr(), self.len));
-            let _ = rustix::mm::munmap(self.ptr.as_ptr().cast(), Self::bytes(self.len));
+        if let Shm::Mapped { ptr, len } = *self {
+            // SAFETY: the values were written by `new` and nothing borrows them any more; the
+            // mapping is the one `new` made, of the same size.
+            unsafe {
+                std::ptr::drop_in_place(std::ptr::slice_from_raw_parts_mut(ptr.as_ptr(), len));
+                let _ = rustix::mm::munmap(ptr.as_ptr().cast(), Self::bytes(len));
+            }
         }
     }
 }
 
 #[cfg(test)]
 mod tests {
-    use super::Shm;
+    use super::{Share, Shm};
     use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
 
     #[test]
     fn a_forked_process_writes_what_its_parent_reads() {
-        let shm = Shm::new(3, |i| AtomicU64::new(i as u64)).unwrap();
+        let shm = Shm::new(3, Share::Processes, |i| AtomicU64::new(i as u64)).unwrap();
         // SAFETY: the child only stores into the mapping and leaves with _exit.
         match unsafe { libc::fork() } {
             0 => {

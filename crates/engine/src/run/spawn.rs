@@ -10,7 +10,7 @@ use super::processes;
 use super::{Progress, RunError, RunOptions};
 use crate::cpu::CpuSnapshot;
 use crate::result::{Second, StopReason};
-use crate::shm::Shm;
+use crate::shm::{Share, Shm};
 use crate::worker::{Gate, LiveCounters, Shared, ThreadOutcome, ThreadPlan, Worker};
 use crate::workload::{Group, Workload};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering::Relaxed};
@@ -48,8 +48,13 @@ pub(super) fn run_threads(
         && stop.steady.is_none()
         && stop.util.is_none()
         && opts.peer_stop.is_none();
-    // In shared memory, so that workers made as processes share them as threads do.
-    let shared = Shm::new(1, |_| Shared {
+    // Where workers made as processes share them as threads do.
+    let share = if workload.processes {
+        Share::Processes
+    } else {
+        Share::Threads
+    };
+    let shared = Shm::new(1, share, |_| Shared {
         stop: AtomicBool::new(false),
         interrupt: opts.interrupt.clone().filter(|_| on_this_thread),
         measuring: AtomicBool::new(stop.ramp.0.is_zero()),
@@ -64,12 +69,12 @@ pub(super) fn run_threads(
     })
     .map_err(RunError::Shared)?;
     let shared = &shared[0];
-    let live = Shm::new(total_threads as usize, |_| LiveCounters::new()).map_err(RunError::Shared)?;
+    let live = Shm::new(total_threads as usize, share, |_| LiveCounters::new()).map_err(RunError::Shared)?;
     // One cursor per entry of each group's mix.
     let cursors = workload
         .groups
         .iter()
-        .map(|g| Shm::new(g.ops.len(), |_| AtomicU64::new(0)))
+        .map(|g| Shm::new(g.ops.len(), share, |_| AtomicU64::new(0)))
         .collect::<Result<Vec<_>, _>>()
         .map_err(RunError::Shared)?;
     let cursors = |gi: usize| &cursors[gi][..];
