@@ -1,11 +1,12 @@
 //! One worker thread: runs its group's operations against the group's filesets until the run
 //! stops, recording what each did into its own statistics.
 //!
-//! A thread runs one of three loops: `mix.rs` picks operations from the group's weighted mix one
-//! at a time, `replay.rs` replays the group's script, and `pipelined.rs` keeps many single-block
-//! operations in flight on io_uring. Each asks the same `Guard` (`guard.rs`) whether the run
-//! goes on and whether the ramp has ended, and counts into the same `Tally` (`tally.rs`). The
-//! operations themselves are in `ops.rs`, `stream.rs` and `fsync.rs`.
+//! A thread runs one of four loops: `mix.rs` picks operations from the group's weighted mix one
+//! at a time, `replay.rs` replays the group's script, `pipelined.rs` keeps many single-block
+//! operations in flight on io_uring, and `child_end.rs` runs an IOzone child (the mix, or its
+//! own stream alone without choosing, then the child's end). Each asks the same `Guard`
+//! (`guard.rs`) whether the run goes on and whether the ramp has ended, and counts into the same
+//! `Tally` (`tally.rs`). The operations themselves are in `ops.rs`, `stream.rs` and `fsync.rs`.
 
 mod child_end;
 mod error;

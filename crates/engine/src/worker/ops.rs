@@ -69,6 +69,19 @@ impl<'a> Worker<'a> {
         (self.cur as u64) << 48 | id
     }
 
+    /// Where file `id` is in the cache of open files (`OpenMode::Keep`), opened now if it is not
+    /// there yet.
+    pub(super) fn kept_open(&mut self, id: u64) -> stdio::Result<usize> {
+        let key = self.cache_key(id);
+        match self.io.cache.find(key) {
+            Some(slot) => Ok(slot),
+            None => {
+                let file = self.open(id, self.io.keep_flags)?;
+                Ok(self.io.cache.insert(key, file))
+            }
+        }
+    }
+
     /// Runs `f` on file `id`, open for reading and writing as the group needs: from the cache
     /// when files stay open, or opened and closed around it.
     pub(super) fn with_file<T>(
@@ -79,14 +92,7 @@ impl<'a> Worker<'a> {
     ) -> stdio::Result<T> {
         match self.group.open {
             OpenMode::Keep => {
-                let key = self.cache_key(id);
-                let slot = match self.io.cache.find(key) {
-                    Some(s) => s,
-                    None => {
-                        let file = self.open(id, self.io.keep_flags)?;
-                        self.io.cache.insert(key, file)
-                    }
-                };
+                let slot = self.kept_open(id)?;
                 let file = &mut self.io.cache.entries[slot].1;
                 Ok(f(self.io.backend.as_mut(), file, &mut self.io.bufs, &mut self.io.xfers))
             }

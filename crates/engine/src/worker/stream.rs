@@ -63,48 +63,15 @@ impl<'a> Worker<'a> {
         let spec: &OpSpec = &self.group.ops[i];
         let kind = spec.op;
         let bs = spec.block_size();
-        let wrap = spec.wrap.unwrap_or(false);
         let files = self.table.static_len();
         if files == 0 {
             return Ok(Outcome::StreamEnded);
         }
-        let file_len = |t: &FileTable, f: u64| {
-            if kind == OpKind::SeqWrite {
-                t.spec.size.max()
-            } else {
-                t.static_size(f)
-            }
-        };
-        let reverse = spec.reverse == Some(true);
-        // The block to move, and whether it is the file's last (where a stream's `sync` falls,
-        // as IOzone's -e fsyncs each file).
-        let (file, offset, len, last) = match spec.scope.unwrap_or_default() {
-            Scope::Own => {
-                let first = self.thread_in_group as u64 % files;
-                let s = self.streams.own[i].get_or_insert(Stream {
-                    file: first,
-                    block: 0,
-                    pass: 0,
-                });
-                let flen = file_len(self.table, s.file);
-                if s.block * bs >= flen {
-                    if !wrap || flen == 0 {
-                        return Ok(Outcome::StreamEnded);
-                    }
-                    s.block = 0;
-                    s.pass += 1;
-                }
-                let (start, end) = if reverse {
-                    let end = flen - s.block * bs;
-                    (end.saturating_sub(bs), end)
-                } else {
-                    (s.block * bs, (s.block * bs + bs).min(flen))
-                };
-                s.block += 1;
-                (s.file, start, end - start, s.block * bs >= flen)
-            }
+        let block = match spec.scope.unwrap_or_default() {
+            Scope::Own => self.own_block(i),
             Scope::Shared => {
-                let flen = file_len(self.table, 0);
+                let wrap = spec.wrap.unwrap_or(false);
+                let flen = file_len(self.table, kind, 0);
                 let per_file = flen.div_ceil(bs);
                 if per_file == 0 {
                     return Ok(Outcome::StreamEnded);
@@ -116,13 +83,22 @@ impl<'a> Worker<'a> {
                 }
                 let within = blk % (per_file * files);
                 let off = (within % per_file) * bs;
-                (
-                    within / per_file,
-                    off,
-                    bs.min(flen - off),
-                    within % per_file == per_file - 1,
-                )
+                Some(Block {
+                    file: within / per_file,
+                    offset: off,
+                    len: bs.min(flen - off),
+                    last: within % per_file == per_file - 1,
+                })
             }
+        };
+        let Some(Block {
+            file,
+            offset,
+            len,
+            last,
+        }) = block
+        else {
+            return Ok(Outcome::StreamEnded);
         };
         let dir = if kind == OpKind::SeqRead { Dir::Read } else { Dir::Write };
         self.io.xfers.clear();
@@ -134,18 +110,77 @@ impl<'a> Worker<'a> {
         let moved = self
             .move_blocks(file, dir, sync)
             .map_err(|e| self.annotate(file, kind.name(), e))?;
-        if dir == Dir::Write && offset + moved.bytes > self.table.static_size(file) {
-            self.table.release(file, Some(offset + moved.bytes));
-        }
-        if dir == Dir::Read && moved.bytes == 0 {
-            // The file is shorter than it was: treat it as the end of this file's stream.
-            if let Some(s) = self.streams.own[i].as_mut() {
-                s.block = u64::MAX / bs;
-            }
-        }
+        self.after_block(i, dir, file, offset, moved.bytes);
         Ok(Outcome::Done {
             bytes: moved.bytes,
             transactions: transactions(dir, &moved, &self.io.xfers, bs),
         })
+    }
+
+    /// The next block of this thread's own stream `i` over its own file, the cursor moved past
+    /// it; none once the stream has ended (a stream that wraps starts its file again).
+    pub(super) fn own_block(&mut self, i: usize) -> Option<Block> {
+        let spec = &self.group.ops[i];
+        let (kind, bs) = (spec.op, spec.block_size());
+        let files = self.table.static_len();
+        let first = self.thread_in_group as u64 % files;
+        let s = self.streams.own[i].get_or_insert(Stream {
+            file: first,
+            block: 0,
+            pass: 0,
+        });
+        let flen = file_len(self.table, kind, s.file);
+        if s.block * bs >= flen {
+            if !spec.wrap.unwrap_or(false) || flen == 0 {
+                return None;
+            }
+            s.block = 0;
+            s.pass += 1;
+        }
+        let (start, end) = if spec.reverse == Some(true) {
+            let end = flen - s.block * bs;
+            (end.saturating_sub(bs), end)
+        } else {
+            (s.block * bs, (s.block * bs + bs).min(flen))
+        };
+        s.block += 1;
+        Some(Block {
+            file: s.file,
+            offset: start,
+            len: end - start,
+            last: s.block * bs >= flen,
+        })
+    }
+
+    /// After a block of stream `i` moved `bytes` at `offset` of `file`: a write that went past
+    /// the file's end makes it that long; a read that found nothing ends the file's stream (the
+    /// file is shorter than it was).
+    pub(super) fn after_block(&mut self, i: usize, dir: Dir, file: u64, offset: u64, bytes: u64) {
+        if dir == Dir::Write && offset + bytes > self.table.static_size(file) {
+            self.table.release(file, Some(offset + bytes));
+        }
+        if dir == Dir::Read && bytes == 0 {
+            if let Some(s) = self.streams.own[i].as_mut() {
+                s.block = u64::MAX / self.group.ops[i].block_size();
+            }
+        }
+    }
+}
+
+/// One block of a stream: where it is, and whether it is its file's last (where a stream's `sync`
+/// falls, as IOzone's -e fsyncs each file).
+pub(super) struct Block {
+    pub file: u64,
+    pub offset: u64,
+    pub len: u64,
+    pub last: bool,
+}
+
+/// How long a stream's file is: what a seqwrite writes it to, or what it holds.
+fn file_len(t: &FileTable, kind: OpKind, file: u64) -> u64 {
+    if kind == OpKind::SeqWrite {
+        t.spec.size.max()
+    } else {
+        t.static_size(file)
     }
 }

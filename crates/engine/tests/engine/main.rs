@@ -3,6 +3,7 @@
 //! CONTRIBUTING.md).
 
 mod backends;
+mod children;
 mod common;
 mod confine;
 mod fsyncs;

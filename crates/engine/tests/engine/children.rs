@@ -1,0 +1,87 @@
+//! Threads that end as IOzone's children (`stop.child_end`). A child whose work is its own stream
+//! and nothing else runs a loop of its own, without the mix's choice of operation per call: it
+//! must count, move and leave on disk exactly what the mix's loop does.
+
+use crate::common::{counts, data_files, run_ok, workload};
+use fslab_engine::result::RunResult;
+use fslab_testkit::tempdir;
+
+/// Two threads, each streaming `op` through its own file of 100,000 bytes (24 whole 4 KiB
+/// blocks and a short one), as IOzone's children or as a plain mix.
+fn streams(op: &str, extra_op: &str, child_end: bool, stop: &str) -> fslab_engine::Workload {
+    let end = if child_end {
+        // No fsync at its end, so that its figures are the stream's alone.
+        "child_end = { close_fsync = false }\n"
+    } else {
+        ""
+    };
+    workload(&format!(
+        "name = \"streams\"\nseed = 11\n[stop]\n{end}{stop}\n\
+         [[fileset]]\nname = \"data\"\nfiles = 2\ndirs = 0\nsize = 100000\n\
+         [[group]]\nname = \"g\"\nthreads = 2\nfileset = \"data\"\nengine = \"seek\"\n\
+         [[group.op]]\nop = \"{op}\"\nbs = \"4k\"\n{extra_op}"
+    ))
+}
+
+/// (thread, ops, bytes, finished) of each thread of a run.
+fn threads(r: &RunResult) -> Vec<(u32, u64, u64, bool)> {
+    r.threads
+        .iter()
+        .map(|t| (t.thread, t.ops, t.bytes, t.finished))
+        .collect()
+}
+
+#[test]
+fn a_child_streaming_its_own_file_counts_and_writes_what_the_mix_does() {
+    for (op, extra) in [
+        ("seqread", ""),
+        ("seqread", "reverse = true\n"),
+        ("rewrite", ""),
+        ("seqwrite", ""),
+    ] {
+        let (child_dir, mix_dir) = (tempdir(), tempdir());
+        let child = run_ok(&streams(op, extra, true, ""), child_dir.path());
+        let mix = run_ok(&streams(op, extra, false, ""), mix_dir.path());
+        let (child_counts, child_threads) = (counts(&child), threads(&child));
+        assert_eq!(
+            (&child_counts, &child_threads),
+            (&counts(&mix), &threads(&mix)),
+            "{op} {extra}"
+        );
+        // 25 calls per file, the last a short one: a read's transactions are its whole blocks
+        // (24 per file), a write's its calls.
+        let (_, count, errors, _, bytes, transactions) = child_counts[0];
+        let whole = if op == "seqread" { 48 } else { 50 };
+        assert_eq!(
+            (count, errors, bytes, transactions),
+            (50, 0, 200_000, whole),
+            "{op} {extra}"
+        );
+        assert_eq!(
+            child_threads,
+            [(0, 25, 100_000, true), (1, 25, 100_000, true)],
+            "{op} {extra}"
+        );
+        let contents = |dir: &std::path::Path| -> Vec<Vec<u8>> {
+            data_files(&dir.join("data"))
+                .iter()
+                .map(|(f, _)| std::fs::read(f).expect("a data file"))
+                .collect()
+        };
+        let left = contents(child_dir.path());
+        assert_eq!(left.iter().map(Vec::len).collect::<Vec<_>>(), [100_000; 2]);
+        assert!(
+            left == contents(mix_dir.path()),
+            "{op} {extra}: the files left behind differ"
+        );
+    }
+}
+
+#[test]
+fn a_child_streaming_its_own_file_stops_at_its_share_of_the_run_s_operations() {
+    let dir = tempdir();
+    let r = run_ok(&streams("seqread", "", true, "ops = 20"), dir.path());
+    let read = counts(&r)[0];
+    assert_eq!((read.1, read.4), (20, 20 * 4096));
+    assert_eq!(threads(&r), [(0, 10, 40960, true), (1, 10, 40960, true)]);
+}
