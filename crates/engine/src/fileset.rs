@@ -19,7 +19,7 @@
 use crate::confine::{self, ConfineError, RunDir};
 use crate::idmap::IdMap;
 use crate::marker;
-use crate::workload::{Data, Fileset, OSync, OpKind, SetupCalls, SizeDist, Workload};
+use crate::workload::{Data, Fileset, OpKind, SetupCalls, SizeDist, Workload};
 use rand::{Rng, RngExt, SeedableRng};
 use rustix::fs::{AtFlags, Mode, OFlags};
 use std::ffi::{CStr, CString};
@@ -310,11 +310,10 @@ impl FileTable {
                 &dirs[..]
             };
             let made = Mutex::new(Vec::new());
-            let written = match spec.setup_calls {
-                SetupCalls::Parallel => write_files(file_dirs, spec, &sizes, layout, &made),
-                SetupCalls::SysbenchPrepare { direct, osync } => {
-                    write_files_in_order(file_dirs, spec, &sizes, (direct, osync), layout, &made)
-                }
+            let in_order = InOrder::of(spec.setup_calls);
+            let written = match &in_order {
+                None => write_files(file_dirs, spec, &sizes, layout, &made),
+                Some(how) => write_files_in_order(file_dirs, spec, &sizes, how, layout, &made),
             };
             let marked = written
                 .map_err(|(path, e)| io_err(&format!("{name}/{path}"), e))
@@ -331,8 +330,8 @@ impl FileTable {
                 unmake(file_dirs, spec, &made.into_inner().unwrap_or_else(|p| p.into_inner()));
             }
             bytes = marked?;
-            if spec.setup_calls == SetupCalls::Parallel {
-                // SysbenchPrepare fsynced each file itself.
+            if !in_order.is_some_and(|how| how.fsync) {
+                // As FFSB's sync() after its setup; sysbench's prepare fsynced each file itself.
                 rustix::fs::syncfs(&root).map_err(|e| io_err(name, e.into()))?;
             }
         }
@@ -1077,32 +1076,66 @@ fn list(dir: &OwnedFd) -> io::Result<Vec<String>> {
     Ok(out)
 }
 
-/// Creates the files as sysbench's prepare does ([`SetupCalls::SysbenchPrepare`]): one at a
-/// time, in order, mode 0600, `lseek(SEEK_END)`, `write()`s of `setup_bs` zero bytes, `fsync()`.
+/// How the files are made one at a time, in order, as an original benchmark's setup makes them.
+struct InOrder {
+    /// Flags beyond `O_CREAT|O_EXCL|O_NOFOLLOW|O_CLOEXEC`, which keep fslab off files it did not
+    /// make.
+    flags: OFlags,
+    mode: u32,
+    /// `lseek(fd, 0, SEEK_END)` before the first write (sysbench).
+    seek_end: bool,
+    /// Every write is a whole `setup_bs`, even past the size (sysbench); otherwise the last one
+    /// is shorter (FFSB's writefile_helper()).
+    whole_writes: bool,
+    /// `fsync()` each file once written (sysbench).
+    fsync: bool,
+}
+
+impl InOrder {
+    fn of(calls: SetupCalls) -> Option<InOrder> {
+        let direct = |on: bool| if on { OFlags::DIRECT } else { OFlags::empty() };
+        match calls {
+            SetupCalls::Parallel => None,
+            SetupCalls::SysbenchPrepare { direct: d, osync } => Some(InOrder {
+                flags: OFlags::WRONLY | crate::io::osync_flags(osync) | direct(d),
+                mode: 0o600,
+                seek_end: true,
+                whole_writes: true,
+                fsync: true,
+            }),
+            SetupCalls::Ffsb { direct: d } => Some(InOrder {
+                flags: OFlags::RDWR | OFlags::TRUNC | direct(d),
+                mode: 0o700,
+                seek_end: false,
+                whole_writes: false,
+                fsync: false,
+            }),
+        }
+    }
+}
+
+/// Creates the files one at a time, in order, as `how` says ([`SetupCalls::SysbenchPrepare`],
+/// [`SetupCalls::Ffsb`]): each opened, written with `write()`s of `setup_bs` bytes of the
+/// fileset's data until its size, and closed.
 fn write_files_in_order(
     dirs: &[OwnedFd],
     spec: &Fileset,
     sizes: &[u64],
-    (direct, osync): (bool, OSync),
+    how: &InOrder,
     layout: Option<&Layout>,
     made: &Made,
 ) -> Result<u64, (String, io::Error)> {
     let chunk = spec.setup_bs.map_or(1 << 20, |b| b.0) as usize;
-    // Aligned, for O_DIRECT; the sysbench front-end's fileset asks for zeros, as its buffer is.
+    // Aligned, for O_DIRECT; both front-ends' filesets ask for zeros, as their buffers are.
     let mut buf = crate::io::IoBuffers::with_data(chunk, 1, spec.data, 0);
-    let mut extra = crate::io::osync_flags(osync);
-    if direct {
-        extra |= OFlags::DIRECT;
-    }
     let mut total = 0;
     for (id, &size) in sizes.iter().enumerate() {
         let id = id as u64;
         let name = set_file_name(spec, id);
         let here = |e: rustix::io::Errno| (rel_path(spec, id), io::Error::from(e));
         let dir = &dirs[spec.file_dir(id) as usize];
-        // sysbench opens O_CREAT|O_WRONLY; O_EXCL and O_NOFOLLOW keep fslab off files it did not make.
-        let flags = OFlags::WRONLY | OFlags::CREATE | OFlags::EXCL | OFlags::NOFOLLOW | OFlags::CLOEXEC | extra;
-        let fd = rustix::fs::openat(dir, name.as_str(), flags, Mode::from_raw_mode(0o600)).map_err(here)?;
+        let flags = OFlags::CREATE | OFlags::EXCL | OFlags::NOFOLLOW | OFlags::CLOEXEC | how.flags;
+        let fd = rustix::fs::openat(dir, name.as_str(), flags, Mode::from_raw_mode(how.mode)).map_err(here)?;
         made_one(made, id);
         // Without prealloc the files start empty, as sysbench's seqwr run makes them
         // (`sb_create()`: open, close).
@@ -1112,16 +1145,27 @@ fn write_files_in_order(
             }
             continue;
         }
-        let mut off = rustix::fs::seek(&fd, rustix::fs::SeekFrom::End(0)).map_err(here)?;
+        let mut off = if how.seek_end {
+            rustix::fs::seek(&fd, rustix::fs::SeekFrom::End(0)).map_err(here)?
+        } else {
+            0
+        };
         while off < size {
-            let n = rustix::io::write(&fd, buf.slot(0, chunk)).map_err(here)?;
+            let len = if how.whole_writes {
+                chunk
+            } else {
+                chunk.min((size - off) as usize)
+            };
+            let n = rustix::io::write(&fd, buf.slot(0, len)).map_err(here)?;
             off += n as u64;
             if let Some(l) = layout {
                 l.bytes.fetch_add(n as u64, Relaxed);
             }
         }
         total += size;
-        rustix::fs::fsync(&fd).map_err(here)?;
+        if how.fsync {
+            rustix::fs::fsync(&fd).map_err(here)?;
+        }
         if let Some(l) = layout {
             l.files.fetch_add(1, Relaxed);
         }

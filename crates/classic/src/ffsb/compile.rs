@@ -16,7 +16,7 @@ use super::profile::{FsSpec, Profile, TgSpec};
 use super::ProfileError;
 use fslab_engine::confine::resolve_dir;
 use fslab_engine::workload::{
-    Data, Fileset, FinalSync, Group, Names, OpKind, OpSpec, OpenMode, SizeDist, Stop, SyncKind,
+    Data, Fileset, FinalSync, Group, Names, OpKind, OpSpec, OpenMode, SetupCalls, SizeDist, Stop, SyncKind,
 };
 use fslab_engine::{Bytes, Span, Workload};
 use std::path::{Component, Path, PathBuf};
@@ -394,6 +394,11 @@ fn fileset(
         dirs: fs.num_dirs,
         size: size_dist(profile, fs)?,
         setup_bs: Some(Bytes(block_size(fs.create_blocksize))),
+        // One file at a time, as FFSB's add_files(); 5.2.1's fhopencreate() leaves O_DIRECT
+        // out, 6.0's adds it with directio=1.
+        setup_calls: SetupCalls::Ffsb {
+            direct: profile.directio && profile.grammar == Grammar::V6,
+        },
         // FFSB's buffers are zeroed when allocated (ffsb_malloc) and never filled.
         data: Data::Zeros,
         reuse: fs.reuse,

@@ -31,8 +31,12 @@
 //!
 //! Every path is relative to a directory descriptor (`*at()` calls) where FFSB passes full
 //! paths; fslab never follows a symlink in the fileset. The starting files, made before the
-//! timed run, are opened `O_CREAT|O_WRONLY|O_EXCL` (FFSB: `O_CREAT|O_RDWR|O_TRUNC`) and written
-//! in `create_blocksize` blocks, as FFSB's. The data, in the files the setup and
+//! timed run, are made as FFSB's `add_files()` makes them (`SetupCalls::Ffsb`): one at a time,
+//! in order, each `open(O_CREAT|O_RDWR|O_TRUNC, 0700)` (fslab adds `O_EXCL|O_NOFOLLOW`; 6.0 adds
+//! `O_DIRECT` with `directio=1`, 5.2.1 does not), `write()`s of `create_blocksize` (the last one
+//! shorter), `close()`; then one `syncfs()` where FFSB calls `sync()`. One at a time matters
+//! beyond the calls: files written side by side interleave their blocks on the disk. The data,
+//! in the files the setup and
 //! the aging write and in every write of the run, is zeros in both: FFSB's buffers are zeroed
 //! when allocated (`ffsb_malloc`) and never filled (the engine's `data = "zeros"`).
 //!

@@ -315,49 +315,6 @@ fn explain_output_is_a_workload_fslab_run_accepts_and_runs() {
     }
 }
 
-/// Runs `fslab ARGS` under strace and returns the size of every pwrite64() it made. Each thread
-/// writes its own log (`-ff`), so that no call is split over two lines.
-fn pwrite_sizes(args: &[&str], logs: &Path) -> Vec<u64> {
-    std::fs::create_dir(logs).unwrap();
-    let status = std::process::Command::new("strace")
-        .args(["-ff", "-qq", "-s", "0", "-e", "trace=pwrite64", "-o"])
-        .arg(logs.join("t"))
-        .arg(env!("CARGO_BIN_EXE_fslab"))
-        .args(args)
-        .stdout(std::process::Stdio::null())
-        .status()
-        .expect("this test needs strace to see the setup's write() calls (apt-get install strace)");
-    assert!(status.success(), "strace fslab {args:?}: {status}");
-    let mut sizes = Vec::new();
-    for log in std::fs::read_dir(logs).unwrap() {
-        let text = std::fs::read_to_string(log.unwrap().path()).unwrap();
-        // `pwrite64(5, ""..., 8192, 16384) = 8192`: the size is the returned count.
-        for l in text.lines().filter(|l| l.starts_with("pwrite64(")) {
-            let n = l.rsplit("= ").next().and_then(|n| n.trim().parse().ok());
-            sizes.push(n.unwrap_or_else(|| panic!("a pwrite64 line without a count: {l}")));
-        }
-    }
-    sizes
-}
-
-#[test]
-#[ignore = "system tier: strace"]
-fn the_starting_files_are_written_in_create_blocksize_blocks() {
-    require_tool("strace", "strace");
-    let dir = tempdir();
-    // Six files of 20000 bytes: two 8 KiB blocks and 3616 bytes each.
-    let args = ffsb_args(
-        dir.path(),
-        "time=0\n[filesystem]\nlocation=/unused\nnum_files=6\nnum_dirs=2\nmin_filesize=20000\nmax_filesize=20000\n\
-         create_blocksize=8k\n[end]\n[threadgroup]\nnum_threads=1\nstat_weight=1\n[end]\n",
-    );
-    let mut sizes = pwrite_sizes(&refs(&args), &dir.path().join("strace.log"));
-    sizes.sort();
-    let mut want = vec![3616; 6];
-    want.extend([8192; 12]);
-    assert_eq!(sizes, want);
-}
-
 /// The calls strace saw on each descriptor a data file got, from its open to its close:
 /// `["openat", "newfstatat", "lseek", "read=4096", ..., "close"]` (stat by name is listed where it
 /// happened, between the open and the close). Each thread writes its own log (`-ff`).
@@ -545,5 +502,71 @@ fn a_5x_profile_creates_without_o_direct_and_a_6_0_one_with_it() {
         for c in reads {
             assert!(c.contains("O_DIRECT"), "{c}");
         }
+    }
+}
+
+/// FFSB's setup (`add_files()`): one file at a time, in order, each opened
+/// `O_CREAT|O_RDWR|O_TRUNC` with mode 0700 (and `O_DIRECT` in 6.0 with directio=1, not in 5.2.1),
+/// written in `create_blocksize` writes of zeros, the last one shorter, and closed before the next
+/// is opened; then one sync. (On a tmpfs, which takes O_DIRECT.)
+#[test]
+#[ignore = "system tier: needs root (a tmpfs) and strace"]
+fn the_setup_makes_its_files_one_at_a_time_as_ffsb_s_add_files() {
+    require_tool("strace", "strace");
+    let fs = fslab_testkit::Tmpfs::mount("64m");
+    let fsys =
+        "location=/unused\nnum_files=3\nnum_dirs=0\nmin_filesize=10240\nmax_filesize=10240\ncreate_blocksize=4096\n";
+    let tg = "num_threads=1\nread_weight=1\nread_size=4096\nread_blocksize=4096\n";
+    let v5 = format!(
+        "num_filesystems=1\nnum_threadgroups=1\ndirectio=1\ntime=0\n[filesystem0]\n{fsys}[end0]\n[threadgroup0]\n{tg}[end0]\n"
+    );
+    let v6 = format!("time=0\ndirectio=1\n[filesystem]\n{fsys}[end]\n[threadgroup]\n{tg}[end]\n");
+    for (text, direct) in [(v5, false), (v6, true)] {
+        let dir = fs.path().join(if direct { "v6" } else { "v5" });
+        std::fs::create_dir(&dir).unwrap();
+        let args = ffsb_args(&dir, &text);
+        let calls =
+            crate::common::strace_fslab(None, &dir.join("strace.log"), "openat,write,close,syncfs", &refs(&args));
+        // Every call on a data file, in order, and the sync.
+        let mut open_fd: Option<String> = None;
+        let mut seen = Vec::new();
+        for (_, c) in &calls {
+            let result = c.rsplit("= ").next().unwrap().trim();
+            if c.starts_with("openat(") && c.contains("\"datafile") {
+                assert!(open_fd.is_none(), "a file opened before the last was closed: {c}");
+                assert!(
+                    c.contains("O_RDWR|O_CREAT|O_EXCL|O_TRUNC") && c.contains(", 0700)"),
+                    "FFSB's open: {c}"
+                );
+                assert_eq!(c.contains("O_DIRECT"), direct, "{c}");
+                seen.push(format!("open {}", c.split('"').nth(1).unwrap()));
+                open_fd = Some(result.to_string());
+            } else if let Some(fd) = open_fd.clone() {
+                if c.starts_with(&format!("write({fd},")) {
+                    assert!(c.contains("\"\\0\\0\\0"), "zeros: {c}");
+                    seen.push(format!("write {result}"));
+                } else if c.starts_with(&format!("close({fd})")) {
+                    seen.push("close".into());
+                    open_fd = None;
+                }
+            } else if c.starts_with("syncfs(") {
+                seen.push("sync".into());
+            }
+        }
+        let file = |n: u32| {
+            [
+                format!("open datafile{n}"),
+                "write 4096".into(),
+                "write 4096".into(),
+                "write 2048".into(),
+                "close".into(),
+            ]
+        };
+        let want: Vec<String> = [file(0), file(1), file(2)]
+            .concat()
+            .into_iter()
+            .chain(["sync".to_string()])
+            .collect();
+        assert_eq!(seen, want, "{calls:#?}");
     }
 }

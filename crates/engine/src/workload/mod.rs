@@ -237,6 +237,12 @@ pub enum SetupCalls {
     /// `fsync()`, `close()`; no `syncfs()`. `direct` and `osync` add sysbench's
     /// `--file-extra-flags` (`O_DIRECT`, `O_SYNC`, `O_DSYNC`) to that open, as sysbench does.
     SysbenchPrepare { direct: bool, osync: OSync },
+    /// FFSB's fs setup (`add_files()` in ffsb_fs.c): one file at a time, in order, each opened
+    /// `O_CREAT|O_RDWR|O_TRUNC` (fslab adds `O_EXCL|O_NOFOLLOW`) with mode 0700, written with
+    /// `write()`s of `setup_bs` bytes (the last one shorter), closed; then one `syncfs()`, as
+    /// FFSB calls `sync()` once its setup is done. `direct`: FFSB 6.0's `O_DIRECT` with
+    /// `directio=1` (5.2.1 creates without it).
+    Ffsb { direct: bool },
 }
 
 impl Fileset {
