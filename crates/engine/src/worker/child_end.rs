@@ -39,9 +39,34 @@ pub(crate) enum Step {
     UntimedFsync,
 }
 
+/// A child's steps after its counted work, held without a heap allocation: they are worked out
+/// inside the child's timed window, between its last call and its figures.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Steps {
+    steps: [Step; 6],
+    len: usize,
+}
+
+impl Steps {
+    fn push(&mut self, step: Step) {
+        self.steps[self.len] = step;
+        self.len += 1;
+    }
+}
+
+impl std::ops::Deref for Steps {
+    type Target = [Step];
+    fn deref(&self) -> &[Step] {
+        &self.steps[..self.len]
+    }
+}
+
 /// What a child does after its counted work ended as `ended`.
-pub(crate) fn steps(end: &ChildEnd, ended: Ended) -> Vec<Step> {
-    let mut s = Vec::new();
+pub(crate) fn steps(end: &ChildEnd, ended: Ended) -> Steps {
+    let mut s = Steps {
+        steps: [Step::Raise; 6],
+        len: 0,
+    };
     match ended {
         Ended::Failed => return s,
         Ended::Finished => {
@@ -83,7 +108,7 @@ impl<'a> Worker<'a> {
             None => self.run_child_mix(),
         };
         let mut counted_end = None;
-        for step in steps(&end, ended) {
+        for &step in steps(&end, ended).iter() {
             let flow = match step {
                 Step::Raise => {
                     if self.shared.stonewall {
@@ -283,7 +308,7 @@ mod tests {
     fn an_initial_writer_that_finishes_raises_the_stonewall_before_its_fsync() {
         let writer = end(true, true, true);
         assert_eq!(
-            steps(&writer, Ended::Finished),
+            *steps(&writer, Ended::Finished),
             [Step::Raise, Step::Fsync, Step::Figures, Step::UntimedFsync]
         );
     }
@@ -292,7 +317,7 @@ mod tests {
     fn a_rewriter_or_reader_that_finishes_raises_it_after_its_fsync_and_figures() {
         let rewriter = end(true, false, false);
         assert_eq!(
-            steps(&rewriter, Ended::Finished),
+            *steps(&rewriter, Ended::Finished),
             [Step::Fsync, Step::Figures, Step::Raise, Step::UntimedFsync]
         );
     }
@@ -301,7 +326,7 @@ mod tests {
     fn a_stopped_writer_fsyncs_takes_its_figures_then_finishes_its_file_uncounted() {
         let writer = end(true, true, true);
         assert_eq!(
-            steps(&writer, Ended::Stopped),
+            *steps(&writer, Ended::Stopped),
             [
                 Step::Fsync,
                 Step::Figures,
@@ -312,7 +337,7 @@ mod tests {
         );
         let no_e = end(false, true, true);
         assert_eq!(
-            steps(&no_e, Ended::Stopped),
+            *steps(&no_e, Ended::Stopped),
             [Step::Figures, Step::FinishUncounted, Step::UntimedFsync]
         );
     }
@@ -321,7 +346,7 @@ mod tests {
     fn a_stopped_reader_stops_where_it_is() {
         let reader = end(true, false, false);
         assert_eq!(
-            steps(&reader, Ended::Stopped),
+            *steps(&reader, Ended::Stopped),
             [Step::Fsync, Step::Figures, Step::UntimedFsync]
         );
         assert!(steps(&reader, Ended::Failed).is_empty());
