@@ -1,6 +1,7 @@
 //! fslab under mpirun. A build without the `mpi` feature refuses to run as one of several
-//! ranks; a build with it (`cargo test -p fslab --features mpi -- --ignored mpi`) runs one job
-//! across four ranks on this machine and prints one document.
+//! ranks; a build with it (`cargo test -p fslab --features mpi -- --ignored --test-threads=1
+//! mpi`) runs one job across four ranks on this machine and prints one document. One test at a
+//! time: concurrent mpiruns race to make Open MPI's session directory and one aborts.
 
 #[cfg(not(feature = "mpi"))]
 use crate::common::fslab_in;
