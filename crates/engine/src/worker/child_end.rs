@@ -2,12 +2,9 @@
 //! clock, the stonewall raised before or after its fsync, a stopped writer that finishes its file
 //! uncounted, and the fsync before close outside its figures. See [`ChildEnd`].
 
-use super::ops::transactions;
-use super::stream::Block;
 use super::tally::Slot;
 use super::{Flow, Outcome, ThreadOutcome, Worker};
 use crate::clock;
-use crate::io::{Dir, Xfer};
 use crate::workload::{ChildEnd, EngineKind, OpKind, OpenMode, Scope, SyncKind};
 use std::time::Instant;
 
@@ -157,8 +154,8 @@ impl<'a> Worker<'a> {
     }
 
     /// The entry of the mix when the child's work is its own stream through its own file and
-    /// nothing else: one read or write after another, with nothing between them (no delay, no
-    /// sync of its own) on a file kept open. IOzone's loop is that, and fslab's own
+    /// nothing else: one read or write after another, with nothing between them (no delay) on a
+    /// file kept open. IOzone's loop is that, and fslab's own
     /// code around each call was then some 12% of a cached 4 KiB read's time.
     fn lean_stream(&self) -> Option<usize> {
         let g = self.group;
@@ -167,7 +164,6 @@ impl<'a> Worker<'a> {
         };
         let lean = matches!(spec.op, OpKind::SeqRead | OpKind::SeqWrite | OpKind::Rewrite)
             && spec.scope.unwrap_or_default() == Scope::Own
-            && spec.sync.is_none()
             && g.delay.0.is_zero()
             && matches!(g.engine, EngineKind::Sync | EngineKind::Seek)
             && g.open == OpenMode::Keep
@@ -177,36 +173,17 @@ impl<'a> Worker<'a> {
     }
 
     /// [`run_child_mix`](Self::run_child_mix) for the entry [`lean_stream`](Self::lean_stream)
-    /// found: the same calls, each block handed straight to the backend.
+    /// found: the stream's blocks one after another, without choosing an operation each time.
     fn run_lean_stream(&mut self, i: usize) -> Ended {
-        let (kind, bs) = (self.group.ops[i].op, self.group.ops[i].block_size());
-        let dir = if kind == OpKind::SeqRead { Dir::Read } else { Dir::Write };
+        let kind = self.group.ops[i].op;
         while self.guard.before_op(&mut self.tally) {
-            let Some(Block { file, offset, len, .. }) = self.own_block(i) else {
+            let Some(block) = self.own_block(i) else {
                 self.mix.retire(i);
                 return Ended::Finished;
             };
-            let xfer = [Xfer {
-                offset,
-                len: len as u32,
-            }];
             let t0 = self.shared.latency.then(clock::now);
-            let result = self.kept_open(file).and_then(|slot| {
-                let file = &mut self.io.cache.entries[slot].1;
-                let (moved, result) = self.io.backend.transfer(file, dir, &xfer, &mut self.io.bufs);
-                result.map(|()| moved)
-            });
+            let outcome = self.stream_block(i, block);
             self.mix.count_done(i);
-            let outcome = match result {
-                Ok(moved) => {
-                    self.after_block(i, dir, file, offset, moved.bytes);
-                    Ok(Outcome::Done {
-                        bytes: moved.bytes,
-                        transactions: transactions(dir, &moved, &xfer, bs),
-                    })
-                }
-                Err(e) => Err(self.annotate(file, kind.name(), e)),
-            };
             if self.account(Slot::Mix(i), kind, t0, outcome).0 == Flow::Stop {
                 return Ended::Failed;
             }

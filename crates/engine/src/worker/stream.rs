@@ -91,15 +91,23 @@ impl<'a> Worker<'a> {
                 })
             }
         };
-        let Some(Block {
+        match block {
+            Some(block) => self.stream_block(i, block),
+            None => Ok(Outcome::StreamEnded),
+        }
+    }
+
+    /// Moves `block` of stream `i` (and syncs its file after its last block, when the stream
+    /// asks): the operation's outcome.
+    pub(super) fn stream_block(&mut self, i: usize, block: Block) -> stdio::Result<Outcome> {
+        let spec: &OpSpec = &self.group.ops[i];
+        let (kind, bs) = (spec.op, spec.block_size());
+        let Block {
             file,
             offset,
             len,
             last,
-        }) = block
-        else {
-            return Ok(Outcome::StreamEnded);
-        };
+        } = block;
         let dir = if kind == OpKind::SeqRead { Dir::Read } else { Dir::Write };
         self.io.xfers.clear();
         self.io.xfers.push(Xfer {
@@ -155,7 +163,7 @@ impl<'a> Worker<'a> {
     /// After a block of stream `i` moved `bytes` at `offset` of `file`: a write that went past
     /// the file's end makes it that long; a read that found nothing ends the file's stream (the
     /// file is shorter than it was).
-    pub(super) fn after_block(&mut self, i: usize, dir: Dir, file: u64, offset: u64, bytes: u64) {
+    fn after_block(&mut self, i: usize, dir: Dir, file: u64, offset: u64, bytes: u64) {
         if dir == Dir::Write && offset + bytes > self.table.static_size(file) {
             self.table.release(file, Some(offset + bytes));
         }
