@@ -1103,8 +1103,8 @@ impl InOrder {
                 whole_writes: true,
                 fsync: true,
             }),
-            SetupCalls::Ffsb { direct: d } => Some(InOrder {
-                flags: OFlags::RDWR | OFlags::TRUNC | direct(d),
+            SetupCalls::Ffsb => Some(InOrder {
+                flags: OFlags::RDWR | OFlags::TRUNC,
                 mode: 0o700,
                 seek_end: false,
                 whole_writes: false,

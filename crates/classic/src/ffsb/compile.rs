@@ -394,11 +394,8 @@ fn fileset(
         dirs: fs.num_dirs,
         size: size_dist(profile, fs)?,
         setup_bs: Some(Bytes(block_size(fs.create_blocksize))),
-        // One file at a time, as FFSB's add_files(); 5.2.1's fhopencreate() leaves O_DIRECT
-        // out, 6.0's adds it with directio=1.
-        setup_calls: SetupCalls::Ffsb {
-            direct: profile.directio && profile.grammar == Grammar::V6,
-        },
+        // One file at a time, as FFSB's add_files(), never O_DIRECT.
+        setup_calls: SetupCalls::Ffsb,
         // FFSB's buffers are zeroed when allocated (ffsb_malloc) and never filled.
         data: Data::Zeros,
         reuse: fs.reuse,
@@ -679,6 +676,8 @@ fn aging_plan(
         setup_bs: seeded.then(|| Bytes(block_size(fs.age_blocksize))),
         data: Data::Zeros,
         mode: main.mode,
+        // FFSB makes them with the same add_files() as the benchmark's files.
+        setup_calls: SetupCalls::Ffsb,
         reuse_names: true,
         ..Fileset::new(&format!("fs{i}-age"))
     };

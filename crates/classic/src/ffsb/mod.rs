@@ -32,16 +32,18 @@
 //! Every path is relative to a directory descriptor (`*at()` calls) where FFSB passes full
 //! paths; fslab never follows a symlink in the fileset. The starting files, made before the
 //! timed run, are made as FFSB's `add_files()` makes them (`SetupCalls::Ffsb`): one at a time,
-//! in order, each `open(O_CREAT|O_RDWR|O_TRUNC, 0700)` (fslab adds `O_EXCL|O_NOFOLLOW`; 6.0 adds
-//! `O_DIRECT` with `directio=1`, 5.2.1 does not), `write()`s of `create_blocksize` (the last one
-//! shorter), `close()`; then one `syncfs()` where FFSB calls `sync()`. One at a time matters
-//! beyond the calls: files written side by side interleave their blocks on the disk. The data,
-//! in the files the setup and
-//! the aging write and in every write of the run, is zeros in both: FFSB's buffers are zeroed
-//! when allocated (`ffsb_malloc`) and never filled (the engine's `data = "zeros"`).
+//! in order, each `open(O_CREAT|O_RDWR|O_TRUNC, 0700)` (fslab adds `O_EXCL|O_NOFOLLOW`), never
+//! with `O_DIRECT` (5.2.1's `fhopencreate()` leaves it out; 6.0's `add_files()` turns `directio`
+//! off while it runs), `write()`s of `create_blocksize` (the last one shorter), `close()`; then
+//! one `syncfs()` where FFSB calls `sync()`. One at a time matters beyond the calls: files
+//! written side by side interleave their blocks on the disk. The data, in the files the setup
+//! and the aging write and in every write of the run, is zeros in both: FFSB's buffers are
+//! zeroed when allocated (`ffsb_malloc`) and never filled (the engine's `data = "zeros"`).
 //!
 //! Aging (`agefs=1`, `ffsb_fs.c`'s `age_fs()`): FFSB removes `data` and `meta`, seeds ten empty
-//! files and runs the aging threadgroup on `data/fillfile<N>`, beside the benchmark's files,
+//! files with the same `add_files()` (so fslab makes them as it makes the starting files, and
+//! follows them with a `syncfs()` FFSB does not make there) and runs the aging threadgroup on
+//! `data/fillfile<N>`, beside the benchmark's files,
 //! checking the utilisation (`statfs`) once a second from one thread, so it overshoots
 //! `desired_util` by about a second of writing. fslab does the same: `data/fillfile<N>`, one
 //! check a second by the monitor (`Stop::util_poll`); the fill and the benchmark's files leave

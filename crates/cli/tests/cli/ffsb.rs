@@ -466,7 +466,8 @@ fn creates_open_as_ffsb_s_and_every_file_and_directory_is_0700() {
 }
 
 /// With directio=1, FFSB 5.2.1's fhopencreate() opens without O_DIRECT and 6.0's with it; every
-/// other open of either has it. (On a tmpfs, which takes O_DIRECT.)
+/// other open of the run has it. (The setup's never do: see the next test.) (On a tmpfs, which
+/// takes O_DIRECT.)
 #[test]
 #[ignore = "system tier: needs root (a tmpfs) and strace"]
 fn a_5x_profile_creates_without_o_direct_and_a_6_0_one_with_it() {
@@ -491,6 +492,7 @@ fn a_5x_profile_creates_without_o_direct_and_a_6_0_one_with_it() {
             .iter()
             .map(|(_, c)| c)
             .filter(of_data)
+            .skip(4)
             .filter(|c| c.contains("O_TRUNC") || c.contains("O_RDONLY"))
             .collect();
         let creates: Vec<&&String> = run.iter().filter(|c| c.contains("O_TRUNC")).collect();
@@ -506,9 +508,10 @@ fn a_5x_profile_creates_without_o_direct_and_a_6_0_one_with_it() {
 }
 
 /// FFSB's setup (`add_files()`): one file at a time, in order, each opened
-/// `O_CREAT|O_RDWR|O_TRUNC` with mode 0700 (and `O_DIRECT` in 6.0 with directio=1, not in 5.2.1),
-/// written in `create_blocksize` writes of zeros, the last one shorter, and closed before the next
-/// is opened; then one sync. (On a tmpfs, which takes O_DIRECT.)
+/// `O_CREAT|O_RDWR|O_TRUNC` with mode 0700, never `O_DIRECT` (5.2.1 leaves it out, 6.0 turns
+/// directio off for the setup), written in `create_blocksize` writes of zeros, the last one
+/// shorter, and closed before the next is opened; then one sync. Aging's ten empty starting
+/// files come from the same `add_files()`. (On a tmpfs, which takes O_DIRECT.)
 #[test]
 #[ignore = "system tier: needs root (a tmpfs) and strace"]
 fn the_setup_makes_its_files_one_at_a_time_as_ffsb_s_add_files() {
@@ -520,39 +523,18 @@ fn the_setup_makes_its_files_one_at_a_time_as_ffsb_s_add_files() {
     let v5 = format!(
         "num_filesystems=1\nnum_threadgroups=1\ndirectio=1\ntime=0\n[filesystem0]\n{fsys}[end0]\n[threadgroup0]\n{tg}[end0]\n"
     );
-    let v6 = format!("time=0\ndirectio=1\n[filesystem]\n{fsys}[end]\n[threadgroup]\n{tg}[end]\n");
-    for (text, direct) in [(v5, false), (v6, true)] {
-        let dir = fs.path().join(if direct { "v6" } else { "v5" });
+    // 6.0, aged: the fill is made first, then aged to 1% of the tmpfs, then the data files.
+    let ager = "[threadgroup]\nnum_threads=1\ncreate_weight=1\ndelete_weight=1\nwrite_blocksize=4096\n[end]\n";
+    let v6 = format!(
+        "time=0\ndirectio=1\n[filesystem]\n{fsys}agefs=1\ndesired_util=0.01\n{ager}[end]\n[threadgroup]\n{tg}[end]\n"
+    );
+    for (text, aged) in [(v5, false), (v6, true)] {
+        let dir = fs.path().join(if aged { "v6" } else { "v5" });
         std::fs::create_dir(&dir).unwrap();
         let args = ffsb_args(&dir, &text);
         let calls =
             crate::common::strace_fslab(None, &dir.join("strace.log"), "openat,write,close,syncfs", &refs(&args));
-        // Every call on a data file, in order, and the sync.
-        let mut open_fd: Option<String> = None;
-        let mut seen = Vec::new();
-        for (_, c) in &calls {
-            let result = c.rsplit("= ").next().unwrap().trim();
-            if c.starts_with("openat(") && c.contains("\"datafile") {
-                assert!(open_fd.is_none(), "a file opened before the last was closed: {c}");
-                assert!(
-                    c.contains("O_RDWR|O_CREAT|O_EXCL|O_TRUNC") && c.contains(", 0700)"),
-                    "FFSB's open: {c}"
-                );
-                assert_eq!(c.contains("O_DIRECT"), direct, "{c}");
-                seen.push(format!("open {}", c.split('"').nth(1).unwrap()));
-                open_fd = Some(result.to_string());
-            } else if let Some(fd) = open_fd.clone() {
-                if c.starts_with(&format!("write({fd},")) {
-                    assert!(c.contains("\"\\0\\0\\0"), "zeros: {c}");
-                    seen.push(format!("write {result}"));
-                } else if c.starts_with(&format!("close({fd})")) {
-                    seen.push("close".into());
-                    open_fd = None;
-                }
-            } else if c.starts_with("syncfs(") {
-                seen.push("sync".into());
-            }
-        }
+        let data = setup_calls(&calls, "datafile");
         let file = |n: u32| {
             [
                 format!("open datafile{n}"),
@@ -565,8 +547,50 @@ fn the_setup_makes_its_files_one_at_a_time_as_ffsb_s_add_files() {
         let want: Vec<String> = [file(0), file(1), file(2)]
             .concat()
             .into_iter()
-            .chain(["sync".to_string()])
+            .chain(["sync".into()])
             .collect();
-        assert_eq!(seen, want, "{calls:#?}");
+        assert_eq!(data, want, "{calls:#?}");
+        let fill = setup_calls(&calls, "fillfile");
+        let want: Vec<String> = if aged {
+            (0..10)
+                .flat_map(|n| [format!("open fillfile{n}"), "close".into()])
+                .chain(["sync".into()])
+                .collect()
+        } else {
+            Vec::new()
+        };
+        assert_eq!(fill, want, "{calls:#?}");
     }
+}
+
+/// The calls of a setup on the files named `prefix<N>`, from the first one's open to the sync
+/// that follows: `open <name>`, `write <bytes>`, `close`, `sync`. Each open must be FFSB's
+/// `add_files()` one, made while no other file of the setup is open.
+fn setup_calls(calls: &[(String, String)], prefix: &str) -> Vec<String> {
+    let mut open_fd: Option<String> = None;
+    let mut seen = Vec::new();
+    for (_, c) in calls {
+        let result = c.rsplit("= ").next().unwrap().trim();
+        if c.starts_with("openat(") && c.contains(&format!("\"{prefix}")) {
+            assert!(open_fd.is_none(), "a file opened before the last was closed: {c}");
+            assert!(
+                c.contains("O_RDWR|O_CREAT|O_EXCL|O_TRUNC") && c.contains(", 0700)") && !c.contains("O_DIRECT"),
+                "FFSB's open in add_files(): {c}"
+            );
+            seen.push(format!("open {}", c.split('"').nth(1).unwrap()));
+            open_fd = Some(result.to_string());
+        } else if let Some(fd) = open_fd.clone() {
+            if c.starts_with(&format!("write({fd},")) {
+                assert!(c.contains("\"\\0\\0\\0"), "zeros: {c}");
+                seen.push(format!("write {result}"));
+            } else if c.starts_with(&format!("close({fd})")) {
+                seen.push("close".into());
+                open_fd = None;
+            }
+        } else if c.starts_with("syncfs(") && !seen.is_empty() {
+            seen.push("sync".into());
+            break;
+        }
+    }
+    seen
 }
