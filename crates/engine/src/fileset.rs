@@ -330,8 +330,7 @@ impl FileTable {
                 unmake(file_dirs, spec, &made.into_inner().unwrap_or_else(|p| p.into_inner()));
             }
             bytes = marked?;
-            if !in_order.is_some_and(|how| how.fsync) {
-                // As FFSB's sync() after its setup; sysbench's prepare fsynced each file itself.
+            if in_order.as_ref().is_none_or(|how| how.syncfs) {
                 rustix::fs::syncfs(&root).map_err(|e| io_err(name, e.into()))?;
             }
         }
@@ -1089,6 +1088,8 @@ struct InOrder {
     whole_writes: bool,
     /// `fsync()` each file once written (sysbench).
     fsync: bool,
+    /// One `syncfs()` once every file is made (FFSB's `sync()` after its setup).
+    syncfs: bool,
 }
 
 impl InOrder {
@@ -1102,13 +1103,15 @@ impl InOrder {
                 seek_end: true,
                 whole_writes: true,
                 fsync: true,
+                syncfs: false,
             }),
-            SetupCalls::Ffsb => Some(InOrder {
+            SetupCalls::Ffsb { sync } => Some(InOrder {
                 flags: OFlags::RDWR | OFlags::TRUNC,
                 mode: 0o700,
                 seek_end: false,
                 whole_writes: false,
                 fsync: false,
+                syncfs: sync,
             }),
         }
     }

@@ -394,8 +394,8 @@ fn fileset(
         dirs: fs.num_dirs,
         size: size_dist(profile, fs)?,
         setup_bs: Some(Bytes(block_size(fs.create_blocksize))),
-        // One file at a time, as FFSB's add_files(), never O_DIRECT.
-        setup_calls: SetupCalls::Ffsb,
+        // One file at a time, as FFSB's add_files(), never O_DIRECT; then FFSB's sync().
+        setup_calls: SetupCalls::Ffsb { sync: true },
         // FFSB's buffers are zeroed when allocated (ffsb_malloc) and never filled.
         data: Data::Zeros,
         reuse: fs.reuse,
@@ -676,8 +676,9 @@ fn aging_plan(
         setup_bs: seeded.then(|| Bytes(block_size(fs.age_blocksize))),
         data: Data::Zeros,
         mode: main.mode,
-        // FFSB makes them with the same add_files() as the benchmark's files.
-        setup_calls: SetupCalls::Ffsb,
+        // FFSB makes them with the same add_files() as the benchmark's files, and goes
+        // straight on to age, without a sync().
+        setup_calls: SetupCalls::Ffsb { sync: false },
         reuse_names: true,
         ..Fileset::new(&format!("fs{i}-age"))
     };

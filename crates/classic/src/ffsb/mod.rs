@@ -41,8 +41,8 @@
 //! zeroed when allocated (`ffsb_malloc`) and never filled (the engine's `data = "zeros"`).
 //!
 //! Aging (`agefs=1`, `ffsb_fs.c`'s `age_fs()`): FFSB removes `data` and `meta`, seeds ten empty
-//! files with the same `add_files()` (so fslab makes them as it makes the starting files, and
-//! follows them with a `syncfs()` FFSB does not make there) and runs the aging threadgroup on
+//! files with the same `add_files()` (so fslab makes them as it makes the starting files, but
+//! without a sync after them, as FFSB) and runs the aging threadgroup on
 //! `data/fillfile<N>`, beside the benchmark's files,
 //! checking the utilisation (`statfs`) once a second from one thread, so it overshoots
 //! `desired_util` by about a second of writing. fslab does the same: `data/fillfile<N>`, one

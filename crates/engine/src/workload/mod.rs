@@ -239,10 +239,11 @@ pub enum SetupCalls {
     SysbenchPrepare { direct: bool, osync: OSync },
     /// FFSB's fs setup (`add_files()` in ffsb_fs.c): one file at a time, in order, each opened
     /// `O_CREAT|O_RDWR|O_TRUNC` (fslab adds `O_EXCL|O_NOFOLLOW`) with mode 0700, written with
-    /// `write()`s of `setup_bs` bytes (the last one shorter), closed; then one `syncfs()`, as
-    /// FFSB calls `sync()` once its setup is done. Never `O_DIRECT`: 5.2.1's `fhopencreate()`
-    /// leaves it out, and 6.0 turns `directio` off while `add_files()` runs.
-    Ffsb,
+    /// `write()`s of `setup_bs` bytes (the last one shorter), closed. Never `O_DIRECT`: 5.2.1's
+    /// `fhopencreate()` leaves it out, and 6.0 turns `directio` off while `add_files()` runs.
+    /// `sync`: then one `syncfs()`, as FFSB calls `sync()` once its setup is done; aging's
+    /// ten starting files get none.
+    Ffsb { sync: bool },
 }
 
 impl Fileset {
