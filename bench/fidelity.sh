@@ -36,7 +36,8 @@
 # DBENCH_OPTS=-s, dbench's synchronous opens, since a 24 GiB page cache holds the rest),
 # DBENCH_OPTS and SYSBENCH_OPTS (more options for both dbenches or sysbenches:
 # SYSBENCH_OPTS=--file-extra-flags=direct is disk-bound on ext4-disk), FFSB_DIRECTIO (1: FFSB's profile reads and
-# writes with O_DIRECT, disk-bound on ext4-disk), FSLAB (the binary; default target/release/fslab, built
+# writes with O_DIRECT, disk-bound on ext4-disk), FFSB_GRAMMAR (5, or 6 for FFSB 6.0's grammar and a
+# 6.0 binary), FSLAB (the binary; default target/release/fslab, built
 # when missing), KEEP (a directory to copy every raw output to).
 # Exit: 0 when everything ran (goals met or not), 1 when a run failed, 3 when something is missing.
 set -uo pipefail
@@ -136,27 +137,35 @@ job_sysbench() { # kind dir log phase [seconds]
 job_ffsb() { # kind dir log [seconds]
     local kind=$1 dir=$2 log=$3 t=${4:-5} cmd=("$FFSB")
     [[ $kind == fslab ]] && cmd=("$FSLAB" ffsb)
-    # A small file-server profile in FFSB 5.x's grammar, its fileset in DIR. Fewer deletes than
-    # creates: FFSB 5.2.1 aborts (an assertion in choose_file_reader) once every file is gone;
+    # A small file-server profile, its fileset in DIR, in FFSB 5.x's grammar or, with
+    # FFSB_GRAMMAR=6, in 6.0's with two of 6.0's operations more (stat, writeall). Fewer deletes
+    # than creates: FFSB aborts (an assertion in choose_file_reader) once every file is gone;
     # small files, so that what the creates add fits IMAGE_SIZE at a tmpfs's speed. With
     # O_DIRECT every file is 16 KiB, so that every transfer stays block-aligned.
-    local min_size=4096
+    local min_size=4096 head=$'num_filesystems=1\nnum_threadgroups=1\n' fs=filesystem0 end=end0
+    local tg=threadgroup0 more=""
     [[ ${FFSB_DIRECTIO:-0} == 1 ]] && min_size=16384
+    if [[ ${FFSB_GRAMMAR:-5} == 6 ]]; then
+        head="" fs=filesystem end=end tg=threadgroup more=$'\tstat_weight=2\n\twriteall_weight=1\n'
+        # 6.0's parser copies `location` without its terminating NUL (get_optstr: malloc(len),
+        # strncpy), so the byte after it is whatever the heap holds there: past the allocation
+        # when the length is a multiple of 8 (a 24-byte location came out with a stray byte).
+        # A trailing slash moves it off one.
+        ((${#dir} % 8 == 0)) && dir+=/
+    fi
     cat >"$work/profile.ffsb" <<EOF
-num_filesystems=1
-num_threadgroups=1
-directio=${FFSB_DIRECTIO:-0}
+${head}directio=${FFSB_DIRECTIO:-0}
 time=$t
 
-[filesystem0]
+[$fs]
 	location=$dir
 	num_files=2000
 	num_dirs=20
 	max_filesize=16384
 	min_filesize=$min_size
-[end0]
+[$end]
 
-[threadgroup0]
+[$tg]
 	num_threads=4
 	read_weight=8
 	readall_weight=2
@@ -164,11 +173,11 @@ time=$t
 	create_weight=2
 	append_weight=2
 	delete_weight=1
-	write_size=4096
+${more}	write_size=4096
 	write_blocksize=4096
 	read_size=4096
 	read_blocksize=4096
-[end0]
+[$end]
 EOF
     "${WRAP[@]}" "${cmd[@]}" "$work/profile.ffsb" >"$log" 2>&1
 }
