@@ -330,6 +330,8 @@ impl FileTable {
                 unmake(file_dirs, spec, &made.into_inner().unwrap_or_else(|p| p.into_inner()));
             }
             bytes = marked?;
+            // fslab's own setup ends with one syncfs, as FFSB's does with sync(); sysbench's
+            // prepare fsynced each file instead.
             if in_order.as_ref().is_none_or(|how| how.syncfs) {
                 rustix::fs::syncfs(&root).map_err(|e| io_err(name, e.into()))?;
             }

@@ -42,15 +42,15 @@
 //!
 //! Aging (`agefs=1`, `ffsb_fs.c`'s `age_fs()`): FFSB removes `data` and `meta`, seeds ten empty
 //! files with the same `add_files()` (so fslab makes them as it makes the starting files, but
-//! without a sync after them, as FFSB) and runs the aging threadgroup on
-//! `data/fillfile<N>`, beside the benchmark's files,
-//! checking the utilisation (`statfs`) once a second from one thread, so it overshoots
-//! `desired_util` by about a second of writing. fslab does the same: `data/fillfile<N>`, one
-//! check a second by the monitor (`Stop::util_poll`); the fill and the benchmark's files leave
-//! each other alone (`Fileset::neighbours`). Measured on a 4 GiB ext4 image, desired_util 0.20,
-//! 4 aging threads: FFSB 5.2.1 ended at 22-37% (df) with 11-19k files, fslab at 25-26% with
-//! 12-13k. (FFSB's filesystems carry a `num_age_dirs` for subdirectories of the fill, but
-//! neither 5.2.1's nor 6.0's parser sets it: the fill files always sit in `data/` itself.)
+//! without a sync after them, as FFSB) and runs the aging threadgroup on `data/fillfile<N>`,
+//! beside the benchmark's files, checking the utilisation (`statfs`) once a second from one
+//! thread, so it overshoots `desired_util` by about a second of writing. fslab does the same:
+//! `data/fillfile<N>`, one check a second by the monitor (`Stop::util_poll`); the fill and the
+//! benchmark's files leave each other alone (`Fileset::neighbours`). Measured on a 4 GiB ext4
+//! image, desired_util 0.20, 4 aging threads: FFSB 5.2.1 ended at 22-37% (df) with 11-19k
+//! files, fslab at 25-26% with 12-13k. (FFSB's filesystems carry a `num_age_dirs` for
+//! subdirectories of the fill, but neither 5.2.1's nor 6.0's parser sets it: the fill files
+//! always sit in `data/` itself.)
 //!
 //! Names: as FFSB, a file is `data/datafile<N>` and with `num_dirs` the directories are
 //! `data/datadir<k>`, so that a `reuse=1` run of either tool takes the other's files. Both put
