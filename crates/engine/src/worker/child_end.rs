@@ -155,8 +155,8 @@ impl<'a> Worker<'a> {
 
     /// The entry of the mix when the child's work is its own stream through its own file and
     /// nothing else: one read or write after another, with nothing between them (no delay) on a
-    /// file kept open. IOzone's loop is that, and fslab's own
-    /// code around each call was then some 12% of a cached 4 KiB read's time.
+    /// file kept open. IOzone's loop is that, and fslab's own code around each call was then
+    /// some 12% of a cached 4 KiB read's time.
     fn lean_stream(&self) -> Option<usize> {
         let g = self.group;
         let [spec] = &g.ops[..] else {
