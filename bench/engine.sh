@@ -14,7 +14,7 @@
 #               (with T_IO_URING or FIO_SRC, t/io_uring's per-core peak beside it as the limit)
 #   latency  6  what latency timing costs: case 1 with and without --no-latency           %     <= 3
 #   seqwrite 4  1 MiB sequential writes of a fresh 2 GiB file, fio fallocate=none          MiB/s >= 1.00
-#               (bench/seqwrite.sh: the method, and its spread)
+#               (bench/seqwrite.sh: the method, and its spread; bench/seq_loop.c, a bare loop, as the limit)
 #   rss      5  peak RSS (VmHWM) of fslab setting up 1,000,000 empty files                 MiB   <= 200
 #   uring    7  io_uring at iodepth 1/8/32/128 x 1/2/4 threads, tmpfs and ext4 O_DIRECT    IOPS  >= 1.10
 #               (bench/uring.sh; with T_IO_URING or FIO_SRC, t/io_uring's per-core peak as the limit)
