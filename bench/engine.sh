@@ -26,6 +26,9 @@
 # Every figure is the median over the rounds; spreads are (max-min)/median; ratios are the ratio
 # of the medians and, beside it, the median [min-max] of the rounds' own ratios (each round runs
 # the tools back to back, so its ratio sees the same state of a shared machine).
+# A ratio goal is PASS or MISS only when a 90% confidence interval of the median of the rounds'
+# own ratios lies wholly above or below it, and UNSETTLED when the interval straddles it or the
+# rounds are fewer than 5 (bench/lib.sh, settle): on a noisy machine, more rounds settle it.
 # Environment: CASES (all), ROUNDS (5), SECS (3, time of each timed run), LAT_ROUNDS (3 x ROUNDS)
 # and LAT_SECS (SECS/3, at least 2) for case 6, FSLAB (binary, default target/release/fslab,
 # built when missing), TMPFS_SIZE (6G), FIO_EXTRA (more fio options for cases 1-3), KEEP (a
@@ -34,8 +37,9 @@
 # or FIO_SRC (a fio source tree outside this repository, where t/io_uring is built when missing;
 # tio_setup and tio_peak in bench/lib.sh say how it is built and run), and each case script's
 # own (see their headers).
-# Exit: 0 when everything ran (PASS or MISS), 1 when a run failed, 2 on a bad setting, 3 when
-# something is missing (root, fio, python3, /usr/bin/time, the binary and cargo to build it).
+# Exit: 0 when everything ran (PASS, MISS or UNSETTLED), 1 when a run failed, 2 on a bad setting,
+# 3 when something is missing (root, fio, python3, /usr/bin/time, the binary and cargo to build
+# it).
 
 set -uo pipefail
 

@@ -143,17 +143,59 @@ print("%.3f [%.3f-%.3f]" % (statistics.median(r), min(r), max(r)))
 EOF
 }
 
+# Whether the rounds settle a goal "fslab/reference >= GOAL", from the rounds' own ratios (each
+# round runs the tools back to back, so its ratio sees one state of a shared machine): a
+# distribution-free confidence interval for their median, [r(k), r(n+1-k)] of the sorted ratios
+# with the largest k whose coverage, 1 - 2 P(Binomial(n, 1/2) < k), is at least 90%. PASS when
+# the whole interval is at or above the goal, MISS when it is all below, UNSETTLED when it
+# straddles the goal (the machine's noise is larger than the difference) or when the rounds are
+# too few for any such interval (fewer than 5). Prints "VERDICT lo hi coverage%" (0 0 0 with too
+# few rounds). Args: "a values" "b values" goal
+settle() {
+    python3 - "$1" "$2" "$3" <<'EOF'
+import sys
+from math import comb
+a = [float(x) for x in sys.argv[1].split()]
+b = [float(x) for x in sys.argv[2].split()]
+goal = float(sys.argv[3])
+r = sorted(x / y for x, y in zip(a, b))
+n = len(r)
+best = None
+for k in range(1, n // 2 + 1):
+    cover = 1 - 2 * sum(comb(n, i) for i in range(k)) / 2**n
+    if cover >= 0.90:
+        best = (k, cover)
+if best is None:
+    print("UNSETTLED 0 0 0")
+else:
+    k, cover = best
+    lo, hi = r[k - 1], r[n - k]
+    v = "PASS" if lo >= goal - 1e-12 else "MISS" if hi < goal - 1e-12 else "UNSETTLED"
+    print(f"{v} {lo:.3f} {hi:.3f} {100 * cover:.1f}")
+EOF
+}
+
+# The interval settle() found, in words. Args: lo hi coverage
+settle_line() {
+    if [[ $3 == 0 ]]; then
+        echo "too few rounds for a 90% interval of the paired ratios' median (5 at least): UNSETTLED"
+    else
+        echo "the paired ratios' median is in [$1, $2] with $3% confidence"
+    fi
+}
+
 RESULTS=()   # lines: id|what|fslab|fio|ratio (paired: median [min-max])|goal|verdict
 
-# The ratio of medians, the paired ratios and the verdict, logged and added to RESULTS.
-# Args: id label unit fslab_values fio_values (GOAL in the environment: ratio >= GOAL passes)
+# The ratio of medians, the paired ratios and the verdict (settle), logged and added to RESULTS.
+# Args: id label unit fslab_values fio_values (GOAL in the environment: the goal is ratio >= GOAL)
 compare() {
-    local id=$1 label=$2 unit=$3 fv=$4 iv=$5 fm im ratio verdict
+    local id=$1 label=$2 unit=$3 fv=$4 iv=$5 fm im ratio verdict lo hi cover
     fm=$(calc 'median(a)' $fv)
     im=$(calc 'median(a)' $iv)
     ratio=$(calc '"%.3f" % (a[0] / a[1])' "$fm" "$im")
-    verdict=$(calc '"PASS" if a[0] >= a[1] - 1e-12 else "MISS"' "$ratio" "$GOAL")
+    read -r verdict lo hi cover < <(settle "$fv" "$iv" "$GOAL")
     log "  => median fslab $(fmt_int "$fm") $unit, ${REF_NAME:-fio} $(fmt_int "$im") $unit, ratio $ratio (paired $(ratios "$fv" "$iv"))   goal >= $GOAL   $verdict"
+    log "     $(settle_line "$lo" "$hi" "$cover")"
     log "     spread (max-min)/median: fslab $(spread $fv), ${REF_NAME:-fio} $(spread $iv)"
     RESULTS+=("$id|$label|$(fmt_int "$fm") $unit ±$(spread $fv)|$(fmt_int "$im") $unit ±$(spread $iv)|$ratio ($(ratios "$fv" "$iv"))|>= $GOAL|$verdict")
 }
