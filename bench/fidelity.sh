@@ -12,7 +12,8 @@
 #  2. Headlines. The same jobs, longer, on a fresh ext4 loop image per run (mkfs before every run)
 #     and on a tmpfs, the original and fslab alternating, ROUNDS rounds: the medians, spreads and
 #     the median of the paired ratios fslab/original (goal: within 5% where the run is
-#     disk-bound, >= 1.0 where it is CPU-bound). Which it is, is measured rather than assumed
+#     disk-bound, >= 1.0 where it is CPU-bound; PASS or MISS only when a 90% interval of that
+#     median says so, bench/settle.py, else UNSETTLED). Which it is, is measured rather than assumed
 #     from the filesystem: disk-bound when some task waited on I/O for at least half of the
 #     original's time (the kernel's pressure stall information, /proc/pressure/io `some`,
 #     median of the rounds; a tmpfs never is). An ext4 image whose blocks the page cache holds
@@ -39,7 +40,8 @@
 # writes with O_DIRECT, disk-bound on ext4-disk), FFSB_GRAMMAR (5, or 6 for FFSB 6.0's grammar and a
 # 6.0 binary), FSLAB (the binary; default target/release/fslab, built
 # when missing), KEEP (a directory to copy every raw output to).
-# Exit: 0 when everything ran (goals met or not), 1 when a run failed, 3 when something is missing.
+# Exit: 0 when everything ran (goals met, missed or unsettled), 1 when a run failed, 3 when
+# something is missing.
 set -uo pipefail
 
 PART=${PART:-both}
@@ -364,8 +366,10 @@ headlines() { # tool fs [clients]
             if [[ $kind == original ]]; then orig+=("$v"); else mine+=("$v"); fi
         done
     done
-    python3 - "$fs" "${orig[*]}" "${mine[*]}" "${stalls[*]}" <<'EOF'
+    python3 - "$fs" "${orig[*]}" "${mine[*]}" "${stalls[*]}" "$here" <<'EOF'
 import sys, statistics as st
+sys.path.insert(0, sys.argv[5])
+from settle import at_least, within
 fs, o, f = sys.argv[1], [float(x) for x in sys.argv[2].split()], [float(x) for x in sys.argv[3].split()]
 stalls = [float(x) for x in sys.argv[4].split()]
 spread = lambda a: 100 * (max(a) - min(a)) / st.median(a)
@@ -380,8 +384,12 @@ elif stalls:
 else:
     disk, why = True, "taken so: no /proc/pressure/io to measure it"
 print(f"  {'disk' if disk else 'CPU'}-bound: {why}")
-goal, ok = ("0.95-1.05", 0.95 <= m <= 1.05) if disk else (">= 1.0", m >= 1.0)
-print(f"  ratio fslab/original, median of the pairs: {m:.3f} [{min(r):.3f}-{max(r):.3f}]   goal {goal}: {'met' if ok else 'NOT met'}")
+goal, (verdict, iv) = ("0.95-1.05", within(r, 0.95, 1.05)) if disk else (">= 1.0", at_least(r, 1.0))
+print(f"  ratio fslab/original, median of the pairs: {m:.3f} [{min(r):.3f}-{max(r):.3f}]   goal {goal}: {verdict}")
+if iv:
+    print(f"  the pairs' median is in [{iv[0]:.3f}, {iv[1]:.3f}] with {100 * iv[2]:.1f}% confidence (bench/settle.py)")
+else:
+    print("  too few rounds for a 90% interval of the pairs' median (5 at least)")
 EOF
     [[ $tool == iozone ]] && iozone_detail "$fs"
     echo

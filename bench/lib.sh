@@ -143,37 +143,11 @@ print("%.3f [%.3f-%.3f]" % (statistics.median(r), min(r), max(r)))
 EOF
 }
 
-# Whether the rounds settle a goal "fslab/reference >= GOAL", from the rounds' own ratios (each
-# round runs the tools back to back, so its ratio sees one state of a shared machine): a
-# distribution-free confidence interval for their median, [r(k), r(n+1-k)] of the sorted ratios
-# with the largest k whose coverage, 1 - 2 P(Binomial(n, 1/2) < k), is at least 90%. PASS when
-# the whole interval is at or above the goal, MISS when it is all below, UNSETTLED when it
-# straddles the goal (the machine's noise is larger than the difference) or when the rounds are
-# too few for any such interval (fewer than 5). Prints "VERDICT lo hi coverage%" (0 0 0 with too
-# few rounds). Args: "a values" "b values" goal
-settle() {
-    python3 - "$1" "$2" "$3" <<'EOF'
-import sys
-from math import comb
-a = [float(x) for x in sys.argv[1].split()]
-b = [float(x) for x in sys.argv[2].split()]
-goal = float(sys.argv[3])
-r = sorted(x / y for x, y in zip(a, b))
-n = len(r)
-best = None
-for k in range(1, n // 2 + 1):
-    cover = 1 - 2 * sum(comb(n, i) for i in range(k)) / 2**n
-    if cover >= 0.90:
-        best = (k, cover)
-if best is None:
-    print("UNSETTLED 0 0 0")
-else:
-    k, cover = best
-    lo, hi = r[k - 1], r[n - k]
-    v = "PASS" if lo >= goal - 1e-12 else "MISS" if hi < goal - 1e-12 else "UNSETTLED"
-    print(f"{v} {lo:.3f} {hi:.3f} {100 * cover:.1f}")
-EOF
-}
+# Whether the rounds settle the goal "fslab/reference >= GOAL" (bench/settle.py says how): PASS or
+# MISS when a 90% confidence interval of the median of the rounds' own ratios lies wholly above or
+# below it, UNSETTLED when it straddles it or the rounds are fewer than 5. Prints "VERDICT lo hi
+# coverage%" (0 0 0 with too few rounds). Args: "a values" "b values" goal
+settle() { python3 "$BENCH/settle.py" "$1" "$2" "$3"; }
 
 # The interval settle() found, in words. Args: lo hi coverage
 settle_line() {
