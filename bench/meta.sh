@@ -9,8 +9,11 @@
 # fio runs one job per thread (--thread, see bench/uring.sh; directory=<its own>, filename_format=f$filenum, nrfiles=M_FILES,
 # file_service_type=sequential, without which fio's filecreate slows down with the number of
 # files, create_on_open=1 so that filestat and filedelete find the empty files made for them
-# instead of writing 4 KiB into each first). Files to stat or unlink are made before the timed
-# run: by fslab's own untimed setup for fslab, by meta_loop create for fio and meta_loop.
+# instead of writing 4 KiB into each first). Files to unlink are made before the timed run: by
+# fslab's own untimed setup for fslab, by meta_loop create for fio and meta_loop. Files to stat
+# are the same for all three: made once a round by fslab's setup (meta_stat_files), so that
+# how and when the files were made (which sets where their dentries and inodes lie in memory)
+# weighs on no tool more than another.
 # The three tools take turns in every round, the order rotating.
 #
 # Environment: M_FILES (100000), M_THREADS ("1 4"), M_OPS ("create stat unlink"), M_ROUNDS (ROUNDS).
@@ -27,16 +30,18 @@ meta_build() {
 }
 
 # fslab's workload for one operation: a group and a fileset per thread. Args: op threads
-meta_toml() {
+meta_toml() { # op threads [ops: M_FILES per thread]
     local op=$1 th=$2 k files=0 fop=$1
     [[ $op == create ]] || files=$M_FILES
     [[ $op == unlink ]] && fop=delete
     echo "name = \"meta-$op\""
     echo "seed = 1"
     echo "[stop]"
-    echo "ops = $((M_FILES * th))"
+    echo "ops = ${3:-$((M_FILES * th))}"
     for ((k = 0; k < th; k++)); do
         printf '[[fileset]]\nname = "t%d"\nfiles = %d\ndirs = 0\nsize = 0\n' "$k" "$files"
+        # stat's files are made once a round for every tool (meta_stat_files), and kept.
+        [[ $op == stat ]] && echo 'reuse = true'
     done
     for ((k = 0; k < th; k++)); do
         printf '[[group]]\nname = "g%d"\nfileset = "t%d"\n[[group.op]]\nop = "%s"\n' "$k" "$k" "$fop"
@@ -48,12 +53,29 @@ meta_toml() {
 # made there first (untimed) for fio and meta_loop. Args: tool op threads
 meta_fresh() {
     local base=$T/meta/$1
+    if [[ $2 == stat ]]; then
+        MBASE=$T/meta/stat
+        return
+    fi
     rm -rf "$base"
     mkdir -p "$base"
     if [[ $1 != fslab && $2 != create ]]; then
         "$META_LOOP" create "$base" "$3" "$M_FILES" >/dev/null || die "meta_loop create (setup) failed"
     fi
     MBASE=$base
+}
+
+# The files every tool stats in one round: fslab's own setup makes them (a run of one stat per
+# thread), so that no tool stats files made in its own way or closer to its run than the others'.
+# Args: threads
+meta_stat_files() {
+    local base=$T/meta/stat o e
+    rm -rf "$base"
+    mkdir -p "$base"
+    meta_toml stat "$1" "$1" >"$T/meta-stat-setup.toml"
+    next
+    o=$NEXT.meta-setup.json e=$NEXT.meta-setup.err
+    run "$o" "$e" "$FSLAB" run "$T/meta-stat-setup.toml" --dir "$base" --json || fail_run "fslab (stat setup)" "$o" "$e"
 }
 
 # One timed run; sets VAL (operations per second). Args: tool op threads
@@ -66,7 +88,7 @@ meta_run() {
     fslab)
         meta_toml "$op" "$th" >"$T/meta-$op-$th.toml"
         run "$o" "$e" "$FSLAB" run "$T/meta-$op-$th.toml" --dir "$MBASE" --json || fail_run fslab "$o" "$e"
-        check_fslab "$o" ops no
+        check_fslab "$o" ops "$([[ $op == stat ]] && echo yes || echo no)"
         local ops
         ops=$(jq "$o" 'r["totals"]["ops"]')
         [[ $ops == $((M_FILES * th)) ]] || log "    ! fslab did $ops operations, not $((M_FILES * th))"
@@ -110,6 +132,7 @@ meta_case() { # op threads
         2) order="fio c fslab" ;;
         0) order="c fslab fio" ;;
         esac
+        [[ $op == stat ]] && meta_stat_files "$th"
         for tool in $order; do
             meta_run "$tool" "$op" "$th"
             case $tool in fslab) f=$VAL ;; fio) i=$VAL ;; c) c=$VAL ;; esac
