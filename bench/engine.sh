@@ -28,7 +28,7 @@
 # the tools back to back, so its ratio sees the same state of a shared machine).
 # A ratio goal is PASS or MISS only when a 90% confidence interval of the median of the rounds'
 # own ratios lies wholly above or below it, and UNSETTLED when the interval straddles it or the
-# rounds are fewer than 5 (bench/lib.sh, settle): on a noisy machine, more rounds settle it.
+# rounds are fewer than 5 (bench/settle.py): on a noisy machine, more rounds settle it.
 # Environment: CASES (all), ROUNDS (5), SECS (3, time of each timed run), LAT_ROUNDS (3 x ROUNDS)
 # and LAT_SECS (SECS/3, at least 2) for case 6, FSLAB (binary, default target/release/fslab,
 # built when missing), TMPFS_SIZE (6G), FIO_EXTRA (more fio options for cases 1-3), KEEP (a

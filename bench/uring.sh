@@ -154,7 +154,7 @@ uring_cases() {
     log "  shares of it that fslab and fio reach (their medians over its median); the same in requests per"
     log "  CPU-second (on the tmpfs every read is punted to io-wq workers on other cores: the fairer one);"
     log "  verdict: PASS or MISS when a 90% interval of the paired ratios' median is all above or all below"
-    log "  1.10, UNSETTLED when it straddles it (bench/lib.sh, settle)"
+    log "  1.10, UNSETTLED when it straddles it (bench/settle.py)"
     {
         echo "fs|iodepth|threads|fslab IOPS|fio IOPS|fslab/fio|paired|per CPU-s|limit: t/io_uring (fslab, fio share)|>= 1.10"
         printf '%s\n' "${URING_ROWS[@]}"
