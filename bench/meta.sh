@@ -29,8 +29,9 @@ meta_build() {
     cc -O2 -pthread -o "$META_LOOP" "$BENCH/meta_loop.c" || die "cannot compile bench/meta_loop.c"
 }
 
-# fslab's workload for one operation: a group and a fileset per thread. Args: op threads
-meta_toml() { # op threads [ops: M_FILES per thread]
+# fslab's workload for one operation: a group and a fileset per thread. Args: op threads [ops,
+# M_FILES per thread when not given]
+meta_toml() {
     local op=$1 th=$2 k files=0 fop=$1
     [[ $op == create ]] || files=$M_FILES
     [[ $op == unlink ]] && fop=delete
