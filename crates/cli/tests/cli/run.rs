@@ -374,6 +374,58 @@ fn empty_files_are_made_by_one_thread_per_directory_in_order() {
     assert_eq!(firsts, vec![0, 1, 2]);
 }
 
+/// The offsets, in records of 4 KiB, of the `pread64` calls of a run of 128 one-record reads of
+/// one 256 KiB file (64 records), with `shuffle` as given.
+fn read_offsets(shuffle: bool) -> Vec<u64> {
+    let tmp = tempdir();
+    let work = tmp.path().join("work");
+    std::fs::create_dir(&work).unwrap();
+    let text = format!(
+        "name = \"r\"\nseed = 5\nstop = {{ ops = 128 }}\n[[fileset]]\nname = \"data\"\nfiles = 1\n\
+         size = \"256k\"\n[[group]]\nname = \"g\"\nfileset = \"data\"\n[[group.op]]\nop = \"read\"\n\
+         bs = \"4k\"\nshuffle = {shuffle}\n"
+    );
+    let w = write_file(tmp.path(), "w.toml", &text);
+    let calls = strace_fslab(
+        None,
+        &tmp.path().join("strace.log"),
+        "pread64",
+        &["run", s(&w), "--dir", s(&work)],
+    );
+    // The reads of the file: a record each (the loader's reads of libraries are not).
+    calls
+        .iter()
+        .filter(|(_, call)| call.contains(", 4096, "))
+        .map(|(_, call)| {
+            let offset = call
+                .rsplit_once(", ")
+                .and_then(|(_, o)| o.split(')').next()?.parse::<u64>().ok());
+            let offset = offset.unwrap_or_else(|| panic!("no offset in {call}"));
+            assert_eq!(offset % 4096, 0, "{call}");
+            offset / 4096
+        })
+        .collect()
+}
+
+#[test]
+#[ignore = "system tier: strace"]
+fn shuffled_reads_visit_each_record_once_per_pass() {
+    fslab_testkit::require_tool("strace", "strace");
+    let offsets = read_offsets(true);
+    assert_eq!(offsets.len(), 128, "{offsets:?}");
+    for (pass, records) in offsets.chunks(64).enumerate() {
+        let mut sorted = records.to_vec();
+        sorted.sort_unstable();
+        assert_eq!(sorted, (0..64).collect::<Vec<u64>>(), "pass {pass}: {records:?}");
+    }
+    assert_ne!(offsets[..64], offsets[64..], "each pass is shuffled anew");
+    // Drawn one by one, 64 reads of 64 records repeat some (all distinct: p < 1e-26).
+    let drawn = read_offsets(false);
+    assert_eq!(drawn.len(), 128);
+    let distinct: std::collections::BTreeSet<u64> = drawn[..64].iter().copied().collect();
+    assert!(distinct.len() < 64, "{drawn:?}");
+}
+
 #[test]
 #[ignore = "system tier: root, to mount a 1 MiB tmpfs to fill"]
 fn a_setup_that_fills_the_filesystem_removes_what_it_made_and_the_next_run_goes_on() {

@@ -9,6 +9,7 @@
 //! `Tally` (`tally.rs`). The operations themselves are in `ops.rs`, `stream.rs` and `fsync.rs`.
 
 mod child_end;
+mod deck;
 mod error;
 mod fd_cache;
 mod fsync;
@@ -148,6 +149,8 @@ pub(crate) struct Worker<'a> {
     /// The thread's number in its group: its own file is this modulo the files.
     thread_in_group: u32,
     rng: SmallRng,
+    /// The shuffled offsets of the mix's entries that take `shuffle`.
+    decks: deck::Decks,
     /// The run's stop, the end of its ramp and this thread's quotas.
     guard: Guard<'a>,
     /// What this thread counted.
@@ -224,6 +227,7 @@ impl<'a> Worker<'a> {
             cur: 0,
             thread_in_group: plan.thread_in_group,
             rng: SmallRng::seed_from_u64(plan.seed),
+            decks: deck::Decks::default(),
             guard: Guard::new(shared, plan.ops_quota, plan.bytes_quota),
             tally: Tally::new(group, live),
             io,

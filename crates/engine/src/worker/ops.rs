@@ -198,8 +198,10 @@ impl<'a> Worker<'a> {
         }
         let blocks = want.div_ceil(bs);
         let seeks = spec.seeks.unwrap_or(1).max(1) as u64;
+        let shuffle = spec.shuffle == Some(true);
         let mut runs = Runs {
             rng: self.rng.clone(),
+            deck: shuffle.then(|| self.decks.lend(i, id)),
             left: want,
             per_run: blocks.div_ceil(seeks).max(1),
             bs,
@@ -212,8 +214,12 @@ impl<'a> Worker<'a> {
             starts: std::mem::take(&mut self.io.run_starts),
         };
         let result = self.move_all(i, id, dir, spec.sync, (&mut runs, bs), true);
-        // The offsets were drawn from a copy of the thread's generator: it goes on from there.
+        // The offsets were drawn from a copy of the thread's generator (and the file's deck): it
+        // goes on from there.
         self.rng = runs.rng;
+        if let Some(deck) = runs.deck {
+            self.decks.give_back(deck);
+        }
         self.io.run_starts = runs.starts;
         self.table.release(id, None);
         let (moved, transactions) = result.map_err(|e| self.annotate(id, spec.op.name(), e))?;
@@ -573,6 +579,8 @@ impl Blocks for Sequential {
 /// offset (a multiple of `align`) with `skip` bytes between its blocks, within a file of `fsize`.
 struct Runs {
     rng: rand::rngs::SmallRng,
+    /// With `shuffle`, where the runs' starts come from.
+    deck: Option<super::deck::Deck>,
     left: u64,
     per_run: u64,
     bs: u64,
@@ -608,7 +616,12 @@ impl Blocks for Runs {
                     0
                 } else {
                     self.starts.push(xfers.len());
-                    self.rng.random_range(0..=room / self.align) * self.align
+                    let last = room / self.align;
+                    let slot = match &mut self.deck {
+                        Some(deck) => deck.draw(last + 1, &mut self.rng),
+                        None => self.rng.random_range(0..=last),
+                    };
+                    slot * self.align
                 };
                 self.run_left = run_bytes;
             }

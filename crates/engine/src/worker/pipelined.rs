@@ -114,6 +114,9 @@ impl<'a> Worker<'a> {
                 let room = fsize.saturating_sub(bs);
                 let offset = if room == 0 {
                     0
+                } else if spec.shuffle == Some(true) {
+                    let slots = room / align + 1;
+                    self.decks.draw(i, id as u64, slots, &mut self.rng) * align
                 } else {
                     self.rng.random_range(0..=room / align) * align
                 };

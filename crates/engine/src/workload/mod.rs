@@ -829,6 +829,12 @@ pub struct OpSpec {
     /// read, write: random offsets are multiples of this (default: the block size).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub align: Option<Bytes>,
+    /// read, write: each thread deals a file's aligned offsets as a shuffled deck, every one
+    /// once before any comes again (IOzone's random readers and writers; fio's random map).
+    /// Without it each offset is drawn on its own, so some come twice before others once (fio's
+    /// `norandommap`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub shuffle: Option<bool>,
     /// create, write, writeall, append, seqwrite, rewrite: fsync or fdatasync before close.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub sync: Option<SyncKind>,
@@ -887,6 +893,7 @@ impl OpSpec {
             seeks: None,
             skip: None,
             align: None,
+            shuffle: None,
             sync: None,
             scope: None,
             wrap: None,

@@ -461,6 +461,7 @@ fn check_op(op: &OpSpec, fs: &Fileset, g: &Group) -> Result<(), (&'static str, S
             ("seeks", op.seeks.is_some()),
             ("skip", op.skip.is_some()),
             ("align", op.align.is_some()),
+            ("shuffle", op.shuffle.is_some()),
         ] {
             if set {
                 return not_for(field);
@@ -577,7 +578,7 @@ fn takes_bs(kind: OpKind) -> bool {
     )
 }
 
-/// The operations `seeks`, `skip` and `align` apply to.
+/// The operations `seeks`, `skip`, `align` and `shuffle` apply to.
 fn takes_pattern(kind: OpKind) -> bool {
     matches!(kind, OpKind::Read | OpKind::Write)
 }

@@ -220,3 +220,23 @@ fn a_mode_is_written_back_in_octal_and_survives_a_trip_through_toml() {
         assert_eq!(Workload::from_toml(&toml, "back.toml").unwrap(), w);
     }
 }
+
+#[test]
+fn shuffle_applies_to_reads_and_writes_only() {
+    let dir = fslab_testkit::tempdir();
+    let path = dir.path().join("w.toml");
+    let shuffled = |op: &str| {
+        GOOD.replace(
+            "op = \"read\"\nsize = \"4k\"",
+            &format!("op = \"{op}\"\nshuffle = true"),
+        )
+    };
+    std::fs::write(&path, shuffled("write")).unwrap();
+    let w = Workload::from_file(&path).unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(w.groups[0].ops[0].shuffle, Some(true));
+    std::fs::write(&path, shuffled("stat")).unwrap();
+    let msg = Workload::from_file(&path).expect_err("shuffle on stat").to_string();
+    let at = format!("{}:19:11: ", path.display());
+    assert!(msg.starts_with(&at), "expected the error at `{at}`: {msg}");
+    assert!(msg.contains("`shuffle` does not apply to stat"), "{msg}");
+}
