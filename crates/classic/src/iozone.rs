@@ -21,8 +21,8 @@
 //! | readers, re-readers | `open(O_RDONLY)`; R × `read()`; `-e`: `fsync`; `fsync`; `close` | the same |
 //! | reverse readers | R × (`lseek(-2 records, SEEK_CUR)`; `read()`), one more `lseek` failing at the start of the file | R × (`lseek(SEEK_SET)`; `read()`) |
 //! | stride readers | R × (`read()`; `lseek`) to records a stride apart, wrapping at the file's end | R × (`lseek`; `read()`) to records a stride apart |
-//! | random readers | `open(O_RDONLY)`; R × (`lseek`; `read()`); `-e`: `fsync`; `fsync`; `close` | the same |
-//! | random writers | `open(O_RDWR\|O_CREAT, 0640)`; R × (`lseek`; `write()`); `-e`: `fsync`; `fsync`; `close` | the same (opened `O_RDWR`) |
+//! | random readers | `open(O_RDONLY)`; R × (`lseek`; `read()`), each record once in a shuffled order; `-e`: `fsync`; `fsync`; `close` | the same (the engine's `shuffle`) |
+//! | random writers | `open(O_RDWR\|O_CREAT, 0640)`; R × (`lseek`; `write()`), each record once in a shuffled order; `-e`: `fsync`; `fsync`; `close` | the same (opened `O_RDWR`) |
 //! | pwrite writers, pread readers | R × `pwrite()` / `pread()` | the same |
 //! | fwriters, freaders | stdio with a one-record buffer: R × `write()` / `read()` | R × `write()` / `read()` |
 //! | between sub-tests | `sync()`; `sleep(2)` | the same (`final_sync = "outside"`, `--pause`) |
@@ -67,8 +67,6 @@
 //! - The data written is IOzone's: 8 bytes of `m` at the start of every 4 KiB, zeros elsewhere
 //!   (the engine's `data = "iozone"`), so a compressing or deduplicating filesystem sees what
 //!   IOzone gives it.
-//! - Random offsets are drawn record by record (a record may come twice), where IOzone 3.487's
-//!   random children visit each record once.
 //! - `-c` changes nothing: files stay open through a sub-test and are closed after its timing.
 //! - Automatic mode times its one process's loop as IOzone does, the file opened before the clock
 //!   and without per-operation clock reads (see [`figures::single`]). As IOzone 3.487 it opens

@@ -12,11 +12,14 @@
 //! - record rewrite (automatic mode): one record at offset 0 written again and again, file size ÷
 //!   record size times (a `write` whose `align` is the file size, so that its only offset is 0).
 //! - random readers / writers: one record per `read`/`write` at a random record-aligned offset,
-//!   file size ÷ record size operations per child (`stop.ops`, shared evenly).
+//!   file size ÷ record size operations per child (`stop.ops`, shared evenly), the offsets
+//!   dealt from a shuffled deck (`shuffle`) so that each record comes once, as IOzone's
+//!   children shuffle their record numbers.
 //! - stride readers: each `read` takes records a stride apart (`skip` = stride − 1 records) from
 //!   a random record-aligned start, as many records per operation as fit, so that the operations
 //!   of a child add up to its file.
-//! - mixed workload: random single-record reads and writes, `-+p` percent reads.
+//! - mixed workload: random single-record reads and writes (shuffled as above), `-+p` percent
+//!   reads.
 //! - Every process ends as IOzone's do ([`child_end`], `stop.child_end`): its `-e` fsync, the
 //!   stonewall before or after it, stopped writers finishing their files uncounted, and the fsync
 //!   before close.
@@ -177,6 +180,10 @@ fn ops_of(test: Test, p: &Params, records: u64) -> (Vec<OpSpec>, Option<u64>) {
         scope: Some(Scope::Own),
         ..OpSpec::new(op)
     };
+    let shuffled = |op, weight| OpSpec {
+        shuffle: Some(true),
+        ..random(op, weight)
+    };
     match test {
         Test::Write | Test::Pwrite | Test::Fwrite if test.from_empty(p.throughput) => {
             (vec![stream(OpKind::SeqWrite)], None)
@@ -202,14 +209,15 @@ fn ops_of(test: Test, p: &Params, records: u64) -> (Vec<OpSpec>, Option<u64>) {
             }],
             None,
         ),
-        Test::RandomRead => (vec![random(OpKind::Read, 1)], Some(records)),
-        Test::RandomWrite => (vec![random(OpKind::Write, 1)], Some(records)),
+        // IOzone's random children shuffle their records and visit each once.
+        Test::RandomRead => (vec![shuffled(OpKind::Read, 1)], Some(records)),
+        Test::RandomWrite => (vec![shuffled(OpKind::Write, 1)], Some(records)),
         Test::Mixed => {
             let reads = p.mix_read_percent;
             let ops = [(OpKind::Read, reads), (OpKind::Write, 100 - reads)]
                 .into_iter()
                 .filter(|(_, w)| *w > 0)
-                .map(|(op, w)| random(op, w))
+                .map(|(op, w)| shuffled(op, w))
                 .collect();
             (ops, Some(records))
         }
@@ -434,6 +442,17 @@ mod tests {
         assert_eq!(w.stop.ops, Some(3 * 16));
         assert!(w.stop.child_end.unwrap().fsync);
         assert_eq!(w.groups[0].ops[0].block_size(), 64 << 10);
+        // Each record once, in a shuffled order, as IOzone's random children go.
+        for test in [Test::RandomRead, Test::RandomWrite, Test::Mixed] {
+            let w = workload(test, &params(), &layout, "x");
+            assert!(w.groups[0].ops.iter().all(|o| o.shuffle == Some(true)), "{test:?}");
+        }
+        let auto = Params {
+            throughput: false,
+            ..params()
+        };
+        let w = workload(Test::RecordRewrite, &auto, &layout, "x");
+        assert_eq!(w.groups[0].ops[0].shuffle, None, "one record: nothing to shuffle");
     }
 
     #[test]

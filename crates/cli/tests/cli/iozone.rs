@@ -497,6 +497,53 @@ fn each_sub_test_makes_iozones_calls_per_record() {
     }
 }
 
+#[test]
+#[ignore = "system tier: needs strace"]
+fn random_children_visit_each_record_once() {
+    let (_tmp, cwd) = strace_dir();
+    // 2 children, 64 records of 4 kB each, no stonewall: IOzone's random readers and writers
+    // shuffle their record numbers and seek to each once.
+    let args = "iozone -i 0 -i 2 -t 2 -s 256k -r 4k -x -w --pause 0";
+    let args: Vec<&str> = args.split(' ').collect();
+    let calls = strace_fslab(
+        Some(&cwd),
+        &cwd.join("..").join("strace.log"),
+        "openat,lseek,close",
+        &args,
+    );
+    // Every lseek on a child's file, per open of it: each child is a process of its own and
+    // opens its file once per sub-test.
+    let mut open: std::collections::BTreeMap<&str, (String, usize)> = Default::default();
+    let mut children: Vec<Vec<u64>> = Vec::new();
+    for (pid, call) in &calls {
+        if call.starts_with("openat(") && call.contains("\"iozone.DUMMY.") {
+            let fd = call.rsplit_once("= ").unwrap().1.to_string();
+            open.insert(pid, (fd, children.len()));
+            children.push(Vec::new());
+        } else if let Some(rest) = call.strip_prefix("lseek(") {
+            let (fd, rest) = rest.split_once(", ").unwrap();
+            if let Some((_, k)) = open.get(pid.as_str()).filter(|(open_fd, _)| open_fd == fd) {
+                let offset: u64 = rest.split(',').next().unwrap().parse().unwrap();
+                children[*k].push(offset / 4096);
+            }
+        } else if let Some(rest) = call.strip_prefix("close(") {
+            let fd = rest.split(')').next().unwrap();
+            if open.get(pid.as_str()).is_some_and(|(open_fd, _)| open_fd == fd) {
+                open.remove(pid.as_str());
+            }
+        }
+    }
+    // The setup's opens (no seeks), then initial writers and rewriters (sequential: no seeks),
+    // then random readers and random writers: 2 children each, 64 seeks apiece.
+    let seeking: Vec<&Vec<u64>> = children.iter().filter(|c| !c.is_empty()).collect();
+    assert_eq!(seeking.len(), 2 * 2, "{children:?}");
+    for records in seeking {
+        let mut sorted = records.clone();
+        sorted.sort_unstable();
+        assert_eq!(sorted, (0..64).collect::<Vec<u64>>(), "{records:?}");
+    }
+}
+
 /// The process's umask (the files' mode is 0640 less it, as IOzone's).
 fn umask() -> u32 {
     let text = std::fs::read_to_string("/proc/self/status").unwrap();
