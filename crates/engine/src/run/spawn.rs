@@ -80,9 +80,11 @@ pub(super) fn run_threads(
     let cursors = |gi: usize| &cursors[gi][..];
     // Thread `idx` of all's share of a total: an even part, one more for the first remainder.
     let share = |total: u64, idx: u64| total / total_threads + u64::from(idx < total % total_threads);
-    // Thread `t` of its group, `global` of all: its own seed and its shares of the quotas.
-    let plan_of = |global: u64, t: u32| ThreadPlan {
-        thread_in_group: t,
+    // Thread `t` of its group, `global` of all: its own seed and its shares of the quotas; its
+    // own file (`thread_on_fileset`) counts it after the threads of the groups before its own
+    // on the same filesets.
+    let plan_of = |global: u64, t: u32, gi: usize| ThreadPlan {
+        thread_on_fileset: workload.thread_on_fileset(gi, t),
         seed: seed ^ (global + 1).wrapping_mul(0x9e37_79b9_7f4a_7c15),
         ops_quota: stop.ops.map(|o| share(o, global)),
         bytes_quota: stop.bytes.map(|b| share(b.0, global)),
@@ -99,7 +101,7 @@ pub(super) fn run_threads(
             shared,
             &live[0],
             cursors(0),
-            plan_of(0, 0),
+            plan_of(0, 0, 0),
             opts,
         ));
     }
@@ -137,7 +139,7 @@ pub(super) fn run_threads(
             let group_tables = prepared.group_tables(workload, g);
             for (t, base) in (0..g.threads).zip(bases) {
                 let (plan, live, cursors, tables) = (
-                    plan_of(global, t),
+                    plan_of(global, t, gi),
                     &live[global as usize],
                     cursors(gi),
                     group_tables.clone(),

@@ -201,7 +201,7 @@ impl<'a> Worker<'a> {
         if files == 0 {
             return Flow::Go;
         }
-        self.sync_file(self.thread_in_group as u64 % files, SyncKind::Fsync, timed, false)
+        self.sync_file(self.thread_on_fileset % files, SyncKind::Fsync, timed, false)
     }
 
     /// Goes on with the mix until the thread's quota is met or its streams end, counting nothing
@@ -244,7 +244,7 @@ impl<'a> Worker<'a> {
         if files == 0 || self.group.open != crate::workload::OpenMode::Keep {
             return Ok(());
         }
-        let id = self.thread_in_group as u64 % files;
+        let id = self.thread_on_fileset % files;
         let record = self
             .group
             .ops

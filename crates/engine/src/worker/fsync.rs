@@ -22,7 +22,7 @@ impl<'a> Worker<'a> {
             };
             let (file, block) = self.streams.own[i]
                 .as_ref()
-                .map_or((self.thread_in_group as u64 % files, 0), |s| (s.file, s.block));
+                .map_or((self.thread_on_fileset % files, 0), |s| (s.file, s.block));
             let end = if spec.op == OpKind::SeqWrite {
                 self.table.spec.size.max()
             } else {
@@ -65,7 +65,7 @@ impl<'a> Worker<'a> {
             _ => false,
         };
         if files > 0 && self.group.ops.iter().all(own) {
-            let id = self.thread_in_group as u64 % files;
+            let id = self.thread_on_fileset % files;
             id..id + 1
         } else {
             0..files

@@ -70,7 +70,7 @@ pub(crate) struct Shared {
 
 /// What one thread is asked to do.
 pub(crate) struct ThreadPlan {
-    pub thread_in_group: u32,
+    pub thread_on_fileset: u64,
     pub seed: u64,
     pub ops_quota: Option<u64>,
     pub bytes_quota: Option<u64>,
@@ -146,8 +146,10 @@ pub(crate) struct Worker<'a> {
     table: &'a FileTable,
     tables: Vec<&'a FileTable>,
     cur: usize,
-    /// The thread's number in its group: its own file is this modulo the files.
-    thread_in_group: u32,
+    /// The thread's number among the threads of the groups on its filesets
+    /// ([`Workload::thread_on_fileset`](crate::Workload::thread_on_fileset)): its own file is
+    /// this modulo the files.
+    thread_on_fileset: u64,
     rng: SmallRng,
     /// The shuffled offsets of the mix's entries that take `shuffle`.
     decks: deck::Decks,
@@ -225,7 +227,7 @@ impl<'a> Worker<'a> {
             table: tables[0],
             tables,
             cur: 0,
-            thread_in_group: plan.thread_in_group,
+            thread_on_fileset: plan.thread_on_fileset,
             rng: SmallRng::seed_from_u64(plan.seed),
             decks: deck::Decks::default(),
             guard: Guard::new(shared, plan.ops_quota, plan.bytes_quota),

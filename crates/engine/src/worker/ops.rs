@@ -177,7 +177,7 @@ impl<'a> Worker<'a> {
         let own = spec.scope == Some(Scope::Own) && self.table.static_len() > 0;
         let picked = if own {
             // The thread's own file, as IOzone's children each work on theirs.
-            let id = self.thread_in_group as u64 % self.table.static_len();
+            let id = self.thread_on_fileset % self.table.static_len();
             Some(Picked {
                 id,
                 size: self.table.static_size(id),

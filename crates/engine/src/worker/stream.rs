@@ -42,7 +42,7 @@ impl<'a> Worker<'a> {
             if spec.op != OpKind::SeqWrite || spec.scope == Some(Scope::Shared) || files == 0 {
                 continue;
             }
-            let file = self.thread_in_group as u64 % files;
+            let file = self.thread_on_fileset % files;
             let r = self.with_file(file, Dir::Write, |_, f, _, _| rustix::fs::ftruncate(&f.fd, 0));
             r.and_then(|r| r.map_err(stdio::Error::from))
                 .map_err(|e| self.annotate(file, "seqwrite", e))?;
@@ -131,7 +131,7 @@ impl<'a> Worker<'a> {
         let spec = &self.group.ops[i];
         let (kind, bs) = (spec.op, spec.block_size());
         let files = self.table.static_len();
-        let first = self.thread_in_group as u64 % files;
+        let first = self.thread_on_fileset % files;
         let s = self.streams.own[i].get_or_insert(Stream {
             file: first,
             block: 0,

@@ -91,7 +91,8 @@ pub struct Stop {
 }
 
 /// How each thread of a stonewalled run ends, as the children of IOzone 3.487's throughput mode
-/// do. Every thread works on its own file (its one fileset's file `thread mod files`). Its figures
+/// do. Every thread works on its own file (its one fileset's file `thread mod files`, the thread
+/// numbered as [`Workload::thread_on_fileset`] says). Its figures
 /// (bytes and seconds, `RunResult.threads`) run from its own start, after the start line, to the
 /// moment they are taken; the run's duration runs on to the last thread's very end.
 ///
@@ -560,6 +561,20 @@ impl Workload {
     pub fn total_threads(&self) -> u64 {
         self.groups.iter().map(|g| g.threads as u64).sum()
     }
+
+    /// Thread `t` of group `gi`'s number among the threads working on the same filesets: the
+    /// threads of the groups before it on those filesets come first. Its own file (`scope =
+    /// "own"`, and each IOzone child's) is this number modulo the files, so that two groups on
+    /// one fileset (IOzone's mixed workload: readers and writers) each take files of their own.
+    pub fn thread_on_fileset(&self, gi: usize, t: u32) -> u64 {
+        let same = |g: &Group| g.fileset == self.groups[gi].fileset;
+        let before: u64 = self.groups[..gi]
+            .iter()
+            .filter(|g| same(g))
+            .map(|g| g.threads as u64)
+            .sum();
+        before + t as u64
+    }
 }
 
 /// One name or several.
@@ -839,7 +854,8 @@ pub struct OpSpec {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub sync: Option<SyncKind>,
     /// seqread, seqwrite, rewrite: each thread its own file, or one cursor over the whole fileset;
-    /// read, write: `own` keeps each thread on its own file (file = thread mod files).
+    /// read, write: `own` keeps each thread on its own file (file = thread mod files, the threads
+    /// of every group on the fileset numbered together, in the groups' order).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub scope: Option<Scope>,
     /// seqread, seqwrite, rewrite: start again at the beginning after the end (default: the

@@ -114,6 +114,47 @@ scope = "own"
     assert_eq!(bytes, vec![(0, moved(sizes.0)), (1, moved(sizes.1))]);
 }
 
+#[test]
+fn groups_on_one_fileset_take_own_files_of_their_own() {
+    let dir = tempdir();
+    // Two groups of one writer each on two files: the second group's thread comes after the
+    // first's, so each empties and writes a file of its own (IOzone's mixed workload puts its
+    // readers and writers in two groups this way).
+    let w = workload(
+        r#"
+name = "two"
+[stop]
+ops = 2
+[[fileset]]
+name = "data"
+files = 2
+dirs = 0
+size = "64k"
+[[group]]
+name = "a"
+fileset = "data"
+[[group.op]]
+op = "seqwrite"
+bs = "4k"
+[[group]]
+name = "b"
+fileset = "data"
+[[group.op]]
+op = "seqwrite"
+bs = "4k"
+"#,
+    );
+    assert_eq!((w.thread_on_fileset(0, 0), w.thread_on_fileset(1, 0)), (0, 1));
+    let r = run_ok(&w, dir.path());
+    assert_eq!(r.totals.ops, 2);
+    let size = |f: &str| std::fs::metadata(dir.path().join("data").join(f)).unwrap().len();
+    assert_eq!(
+        (size("f0"), size("f1")),
+        (4096, 4096),
+        "each emptied and wrote one block"
+    );
+}
+
 /// Reads with a 2 ms pause after each: at most 500 in any second.
 const PAUSED_READS: &str = r#"
 name = "paused"
