@@ -18,8 +18,10 @@
 //! - stride readers: each `read` takes records a stride apart (`skip` = stride − 1 records) from
 //!   a random record-aligned start, as many records per operation as fit, so that the operations
 //!   of a child add up to its file.
-//! - mixed workload: random single-record reads and writes (shuffled as above), `-+p` percent
-//!   reads.
+//! - mixed workload: as IOzone's `thread_mix_test`, each child either reads or writes its file
+//!   at random (shuffled as above): with `-+p N` the first N% of the children read, otherwise
+//!   the even-numbered ones ([`mixed_reader`]). Each place's readers and writers are two groups on
+//!   its fileset, readers first, so each takes a file of its own ([`seat`]).
 //! - Every process ends as IOzone's do ([`child_end`], `stop.child_end`): its `-e` fsync, the
 //!   stonewall before or after it, stopped writers finishing their files uncounted, and the fsync
 //!   before close.
@@ -29,7 +31,7 @@
 //! and kept (`reuse`) by the sub-tests after them, which write them untimed only when they are
 //! missing or have the wrong size.
 
-use super::layout::Layout;
+use super::layout::{Layout, Place};
 use super::subtest::Test;
 use fslab_engine::workload::{ChildEnd, Data, Fileset, FinalSync, Group, OSync, OpKind, OpSpec, Scope, SizeDist, Stop};
 use fslab_engine::{Bytes, Workload};
@@ -46,7 +48,8 @@ pub struct Params {
     pub stonewall: bool,
     /// Stride of the stride read, in records.
     pub stride: u64,
-    pub mix_read_percent: u32,
+    /// `-+p`: the percentage of the mixed workload's children that read.
+    pub mix_read_percent: Option<u32>,
     pub seed: Option<u64>,
     /// Throughput mode syncs after each sub-test (IOzone's `sync(); sleep(2)`), outside the timing.
     pub final_sync: FinalSync,
@@ -110,19 +113,35 @@ pub fn workload(test: Test, p: &Params, layout: &Layout, name: &str) -> Workload
             ..ChildEnd::default()
         }
     };
-    let groups = layout
-        .places
-        .iter()
-        .map(|place| Group {
-            threads: place.children.len() as u32,
-            engine: test.engine(),
-            direct: p.direct,
-            osync: if p.osync { OSync::Sync } else { OSync::None },
-            data: Data::Iozone,
-            ops: ops.clone(),
-            ..Group::new(&place.group, &place.fileset)
-        })
-        .collect();
+    let group = |name: &str, threads: usize, ops: Vec<OpSpec>, fileset: &str| Group {
+        threads: threads as u32,
+        engine: test.engine(),
+        direct: p.direct,
+        osync: if p.osync { OSync::Sync } else { OSync::None },
+        data: Data::Iozone,
+        ops,
+        ..Group::new(name, fileset)
+    };
+    let mut groups = Vec::new();
+    for place in &layout.places {
+        if test != Test::Mixed {
+            groups.push(group(&place.group, place.children.len(), ops.clone(), &place.fileset));
+            continue;
+        }
+        // Readers first: the threads of the place's groups take its files in order.
+        let readers = place
+            .children
+            .iter()
+            .filter(|&&c| mixed_reader(c, layout.children(), p.mix_read_percent))
+            .count();
+        let writers = place.children.len() - readers;
+        for (role, n) in [(Role::Reader, readers), (Role::Writer, writers)] {
+            if n > 0 {
+                let ops = ops.iter().filter(|o| role.does(o.op)).cloned().collect();
+                groups.push(group(&role.group(place), n, ops, &place.fileset));
+            }
+        }
+    }
     Workload {
         description: format!(
             "{}: {} {} on {} kB files in {} kB records",
@@ -212,15 +231,11 @@ fn ops_of(test: Test, p: &Params, records: u64) -> (Vec<OpSpec>, Option<u64>) {
         // IOzone's random children shuffle their records and visit each once.
         Test::RandomRead => (vec![shuffled(OpKind::Read, 1)], Some(records)),
         Test::RandomWrite => (vec![shuffled(OpKind::Write, 1)], Some(records)),
-        Test::Mixed => {
-            let reads = p.mix_read_percent;
-            let ops = [(OpKind::Read, reads), (OpKind::Write, 100 - reads)]
-                .into_iter()
-                .filter(|(_, w)| *w > 0)
-                .map(|(op, w)| shuffled(op, w))
-                .collect();
-            (ops, Some(records))
-        }
+        // A reader's and a writer's operation: each child's group keeps its own.
+        Test::Mixed => (
+            vec![shuffled(OpKind::Read, 1), shuffled(OpKind::Write, 1)],
+            Some(records),
+        ),
         Test::Stride => {
             let per_op = stride_run(records, p.stride);
             let op = OpSpec {
@@ -235,6 +250,84 @@ fn ops_of(test: Test, p: &Params, records: u64) -> (Vec<OpSpec>, Option<u64>) {
             };
             (vec![op], Some(records / per_op))
         }
+    }
+}
+
+/// Whether child `child` (0-based) of `children` reads in the mixed workload, as IOzone
+/// 3.487's `thread_mix_test` decides: with `-+p N` the first N × children ÷ 100 read, otherwise
+/// the even-numbered ones.
+pub fn mixed_reader(child: usize, children: usize, read_percent: Option<u32>) -> bool {
+    match read_percent {
+        Some(pct) => child < pct as usize * children / 100,
+        None => child.is_multiple_of(2),
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Role {
+    Reader,
+    Writer,
+}
+
+impl Role {
+    fn of(child: usize, children: usize, read_percent: Option<u32>) -> Role {
+        if mixed_reader(child, children, read_percent) {
+            Role::Reader
+        } else {
+            Role::Writer
+        }
+    }
+
+    fn does(self, op: OpKind) -> bool {
+        op == if self == Role::Reader {
+            OpKind::Read
+        } else {
+            OpKind::Write
+        }
+    }
+
+    fn group(self, place: &Place) -> String {
+        let role = if self == Role::Reader { "readers" } else { "writers" };
+        format!("{}-{role}", place.group)
+    }
+}
+
+/// Where a child runs in a sub-test's workload.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Seat {
+    pub group: String,
+    /// Its thread's number in the group, of `threads`.
+    pub thread: u32,
+    pub threads: u32,
+    /// Its file's index in its place.
+    pub file: usize,
+}
+
+/// The seat of child `k` of `place` in `test`'s workload: the place's group, or in the mixed
+/// workload its readers' or writers' group, whose threads take the place's files readers first.
+pub fn seat(test: Test, read_percent: Option<u32>, layout: &Layout, place: &Place, k: u32) -> Seat {
+    if test != Test::Mixed {
+        return Seat {
+            group: place.group.clone(),
+            thread: k,
+            threads: place.children.len() as u32,
+            file: k as usize,
+        };
+    }
+    let children = layout.children();
+    let role = |c: usize| Role::of(c, children, read_percent);
+    let mine = role(place.children[k as usize]);
+    let before = place.children[..k as usize]
+        .iter()
+        .filter(|&&c| role(c) == mine)
+        .count();
+    let threads = place.children.iter().filter(|&&c| role(c) == mine).count();
+    let readers = place.children.iter().filter(|&&c| role(c) == Role::Reader).count();
+    Seat {
+        group: mine.group(place),
+        thread: before as u32,
+        threads: threads as u32,
+        file: if mine == Role::Reader { before } else { readers + before },
     }
 }
 
@@ -297,7 +390,7 @@ mod tests {
             osync: false,
             stonewall: true,
             stride: 17,
-            mix_read_percent: 50,
+            mix_read_percent: None,
             seed: Some(1),
             final_sync: FinalSync::Outside,
             throughput: true,
@@ -312,7 +405,7 @@ mod tests {
         for t in Test::THROUGHPUT_ORDER.iter().chain(&Test::AUTO_ORDER).copied() {
             let w = workload(t, &params(), &layout, "x");
             w.validate().unwrap_or_else(|e| panic!("{t:?}: {e}"));
-            assert_eq!(w.groups[0].threads, 4);
+            assert_eq!(w.total_threads(), 4);
             assert_eq!(w.filesets[0].files, 4);
             assert_eq!(w.filesets[0].prefix, "iozone.DUMMY.");
             assert_eq!(w.filesets[0].dirs, 0);
@@ -445,7 +538,8 @@ mod tests {
         // Each record once, in a shuffled order, as IOzone's random children go.
         for test in [Test::RandomRead, Test::RandomWrite, Test::Mixed] {
             let w = workload(test, &params(), &layout, "x");
-            assert!(w.groups[0].ops.iter().all(|o| o.shuffle == Some(true)), "{test:?}");
+            let ops = w.groups.iter().flat_map(|g| &g.ops);
+            assert!(ops.clone().all(|o| o.shuffle == Some(true)), "{test:?}");
         }
         let auto = Params {
             throughput: false,
@@ -453,6 +547,83 @@ mod tests {
         };
         let w = workload(Test::RecordRewrite, &auto, &layout, "x");
         assert_eq!(w.groups[0].ops[0].shuffle, None, "one record: nothing to shuffle");
+    }
+
+    /// The mixed workload's groups: (name, threads, operations, fileset).
+    fn mixed_groups(layout: &Layout, read_percent: Option<u32>) -> Vec<(String, u32, Vec<OpKind>, String)> {
+        let p = Params {
+            mix_read_percent: read_percent,
+            ..params()
+        };
+        let w = workload(Test::Mixed, &p, layout, "x");
+        w.validate().unwrap();
+        assert_eq!(
+            w.stop.ops,
+            Some(layout.children() as u64 * 16),
+            "a file of records each"
+        );
+        w.groups
+            .iter()
+            .map(|g| {
+                (
+                    g.name.clone(),
+                    g.threads,
+                    g.ops.iter().map(|o| o.op).collect(),
+                    g.fileset.0[0].clone(),
+                )
+            })
+            .collect()
+    }
+
+    #[test]
+    fn the_mixed_workloads_children_either_read_or_write_as_iozones() {
+        let g = |name: &str, n, op, fs: &str| (name.to_string(), n, vec![op], fs.to_string());
+        // Without -+p: children 0, 2, 4 read, 1 and 3 write (IOzone's round robin).
+        let five = Layout::simple(5, "iozone.DUMMY.");
+        assert_eq!(
+            mixed_groups(&five, None),
+            vec![
+                g("children-readers", 3, OpKind::Read, "iozone"),
+                g("children-writers", 2, OpKind::Write, "iozone")
+            ]
+        );
+        // -+p 75 of 4: the first 3 read; -+p 1 of 4: none does.
+        let four = Layout::simple(4, "iozone.DUMMY.");
+        let counts = |pct| {
+            mixed_groups(&four, Some(pct))
+                .iter()
+                .map(|g| (g.1, g.2[0]))
+                .collect::<Vec<_>>()
+        };
+        assert_eq!(counts(75), vec![(3, OpKind::Read), (1, OpKind::Write)]);
+        assert_eq!(counts(1), vec![(4, OpKind::Write)]);
+        assert_eq!(counts(100), vec![(4, OpKind::Read)]);
+        // Round robin: reader children 0 and 2 take files 0 and 1 of the place, writers 1 and 3
+        // files 2 and 3; each group numbers its own threads.
+        let seats: Vec<(String, u32, u32, usize)> = (0..4)
+            .map(|k| {
+                let s = seat(Test::Mixed, None, &four, &four.places[0], k);
+                (s.group, s.thread, s.threads, s.file)
+            })
+            .collect();
+        assert_eq!(
+            seats,
+            vec![
+                ("children-readers".into(), 0, 2, 0),
+                ("children-writers".into(), 0, 2, 2),
+                ("children-readers".into(), 1, 2, 1),
+                ("children-writers".into(), 1, 2, 3),
+            ]
+        );
+        assert_eq!(
+            seat(Test::Read, None, &four, &four.places[0], 3),
+            Seat {
+                group: "children".into(),
+                thread: 3,
+                threads: 4,
+                file: 3
+            }
+        );
     }
 
     #[test]

@@ -14,6 +14,7 @@
 //!
 //! Units: kB = 1024 bytes, or with `-O` operations (records).
 
+use super::compile::seat;
 use super::layout::Layout;
 use super::subtest::Test;
 use fslab_engine::RunResult;
@@ -67,16 +68,17 @@ pub struct Figures {
 
 /// The figures of a throughput sub-test. `unit_bytes` is 1024 for kB, the record size for ops.
 pub fn throughput(test: Test, result: &RunResult, layout: &Layout, unit_bytes: u64, ops: bool) -> Figures {
-    job_throughput(test, result, layout, unit_bytes, ops, 1)
+    job_throughput(test, result, (layout, None), unit_bytes, ops, 1)
 }
 
 /// [`throughput`] of a job of `ranks` ranks (`crate::job`), whose merged result holds every
 /// rank's children: rank r's child k is the job's child `r × children + k`, its thread numbered
-/// after the same group's threads of the ranks before it, its file in `rank.r/`.
+/// after the same group's threads of the ranks before it, its file in `rank.r/`. `read_percent`
+/// is `-+p`, which decides the mixed workload's readers ([`seat`]).
 pub fn job_throughput(
     test: Test,
     result: &RunResult,
-    layout: &Layout,
+    (layout, read_percent): (&Layout, Option<u32>),
     unit_bytes: u64,
     ops: bool,
     ranks: usize,
@@ -87,21 +89,18 @@ pub fn job_throughput(
         .map(|i| {
             let (rank, local) = (i / per_rank.max(1), i % per_rank.max(1));
             let (place, k) = layout.of_child(local);
-            let in_group = place.children.len() as u32;
-            let thread = rank as u32 * in_group + k;
+            let seat = seat(test, read_percent, layout, place, k);
+            let thread = rank as u32 * seat.threads + seat.thread;
             let t = result
                 .threads
                 .iter()
-                .find(|t| t.group == place.group && t.thread == thread);
+                .find(|t| t.group == seat.group && t.thread == thread);
+            let file = place.file_path(seat.file);
             let (bytes, secs, finished) = t.map_or((0, 0.0, false), |t| (t.bytes, iozone_secs(t.secs), t.finished));
             let xfer = bytes as f64 / unit;
             Child {
                 child: i,
-                file: if ranks > 1 {
-                    format!("rank.{rank}/{}", layout.child_file(local))
-                } else {
-                    layout.child_file(local)
-                },
+                file: if ranks > 1 { format!("rank.{rank}/{file}") } else { file },
                 xfer,
                 throughput: if secs > 0.0 { xfer / secs } else { 0.0 },
                 secs,

@@ -41,6 +41,16 @@ impl Place {
             None => format!("{}{k}", self.prefix),
         }
     }
+
+    /// The `k`-th file of this place, relative to the run directory.
+    pub fn file_path(&self, k: usize) -> String {
+        let name = self.file_name(k);
+        if self.dir == "." {
+            name
+        } else {
+            format!("{}/{name}", self.dir)
+        }
+    }
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -154,12 +164,7 @@ impl Layout {
     /// Child `i`'s file, relative to the run directory.
     pub fn child_file(&self, i: usize) -> String {
         let (p, k) = self.of_child(i);
-        let name = p.file_name(k as usize);
-        if p.dir == "." {
-            name
-        } else {
-            format!("{}/{name}", p.dir)
-        }
+        p.file_path(k as usize)
     }
 }
 

@@ -58,8 +58,9 @@ pub struct Options {
     pub ops_mode: bool,
     /// `-j N`: the stride of the stride read, in records (default 17).
     pub stride: u64,
-    /// `-+p N`: percentage of reads in the mixed workload (default 50).
-    pub mix_read_percent: u32,
+    /// `-+p N`: the first N% of the mixed workload's children read, the others write (IOzone
+    /// takes 0 as 1); without it the even-numbered children read and the odd ones write.
+    pub mix_read_percent: Option<u32>,
     /// `-F name...`: one file per child.
     pub files: Vec<String>,
     /// `-f name`: the file of automatic and single-process mode.
@@ -101,7 +102,7 @@ impl Default for Options {
             posix_threads: false,
             ops_mode: false,
             stride: 17,
-            mix_read_percent: 50,
+            mix_read_percent: None,
             files: Vec::new(),
             file: None,
             help: false,
@@ -418,13 +419,15 @@ impl Options {
                 } else {
                     attached
                 };
-                self.mix_read_percent = v
+                let percent: u32 = v
                     .parse()
                     .ok()
                     .filter(|p| *p <= 100)
                     .ok_or_else(|| usage(format!("option -+p: `{v}` is not a percentage (0 to 100)")))?;
-                self.notes
-                    .push(format!("Percent read in mix test is {}", self.mix_read_percent));
+                // IOzone 3.487 raises 0 to 1.
+                let percent = percent.max(1);
+                self.mix_read_percent = Some(percent);
+                self.notes.push(format!("Percent read in mix test is {percent}"));
                 Ok(i)
             }
             _ => Err(usage(format!("unknown option `-+{c}` (see fslab iozone -h)"))),
@@ -558,7 +561,8 @@ IOzone 3.487's throughput and automatic modes on fslab's engine. Sizes are in kB
   -w        keep the files                     -x   no stonewalling
   -I        O_DIRECT                           -o   O_SYNC
   -O        results in operations per second   -j N stride of test 5 (default 17)
-  -+p N     percentage of reads in the mixed workload (default 50)
+  -+p N     the mixed workload's first N% of children read, the rest write
+            (default: even children read, odd ones write)
   -h        this text
 
 fslab's options:
@@ -677,7 +681,9 @@ mod tests {
         assert!(o.auto);
         assert_eq!((o.min_file, o.max_file), (64 * 1024, 1 << 20));
         assert_eq!((o.min_record, o.max_record), (4 * 1024, 64 * 1024));
-        assert_eq!(o.mix_read_percent, 70);
+        assert_eq!(o.mix_read_percent, Some(70));
+        assert_eq!(parse("-t 2 -i 8 -+p 0").unwrap().mix_read_percent, Some(1));
+        assert_eq!(parse("-t 2 -i 8").unwrap().mix_read_percent, None);
         assert!(parse("-a -n 1m -g 64k").unwrap_err().0.contains("option -n"));
         assert!(parse("-a -t 2").is_err());
     }

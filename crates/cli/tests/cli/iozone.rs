@@ -544,6 +544,66 @@ fn random_children_visit_each_record_once() {
     }
 }
 
+#[test]
+#[ignore = "system tier: needs strace"]
+fn mixed_workload_children_either_read_or_write_their_own_file() {
+    let (_tmp, cwd) = strace_dir();
+    // 4 children: as IOzone's thread_mix_test, children 0 and 2 read, 1 and 3 write, each its
+    // own file from start to end, no child both.
+    let args = "iozone -i 0 -i 8 -t 4 -s 64k -r 4k -x -w --pause 0";
+    let args: Vec<&str> = args.split(' ').collect();
+    let calls = strace_fslab(
+        Some(&cwd),
+        &cwd.join("..").join("strace.log"),
+        "openat,read,write,close",
+        &args,
+    );
+    // Per open of a child's file: (file, reads, writes), in the order of the opens.
+    let mut open: std::collections::BTreeMap<&str, (String, usize)> = Default::default();
+    let mut sessions: Vec<(String, usize, usize)> = Vec::new();
+    for (pid, call) in &calls {
+        let fd_of = |rest: &str| rest.split([',', ')']).next().unwrap().to_string();
+        if let Some(rest) = call
+            .strip_prefix("openat(")
+            .filter(|_| call.contains("\"iozone.DUMMY."))
+        {
+            let file = rest.split('"').nth(1).unwrap().to_string();
+            let fd = call.rsplit_once("= ").unwrap().1.to_string();
+            open.insert(pid, (fd, sessions.len()));
+            sessions.push((file, 0, 0));
+        } else if let Some((name, rest)) = call.split_once('(') {
+            let Some((fd, k)) = open.get(pid.as_str()).cloned() else {
+                continue;
+            };
+            if fd_of(rest) != fd {
+                continue;
+            }
+            match name {
+                "read" => sessions[k].1 += 1,
+                "write" => sessions[k].2 += 1,
+                "close" => {
+                    open.remove(pid.as_str());
+                }
+                _ => {}
+            }
+        }
+    }
+    // The last four opens are the mixed workload's children (after the setup's, the writers'
+    // and the rewriters').
+    let mut mixed: Vec<(String, usize, usize)> = sessions[sessions.len() - 4..].to_vec();
+    mixed.sort();
+    assert_eq!(
+        mixed,
+        vec![
+            ("iozone.DUMMY.0".into(), 16, 0),
+            ("iozone.DUMMY.1".into(), 16, 0),
+            ("iozone.DUMMY.2".into(), 0, 16),
+            ("iozone.DUMMY.3".into(), 0, 16),
+        ],
+        "{sessions:#?}"
+    );
+}
+
 /// The process's umask (the files' mode is 0640 less it, as IOzone's).
 fn umask() -> u32 {
     let text = std::fs::read_to_string("/proc/self/status").unwrap();
