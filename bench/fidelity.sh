@@ -183,10 +183,11 @@ ${more}	write_size=4096
 EOF
     "${WRAP[@]}" "${cmd[@]}" "$work/profile.ffsb" >"$log" 2>&1
 }
+# IOzone throughput mode: writers, readers, random readers and writers, and the mixed workload.
 job_iozone() { # kind dir log [size]
     local kind=$1 dir=$2 log=$3 size=${4:-64m} cmd=("$IOZONE")
     [[ $kind == fslab ]] && cmd=("$FSLAB" iozone)
-    (cd "$dir" && "${WRAP[@]}" "${cmd[@]}" -i 0 -i 1 -i 2 -t 4 -s "$size" -r 64k -e -C -w) >"$log" 2>&1
+    (cd "$dir" && "${WRAP[@]}" "${cmd[@]}" -i 0 -i 1 -i 2 -i 8 -t 4 -s "$size" -r 64k -e -C -w) >"$log" 2>&1
 }
 
 # The headline figure of a tool's output.
