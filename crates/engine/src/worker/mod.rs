@@ -242,8 +242,10 @@ impl<'a> Worker<'a> {
 
     /// Runs until the run stops or this thread runs out of work.
     pub fn run(mut self) -> ThreadOutcome {
+        // How the thread ends as an IOzone child: its group's way, else the run's.
+        let child_end = self.shared.child_end.map(|end| self.group.child_end.unwrap_or(end));
         let mut prepared = self.prepare_streams();
-        if let (Ok(()), Some(end)) = (&prepared, self.shared.child_end) {
+        if let (Ok(()), Some(end)) = (&prepared, child_end) {
             prepared = self.open_own_file(end);
         }
         if !self.shared.start.wait() {
@@ -253,7 +255,7 @@ impl<'a> Worker<'a> {
         if let Err(e) = prepared {
             return self.fail(OpKind::SeqWrite, e.to_string(), errno_of(&e));
         }
-        if let Some(end) = self.shared.child_end {
+        if let Some(end) = child_end {
             if self.group.script.is_none() && !self.pipelined() {
                 return self.run_child(end, Instant::now());
             }

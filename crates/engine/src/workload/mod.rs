@@ -497,6 +497,10 @@ pub struct Group {
     /// again at its end (dbench's loadfiles).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub script: Option<crate::script::Script>,
+    /// How this group's threads end, in place of the run's `stop.child_end` (which it needs):
+    /// IOzone's mixed workload ends its writers as random writers, its readers as random readers.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub child_end: Option<ChildEnd>,
 }
 
 impl Group {
@@ -521,6 +525,7 @@ impl Group {
             data: Data::default(),
             ops: Vec::new(),
             script: None,
+            child_end: None,
         }
     }
 }

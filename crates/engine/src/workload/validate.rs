@@ -209,6 +209,12 @@ impl Workload {
             if g.direct && g.engine == EngineKind::Mmap {
                 return bad(here("direct"), "O_DIRECT does not apply to the mmap engine".into());
             }
+            if g.child_end.is_some() && self.stop.child_end.is_none() {
+                return bad(
+                    here("child_end"),
+                    "a group's child_end takes the place of stop.child_end: set that too".into(),
+                );
+            }
             if let Some(r) = g.rate {
                 if r.ops.is_none() == r.bytes.is_none() {
                     return bad(here("rate"), "rate takes one of ops or bytes".into());

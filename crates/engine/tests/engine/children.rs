@@ -85,3 +85,39 @@ fn a_child_streaming_its_own_file_stops_at_its_share_of_the_run_s_operations() {
     assert_eq!((read.1, read.4), (20, 20 * 4096));
     assert_eq!(threads(&r), [(0, 10, 40960, true), (1, 10, 40960, true)]);
 }
+
+/// A reader and a slow writer on two files of 64 KiB, stonewalled: the reader finishes first and
+/// stops the writer. `writer_end` is the writers' group's own `child_end`, if any. The writer's
+/// file's size after the run.
+fn stonewalled_writer(writer_end: &str) -> (RunResult, u64) {
+    let dir = tempdir();
+    let w = workload(&format!(
+        "name = \"mixed\"\n[stop]\nstonewall = true\nchild_end = {{ close_fsync = false }}\n\
+         [[fileset]]\nname = \"data\"\nfiles = 2\ndirs = 0\nsize = \"64k\"\n\
+         [[group]]\nname = \"readers\"\nfileset = \"data\"\nengine = \"seek\"\n\
+         [[group.op]]\nop = \"seqread\"\nbs = \"4k\"\n\
+         [[group]]\nname = \"writers\"\nfileset = \"data\"\nengine = \"seek\"\ndelay = \"5ms\"\n{writer_end}\
+         [[group.op]]\nop = \"seqwrite\"\nbs = \"4k\"\n"
+    ));
+    let r = run_ok(&w, dir.path());
+    let size = std::fs::metadata(dir.path().join("data/f1")).unwrap().len();
+    (r, size)
+}
+
+#[test]
+fn a_group_can_end_its_threads_its_own_way() {
+    let writer = |r: &RunResult| {
+        let t = r.threads.iter().find(|t| t.group == "writers").unwrap();
+        (t.bytes, t.finished)
+    };
+    // As the run's readers: the stopped writer stops where it is (16 blocks take it 80 ms).
+    let (r, size) = stonewalled_writer("");
+    let (counted, finished) = writer(&r);
+    assert!(!finished && counted < 64 << 10, "{counted} bytes counted");
+    assert_eq!(size, counted, "the writer's file holds what it counted");
+    // As IOzone's random writers: it takes its figures, then finishes its file uncounted.
+    let (r, size) = stonewalled_writer("child_end = { finish_uncounted = true, close_fsync = false }\n");
+    let (counted, finished) = writer(&r);
+    assert!(!finished && counted < 64 << 10, "{counted} bytes counted");
+    assert_eq!(size, 64 << 10, "the stopped writer finished its file");
+}

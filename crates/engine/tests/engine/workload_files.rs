@@ -240,3 +240,13 @@ fn shuffle_applies_to_reads_and_writes_only() {
     assert!(msg.starts_with(&at), "expected the error at `{at}`: {msg}");
     assert!(msg.contains("`shuffle` does not apply to stat"), "{msg}");
 }
+
+#[test]
+fn a_groups_child_end_needs_the_runs() {
+    refused_at(
+        14,
+        "child_end = { finish_uncounted = true }",
+        13,
+        &["child_end", "stop.child_end"],
+    );
+}
