@@ -69,11 +69,10 @@
 //!   (the engine's `data = "iozone"`), so a compressing or deduplicating filesystem sees what
 //!   IOzone gives it.
 //! - `-c` changes nothing: files stay open through a sub-test and are closed after its timing.
-//! - In the mixed workload, a writer that the stonewall stops stops where it is, as a reader
-//!   does (one ending serves the whole sub-test), where IOzone's finishes its file uncounted as
-//!   its random writers do; and readers take the first files of their directory, so with the
-//!   default round robin child 1 writes `iozone.DUMMY.2` where IOzone's writes `.1` (the files
-//!   are alike: what each child does to the filesystem is the same).
+//! - In the mixed workload readers take the first files of their directory, so with the default
+//!   round robin child 1 writes `iozone.DUMMY.2` where IOzone's writes `.1` (the files are alike:
+//!   what each child does to the filesystem is the same). Its readers end as random readers, its
+//!   writers as random writers (their group's `child_end`).
 //! - Automatic mode times its one process's loop as IOzone does, the file opened before the clock
 //!   and without per-operation clock reads (see [`figures::single`]). As IOzone 3.487 it opens
 //!   `iozone.tmp` for each test, fsyncs it before the clock, makes the records (with `-e` an

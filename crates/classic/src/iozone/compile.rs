@@ -21,7 +21,8 @@
 //! - mixed workload: as IOzone's `thread_mix_test`, each child either reads or writes its file
 //!   at random (shuffled as above): with `-+p N` the first N% of the children read, otherwise
 //!   the even-numbered ones ([`mixed_reader`]). Each place's readers and writers are two groups on
-//!   its fileset, readers first, so each takes a file of its own ([`seat`]).
+//!   its fileset, readers first, so each takes a file of its own ([`seat`]); they end as random
+//!   readers and random writers do (the writers' group has its own `child_end`).
 //! - Every process ends as IOzone's do ([`child_end`], `stop.child_end`): its `-e` fsync, the
 //!   stonewall before or after it, stopped writers finishing their files uncounted, and the fsync
 //!   before close.
@@ -102,7 +103,7 @@ pub fn workload(test: Test, p: &Params, layout: &Layout, name: &str) -> Workload
     // before its clock starts, times its loop with its own clock, with -e fsyncs inside its
     // time, and fsyncs again before closing it; its readers (read_perf_test) first read one
     // record and seek back, untimed, to prime the caches.
-    let child_end = if p.throughput {
+    let stop_end = if p.throughput {
         child_end(test, p.fsync)
     } else {
         ChildEnd {
@@ -138,7 +139,12 @@ pub fn workload(test: Test, p: &Params, layout: &Layout, name: &str) -> Workload
         for (role, n) in [(Role::Reader, readers), (Role::Writer, writers)] {
             if n > 0 {
                 let ops = ops.iter().filter(|o| role.does(o.op)).cloned().collect();
-                groups.push(group(&role.group(place), n, ops, &place.fileset));
+                // Each ends as IOzone's random readers or random writers do.
+                let end = child_end(role.test(), p.fsync);
+                groups.push(Group {
+                    child_end: (end != stop_end).then_some(end),
+                    ..group(&role.group(place), n, ops, &place.fileset)
+                });
             }
         }
     }
@@ -155,7 +161,7 @@ pub fn workload(test: Test, p: &Params, layout: &Layout, name: &str) -> Workload
         stop: Stop {
             ops: per_child_ops.map(|n| n.saturating_mul(children)),
             stonewall: p.stonewall,
-            child_end: Some(child_end),
+            child_end: Some(stop_end),
             final_sync: p.final_sync,
             ..Stop::default()
         },
@@ -275,6 +281,15 @@ impl Role {
             Role::Reader
         } else {
             Role::Writer
+        }
+    }
+
+    /// The sub-test whose children end as this role's do.
+    fn test(self) -> Test {
+        if self == Role::Reader {
+            Test::RandomRead
+        } else {
+            Test::RandomWrite
         }
     }
 
@@ -598,6 +613,13 @@ mod tests {
         assert_eq!(counts(75), vec![(3, OpKind::Read), (1, OpKind::Write)]);
         assert_eq!(counts(1), vec![(4, OpKind::Write)]);
         assert_eq!(counts(100), vec![(4, OpKind::Read)]);
+        // The readers end as random readers (the run's ending), the writers as random writers:
+        // stopped, they finish their files uncounted.
+        let w = workload(Test::Mixed, &params(), &four, "x");
+        assert_eq!(w.stop.child_end, Some(child_end(Test::RandomRead, true)));
+        assert_eq!(w.groups[0].child_end, None);
+        assert_eq!(w.groups[1].child_end, Some(child_end(Test::RandomWrite, true)));
+        assert!(w.groups[1].child_end.unwrap().finish_uncounted);
         // Round robin: reader children 0 and 2 take files 0 and 1 of the place, writers 1 and 3
         // files 2 and 3; each group numbers its own threads.
         let seats: Vec<(String, u32, u32, usize)> = (0..4)
