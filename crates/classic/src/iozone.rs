@@ -23,7 +23,7 @@
 //! | stride readers | R × (`read()`; `lseek`) to records a stride apart, wrapping at the file's end | R × (`lseek`; `read()`) to records a stride apart |
 //! | random readers | `open(O_RDONLY)`; R × (`lseek`; `read()`), each record once in a shuffled order; `-e`: `fsync`; `fsync`; `close` | the same (the engine's `shuffle`) |
 //! | random writers | `open(O_RDWR\|O_CREAT, 0640)`; R × (`lseek`; `write()`), each record once in a shuffled order; `-e`: `fsync`; `fsync`; `close` | the same (opened `O_RDWR`) |
-//! | mixed workload | each child a random reader or a random writer of its file (above): with `-+p N` the first N% of the children read, otherwise the even-numbered ones | the same; a place's readers take its first files, its writers the rest |
+//! | mixed workload | each child a random reader or a random writer of its file (above): with `-+p N` the first N% of the children read, otherwise the even-numbered ones | the same (each child a group of one: its readers end as random readers, its writers as random writers) |
 //! | pwrite writers, pread readers | R × `pwrite()` / `pread()` | the same |
 //! | fwriters, freaders | stdio with a one-record buffer: R × `write()` / `read()` | R × `write()` / `read()` |
 //! | between sub-tests | `sync()`; `sleep(2)` | the same (`final_sync = "outside"`, `--pause`) |
@@ -69,10 +69,6 @@
 //!   (the engine's `data = "iozone"`), so a compressing or deduplicating filesystem sees what
 //!   IOzone gives it.
 //! - `-c` changes nothing: files stay open through a sub-test and are closed after its timing.
-//! - In the mixed workload readers take the first files of their directory, so with the default
-//!   round robin child 1 writes `iozone.DUMMY.2` where IOzone's writes `.1` (the files are alike:
-//!   what each child does to the filesystem is the same). Its readers end as random readers, its
-//!   writers as random writers (their group's `child_end`).
 //! - Automatic mode times its one process's loop as IOzone does, the file opened before the clock
 //!   and without per-operation clock reads (see [`figures::single`]). As IOzone 3.487 it opens
 //!   `iozone.tmp` for each test, fsyncs it before the clock, makes the records (with `-e` an

@@ -20,9 +20,9 @@
 //!   of a child add up to its file.
 //! - mixed workload: as IOzone's `thread_mix_test`, each child either reads or writes its file
 //!   at random (shuffled as above): with `-+p N` the first N% of the children read, otherwise
-//!   the even-numbered ones ([`mixed_reader`]). Each place's readers and writers are two groups on
-//!   its fileset, readers first, so each takes a file of its own ([`seat`]); they end as random
-//!   readers and random writers do (the writers' group has its own `child_end`).
+//!   the even-numbered ones ([`mixed_reader`]). Each child is a group of one on its place's
+//!   fileset, in order, so that it takes its own file ([`seat`]); readers end as random readers,
+//!   writers as random writers (their group's own `child_end`).
 //! - Every process ends as IOzone's do ([`child_end`], `stop.child_end`): its `-e` fsync, the
 //!   stonewall before or after it, stopped writers finishing their files uncounted, and the fsync
 //!   before close.
@@ -129,23 +129,16 @@ pub fn workload(test: Test, p: &Params, layout: &Layout, name: &str) -> Workload
             groups.push(group(&place.group, place.children.len(), ops.clone(), &place.fileset));
             continue;
         }
-        // Readers first: the threads of the place's groups take its files in order.
-        let readers = place
-            .children
-            .iter()
-            .filter(|&&c| mixed_reader(c, layout.children(), p.mix_read_percent))
-            .count();
-        let writers = place.children.len() - readers;
-        for (role, n) in [(Role::Reader, readers), (Role::Writer, writers)] {
-            if n > 0 {
-                let ops = ops.iter().filter(|o| role.does(o.op)).cloned().collect();
-                // Each ends as IOzone's random readers or random writers do.
-                let end = child_end(role.test(), p.fsync);
-                groups.push(Group {
-                    child_end: (end != stop_end).then_some(end),
-                    ..group(&role.group(place), n, ops, &place.fileset)
-                });
-            }
+        // A group of one per child, in order: the k-th takes the place's k-th file, its child's.
+        for (k, &child) in place.children.iter().enumerate() {
+            let role = Role::of(child, layout.children(), p.mix_read_percent);
+            let ops = ops.iter().filter(|o| role.does(o.op)).cloned().collect();
+            // Each ends as IOzone's random readers or random writers do.
+            let end = child_end(role.test(), p.fsync);
+            groups.push(Group {
+                child_end: (end != stop_end).then_some(end),
+                ..group(&role.group(place, k), 1, ops, &place.fileset)
+            });
         }
     }
     Workload {
@@ -301,9 +294,10 @@ impl Role {
         }
     }
 
-    fn group(self, place: &Place) -> String {
-        let role = if self == Role::Reader { "readers" } else { "writers" };
-        format!("{}-{role}", place.group)
+    /// The group of the `k`-th child of `place`.
+    fn group(self, place: &Place, k: usize) -> String {
+        let role = if self == Role::Reader { "reader" } else { "writer" };
+        format!("{}-{k}-{role}", place.group)
     }
 }
 
@@ -319,7 +313,7 @@ pub struct Seat {
 }
 
 /// The seat of child `k` of `place` in `test`'s workload: the place's group, or in the mixed
-/// workload its readers' or writers' group, whose threads take the place's files readers first.
+/// workload the child's group of one, which takes the place's `k`-th file.
 pub fn seat(test: Test, read_percent: Option<u32>, layout: &Layout, place: &Place, k: u32) -> Seat {
     if test != Test::Mixed {
         return Seat {
@@ -329,20 +323,12 @@ pub fn seat(test: Test, read_percent: Option<u32>, layout: &Layout, place: &Plac
             file: k as usize,
         };
     }
-    let children = layout.children();
-    let role = |c: usize| Role::of(c, children, read_percent);
-    let mine = role(place.children[k as usize]);
-    let before = place.children[..k as usize]
-        .iter()
-        .filter(|&&c| role(c) == mine)
-        .count();
-    let threads = place.children.iter().filter(|&&c| role(c) == mine).count();
-    let readers = place.children.iter().filter(|&&c| role(c) == Role::Reader).count();
+    let role = Role::of(place.children[k as usize], layout.children(), read_percent);
     Seat {
-        group: mine.group(place),
-        thread: before as u32,
-        threads: threads as u32,
-        file: if mine == Role::Reader { before } else { readers + before },
+        group: role.group(place, k as usize),
+        thread: 0,
+        threads: 1,
+        file: k as usize,
     }
 }
 
@@ -592,27 +578,35 @@ mod tests {
 
     #[test]
     fn the_mixed_workloads_children_either_read_or_write_as_iozones() {
-        let g = |name: &str, n, op, fs: &str| (name.to_string(), n, vec![op], fs.to_string());
-        // Without -+p: children 0, 2, 4 read, 1 and 3 write (IOzone's round robin).
+        let g = |name: &str, op| (name.to_string(), 1, vec![op], "iozone".to_string());
+        // Without -+p: children 0, 2, 4 read, 1 and 3 write (IOzone's round robin); each is a
+        // group of one, in order, so child k's thread is the k-th on the fileset: file k.
         let five = Layout::simple(5, "iozone.DUMMY.");
         assert_eq!(
             mixed_groups(&five, None),
             vec![
-                g("children-readers", 3, OpKind::Read, "iozone"),
-                g("children-writers", 2, OpKind::Write, "iozone")
+                g("children-0-reader", OpKind::Read),
+                g("children-1-writer", OpKind::Write),
+                g("children-2-reader", OpKind::Read),
+                g("children-3-writer", OpKind::Write),
+                g("children-4-reader", OpKind::Read),
             ]
         );
-        // -+p 75 of 4: the first 3 read; -+p 1 of 4: none does.
+        let w = workload(Test::Mixed, &params(), &five, "x");
+        let on_fileset: Vec<u64> = (0..5).map(|gi| w.thread_on_fileset(gi, 0)).collect();
+        assert_eq!(on_fileset, vec![0, 1, 2, 3, 4]);
+        // -+p 75 of 4: the first 3 read; -+p 1 of 4: none does; -+p 100: all do.
         let four = Layout::simple(4, "iozone.DUMMY.");
-        let counts = |pct| {
+        let ops = |pct| {
             mixed_groups(&four, Some(pct))
                 .iter()
-                .map(|g| (g.1, g.2[0]))
+                .map(|g| g.2[0])
                 .collect::<Vec<_>>()
         };
-        assert_eq!(counts(75), vec![(3, OpKind::Read), (1, OpKind::Write)]);
-        assert_eq!(counts(1), vec![(4, OpKind::Write)]);
-        assert_eq!(counts(100), vec![(4, OpKind::Read)]);
+        use OpKind::{Read as R, Write as W};
+        assert_eq!(ops(75), vec![R, R, R, W]);
+        assert_eq!(ops(1), vec![W, W, W, W]);
+        assert_eq!(ops(100), vec![R, R, R, R]);
         // The readers end as random readers (the run's ending), the writers as random writers:
         // stopped, they finish their files uncounted.
         let w = workload(Test::Mixed, &params(), &four, "x");
@@ -620,22 +614,16 @@ mod tests {
         assert_eq!(w.groups[0].child_end, None);
         assert_eq!(w.groups[1].child_end, Some(child_end(Test::RandomWrite, true)));
         assert!(w.groups[1].child_end.unwrap().finish_uncounted);
-        // Round robin: reader children 0 and 2 take files 0 and 1 of the place, writers 1 and 3
-        // files 2 and 3; each group numbers its own threads.
-        let seats: Vec<(String, u32, u32, usize)> = (0..4)
-            .map(|k| {
-                let s = seat(Test::Mixed, None, &four, &four.places[0], k);
-                (s.group, s.thread, s.threads, s.file)
-            })
-            .collect();
+        // The figures find each child in its group of one, on its own file.
+        let s = seat(Test::Mixed, None, &four, &four.places[0], 3);
         assert_eq!(
-            seats,
-            vec![
-                ("children-readers".into(), 0, 2, 0),
-                ("children-writers".into(), 0, 2, 2),
-                ("children-readers".into(), 1, 2, 1),
-                ("children-writers".into(), 1, 2, 3),
-            ]
+            s,
+            Seat {
+                group: "children-3-writer".into(),
+                thread: 0,
+                threads: 1,
+                file: 3
+            }
         );
         assert_eq!(
             seat(Test::Read, None, &four, &four.places[0], 3),

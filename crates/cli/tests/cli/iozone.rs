@@ -549,7 +549,7 @@ fn random_children_visit_each_record_once() {
 fn mixed_workload_children_either_read_or_write_their_own_file() {
     let (_tmp, cwd) = strace_dir();
     // 4 children: as IOzone's thread_mix_test, children 0 and 2 read, 1 and 3 write, each its
-    // own file from start to end, no child both.
+    // own file (child k's iozone.DUMMY.k) from start to end, no child both.
     let args = "iozone -i 0 -i 8 -t 4 -s 64k -r 4k -x -w --pause 0";
     let args: Vec<&str> = args.split(' ').collect();
     let calls = strace_fslab(
@@ -596,8 +596,8 @@ fn mixed_workload_children_either_read_or_write_their_own_file() {
         mixed,
         vec![
             ("iozone.DUMMY.0".into(), 16, 0),
-            ("iozone.DUMMY.1".into(), 16, 0),
-            ("iozone.DUMMY.2".into(), 0, 16),
+            ("iozone.DUMMY.1".into(), 0, 16),
+            ("iozone.DUMMY.2".into(), 16, 0),
             ("iozone.DUMMY.3".into(), 0, 16),
         ],
         "{sessions:#?}"
