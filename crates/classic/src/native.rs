@@ -128,6 +128,11 @@ pub struct AdHoc {
     /// io_uring: polled completions, with --direct on a device that polls (fio's hipri).
     #[arg(long)]
     pub hipri: bool,
+    /// Random patterns: draw each offset on its own (fio's norandommap). Without it each thread
+    /// visits every block of its file once before any comes again, as fio's random map does
+    /// (the workload's `shuffle`).
+    #[arg(long)]
+    pub norandommap: bool,
     /// Percentage of reads for randrw.
     #[arg(long, default_value_t = 50, value_parser = clap::value_parser!(u32).range(0..=100))]
     pub rwmixread: u32,
@@ -358,6 +363,7 @@ impl AdHoc {
                 o.wrap = time.map(|_| true);
             } else {
                 o.size = Some(bs);
+                o.shuffle = (!self.norandommap).then_some(true);
             }
             o
         };

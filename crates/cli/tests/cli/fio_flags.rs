@@ -213,3 +213,16 @@ fn processes_runs_each_job_as_a_process_and_counts_its_work() {
         [("write.0.0".to_string(), mib), ("write.1.0".to_string(), mib)]
     );
 }
+
+#[test]
+fn random_patterns_visit_each_block_once_per_pass_unless_norandommap() {
+    // fio's random map is on by default: the workload shuffles its offsets (the deck is checked
+    // under strace by run::shuffled_reads_visit_each_record_once_per_pass).
+    for op in ["randread", "randwrite", "randrw"] {
+        let text = explain(&["--op", op]);
+        assert!(text.contains("shuffle = true"), "{op}: {text}");
+        let text = explain(&["--op", op, "--norandommap"]);
+        assert!(!text.contains("shuffle"), "{op} --norandommap: {text}");
+    }
+    assert!(!explain(&["--op", "read"]).contains("shuffle"));
+}
