@@ -497,50 +497,77 @@ fn each_sub_test_makes_iozones_calls_per_record() {
     }
 }
 
+/// What a child did with its file between one open and its close, as strace saw it.
+#[derive(Debug, Clone, Default)]
+struct Session {
+    file: String,
+    reads: usize,
+    writes: usize,
+    /// The offsets of its lseeks, in records of 4 KiB.
+    seeks: Vec<u64>,
+}
+
+/// `fslab iozone ARGS` in `cwd` under strace: each open of a child's file (iozone.DUMMY.N) and
+/// what was done on it until its close, in the order of the opens. Each child is a process of
+/// its own and opens its file once per sub-test.
+fn sessions(cwd: &Path, args: &str) -> Vec<Session> {
+    let args: Vec<&str> = std::iter::once("iozone").chain(args.split(' ')).collect();
+    let log = cwd.join("..").join("strace.log");
+    let calls = strace_fslab(Some(cwd), &log, "openat,read,write,lseek,close", &args);
+    let mut open: std::collections::BTreeMap<&str, (String, usize)> = Default::default();
+    let mut sessions: Vec<Session> = Vec::new();
+    for (pid, call) in &calls {
+        let Some((name, rest)) = call.split_once('(') else {
+            continue;
+        };
+        if name == "openat" && call.contains("\"iozone.DUMMY.") {
+            let file = rest.split('"').nth(1).unwrap().to_string();
+            let fd = call.rsplit_once("= ").unwrap().1.to_string();
+            open.insert(pid, (fd, sessions.len()));
+            sessions.push(Session {
+                file,
+                ..Session::default()
+            });
+            continue;
+        }
+        let Some((fd, k)) = open.get(pid.as_str()).cloned() else {
+            continue;
+        };
+        let (call_fd, rest) = rest.split_once([',', ')']).unwrap_or((rest, ""));
+        if call_fd != fd {
+            continue;
+        }
+        match name {
+            "read" => sessions[k].reads += 1,
+            "write" => sessions[k].writes += 1,
+            "lseek" => {
+                let offset: u64 = rest.trim().split(',').next().unwrap().parse().unwrap();
+                sessions[k].seeks.push(offset / 4096);
+            }
+            "close" => {
+                open.remove(pid.as_str());
+            }
+            _ => {}
+        }
+    }
+    sessions
+}
+
 #[test]
 #[ignore = "system tier: needs strace"]
 fn random_children_visit_each_record_once() {
     let (_tmp, cwd) = strace_dir();
     // 2 children, 64 records of 4 kB each, no stonewall: IOzone's random readers and writers
     // shuffle their record numbers and seek to each once.
-    let args = "iozone -i 0 -i 2 -t 2 -s 256k -r 4k -x -w --pause 0";
-    let args: Vec<&str> = args.split(' ').collect();
-    let calls = strace_fslab(
-        Some(&cwd),
-        &cwd.join("..").join("strace.log"),
-        "openat,lseek,close",
-        &args,
-    );
-    // Every lseek on a child's file, per open of it: each child is a process of its own and
-    // opens its file once per sub-test.
-    let mut open: std::collections::BTreeMap<&str, (String, usize)> = Default::default();
-    let mut children: Vec<Vec<u64>> = Vec::new();
-    for (pid, call) in &calls {
-        if call.starts_with("openat(") && call.contains("\"iozone.DUMMY.") {
-            let fd = call.rsplit_once("= ").unwrap().1.to_string();
-            open.insert(pid, (fd, children.len()));
-            children.push(Vec::new());
-        } else if let Some(rest) = call.strip_prefix("lseek(") {
-            let (fd, rest) = rest.split_once(", ").unwrap();
-            if let Some((_, k)) = open.get(pid.as_str()).filter(|(open_fd, _)| open_fd == fd) {
-                let offset: u64 = rest.split(',').next().unwrap().parse().unwrap();
-                children[*k].push(offset / 4096);
-            }
-        } else if let Some(rest) = call.strip_prefix("close(") {
-            let fd = rest.split(')').next().unwrap();
-            if open.get(pid.as_str()).is_some_and(|(open_fd, _)| open_fd == fd) {
-                open.remove(pid.as_str());
-            }
-        }
-    }
+    let all = sessions(&cwd, "-i 0 -i 2 -t 2 -s 256k -r 4k -x -w --pause 0");
     // The setup's opens (no seeks), then initial writers and rewriters (sequential: no seeks),
     // then random readers and random writers: 2 children each, 64 seeks apiece.
-    let seeking: Vec<&Vec<u64>> = children.iter().filter(|c| !c.is_empty()).collect();
-    assert_eq!(seeking.len(), 2 * 2, "{children:?}");
-    for records in seeking {
-        let mut sorted = records.clone();
+    let seeking: Vec<&Session> = all.iter().filter(|c| !c.seeks.is_empty()).collect();
+    assert_eq!(seeking.len(), 2 * 2, "{all:#?}");
+    for child in seeking {
+        let mut sorted = child.seeks.clone();
         sorted.sort_unstable();
-        assert_eq!(sorted, (0..64).collect::<Vec<u64>>(), "{records:?}");
+        assert_eq!(sorted, (0..64).collect::<Vec<u64>>(), "{child:?}");
     }
 }
 
@@ -550,44 +577,8 @@ fn mixed_workload_children_either_read_or_write_their_own_file() {
     let (_tmp, cwd) = strace_dir();
     // 4 children: as IOzone's thread_mix_test, children 0 and 2 read, 1 and 3 write, each its
     // own file (child k's iozone.DUMMY.k) from start to end, no child both.
-    let args = "iozone -i 0 -i 8 -t 4 -s 64k -r 4k -x -w --pause 0";
-    let args: Vec<&str> = args.split(' ').collect();
-    let calls = strace_fslab(
-        Some(&cwd),
-        &cwd.join("..").join("strace.log"),
-        "openat,read,write,close",
-        &args,
-    );
-    // Per open of a child's file: (file, reads, writes), in the order of the opens.
-    let mut open: std::collections::BTreeMap<&str, (String, usize)> = Default::default();
-    let mut sessions: Vec<(String, usize, usize)> = Vec::new();
-    for (pid, call) in &calls {
-        let fd_of = |rest: &str| rest.split([',', ')']).next().unwrap().to_string();
-        if let Some(rest) = call
-            .strip_prefix("openat(")
-            .filter(|_| call.contains("\"iozone.DUMMY."))
-        {
-            let file = rest.split('"').nth(1).unwrap().to_string();
-            let fd = call.rsplit_once("= ").unwrap().1.to_string();
-            open.insert(pid, (fd, sessions.len()));
-            sessions.push((file, 0, 0));
-        } else if let Some((name, rest)) = call.split_once('(') {
-            let Some((fd, k)) = open.get(pid.as_str()).cloned() else {
-                continue;
-            };
-            if fd_of(rest) != fd {
-                continue;
-            }
-            match name {
-                "read" => sessions[k].1 += 1,
-                "write" => sessions[k].2 += 1,
-                "close" => {
-                    open.remove(pid.as_str());
-                }
-                _ => {}
-            }
-        }
-    }
+    let all = sessions(&cwd, "-i 0 -i 8 -t 4 -s 64k -r 4k -x -w --pause 0");
+    let sessions: Vec<(String, usize, usize)> = all.iter().map(|c| (c.file.clone(), c.reads, c.writes)).collect();
     // The last four opens are the mixed workload's children (after the setup's, the writers'
     // and the rewriters').
     let mut mixed: Vec<(String, usize, usize)> = sessions[sessions.len() - 4..].to_vec();

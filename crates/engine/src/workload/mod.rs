@@ -570,7 +570,7 @@ impl Workload {
     /// Thread `t` of group `gi`'s number among the threads working on the same filesets: the
     /// threads of the groups before it on those filesets come first. Its own file (`scope =
     /// "own"`, and each IOzone child's) is this number modulo the files, so that two groups on
-    /// one fileset (IOzone's mixed workload: readers and writers) each take files of their own.
+    /// one fileset (IOzone's mixed workload: a group of one per child) take files of their own.
     pub fn thread_on_fileset(&self, gi: usize, t: u32) -> u64 {
         let same = |g: &Group| g.fileset == self.groups[gi].fileset;
         let before: u64 = self.groups[..gi]

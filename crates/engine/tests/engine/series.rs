@@ -118,8 +118,8 @@ scope = "own"
 fn groups_on_one_fileset_take_own_files_of_their_own() {
     let dir = tempdir();
     // Two groups of one writer each on two files: the second group's thread comes after the
-    // first's, so each empties and writes a file of its own (IOzone's mixed workload puts its
-    // readers and writers in two groups this way).
+    // first's, so each empties and writes a file of its own (IOzone's mixed workload makes each
+    // child a group of one this way).
     let w = workload(
         r#"
 name = "two"
