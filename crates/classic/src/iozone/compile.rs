@@ -20,7 +20,7 @@
 //!   of a child add up to its file.
 //! - mixed workload: as IOzone's `thread_mix_test`, each child either reads or writes its file
 //!   at random (shuffled as above): with `-+p N` the first N% of the children read, otherwise
-//!   the even-numbered ones ([`mixed_reader`]). Each child is a group of one on its place's
+//!   the even-numbered ones ([`mixed_role`]). Each child is a group of one on its place's
 //!   fileset, in order, so that it takes its own file ([`seat`]); readers end as random readers,
 //!   writers as random writers (their group's own `child_end`).
 //! - Every process ends as IOzone's do ([`child_end`], `stop.child_end`): its `-e` fsync, the
@@ -131,13 +131,17 @@ pub fn workload(test: Test, p: &Params, layout: &Layout, name: &str) -> Workload
         }
         // A group of one per child, in order: the k-th takes the place's k-th file, its child's.
         for (k, &child) in place.children.iter().enumerate() {
-            let role = Role::of(child, layout.children(), p.mix_read_percent);
-            let ops = ops.iter().filter(|o| role.does(o.op)).cloned().collect();
-            // Each ends as IOzone's random readers or random writers do.
-            let end = child_end(role.test(), p.fsync);
+            // A random reader or writer: its operations, and its ending.
+            let role = mixed_role(child, layout.children(), p.mix_read_percent);
+            let end = child_end(role, p.fsync);
             groups.push(Group {
                 child_end: (end != stop_end).then_some(end),
-                ..group(&role.group(place, k), 1, ops, &place.fileset)
+                ..group(
+                    &mixed_group(place, k, role),
+                    1,
+                    ops_of(role, p, records).0,
+                    &place.fileset,
+                )
             });
         }
     }
@@ -230,11 +234,8 @@ fn ops_of(test: Test, p: &Params, records: u64) -> (Vec<OpSpec>, Option<u64>) {
         // IOzone's random children shuffle their records and visit each once.
         Test::RandomRead => (vec![shuffled(OpKind::Read, 1)], Some(records)),
         Test::RandomWrite => (vec![shuffled(OpKind::Write, 1)], Some(records)),
-        // A reader's and a writer's operation: each child's group keeps its own.
-        Test::Mixed => (
-            vec![shuffled(OpKind::Read, 1), shuffled(OpKind::Write, 1)],
-            Some(records),
-        ),
+        // Each child is a random reader or writer, in a group of its own (see `workload`).
+        Test::Mixed => (Vec::new(), Some(records)),
         Test::Stride => {
             let per_op = stride_run(records, p.stride);
             let op = OpSpec {
@@ -252,53 +253,25 @@ fn ops_of(test: Test, p: &Params, records: u64) -> (Vec<OpSpec>, Option<u64>) {
     }
 }
 
-/// Whether child `child` (0-based) of `children` reads in the mixed workload, as IOzone
-/// 3.487's `thread_mix_test` decides: with `-+p N` the first N × children ÷ 100 read, otherwise
-/// the even-numbered ones.
-pub fn mixed_reader(child: usize, children: usize, read_percent: Option<u32>) -> bool {
-    match read_percent {
+/// What child `child` (0-based) of `children` runs in the mixed workload, as IOzone 3.487's
+/// `thread_mix_test` decides: with `-+p N` the first N × children ÷ 100 read, otherwise the
+/// even-numbered ones; a reader runs as a random reader, a writer as a random writer.
+pub fn mixed_role(child: usize, children: usize, read_percent: Option<u32>) -> Test {
+    let reads = match read_percent {
         Some(pct) => child < pct as usize * children / 100,
         None => child.is_multiple_of(2),
+    };
+    if reads {
+        Test::RandomRead
+    } else {
+        Test::RandomWrite
     }
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Role {
-    Reader,
-    Writer,
-}
-
-impl Role {
-    fn of(child: usize, children: usize, read_percent: Option<u32>) -> Role {
-        if mixed_reader(child, children, read_percent) {
-            Role::Reader
-        } else {
-            Role::Writer
-        }
-    }
-
-    /// The sub-test whose children end as this role's do.
-    fn test(self) -> Test {
-        if self == Role::Reader {
-            Test::RandomRead
-        } else {
-            Test::RandomWrite
-        }
-    }
-
-    fn does(self, op: OpKind) -> bool {
-        op == if self == Role::Reader {
-            OpKind::Read
-        } else {
-            OpKind::Write
-        }
-    }
-
-    /// The group of the `k`-th child of `place`.
-    fn group(self, place: &Place, k: usize) -> String {
-        let role = if self == Role::Reader { "reader" } else { "writer" };
-        format!("{}-{k}-{role}", place.group)
-    }
+/// The group of the mixed workload's `k`-th child of `place`, whose role is `role`.
+fn mixed_group(place: &Place, k: usize, role: Test) -> String {
+    let role = if role == Test::RandomRead { "reader" } else { "writer" };
+    format!("{}-{k}-{role}", place.group)
 }
 
 /// Where a child runs in a sub-test's workload.
@@ -323,9 +296,9 @@ pub fn seat(test: Test, read_percent: Option<u32>, layout: &Layout, place: &Plac
             file: k as usize,
         };
     }
-    let role = Role::of(place.children[k as usize], layout.children(), read_percent);
+    let role = mixed_role(place.children[k as usize], layout.children(), read_percent);
     Seat {
-        group: role.group(place, k as usize),
+        group: mixed_group(place, k as usize, role),
         thread: 0,
         threads: 1,
         file: k as usize,
