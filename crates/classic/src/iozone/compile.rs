@@ -196,15 +196,14 @@ fn ops_of(test: Test, p: &Params, records: u64) -> (Vec<OpSpec>, Option<u64>) {
         ..OpSpec::new(op)
     };
     // Each child reads and writes its own file, as IOzone's children do.
-    let random = |op, weight| OpSpec {
+    let random = |op| OpSpec {
         bs,
-        weight,
         scope: Some(Scope::Own),
         ..OpSpec::new(op)
     };
-    let shuffled = |op, weight| OpSpec {
+    let shuffled = |op| OpSpec {
         shuffle: Some(true),
-        ..random(op, weight)
+        ..random(op)
     };
     match test {
         Test::Write | Test::Pwrite | Test::Fwrite if test.from_empty(p.throughput) => {
@@ -220,7 +219,7 @@ fn ops_of(test: Test, p: &Params, records: u64) -> (Vec<OpSpec>, Option<u64>) {
         Test::RecordRewrite => (
             vec![OpSpec {
                 align: Some(Bytes(p.file_size)),
-                ..random(OpKind::Write, 1)
+                ..random(OpKind::Write)
             }],
             Some(records),
         ),
@@ -232,8 +231,8 @@ fn ops_of(test: Test, p: &Params, records: u64) -> (Vec<OpSpec>, Option<u64>) {
             None,
         ),
         // IOzone's random children shuffle their records and visit each once.
-        Test::RandomRead => (vec![shuffled(OpKind::Read, 1)], Some(records)),
-        Test::RandomWrite => (vec![shuffled(OpKind::Write, 1)], Some(records)),
+        Test::RandomRead => (vec![shuffled(OpKind::Read)], Some(records)),
+        Test::RandomWrite => (vec![shuffled(OpKind::Write)], Some(records)),
         // Each child is a random reader or writer, in a group of its own (see `workload`).
         Test::Mixed => (Vec::new(), Some(records)),
         Test::Stride => {
