@@ -23,7 +23,7 @@
 //! | stride readers | R × (`read()`; `lseek`) to records a stride apart, wrapping at the file's end | R × (`lseek`; `read()`) to records a stride apart |
 //! | random readers | `open(O_RDONLY)`; R × (`lseek`; `read()`), each record once in a shuffled order; `-e`: `fsync`; `fsync`; `close` | the same (the engine's `shuffle`) |
 //! | random writers | `open(O_RDWR\|O_CREAT, 0640)`; R × (`lseek`; `write()`), each record once in a shuffled order; `-e`: `fsync`; `fsync`; `close` | the same (opened `O_RDWR`) |
-//! | mixed workload | each child a random reader or a random writer of its file (above): with `-+p N` the first N% of the children read, otherwise the even-numbered ones | the same (each child a group of one: its readers end as random readers, its writers as random writers) |
+//! | mixed workload | each child a random reader or a random writer of its file (above): with `-+p N` the first N% of the children read, with `-+K N` the first N, otherwise the even-numbered ones; with `-+B` a reader or an initial writer instead, which opens its file `O_RDWR\|O_CREAT` (with `-+F` also `O_TRUNC`) | the same (each child a group of one, ending as the sub-test it runs as); `-+F`'s writers empty their files with `ftruncate(0)` before the clock |
 //! | pwrite writers, pread readers | R × `pwrite()` / `pread()` | the same |
 //! | fwriters, freaders | stdio with a one-record buffer: R × `write()` / `read()` | R × `write()` / `read()` |
 //! | between sub-tests | `sync()`; `sleep(2)` | the same (`final_sync = "outside"`, `--pause`) |

@@ -19,10 +19,11 @@
 //!   a random record-aligned start, as many records per operation as fit, so that the operations
 //!   of a child add up to its file.
 //! - mixed workload: as IOzone's `thread_mix_test`, each child either reads or writes its file
-//!   at random (shuffled as above): with `-+p N` the first N% of the children read, otherwise
-//!   the even-numbered ones ([`mixed_role`]). Each child is a group of one on its place's
-//!   fileset, in order, so that it takes its own file ([`seat`]); readers end as random readers,
-//!   writers as random writers (their group's own `child_end`).
+//!   ([`Mix::role`]): with `-+p N` the first N% of the children read, with `-+K N` the first N,
+//!   otherwise the even-numbered ones; at random (shuffled as above), or with `-+B` from start
+//!   to end as the readers and initial writers do (writing over the file, or with `-+F` emptying
+//!   it first). Each child is a group of one on its place's fileset, in order, so that it takes
+//!   its own file ([`seat`]), and ends as the sub-test it runs as (its group's own `child_end`).
 //! - Every process ends as IOzone's do ([`child_end`], `stop.child_end`): its `-e` fsync, the
 //!   stonewall before or after it, stopped writers finishing their files uncounted, and the fsync
 //!   before close.
@@ -33,7 +34,7 @@
 //! missing or have the wrong size.
 
 use super::layout::{Layout, Place};
-use super::subtest::Test;
+use super::subtest::{Mix, Test};
 use fslab_engine::workload::{ChildEnd, Data, Fileset, FinalSync, Group, OSync, OpKind, OpSpec, Scope, SizeDist, Stop};
 use fslab_engine::{Bytes, Workload};
 
@@ -49,8 +50,8 @@ pub struct Params {
     pub stonewall: bool,
     /// Stride of the stride read, in records.
     pub stride: u64,
-    /// `-+p`: the percentage of the mixed workload's children that read.
-    pub mix_read_percent: Option<u32>,
+    /// `-+p`, `-+K`, `-+B`, `-+F`: the mixed workload's readers and writers.
+    pub mix: Mix,
     pub seed: Option<u64>,
     /// Throughput mode syncs after each sub-test (IOzone's `sync(); sleep(2)`), outside the timing.
     pub final_sync: FinalSync,
@@ -131,17 +132,18 @@ pub fn workload(test: Test, p: &Params, layout: &Layout, name: &str) -> Workload
         }
         // A group of one per child, in order: the k-th takes the place's k-th file, its child's.
         for (k, &child) in place.children.iter().enumerate() {
-            // A random reader or writer: its operations, and its ending.
-            let role = mixed_role(child, layout.children(), p.mix_read_percent);
+            // A reader or writer, random or sequential: its operations, and its ending.
+            let role = p.mix.role(child, layout.children());
             let end = child_end(role, p.fsync);
+            let ops = match role {
+                // IOzone's sequential writer opens its file without O_TRUNC unless -+F, and so
+                // writes over it.
+                Test::Write if !p.mix.truncate => ops_of(Test::Rewrite, p, records).0,
+                _ => ops_of(role, p, records).0,
+            };
             groups.push(Group {
                 child_end: (end != stop_end).then_some(end),
-                ..group(
-                    &mixed_group(place, k, role),
-                    1,
-                    ops_of(role, p, records).0,
-                    &place.fileset,
-                )
+                ..group(&mixed_group(place, k, role), 1, ops, &place.fileset)
             });
         }
     }
@@ -233,8 +235,9 @@ fn ops_of(test: Test, p: &Params, records: u64) -> (Vec<OpSpec>, Option<u64>) {
         // IOzone's random children shuffle their records and visit each once.
         Test::RandomRead => (vec![shuffled(OpKind::Read)], Some(records)),
         Test::RandomWrite => (vec![shuffled(OpKind::Write)], Some(records)),
-        // Each child is a random reader or writer, in a group of its own (see `workload`).
-        Test::Mixed => (Vec::new(), Some(records)),
+        // Each child is a reader or writer, in a group of its own (see `workload`): a random one
+        // does a file of records, a sequential one goes to the end of its file.
+        Test::Mixed => (Vec::new(), (!p.mix.sequential).then_some(records)),
         Test::Stride => {
             let per_op = stride_run(records, p.stride);
             let op = OpSpec {
@@ -252,24 +255,9 @@ fn ops_of(test: Test, p: &Params, records: u64) -> (Vec<OpSpec>, Option<u64>) {
     }
 }
 
-/// What child `child` (0-based) of `children` runs in the mixed workload, as IOzone 3.487's
-/// `thread_mix_test` decides: with `-+p N` the first N × children ÷ 100 read, otherwise the
-/// even-numbered ones; a reader runs as a random reader, a writer as a random writer.
-pub fn mixed_role(child: usize, children: usize, read_percent: Option<u32>) -> Test {
-    let reads = match read_percent {
-        Some(pct) => child < pct as usize * children / 100,
-        None => child.is_multiple_of(2),
-    };
-    if reads {
-        Test::RandomRead
-    } else {
-        Test::RandomWrite
-    }
-}
-
 /// The group of the mixed workload's `k`-th child of `place`, whose role is `role`.
 fn mixed_group(place: &Place, k: usize, role: Test) -> String {
-    let role = if role == Test::RandomRead { "reader" } else { "writer" };
+    let role = if role.writes() { "writer" } else { "reader" };
     format!("{}-{k}-{role}", place.group)
 }
 
@@ -286,7 +274,7 @@ pub struct Seat {
 
 /// The seat of child `k` of `place` in `test`'s workload: the place's group, or in the mixed
 /// workload the child's group of one, which takes the place's `k`-th file.
-pub fn seat(test: Test, read_percent: Option<u32>, layout: &Layout, place: &Place, k: u32) -> Seat {
+pub fn seat(test: Test, mix: Mix, layout: &Layout, place: &Place, k: u32) -> Seat {
     if test != Test::Mixed {
         return Seat {
             group: place.group.clone(),
@@ -295,7 +283,7 @@ pub fn seat(test: Test, read_percent: Option<u32>, layout: &Layout, place: &Plac
             file: k as usize,
         };
     }
-    let role = mixed_role(place.children[k as usize], layout.children(), read_percent);
+    let role = mix.role(place.children[k as usize], layout.children());
     Seat {
         group: mixed_group(place, k as usize, role),
         thread: 0,
@@ -363,7 +351,7 @@ mod tests {
             osync: false,
             stonewall: true,
             stride: 17,
-            mix_read_percent: None,
+            mix: Mix::default(),
             seed: Some(1),
             final_sync: FinalSync::Outside,
             throughput: true,
@@ -525,7 +513,10 @@ mod tests {
     /// The mixed workload's groups: (name, threads, operations, fileset).
     fn mixed_groups(layout: &Layout, read_percent: Option<u32>) -> Vec<(String, u32, Vec<OpKind>, String)> {
         let p = Params {
-            mix_read_percent: read_percent,
+            mix: Mix {
+                read_percent,
+                ..Mix::default()
+            },
             ..params()
         };
         let w = workload(Test::Mixed, &p, layout, "x");
@@ -546,6 +537,61 @@ mod tests {
                 )
             })
             .collect()
+    }
+
+    #[test]
+    fn the_sequential_mixed_workload_goes_through_each_file_in_order() {
+        let four = Layout::simple(4, "iozone.DUMMY.");
+        let mixed = |mix: Mix| {
+            let w = workload(Test::Mixed, &Params { mix, ..params() }, &four, "x");
+            w.validate().unwrap();
+            w
+        };
+        let ops = |w: &Workload| w.groups.iter().map(|g| g.ops[0].op).collect::<Vec<_>>();
+        use OpKind::{Read as R, Rewrite as Rw, SeqRead as Sr, SeqWrite as Sw, Write as W};
+        // -+B: the readers read their files from start to end, the writers write theirs over,
+        // as IOzone's thread_read_test and thread_write_test (O_RDWR|O_CREAT, no O_TRUNC) do.
+        let seq = Mix {
+            sequential: true,
+            ..Mix::default()
+        };
+        let w = mixed(seq);
+        assert_eq!(ops(&w), vec![Sr, Rw, Sr, Rw]);
+        assert_eq!(w.stop.ops, None, "each child to the end of its file");
+        for g in &w.groups {
+            assert_eq!(
+                (g.ops[0].shuffle, g.ops[0].block_size()),
+                (None, 64 << 10),
+                "{}",
+                g.name
+            );
+        }
+        // The readers end as readers (the run's ending), the writers as initial writers.
+        assert_eq!(w.stop.child_end, Some(child_end(Test::Read, true)));
+        assert_eq!(w.groups[0].child_end, None);
+        assert_eq!(w.groups[1].child_end, Some(child_end(Test::Write, true)));
+        // -+F: the writers empty their files first.
+        let truncating = Mix { truncate: true, ..seq };
+        assert_eq!(ops(&mixed(truncating)), vec![Sr, Sw, Sr, Sw]);
+        // -+K 3: the first three children read; -+p, when given, decides instead.
+        let three = Mix {
+            readers: Some(3),
+            ..Mix::default()
+        };
+        assert_eq!(ops(&mixed(three)), vec![R, R, R, W]);
+        let quarter = Mix {
+            read_percent: Some(25),
+            ..three
+        };
+        assert_eq!(ops(&mixed(quarter)), vec![R, W, W, W]);
+        assert_eq!(
+            seat(Test::Mixed, three, &four, &four.places[0], 3).group,
+            "children-3-writer"
+        );
+        assert_eq!(
+            seat(Test::Mixed, seq, &four, &four.places[0], 2).group,
+            "children-2-reader"
+        );
     }
 
     #[test]
@@ -587,7 +633,7 @@ mod tests {
         assert_eq!(w.groups[1].child_end, Some(child_end(Test::RandomWrite, true)));
         assert!(w.groups[1].child_end.unwrap().finish_uncounted);
         // The figures find each child in its group of one, on its own file.
-        let s = seat(Test::Mixed, None, &four, &four.places[0], 3);
+        let s = seat(Test::Mixed, Mix::default(), &four, &four.places[0], 3);
         assert_eq!(
             s,
             Seat {
@@ -598,7 +644,7 @@ mod tests {
             }
         );
         assert_eq!(
-            seat(Test::Read, None, &four, &four.places[0], 3),
+            seat(Test::Read, Mix::default(), &four, &four.places[0], 3),
             Seat {
                 group: "children".into(),
                 thread: 3,

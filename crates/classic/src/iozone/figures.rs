@@ -16,7 +16,7 @@
 
 use super::compile::seat;
 use super::layout::Layout;
-use super::subtest::Test;
+use super::subtest::{Mix, Test};
 use fslab_engine::RunResult;
 use serde::Serialize;
 
@@ -66,19 +66,15 @@ pub struct Figures {
     pub per_child: Vec<Child>,
 }
 
-/// The figures of a throughput sub-test. `unit_bytes` is 1024 for kB, the record size for ops.
-pub fn throughput(test: Test, result: &RunResult, layout: &Layout, unit_bytes: u64, ops: bool) -> Figures {
-    job_throughput(test, result, (layout, None), unit_bytes, ops, 1)
-}
-
-/// [`throughput`] of a job of `ranks` ranks (`crate::job`), whose merged result holds every
-/// rank's children: rank r's child k is the job's child `r × children + k`, its thread numbered
-/// after the same group's threads of the ranks before it, its file in `rank.r/`. `read_percent`
-/// is `-+p`, which decides the mixed workload's readers ([`seat`]).
-pub fn job_throughput(
+/// The figures of a throughput sub-test, run as a job of `ranks` ranks (`crate::job`; 1 without
+/// MPI), whose merged result holds every rank's children: rank r's child k is the job's child
+/// `r × children + k`, its thread numbered after the same group's threads of the ranks before it,
+/// its file in `rank.r/`. `mix` decides the mixed workload's readers and writers ([`seat`]).
+/// `unit_bytes` is 1024 for kB, the record size for ops.
+pub fn throughput(
     test: Test,
     result: &RunResult,
-    (layout, read_percent): (&Layout, Option<u32>),
+    (layout, mix): (&Layout, Mix),
     unit_bytes: u64,
     ops: bool,
     ranks: usize,
@@ -89,7 +85,7 @@ pub fn job_throughput(
         .map(|i| {
             let (rank, local) = (i / per_rank.max(1), i % per_rank.max(1));
             let (place, k) = layout.of_child(local);
-            let seat = seat(test, read_percent, layout, place, k);
+            let seat = seat(test, mix, layout, place, k);
             let thread = rank as u32 * seat.threads + seat.thread;
             let t = result
                 .threads

@@ -6,6 +6,7 @@
 //! between throughput sub-tests, 2 s as in IOzone); `--dir DIR`, `--json` and the other flags
 //! every front-end takes are [`Common`](crate::contract::Common)'s, taken out before.
 
+use super::subtest::Mix;
 use fslab_engine::Span;
 use std::time::Duration;
 
@@ -58,9 +59,9 @@ pub struct Options {
     pub ops_mode: bool,
     /// `-j N`: the stride of the stride read, in records (default 17).
     pub stride: u64,
-    /// `-+p N`: the first N% of the mixed workload's children read, the others write (IOzone
-    /// takes 0 as 1); without it the even-numbered children read and the odd ones write.
-    pub mix_read_percent: Option<u32>,
+    /// `-+p N`, `-+K N`, `-+B`, `-+F`: which of the mixed workload's children read and which
+    /// write, and how.
+    pub mix: Mix,
     /// `-F name...`: one file per child.
     pub files: Vec<String>,
     /// `-f name`: the file of automatic and single-process mode.
@@ -102,7 +103,7 @@ impl Default for Options {
             posix_threads: false,
             ops_mode: false,
             stride: 17,
-            mix_read_percent: None,
+            mix: Mix::default(),
             files: Vec::new(),
             file: None,
             help: false,
@@ -409,16 +410,19 @@ impl Options {
         let Some(c) = chars.next() else {
             return Err(usage("option `-+` names no option"));
         };
+        // The value of -+p and -+K: the rest of the word, or the next word.
+        let mut value = |what: &str| -> Result<String, UsageError> {
+            let attached: String = chars.clone().collect();
+            if !attached.is_empty() {
+                return Ok(attached);
+            }
+            let v = args.get(i).ok_or_else(|| usage(format!("option -+{c} needs {what}")))?;
+            i += 1;
+            Ok(v.clone())
+        };
         match c {
             'p' => {
-                let attached: String = chars.collect();
-                let v = if attached.is_empty() {
-                    let v = args.get(i).ok_or_else(|| usage("option -+p needs a percentage"))?;
-                    i += 1;
-                    v.clone()
-                } else {
-                    attached
-                };
+                let v = value("a percentage")?;
                 let percent: u32 = v
                     .parse()
                     .ok()
@@ -426,12 +430,28 @@ impl Options {
                     .ok_or_else(|| usage(format!("option -+p: `{v}` is not a percentage (0 to 100)")))?;
                 // IOzone 3.487 raises 0 to 1.
                 let percent = percent.max(1);
-                self.mix_read_percent = Some(percent);
+                self.mix.read_percent = Some(percent);
                 self.notes.push(format!("Percent read in mix test is {percent}"));
-                Ok(i)
             }
-            _ => Err(usage(format!("unknown option `-+{c}` (see fslab iozone -h)"))),
+            'K' => {
+                let v = value("a number of readers")?;
+                let readers: u32 = v
+                    .parse()
+                    .map_err(|_| usage(format!("option -+K: `{v}` is not a number of readers")))?;
+                // IOzone 3.487 raises 0 to 1.
+                self.mix.readers = Some(readers.max(1));
+                self.notes
+                    .push("Manual control of test 8. >>> Very Experimental. Sony special <<<".into());
+            }
+            'B' => {
+                self.mix.sequential = true;
+                self.notes.push(">>> Sequential Mixed workload. <<<".into());
+            }
+            // IOzone prints nothing for it.
+            'F' => self.mix.truncate = true,
+            _ => return Err(usage(format!("unknown option `-+{c}` (see fslab iozone -h)"))),
         }
+        Ok(i)
     }
 
     /// Checks the options against each other.
@@ -563,6 +583,9 @@ IOzone 3.487's throughput and automatic modes on fslab's engine. Sizes are in kB
   -O        results in operations per second   -j N stride of test 5 (default 17)
   -+p N     the mixed workload's first N% of children read, the rest write
             (default: even children read, odd ones write)
+  -+K N     the mixed workload's first N children read, the rest write
+  -+B       the mixed workload reads and writes sequentially, not at random
+  -+F       -+B's writers empty their files first (O_TRUNC)
   -h        this text
 
 fslab's options:
@@ -649,6 +672,39 @@ mod tests {
     }
 
     #[test]
+    fn the_mixed_workloads_plus_options() {
+        let o = parse("-t 4 -i 8 -+B -+F -+K 3").unwrap();
+        assert_eq!(
+            o.mix,
+            Mix {
+                read_percent: None,
+                readers: Some(3),
+                sequential: true,
+                truncate: true
+            }
+        );
+        // IOzone's preamble lines, in order; -+F has none.
+        assert_eq!(
+            o.notes,
+            vec![
+                ">>> Sequential Mixed workload. <<<",
+                "Manual control of test 8. >>> Very Experimental. Sony special <<<"
+            ]
+        );
+        assert_eq!(o.command_line, "iozone -t 4 -i 8 -+B -+F -+K 3");
+        assert_eq!(
+            parse("-t 4 -i 8 -+K0").unwrap().mix.readers,
+            Some(1),
+            "as IOzone, 0 is 1"
+        );
+        assert_eq!(parse("-t 4 -+K").unwrap_err().0, "option -+K needs a number of readers");
+        assert_eq!(
+            parse("-t 4 -+K x").unwrap_err().0,
+            "option -+K: `x` is not a number of readers"
+        );
+    }
+
+    #[test]
     fn f_takes_one_name_per_child() {
         let o = parse("-t 2 -F a b -i 0").unwrap();
         assert_eq!(o.files, vec!["a", "b"]);
@@ -681,9 +737,9 @@ mod tests {
         assert!(o.auto);
         assert_eq!((o.min_file, o.max_file), (64 * 1024, 1 << 20));
         assert_eq!((o.min_record, o.max_record), (4 * 1024, 64 * 1024));
-        assert_eq!(o.mix_read_percent, Some(70));
-        assert_eq!(parse("-t 2 -i 8 -+p 0").unwrap().mix_read_percent, Some(1));
-        assert_eq!(parse("-t 2 -i 8").unwrap().mix_read_percent, None);
+        assert_eq!(o.mix.read_percent, Some(70));
+        assert_eq!(parse("-t 2 -i 8 -+p 0").unwrap().mix.read_percent, Some(1));
+        assert_eq!(parse("-t 2 -i 8").unwrap().mix, Mix::default());
         assert!(parse("-a -n 1m -g 64k").unwrap_err().0.contains("option -n"));
         assert!(parse("-a -t 2").is_err());
     }

@@ -5,7 +5,7 @@
 use super::compile::{self, Params};
 use super::layout::Layout;
 use super::options::{Options, UsageError};
-use super::subtest::Test;
+use super::subtest::{Mix, Test};
 use fslab_engine::workload::FinalSync;
 use fslab_engine::Workload;
 use std::fmt::Write;
@@ -83,6 +83,11 @@ impl Plan {
                     .into(),
             );
         }
+        if opts.mix != Mix::default() && !tests.contains(&Test::Mixed) {
+            warnings.push("-+p, -+K, -+B and -+F shape the mixed workload (-i 8), which is not run".into());
+        } else if opts.mix.truncate && !opts.mix.sequential {
+            warnings.push("-+F empties the files of -+B's sequential writers: without -+B it changes nothing".into());
+        }
         if !selection.contains(&0) {
             warnings.push(
                 "without -i 0 the files are written before the first test, untimed (or kept from an earlier run with -w)"
@@ -98,7 +103,7 @@ impl Plan {
             osync: opts.osync,
             stonewall: throughput && !opts.no_stonewall,
             stride: opts.stride,
-            mix_read_percent: opts.mix_read_percent,
+            mix: opts.mix,
             seed: opts.seed,
             final_sync: if throughput {
                 FinalSync::Outside
@@ -401,6 +406,16 @@ mod tests {
         let began = ctime_now();
         assert_eq!(began.len(), 24, "{began:?}");
         assert_eq!(began.as_bytes()[19], b' ');
+    }
+
+    #[test]
+    fn mixed_workload_options_without_it_are_named() {
+        let unused = "-+p, -+K, -+B and -+F shape the mixed workload (-i 8), which is not run";
+        assert!(plan("-i 0 -i 2 -t 2 -+B").warnings.iter().any(|w| w == unused));
+        let no_b = "-+F empties the files of -+B's sequential writers: without -+B it changes nothing";
+        assert!(plan("-i 0 -i 8 -t 2 -+F").warnings.iter().any(|w| w == no_b));
+        let p = plan("-i 0 -i 8 -t 2 -+B -+F");
+        assert!(!p.warnings.iter().any(|w| w.contains("-+")), "{:?}", p.warnings);
     }
 
     #[test]

@@ -173,8 +173,8 @@ fn run_steps(plan: &Plan, with: &RunWith, out: &mut dyn FnMut(&str)) -> Result<R
         };
         if throughput {
             let ranks = with.job.ranks.size();
-            let layout = (&plan.layout, opts.mix_read_percent);
-            let f = figures::job_throughput(step.test, &sub.result, layout, unit_bytes, opts.ops_mode, ranks);
+            let layout = (&plan.layout, opts.mix);
+            let f = figures::throughput(step.test, &sub.result, layout, unit_bytes, opts.ops_mode, ranks);
             out(&print::throughput_block(&f, opts.per_child));
             report.report.push((step.test.report_name(), f.children_see));
             sub.figures = Some(f);

@@ -283,6 +283,39 @@ impl Test {
     }
 }
 
+/// How the mixed workload (`-i 8`) makes each child a reader or a writer, and how those go
+/// through their files, as IOzone 3.487's `thread_mix_test` decides.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Mix {
+    /// `-+p N`: the first N × children ÷ 100 children read, the others write.
+    pub read_percent: Option<u32>,
+    /// `-+K N`: without `-+p`, the first N children read, the others write.
+    pub readers: Option<u32>,
+    /// `-+B`: the readers read their files from start to end and the writers write them so, as
+    /// IOzone's readers and initial writers do, instead of a record at a time at random.
+    pub sequential: bool,
+    /// `-+F`: the sequential writers empty their files when they open them.
+    pub truncate: bool,
+}
+
+impl Mix {
+    /// What child `child` (0-based) of `children` runs as: a reader or writer, random or (with
+    /// `-+B`) sequential. Without `-+p` or `-+K` the even-numbered children read.
+    pub fn role(&self, child: usize, children: usize) -> Test {
+        let reads = match (self.read_percent, self.readers) {
+            (Some(pct), _) => child < pct as usize * children / 100,
+            (None, Some(n)) => child < n as usize,
+            (None, None) => child.is_multiple_of(2),
+        };
+        match (reads, self.sequential) {
+            (true, false) => Test::RandomRead,
+            (false, false) => Test::RandomWrite,
+            (true, true) => Test::Read,
+            (false, true) => Test::Write,
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -505,6 +505,8 @@ struct Session {
     writes: usize,
     /// The offsets of its lseeks, in records of 4 KiB.
     seeks: Vec<u64>,
+    /// Its ftruncate() calls.
+    truncates: usize,
 }
 
 /// `fslab iozone ARGS` in `cwd` under strace: each open of a child's file (iozone.DUMMY.N) and
@@ -513,7 +515,7 @@ struct Session {
 fn sessions(cwd: &Path, args: &str) -> Vec<Session> {
     let args: Vec<&str> = std::iter::once("iozone").chain(args.split(' ')).collect();
     let log = cwd.join("..").join("strace.log");
-    let calls = strace_fslab(Some(cwd), &log, "openat,read,write,lseek,close", &args);
+    let calls = strace_fslab(Some(cwd), &log, "openat,read,write,lseek,close,ftruncate", &args);
     let mut open: std::collections::BTreeMap<&str, (String, usize)> = Default::default();
     let mut sessions: Vec<Session> = Vec::new();
     for (pid, call) in &calls {
@@ -544,6 +546,7 @@ fn sessions(cwd: &Path, args: &str) -> Vec<Session> {
                 let offset: u64 = rest.trim().split(',').next().unwrap().parse().unwrap();
                 sessions[k].seeks.push(offset / 4096);
             }
+            "ftruncate" => sessions[k].truncates += 1,
             "close" => {
                 open.remove(pid.as_str());
             }
@@ -593,6 +596,39 @@ fn mixed_workload_children_either_read_or_write_their_own_file() {
         ],
         "{sessions:#?}"
     );
+}
+
+#[test]
+#[ignore = "system tier: needs strace"]
+fn sequential_mixed_workload_children_read_or_write_their_files_in_order() {
+    let (_tmp, cwd) = strace_dir();
+    // -+B -+K 1 on 3 children: as IOzone's thread_mix_test, child 0 reads its file from start to
+    // end (thread_read_test), 1 and 2 write theirs (thread_write_test): 16 calls of one record
+    // each, no lseek, no child both. The writers write over their files; with -+F they empty
+    // them first (IOzone's O_TRUNC, fslab's ftruncate before the clock).
+    for (plus_f, truncates) in [("", 0), (" -+F", 1)] {
+        let args = format!("-i 0 -i 8 -t 3 -s 64k -r 4k -x -w --pause 0 -+B -+K 1{plus_f}");
+        let all = sessions(&cwd, &args);
+        // The last three opens are the mixed workload's children.
+        let mut mixed: Vec<(String, usize, usize, usize, usize)> = all[all.len() - 3..]
+            .iter()
+            .map(|c| (c.file.clone(), c.reads, c.writes, c.seeks.len(), c.truncates))
+            .collect();
+        mixed.sort();
+        assert_eq!(
+            mixed,
+            vec![
+                ("iozone.DUMMY.0".into(), 16, 0, 0, 0),
+                ("iozone.DUMMY.1".into(), 0, 16, 0, truncates),
+                ("iozone.DUMMY.2".into(), 0, 16, 0, truncates),
+            ],
+            "{args}: {all:#?}"
+        );
+        for k in 0..3 {
+            let len = std::fs::metadata(cwd.join(format!("iozone.DUMMY.{k}"))).unwrap().len();
+            assert_eq!(len, 64 << 10, "{args}: iozone.DUMMY.{k} is whole");
+        }
+    }
 }
 
 /// The process's umask (the files' mode is 0640 less it, as IOzone's).
