@@ -69,6 +69,9 @@
 //!   (the engine's `data = "iozone"`), so a compressing or deduplicating filesystem sees what
 //!   IOzone gives it.
 //! - `-c` changes nothing: files stay open through a sub-test and are closed after its timing.
+//! - With `-E` and `-i`, IOzone 3.487's automatic-mode `-R` report puts the mixed workload's two
+//!   empty cells under "Pwrite report" and "Re-Pwrite report" (zeros), and each later report
+//!   takes the figures of the one before it; fslab prints each report's own figures.
 //! - Automatic mode times its one process's loop as IOzone does, the file opened before the clock
 //!   and without per-operation clock reads (see [`figures::single`]). As IOzone 3.487 it opens
 //!   `iozone.tmp` for each test, fsyncs it before the clock, makes the records (with `-e` an

@@ -31,6 +31,12 @@ pub fn iozone_secs(measured: f64) -> f64 {
     (measured - TIME_RES_SECS).max(TIME_RES_SECS)
 }
 
+/// Whether IOzone's clock could not resolve a time `measured` (its time less the resolution is
+/// below a microsecond), which it notes at the end ([`super::print::poor_resolution`]).
+pub fn below_resolution(measured: f64) -> bool {
+    measured - TIME_RES_SECS < 1e-6
+}
+
 /// What one child did.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Child {
@@ -146,6 +152,13 @@ pub fn single(result: &RunResult, unit_bytes: u64) -> f64 {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn times_under_two_microseconds_are_below_the_resolution() {
+        // Less the microsecond of resolution, under a microsecond: IOzone's `res_prob`.
+        assert!(below_resolution(1.9e-6));
+        assert!(!below_resolution(2.1e-6));
+    }
 
     #[test]
     fn times_are_iozones_less_its_clock_resolution() {

@@ -102,14 +102,7 @@ impl FrontEnd for Iozone {
                 self.dir.display()
             )));
         }
-        let mut preamble = self.plan.preamble();
-        if let (Mode::Throughput { children }, n @ 2..) = (self.plan.mode, ctx.ranks.size()) {
-            // A job of several ranks: every rank's children are the job's processes.
-            preamble = preamble.replace(
-                &format!("Throughput test with {children} processes"),
-                &format!("Throughput test with {} processes", children as usize * n),
-            );
-        }
+        let preamble = self.plan.preamble(ctx.ranks.size());
         ctx.print(&preamble);
         let with = RunWith {
             dir: &self.dir,

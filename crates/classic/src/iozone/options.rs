@@ -57,6 +57,8 @@ pub struct Options {
     pub posix_threads: bool,
     /// `-O`: results in operations per second.
     pub ops_mode: bool,
+    /// `-E`: IOzone's extension tests, pwrite and pread (`-i 9`, `-i 10`), in automatic mode.
+    pub extension: bool,
     /// `-j N`: the stride of the stride read, in records (default 17).
     pub stride: u64,
     /// `-+p N`, `-+K N`, `-+B`, `-+F`: which of the mixed workload's children read and which
@@ -102,6 +104,7 @@ impl Default for Options {
             no_stonewall: false,
             posix_threads: false,
             ops_mode: false,
+            extension: false,
             stride: 17,
             mix: Mix::default(),
             files: Vec::new(),
@@ -127,7 +130,7 @@ fn usage(msg: impl Into<String>) -> UsageError {
 /// Options that take a value (the rest of their word, or the next word).
 const WITH_VALUE: &[char] = &['i', 's', 'r', 't', 'n', 'g', 'y', 'q', 'j', 'f'];
 /// Options that take no value.
-const FLAGS: &[char] = &['a', 'z', 'e', 'c', 'C', 'R', 'w', 'I', 'o', 'x', 'O', 'h', 'T'];
+const FLAGS: &[char] = &['a', 'z', 'e', 'c', 'C', 'R', 'w', 'I', 'o', 'x', 'O', 'h', 'T', 'E'];
 /// IOzone options fslab knows but does not offer, with the reason.
 const NOT_OFFERED: &[(char, &str)] = &[
     ('b', "the binary Excel file; use -R for the report on stdout"),
@@ -148,7 +151,6 @@ const NOT_OFFERED: &[(char, &str)] = &[
     ('S', "cache sizes are not modelled"),
     ('W', "file locking is not modelled"),
     ('Z', "mixing mmap and file I/O is not modelled"),
-    ('E', "use -i 0 ... -i 12 tests"),
     ('N', "use -O for ops/s; latencies are in --json"),
     ('P', "CPU binding is not modelled"),
     ('X', "telemetry files are not read"),
@@ -324,6 +326,11 @@ impl Options {
             'T' => {
                 // IOzone prints nothing for it.
                 self.posix_threads = true;
+                return;
+            }
+            'E' => {
+                // Nor for this one.
+                self.extension = true;
                 return;
             }
             _ => return,
@@ -518,14 +525,27 @@ impl Options {
         Ok(())
     }
 
+    /// What IOzone calls its children in its text: processes, or with `-T` threads.
+    pub fn children_word(&self, plural: bool) -> &'static str {
+        match (self.posix_threads, plural) {
+            (false, false) => "process",
+            (false, true) => "processes",
+            (true, false) => "thread",
+            (true, true) => "threads",
+        }
+    }
+
     /// The tests selected: those given with -i, or those IOzone runs without -i: every
-    /// throughput test with -t (pwritev/preadv aside), the columns of its table (0 to 7) without.
+    /// throughput test with -t (pwritev/preadv aside), the columns of its table (0 to 7, with -E
+    /// also pwrite and pread) without.
     pub fn selected_tests(&self) -> Vec<u32> {
         if !self.tests.is_empty() {
             return self.tests.clone();
         }
         if self.threads.is_some() {
             vec![0, 1, 2, 3, 5, 6, 7, 8, 9, 10]
+        } else if self.extension {
+            vec![0, 1, 2, 3, 4, 5, 6, 7, 9, 10]
         } else {
             vec![0, 1, 2, 3, 4, 5, 6, 7]
         }
@@ -581,6 +601,8 @@ IOzone 3.487's throughput and automatic modes on fslab's engine. Sizes are in kB
   -w        keep the files                     -x   no stonewalling
   -I        O_DIRECT                           -o   O_SYNC
   -O        results in operations per second   -j N stride of test 5 (default 17)
+  -E        automatic mode runs pwrite and pread (-i 9, -i 10) too, as IOzone's
+            extension tests (without -E, as in IOzone, it does not)
   -+p N     the mixed workload's first N% of children read, the rest write
             (default: even children read, odd ones write)
   -+K N     the mixed workload's first N children read, the rest write

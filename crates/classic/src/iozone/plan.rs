@@ -56,13 +56,25 @@ impl Plan {
             (None, true) => Mode::Auto,
             (None, false) => Mode::Single,
         };
-        let selection = opts.selected_tests();
+        let mut selection = opts.selected_tests();
+        let mut warnings = Vec::new();
+        // IOzone 3.487's automatic (and single) mode runs pwrite and pread only with -E.
+        let extension_only = |n: &u32| matches!(n, 9 | 10);
+        if !matches!(mode, Mode::Throughput { .. }) && !opts.extension && selection.iter().any(extension_only) {
+            selection.retain(|n| !extension_only(n));
+            if selection.is_empty() {
+                return Err(UsageError(
+                    "-i 9 and -i 10 (pwrite, pread) run without -t only with -E, as in IOzone 3.487: add -E".into(),
+                ));
+            }
+            warnings
+                .push("-i 9 and -i 10 (pwrite, pread) run without -t only with -E, as in IOzone 3.487: not run".into());
+        }
         let order: &[Test] = match mode {
             Mode::Throughput { .. } => &Test::THROUGHPUT_ORDER,
             _ => &Test::AUTO_ORDER,
         };
         let tests = Test::selected(&selection, order);
-        let mut warnings = Vec::new();
         let layout = match mode {
             Mode::Throughput { children } => {
                 if opts.files.is_empty() {
@@ -157,6 +169,17 @@ impl Plan {
         })
     }
 
+    /// The record sizes automatic mode's `-R` report heads each test with: the one record size
+    /// (`-r`, or outside automatic mode), or every size from `-y` to `-q`, as IOzone 3.487 lists
+    /// them, including those a file size skipped.
+    pub fn report_records(&self) -> Vec<u64> {
+        if self.mode == Mode::Auto && !self.opts.record_given {
+            doubling(self.opts.min_record, self.opts.max_record)
+        } else {
+            vec![self.opts.record]
+        }
+    }
+
     /// `--explain`: every run as native TOML, in order, each headed by a comment.
     pub fn explain(&self) -> String {
         let mut s = String::new();
@@ -204,13 +227,14 @@ impl Plan {
 
     /// What IOzone prints before its results, line for line: its banner, when the run began,
     /// what it made of the options, the command line, the units, its clock's resolution, the
-    /// cache sizes it assumes, the stride and the shape of the test.
-    pub fn preamble(&self) -> String {
-        self.preamble_at(&ctime_now())
+    /// cache sizes it assumes, the stride and the shape of the test. A job of `ranks` ranks
+    /// (`crate::job`) has every rank's children.
+    pub fn preamble(&self, ranks: usize) -> String {
+        self.preamble_at(&ctime_now(), ranks)
     }
 
     /// [`preamble`](Self::preamble) with `began` (a ctime(3) string) as the start of the run.
-    pub fn preamble_at(&self, began: &str) -> String {
+    pub fn preamble_at(&self, began: &str, ranks: usize) -> String {
         let mut s = String::from(BANNER);
         let _ = writeln!(s, "\tRun began: {began}\n");
         for n in &self.opts.notes {
@@ -228,10 +252,14 @@ impl Plan {
         s.push_str("\tProcessor cache line size set to 32 bytes.\n");
         let _ = writeln!(s, "\tFile stride size set to {} * record size.", self.opts.stride);
         if let Mode::Throughput { children } = self.mode {
-            let _ = writeln!(s, "\tThroughput test with {children} processes");
+            // "1 process", "2 processes"; with -T "thread(s)".
+            let children = children as usize * ranks.max(1);
+            let word = self.opts.children_word(children > 1);
+            let _ = writeln!(s, "\tThroughput test with {children} {word}");
             let _ = writeln!(
                 s,
-                "\tEach process writes a {} kByte file in {} kByte records",
+                "\tEach {} writes a {} kByte file in {} kByte records",
+                self.opts.children_word(false),
                 self.opts.file_size / self.opts.record * self.opts.record / KB,
                 self.opts.record / KB
             );
@@ -363,14 +391,14 @@ mod tests {
         assert!(p.steps.iter().all(|s| !s.workload.cleanup), "-w keeps the files");
         assert_eq!(p.layout.children(), 16);
         assert!(p
-            .preamble()
+            .preamble(1)
             .contains("Each process writes a 2048000 kByte file in 64 kByte records"));
     }
 
     #[test]
     fn the_preamble_is_iozones_line_for_line() {
         let p = plan("-i 0 -t 2 -s 1m -r 64k -w");
-        let text = p.preamble_at("Wed Nov 25 18:36:47 2026");
+        let text = p.preamble_at("Wed Nov 25 18:36:47 2026", 1);
         let lines: Vec<&str> = text.lines().collect();
         assert_eq!(lines[0], "\tIozone: Performance Test of File I/O");
         assert_eq!(lines[1], "\t        Version $Revision: 3.487 $");
@@ -398,7 +426,7 @@ mod tests {
             ]
         );
         // With -O the note says the unit; -j sets the stride.
-        let text = plan("-i 0 -t 2 -O -j 5").preamble_at("x");
+        let text = plan("-i 0 -t 2 -O -j 5").preamble_at("x", 1);
         assert!(text.contains("\tOPS Mode. Output is in operations per second.\n"));
         assert!(!text.contains("Output is in kBytes/sec"));
         assert!(text.contains("\tFile stride size set to 5 * record size.\n"));
@@ -406,6 +434,35 @@ mod tests {
         let began = ctime_now();
         assert_eq!(began.len(), 24, "{began:?}");
         assert_eq!(began.as_bytes()[19], b' ');
+    }
+
+    #[test]
+    fn pwrite_and_pread_run_in_automatic_mode_only_with_e() {
+        let without = plan("-a -n 64k -g 64k -i 0 -i 9 -i 10");
+        assert_eq!(without.tests, vec![Test::Write, Test::Rewrite]);
+        assert!(
+            without
+                .warnings
+                .iter()
+                .any(|w| w.starts_with("-i 9 and -i 10 (pwrite, pread) run without -t only with -E")),
+            "{:?}",
+            without.warnings
+        );
+        let with = plan("-a -E -n 64k -g 64k -i 0 -i 9");
+        assert_eq!(
+            with.tests,
+            vec![Test::Write, Test::Rewrite, Test::Pwrite, Test::Repwrite]
+        );
+        // Without -i, -E adds them to the tests IOzone runs.
+        assert!(plan("-a -E -n 64k -g 64k").tests.contains(&Test::Pread));
+        assert!(!plan("-a -n 64k -g 64k").tests.contains(&Test::Pread));
+        // Throughput mode runs them either way; alone, without -E, there is nothing to run.
+        assert!(plan("-t 1 -i 9").tests.contains(&Test::Pwrite));
+        let e = Plan::new(
+            &Options::parse(&["-a".into(), "-i".into(), "9".into()]).unwrap(),
+            Path::new("."),
+        );
+        assert!(e.unwrap_err().0.ends_with("add -E"));
     }
 
     #[test]

@@ -5,8 +5,10 @@ use super::subtest::Test;
 use std::fmt::Write;
 
 /// One throughput sub-test, as IOzone prints it (with `-C`, a line per child), preceded by a blank
-/// line.
-pub fn throughput_block(f: &Figures, per_child: bool) -> String {
+/// line; `child` is what it calls a child ([`Options::children_word`]).
+///
+/// [`Options::children_word`]: super::Options::children_word
+pub fn throughput_block(f: &Figures, per_child: bool, child: &str) -> String {
     let u = f.unit;
     let mut s = String::from("\n");
     let (n, w) = (f.children, f.test.count_width());
@@ -26,17 +28,17 @@ pub fn throughput_block(f: &Figures, per_child: bool) -> String {
     );
     let _ = writeln!(
         s,
-        "\tMin throughput per process \t\t\t= {:10.2} {u}/sec ",
+        "\tMin throughput per {child} \t\t\t= {:10.2} {u}/sec ",
         f.min_throughput
     );
     let _ = writeln!(
         s,
-        "\tMax throughput per process \t\t\t= {:10.2} {u}/sec",
+        "\tMax throughput per {child} \t\t\t= {:10.2} {u}/sec",
         f.max_throughput
     );
     let _ = writeln!(
         s,
-        "\tAvg throughput per process \t\t\t= {:10.2} {u}/sec",
+        "\tAvg throughput per {child} \t\t\t= {:10.2} {u}/sec",
         f.avg_throughput
     );
     let _ = writeln!(s, "\tMin xfer \t\t\t\t\t= {:10.2} {u}", f.min_xfer);
@@ -52,53 +54,114 @@ pub fn throughput_block(f: &Figures, per_child: bool) -> String {
     s
 }
 
-/// Throughput mode's `-R` report: "Children see" of each sub-test.
-pub fn throughput_report(record_kb: u64, rows: &[(Test, f64)], ops: bool) -> String {
-    let mut s = String::from("\n");
-    s.push_str("\"Throughput report Y-axis is type of test X-axis is number of processes\"\n");
+/// Throughput mode's `-R` report: "Children see" of each sub-test, as IOzone 3.487's
+/// `dump_throughput` prints it (its X axis says "threads" with `-T`).
+pub fn throughput_report(record_kb: u64, rows: &[(Test, f64)], ops: bool, threads: bool) -> String {
+    let mut s = String::new();
+    let axis = if threads { "threads" } else { "processes" };
+    let _ = writeln!(
+        s,
+        "\n\"Throughput report Y-axis is type of test X-axis is number of {axis}\""
+    );
     let _ = writeln!(s, "\"Record size = {record_kb} kBytes \"");
-    s.push_str(if ops {
-        "\"Output is in ops/sec\"\n"
-    } else {
-        "\"Output is in kBytes/sec\"\n"
-    });
+    let unit = if ops { "ops/sec" } else { "kBytes/sec" };
+    let _ = writeln!(s, "\"Output is in {unit}\"\n");
     for (test, value) in rows {
-        let _ = writeln!(s, "\n\"{:>15} \" {value:10.2} ", test.report_name());
+        let _ = writeln!(s, "\"{:>15} \" {value:10.2} \n", test.report_name());
     }
     s
 }
 
-/// Automatic mode's table header for `tests` (two lines, as IOzone's).
-pub fn auto_header(tests: &[Test]) -> String {
-    let mut upper = format!("{:16}{:8}", "", "");
-    let mut lower = format!("{:>16}{:>8}", "kB", "reclen");
-    for t in tests {
-        let (a, b, w) = t.column();
-        let _ = write!(upper, "{a:>w$}");
-        let _ = write!(lower, "{b:>w$}");
-    }
+/// What IOzone 3.487's throughput mode prints after its last sub-test, before its report.
+pub const THROUGHPUT_END: &str = "\n\n";
+
+/// The fields of automatic mode's table header, as IOzone 3.487 prints them (its
+/// `CONTROL_STRING3`; with `-E` its `CONTROL_STRING2`, whose pwrite and pread columns come
+/// last): (a leading space, width, upper line, lower line).
+const AUTO_HEADER: [(bool, usize, &str, &str); 19] = [
+    (false, 16, " ", "kB"),
+    (false, 8, " ", "reclen"),
+    (false, 9, " ", "write"),
+    (false, 9, " ", "rewrite"),
+    (false, 8, " ", "read"),
+    (false, 10, " ", "reread"),
+    (false, 8, "random", "read"),
+    (true, 9, "random", "write"),
+    (false, 9, "bkwd", "read"),
+    (true, 9, "record", "rewrite"),
+    (true, 9, "stride", "read"),
+    (false, 9, "", "fwrite"),
+    (false, 9, "", "frewrite"),
+    (false, 9, "", "fread"),
+    (false, 9, "", "freread"),
+    (false, 8, " ", "pwrite"),
+    (false, 9, " ", "repwrite"),
+    (false, 8, " ", "pread"),
+    (false, 10, " ", "repread"),
+];
+
+/// Automatic mode's table header: IOzone's two lines, the same whatever tests run (with `-E`,
+/// `extension`, four more columns), trailing blanks and all.
+pub fn auto_header(extension: bool) -> String {
+    let fields = if extension {
+        &AUTO_HEADER[..]
+    } else {
+        &AUTO_HEADER[..15]
+    };
     let mut s = String::new();
-    if tests.iter().any(|t| !t.column().0.is_empty()) {
-        s.push_str(upper.trim_end());
+    for line in 0..2 {
+        for &(space, w, upper, lower) in fields {
+            let text = if line == 0 { upper } else { lower };
+            let _ = write!(s, "{}{text:>w$}", if space { " " } else { "" });
+        }
         s.push('\n');
     }
-    s.push_str(&lower);
-    s.push('\n');
     s
 }
 
-/// One row of automatic mode's table: throughput per test, as whole numbers (blank when a test
-/// did not run).
-pub fn auto_row(file_kb: u64, record_kb: u64, tests: &[Test], values: &[Option<f64>]) -> String {
+/// A figure of automatic mode's row as IOzone prints it: its test, a leading space or not, and
+/// its width.
+type Figure = (Test, bool, usize);
+
+/// Automatic mode's row, test function by test function as IOzone 3.487's `begin()` calls them
+/// (write, read, random, backward read, record rewrite, stride read, fwrite, fread, the mixed
+/// workload, and with `-E` pwrite and pread): the figures of each that ran, printed as it prints
+/// them, or the blanks it prints for one that did not.
+const AUTO_ROW: [(&[Figure], usize); 11] = [
+    (&[(Test::Write, false, 9), (Test::Rewrite, false, 9)], 18),
+    (&[(Test::Read, false, 9), (Test::Reread, false, 9)], 18),
+    (&[(Test::RandomRead, false, 9), (Test::RandomWrite, false, 9)], 18),
+    (&[(Test::Reverse, false, 9)], 9),
+    (&[(Test::RecordRewrite, true, 9)], 10),
+    (&[(Test::Stride, true, 9)], 10),
+    (&[(Test::Fwrite, false, 9), (Test::Frewrite, false, 9)], 18),
+    (&[(Test::Fread, false, 9), (Test::Freread, false, 9)], 17),
+    // The mixed workload is a throughput test: in automatic mode it prints nothing.
+    (&[], 0),
+    (&[(Test::Pwrite, false, 9), (Test::Repwrite, false, 9)], 18),
+    (&[(Test::Pread, false, 8), (Test::Repread, false, 9)], 18),
+];
+
+/// One row of automatic mode's table: the file and record size and each test's figure, a
+/// whole number as IOzone's (kB/s truncated). `figures` holds the tests that ran.
+pub fn auto_row(file_kb: u64, record_kb: u64, figures: &[(Test, f64)], extension: bool) -> String {
     let mut s = format!("{file_kb:>16}{record_kb:>8}");
-    for (t, v) in tests.iter().zip(values) {
-        let w = t.column().2;
-        match v {
-            Some(v) => {
-                let _ = write!(s, "{:>w$}", v.round() as u64);
-            }
-            None => {
-                let _ = write!(s, "{:>w$}", "");
+    let functions = if extension { &AUTO_ROW[..] } else { &AUTO_ROW[..9] };
+    for &(cells, blanks) in functions {
+        let ran = cells.iter().any(|c| figures.iter().any(|f| f.0 == c.0));
+        if !ran {
+            let _ = write!(s, "{:blanks$}", "");
+            continue;
+        }
+        for &(test, space, w) in cells {
+            let space = if space { " " } else { "" };
+            match figures.iter().find(|f| f.0 == test) {
+                Some(&(_, v)) => {
+                    let _ = write!(s, "{space}{:>w$}", v as u64);
+                }
+                None => {
+                    let _ = write!(s, "{space}{:w$}", "");
+                }
             }
         }
     }
@@ -109,42 +172,47 @@ pub fn auto_row(file_kb: u64, record_kb: u64, tests: &[Test], values: &[Option<f
 /// One test's figures of automatic mode: (file kB, record kB, value).
 pub type AutoCell = (u64, u64, f64);
 
-/// Automatic mode's `-R` report: per test, a matrix of file sizes (rows) by record sizes
-/// (columns).
-pub fn auto_report(tests: &[Test], cells: &[(Test, AutoCell)]) -> String {
-    let mut s = String::new();
+/// Automatic mode's `-R` report, as IOzone 3.487's `dump_excel` prints it after its last words:
+/// per test, the record sizes of the run (`records_kb`, all of them even where a file size
+/// skipped some) and a line per file size with the figures it has, in the order they were made.
+pub fn auto_report(tests: &[Test], cells: &[(Test, AutoCell)], records_kb: &[u64]) -> String {
+    let mut s = String::from("Excel output is below:\n");
     for &t in tests {
-        let mine: Vec<AutoCell> = cells.iter().filter(|c| c.0 == t).map(|c| c.1).collect();
-        let mut records: Vec<u64> = mine.iter().map(|c| c.1).collect();
-        records.sort_unstable();
-        records.dedup();
-        let mut files: Vec<u64> = mine.iter().map(|c| c.0).collect();
-        files.dedup();
-        let _ = write!(s, "\n\"{}\"\n{:8}", t.excel_title(), "");
-        for r in &records {
-            let _ = write!(s, "{:>10}", format!("\"{r}\""));
+        let _ = write!(s, "\n\"{}\"\n      ", t.excel_title());
+        for r in records_kb {
+            let _ = write!(s, "  \"{r}\"");
         }
         s.push('\n');
-        for f in &files {
-            let _ = write!(s, "{:<8}", format!("\"{f}\""));
-            for r in &records {
-                match mine.iter().find(|c| c.0 == *f && c.1 == *r) {
-                    Some(c) => {
-                        let _ = write!(s, "{:>10}", c.2.round() as u64);
-                    }
-                    None => {
-                        let _ = write!(s, "{:>10}", "");
-                    }
+        let mut file = None;
+        for &(_, (f, _, v)) in cells.iter().filter(|c| c.0 == t) {
+            if file != Some(f) {
+                if file.is_some() {
+                    s.push('\n');
                 }
+                let _ = write!(s, "\"{f}\"  ");
+                file = Some(f);
             }
-            s.push('\n');
+            let _ = write!(s, " {} ", v as u64);
         }
+        s.push('\n');
     }
     s
 }
 
+/// IOzone's warning after its last words when a time was below its clock's resolution, naming
+/// the largest record size of such a time (`record`, bytes); nothing when none was.
+pub fn poor_resolution(record: Option<u64>) -> String {
+    record.map_or_else(String::new, |r| {
+        format!(
+            "Timer resolution is poor. Some small transfers may have \n\
+             reported inaccurate results. Sizes {} kBytes and below.\n",
+            r / 1024
+        )
+    })
+}
+
 /// IOzone's last words.
-pub const COMPLETE: &str = "\n\niozone test complete.\n";
+pub const COMPLETE: &str = "\niozone test complete.\n";
 
 #[cfg(test)]
 mod tests {
@@ -187,7 +255,7 @@ mod tests {
 
     #[test]
     fn block_matches_iozones_lines() {
-        let b = throughput_block(&figures(), true);
+        let b = throughput_block(&figures(), true, "process");
         let lines: Vec<&str> = b.lines().collect();
         assert_eq!(lines[0], "");
         assert_eq!(
@@ -205,7 +273,7 @@ mod tests {
             "\tChild[0] xfer count =   14272.00 kB, Throughput =  410424.16 kB/sec"
         );
         assert_eq!(lines.len(), 9);
-        assert_eq!(throughput_block(&figures(), false).lines().count(), 7);
+        assert_eq!(throughput_block(&figures(), false, "process").lines().count(), 7);
     }
 
     #[test]
@@ -215,7 +283,7 @@ mod tests {
             name: Test::Fwrite.children_name(),
             ..figures()
         };
-        let b = throughput_block(&f, false);
+        let b = throughput_block(&f, false, "process");
         assert!(
             b.contains("\tChildren see throughput for  2 fwriters \t=  863119.22 kB/sec\n"),
             "{b}"
@@ -235,7 +303,7 @@ mod tests {
                 children: 4,
                 ..figures()
             };
-            let b = throughput_block(&f, false);
+            let b = throughput_block(&f, false, "process");
             let lines: Vec<String> = b
                 .lines()
                 .skip(1)
@@ -278,33 +346,102 @@ mod tests {
 
     #[test]
     fn report_matches_iozones_layout() {
-        let r = throughput_report(
-            64,
-            &[
-                (Test::Write, 863119.22),
-                (Test::Read, 16692531.5),
-                (Test::Pwrite, 1.0),
-                (Test::Fread, 2.0),
-            ],
-            false,
+        let rows = [
+            (Test::Write, 863119.22),
+            (Test::Read, 16692531.5),
+            (Test::Pwrite, 1.0),
+            (Test::Fread, 2.0),
+        ];
+        let r = throughput_report(64, &rows, false, false);
+        assert_eq!(
+            r,
+            "\n\"Throughput report Y-axis is type of test X-axis is number of processes\"\n\
+             \"Record size = 64 kBytes \"\n\
+             \"Output is in kBytes/sec\"\n\n\
+             \"  Initial write \"  863119.22 \n\n\
+             \"           Read \" 16692531.50 \n\n\
+             \"         Pwrite \"       1.00 \n\n\
+             \"          Fread \"       2.00 \n\n"
         );
-        assert!(r.contains("\n\"         Pwrite \"       1.00 \n"), "{r}");
-        assert!(r.contains("\n\"          Fread \"       2.00 \n"), "{r}");
-        assert!(r.contains("\"Throughput report Y-axis is type of test X-axis is number of processes\"\n"));
-        assert!(r.contains("\"Record size = 64 kBytes \"\n"));
-        assert!(r.contains("\n\"  Initial write \"  863119.22 \n"));
-        assert!(r.contains("\n\"           Read \" 16692531.50 \n"));
+        let r = throughput_report(64, &rows, true, true);
+        assert!(r.starts_with("\n\"Throughput report Y-axis is type of test X-axis is number of threads\"\n"));
+        assert!(r.contains("\"Output is in ops/sec\"\n\n"));
+    }
+
+    /// IOzone 3.487's table for `-a -n 64k -g 64k -q 4k -i 0 -i 2 -i 4 -i 7`, its figures
+    /// aside, and with `-E -i 0 -i 9 -i 10`: every column headed whatever runs, blanks kept for
+    /// the tests that do not.
+    #[test]
+    fn auto_table_is_iozones_whatever_runs() {
+        let upper = "                                                              random    random     bkwd    record    stride";
+        let lower = "              kB  reclen    write  rewrite    read    reread    read     write     read   rewrite      read   fwrite frewrite    fread  freread";
+        assert_eq!(auto_header(false), format!("{upper}{:36}\n{lower}\n", ""));
+        let figures = [
+            (Test::Write, 743988.9),
+            (Test::Rewrite, 2561267.0),
+            (Test::RandomRead, 2467108.0),
+            (Test::RandomWrite, 2467108.0),
+            (Test::RecordRewrite, 4564786.0),
+            (Test::Fread, 3541098.0),
+            (Test::Freread, 8182586.0),
+        ];
+        assert_eq!(
+            auto_row(64, 4, &figures, false),
+            "              64       4   743988  2561267                    2467108  2467108            4564786                              3541098  8182586\n"
+        );
+        // -i 0 alone: the blanks of every other test, to the header's width less one.
+        let row = auto_row(64, 4, &figures[..2], false);
+        assert_eq!(row.len(), 143, "{row:?}");
+        // -E: four more columns, pwrite's and pread's, after the blanks of the ones not run.
+        let header = auto_header(true);
+        assert!(header
+            .lines()
+            .nth(1)
+            .unwrap()
+            .ends_with("freread  pwrite repwrite   pread   repread"));
+        assert_eq!(header.lines().next().unwrap().len(), 178);
+        let extension = [
+            (Test::Write, 863676.0),
+            (Test::Rewrite, 2662899.0),
+            (Test::Pwrite, 3057153.0),
+            (Test::Repwrite, 3541098.0),
+            (Test::Pread, 3541098.0),
+            (Test::Repread, 7940539.0),
+        ];
+        assert_eq!(
+            auto_row(64, 4, &extension, true),
+            format!(
+                "              64       4   863676  2662899{:100}  3057153  3541098 3541098  7940539\n",
+                ""
+            )
+        );
     }
 
     #[test]
-    fn auto_table_columns_line_up() {
-        let tests = [Test::Write, Test::Rewrite, Test::RandomRead];
-        let h = auto_header(&tests);
-        let row = auto_row(64, 4, &tests, &[Some(817636.4), Some(2203800.0), None]);
-        let lower = h.lines().nth(1).unwrap();
-        assert_eq!(lower.len(), row.trim_end_matches('\n').len());
-        assert!(lower.ends_with("  rewrite      read"), "{lower}");
-        assert!(h.lines().next().unwrap().ends_with("random"));
-        assert!(row.starts_with("              64       4   817636  2203800"));
+    fn a_time_below_the_clocks_resolution_is_noted_after_the_last_words() {
+        assert_eq!(
+            poor_resolution(Some(64 << 10)),
+            "Timer resolution is poor. Some small transfers may have \n\
+             reported inaccurate results. Sizes 64 kBytes and below.\n"
+        );
+        assert_eq!(poor_resolution(None), "");
+    }
+
+    #[test]
+    fn auto_report_is_iozones_excel_output() {
+        let cells = [
+            (Test::Write, (64, 4, 1033216.7)),
+            (Test::Rewrite, (64, 4, 3203069.0)),
+            (Test::Write, (64, 8, 1679761.0)),
+            (Test::Rewrite, (64, 8, 4018152.0)),
+            (Test::Write, (128, 8, 1878447.0)),
+            (Test::Rewrite, (128, 8, 3895854.0)),
+        ];
+        assert_eq!(
+            auto_report(&[Test::Write, Test::Rewrite], &cells, &[4, 8]),
+            "Excel output is below:\n\
+             \n\"Writer report\"\n        \"4\"  \"8\"\n\"64\"   1033216  1679761 \n\"128\"   1878447 \n\
+             \n\"Re-writer report\"\n        \"4\"  \"8\"\n\"64\"   3203069  4018152 \n\"128\"   3895854 \n"
+        );
     }
 }

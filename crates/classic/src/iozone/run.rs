@@ -133,7 +133,7 @@ fn run_steps(plan: &Plan, with: &RunWith, out: &mut dyn FnMut(&str)) -> Result<R
         interrupted: false,
     };
     if !throughput {
-        out(&format!("\n{}", print::auto_header(&plan.tests)));
+        out(&print::auto_header(opts.extension));
     }
     let mut run_opts = RunOptions {
         dir: run_dir.to_path_buf(),
@@ -148,7 +148,9 @@ fn run_steps(plan: &Plan, with: &RunWith, out: &mut dyn FnMut(&str)) -> Result<R
         interrupt: with.interrupt.clone(),
         ..RunOptions::default()
     };
-    let mut row: Vec<Option<f64>> = Vec::new();
+    let mut row: Vec<(Test, f64)> = Vec::new();
+    // The largest record size of a time below the clock's resolution.
+    let mut unresolved: Option<u64> = None;
     for (k, step) in plan.steps.iter().enumerate() {
         if with.interrupt.as_ref().is_some_and(|i| i.load(Ordering::Relaxed)) {
             report.interrupted = true;
@@ -175,28 +177,40 @@ fn run_steps(plan: &Plan, with: &RunWith, out: &mut dyn FnMut(&str)) -> Result<R
             let ranks = with.job.ranks.size();
             let layout = (&plan.layout, opts.mix);
             let f = figures::throughput(step.test, &sub.result, layout, unit_bytes, opts.ops_mode, ranks);
-            out(&print::throughput_block(&f, opts.per_child));
+            out(&print::throughput_block(&f, opts.per_child, opts.children_word(false)));
             report.report.push((step.test.report_name(), f.children_see));
             sub.figures = Some(f);
         } else {
             let v = figures::single(&sub.result, unit_bytes);
             sub.throughput = Some(v);
             sub.secs = sub.result.threads.first().map(|t| figures::iozone_secs(t.secs));
-            row.push(Some(v));
+            row.push((step.test, v));
             let last_of_row = plan
                 .steps
                 .get(k + 1)
                 .is_none_or(|n| (n.file_size, n.record) != (step.file_size, step.record));
             if last_of_row || failed {
-                row.resize(plan.tests.len(), None);
                 out(&print::auto_row(
                     step.file_size / KB,
                     step.record / KB,
-                    &plan.tests,
                     &row,
+                    opts.extension,
                 ));
                 row.clear();
             }
+        }
+        // IOzone notes the largest record of a time its clock could not resolve: each of its
+        // one process's measurements, the parent's time, and with -T (where the children share
+        // its memory) each child's.
+        let mut times: Vec<f64> = Vec::new();
+        if throughput {
+            times.push(sub.result.duration.as_secs_f64());
+        }
+        if !throughput || opts.posix_threads {
+            times.extend(sub.result.threads.iter().map(|t| t.secs));
+        }
+        if times.into_iter().any(figures::below_resolution) {
+            unresolved = unresolved.max(Some(step.record));
         }
         report.subtests.push(sub);
         if failed {
@@ -204,24 +218,38 @@ fn run_steps(plan: &Plan, with: &RunWith, out: &mut dyn FnMut(&str)) -> Result<R
             return Ok(report);
         }
     }
-    if opts.excel {
-        if throughput {
+    // IOzone's ending: throughput mode's two blank lines and its report, then its last words;
+    // automatic mode's last words, then its report.
+    if throughput {
+        out(print::THROUGHPUT_END);
+        if opts.excel {
             let rows: Vec<(Test, f64)> = report
                 .subtests
                 .iter()
                 .filter_map(|s| s.figures.as_ref().map(|f| (s.test, f.children_see)))
                 .collect();
-            out(&print::throughput_report(opts.record / KB, &rows, opts.ops_mode));
-        } else {
+            out(&print::throughput_report(
+                opts.record / KB,
+                &rows,
+                opts.ops_mode,
+                opts.posix_threads,
+            ));
+        }
+        out(print::COMPLETE);
+        out(&print::poor_resolution(unresolved));
+    } else {
+        out(print::COMPLETE);
+        out(&print::poor_resolution(unresolved));
+        if opts.excel {
             let cells: Vec<(Test, print::AutoCell)> = report
                 .subtests
                 .iter()
                 .filter_map(|s| s.throughput.map(|v| (s.test, (s.file_kb, s.record_kb, v))))
                 .collect();
-            out(&print::auto_report(&plan.tests, &cells));
+            let records: Vec<u64> = plan.report_records().iter().map(|r| r / KB).collect();
+            out(&print::auto_report(&plan.tests, &cells, &records));
         }
     }
-    out(print::COMPLETE);
     Ok(report)
 }
 

@@ -215,30 +215,6 @@ impl Test {
         }
     }
 
-    /// Automatic mode's column: (upper header line, lower header line, width).
-    pub fn column(self) -> (&'static str, &'static str, usize) {
-        match self {
-            Test::Write => ("", "write", 9),
-            Test::Rewrite => ("", "rewrite", 9),
-            Test::Read => ("", "read", 9),
-            Test::Reread => ("", "reread", 9),
-            Test::RandomRead => ("random", "read", 10),
-            Test::RandomWrite => ("random", "write", 10),
-            Test::Reverse => ("bkwd", "read", 9),
-            Test::RecordRewrite => ("record", "rewrite", 10),
-            Test::Stride => ("stride", "read", 10),
-            Test::Mixed => ("mixed", "", 10),
-            Test::Fwrite => ("", "fwrite", 9),
-            Test::Frewrite => ("", "frewrite", 9),
-            Test::Fread => ("", "fread", 9),
-            Test::Freread => ("", "freread", 9),
-            Test::Pwrite => ("", "pwrite", 9),
-            Test::Repwrite => ("", "repwrite", 9),
-            Test::Pread => ("", "pread", 9),
-            Test::Repread => ("", "repread", 9),
-        }
-    }
-
     /// A short name for workload names and JSON: `initial-writers`.
     pub fn slug(self) -> String {
         self.children_name().replace(' ', "-")
