@@ -402,8 +402,7 @@ impl Options {
                     .ok()
                     .filter(|n| *n > 0)
                     .ok_or_else(|| usage(format!("option -j: `{v}` is not a stride (1 or more records)")))?;
-                self.notes
-                    .push(format!("File stride size set to {} * record size.", self.stride));
+                // IOzone prints no note for it: its preamble's stride line says it.
             }
             'f' => self.file = Some(v.to_string()),
             _ => unreachable!("listed in WITH_VALUE"),

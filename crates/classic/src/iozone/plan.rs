@@ -430,6 +430,11 @@ mod tests {
         assert!(text.contains("\tOPS Mode. Output is in operations per second.\n"));
         assert!(!text.contains("Output is in kBytes/sec"));
         assert!(text.contains("\tFile stride size set to 5 * record size.\n"));
+        assert_eq!(
+            text.matches("File stride size").count(),
+            1,
+            "no note of -j's own: {text}"
+        );
         // The real clock gives ctime's shape: `Wed Nov 25 18:36:47 2026`.
         let began = ctime_now();
         assert_eq!(began.len(), 24, "{began:?}");
