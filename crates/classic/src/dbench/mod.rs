@@ -50,8 +50,8 @@
 //!   fslab's clients die with it (`PR_SET_PDEATHSIG`), so they make no such call.
 //! - The per-second lines come from fslab's monitor; dbench's latency column is the longest gap
 //!   between two lines of any client, fslab's the longest step of that second (pacing sleeps
-//!   left out). dbench prints `0 of N processes prepared` every 100 ms until its processes wait;
-//!   fslab prints the one line that is true when its threads are ready.
+//!   left out). dbench prints `k of N processes prepared` every 100 ms until its processes wait
+//!   (`0 of N` first, `N of N` last); fslab prints the first and the last.
 //! - A line whose outcome differs from its status (dbench: a message, or its client killed for
 //!   Unlink, Rename and Rmdir) is counted as a mismatch and the replay goes on; the counts are
 //!   printed after dbench's report.

@@ -1,8 +1,10 @@
 //! What dbench prints, from what the engine measured, line for line as dbench 4.0 prints it.
 //!
-//! - Before the clients start ([`header`]): the version line, `Running for …`, one
-//!   `N of N processes prepared for launch   0 sec` line (dbench prints one each 100 ms until
-//!   all its processes wait; fslab's threads are ready when it prints) and `releasing clients`.
+//! - Before the clients start ([`header`]): the version line, `Running for …`, the
+//!   `0 of N` and `N of N processes prepared for launch   0 sec` lines and `releasing clients`.
+//!   dbench prints a prepared line each 100 ms until all its processes wait at its barrier: the
+//!   first, right after forking them, says 0; the last says N. fslab prints those two (dbench's
+//!   lines between them, when its processes take more than 100 ms to prepare, it does not).
 //! - Once a second ([`Live::tick`]): `NPROCS  lines  MB/sec  warmup|execute N sec  latency X ms`,
 //!   where `lines` is the cumulative number of loadfile lines run ÷ clients, MB/sec is 10^6 bytes
 //!   (ReadX + WriteX sizes) since the start of the phase ÷ seconds since then, and `latency` the
@@ -162,6 +164,7 @@ pub fn header(opts: &Options) -> String {
     format!(
         "dbench version 4.00 - Copyright Andrew Tridgell 1999-2004\n\n\
          Running for {} seconds with load '{}' and minimum warmup {} secs\n\
+         0 of {n} processes prepared for launch   0 sec\n\
          {n} of {n} processes prepared for launch   0 sec\n\
          releasing clients\n",
         opts.time,
@@ -477,6 +480,7 @@ mod tests {
             header(&opts),
             "dbench version 4.00 - Copyright Andrew Tridgell 1999-2004\n\n\
              Running for 10 seconds with load '/usr/share/dbench/client.txt' and minimum warmup 2 secs\n\
+             0 of 4 processes prepared for launch   0 sec\n\
              4 of 4 processes prepared for launch   0 sec\n\
              releasing clients\n"
         );
