@@ -22,16 +22,24 @@
 #     (`-a -n 64k -g 16m -i 0 -i 1`) on a tmpfs: per file size, the median over record sizes of
 #     each column's ratio fslab/IOzone (medians of the rounds).
 #
+#  3. Output. Each original's text and fslab's for the same small jobs on one tmpfs, every number
+#     masked so that only the layout is compared (widths aside), diffed line by line: dbench,
+#     sysbench's prepare, runs and cleanup, FFSB, and a dozen IOzone command lines (throughput
+#     and automatic mode, -R, -C, -O, -T, -E, the mixed workload). Also masked: what fslab
+#     deliberately adds or changes (its version line, its figures after the original's report), and what
+#     differs from run to run (IOzone's start time and command line, each tool's directory).
+#
 #   sudo bench/fidelity.sh                        # dbench and sysbench (Debian's packages)
 #   sudo FFSB=/tmp/ffsb/ffsb IOZONE=/tmp/iozone/iozone bench/fidelity.sh dbench sysbench ffsb iozone
 #   sudo PART=syscalls bench/fidelity.sh dbench   # only part 1
+#   sudo PART=output IOZONE=/tmp/iozone/iozone bench/fidelity.sh iozone   # only part 3
 #
 # FFSB and IOzone are not packaged: build them from source in a scratch directory outside this
 # repository (FFSB 5.2.1 is the first commit of github.com/jrsantos/FFSB; IOzone 3.487 builds
 # with CFLAGS=-fcommon) and name the binaries in FFSB and IOZONE.
 #
-# Environment: PART (syscalls, headlines or both [both]), ROUNDS (3), T (10: seconds of each
-# headline run; the syscall runs take 5), CLIENTS (dbench's clients in the headline runs [1 4]),
+# Environment: PART (syscalls, headlines, output; both for the first two, or all [all]),
+# ROUNDS (3), T (10: seconds of each headline run; the syscall runs take 5), CLIENTS (dbench's clients in the headline runs [1 4]),
 # IMAGE_SIZE (4G, the sparse ext4 image, and the tmpfs's size), FILESYSTEMS (where the headline
 # runs go [ext4 tmpfs]; ext4-disk is ext4 on a loop device in direct I/O, disk-bound with
 # DBENCH_OPTS=-s, dbench's synchronous opens, since a 24 GiB page cache holds the rest),
@@ -44,7 +52,11 @@
 # something is missing.
 set -uo pipefail
 
-PART=${PART:-both}
+PART=${PART:-all}
+case $PART in
+syscalls | headlines | output | both | all) ;;
+*) echo "bench/fidelity.sh: PART is syscalls, headlines, output, both or all" >&2 && exit 3 ;;
+esac
 # Each IOzone child's file in the headline runs, MiB (the issue's -s 256m).
 IOZONE_MB=256
 ROUNDS=${ROUNDS:-3}
@@ -467,12 +479,108 @@ job_iozone_auto() { # kind dir log
     (cd "$dir" && "${cmd[@]}" -a -n 64k -g 16m -i 0 -i 1) >"$log" 2>&1
 }
 
+# 3. The text of TOOL's original and fslab for ARGS, each in its own directory of one tmpfs
+# (emptied first unless KEEP_DIRS=1), with every number masked: prints SAME or the lines that
+# differ.
+compare_output() { # tool args...
+    local tool=$1 kind
+    shift
+    for kind in original fslab; do
+        [[ ${KEEP_DIRS:-0} == 1 ]] || rm -rf "${mnt:?}/$kind"
+        mkdir -p "$mnt/$kind"
+        local cmd=()
+        case $tool in
+        dbench) cmd=(dbench -D "$mnt/$kind") ;;
+        sysbench) cmd=(sysbench) ;;
+        ffsb) cmd=("$FFSB") ;;
+        iozone) cmd=("$IOZONE") ;;
+        esac
+        local more=()
+        if [[ $kind == fslab ]]; then
+            cmd=("$FSLAB" "$tool" "${cmd[@]:1}")
+            [[ $tool == iozone ]] && more=(--pause 0)
+        fi
+        (cd "$mnt/$kind" && "${cmd[@]}" "$@" "${more[@]}") >"$work/out/text-$kind.log" 2>/dev/null
+    done
+    compare_texts "$tool" "$*"
+}
+# Compares text-original.log and text-fslab.log of TOOL, run with ARGS (a label), numbers masked.
+compare_texts() { # tool label
+    python3 - "$1" "$work/out/text-original.log" "$work/out/text-fslab.log" "$2" "$mnt" <<'EOF'
+import difflib, re, sys
+tool, original, fslab, args, mnt = sys.argv[1:]
+def text(path, ours):
+    lines = open(path, errors="replace").read().split("\n")
+    extras = [k for k, l in enumerate(lines) if l.startswith("--- fslab")]
+    if ours and extras:
+        # fslab's own figures after the original's report (the blank line before them stands
+        # for the end of the original's last line).
+        lines = lines[: extras[0]]
+    if tool == "sysbench" and lines:
+        lines = lines[1:]  # the version line: "sysbench 1.0.20 (...)", "fslab 0.1.0 (sysbench ...)"
+    out = []
+    for l in lines:
+        l = re.sub(r"^(\t(Command line used|Run began):).*", r"\1", l)
+        l = l.replace(f"{mnt}/original", "DIR").replace(f"{mnt}/fslab", "DIR")
+        out.append(re.sub(r" *[0-9]+(\.[0-9]+)?", " N", l))
+    return out
+a, b = text(original, False), text(fslab, True)
+diff = [d for d in difflib.unified_diff(a, b, "original", "fslab", n=0, lineterm="")]
+print(f"  {'DIFFERENT' if diff else 'SAME'}: {tool} {args}")
+for d in [d for d in diff[2:] if not d.startswith("@@")][:20]:
+    print("      " + d.replace("\t", "\\t"))
+EOF
+}
+outputs() { # tool
+    local tool=$1
+    echo "== $tool: the text, numbers masked"
+    mount_fresh tmpfs
+    case $tool in
+    dbench) compare_output dbench -t 3 2 ;;
+    sysbench)
+        local a=(fileio --file-num=4 --file-total-size=16M) mode
+        compare_output sysbench "${a[@]}" prepare
+        for mode in rndrw seqrd seqwr; do
+            KEEP_DIRS=1 compare_output sysbench "${a[@]}" --file-test-mode=$mode --time=1 run
+        done
+        KEEP_DIRS=1 compare_output sysbench "${a[@]}" cleanup
+        ;;
+    ffsb)
+        # The profile of the headline runs, its fileset in each tool's directory.
+        local kind
+        for kind in original fslab; do
+            rm -rf "${mnt:?}/$kind" && mkdir -p "$mnt/$kind"
+            job_ffsb "$kind" "$mnt/$kind" "$work/out/text-$kind.log" 2
+        done
+        compare_texts ffsb "the headline runs' profile, 2 s"
+        ;;
+    iozone)
+        local line
+        for line in "-i 0 -t 2 -s 64k -r 4k -x" "-i 0 -i 1 -i 2 -t 2 -s 64k -r 4k -x -R -C" \
+            "-i 0 -t 2 -s 64k -r 4k -x -R -T" "-i 0 -t 1 -s 64k -r 4k -x -O" \
+            "-i 0 -i 3 -i 5 -t 2 -s 64k -r 4k -x -C -O -j 3" \
+            "-i 0 -i 6 -i 7 -i 9 -i 10 -t 3 -s 64k -r 4k -x -e -R" \
+            "-i 0 -i 2 -i 8 -t 2 -s 64k -r 4k -x -+B -+K 1 -R" \
+            "-a -n 64k -g 128k -q 8k -i 0 -i 1 -R" "-a -n 64k -g 256k -q 16k -z -i 0 -i 3 -i 5 -i 6 -R" \
+            "-a -E -n 64k -g 64k -q 8k -i 0 -i 10" "-a -n 64k -g 64k -q 8k -i 0 -i 9" \
+            "-i 0 -i 1 -s 64k -r 4k -R"; do
+            # shellcheck disable=SC2086 # the options, split as words on purpose
+            compare_output iozone $line
+        done
+        ;;
+    esac
+    echo
+}
+
 echo "fidelity: $("$FSLAB" --version) against ${TOOLS[*]}; $(nproc) CPUs, load $(cut -d' ' -f1-3 /proc/loadavg)"
 echo
-if [[ $PART != headlines ]]; then
+if [[ $PART == syscalls || $PART == both || $PART == all ]]; then
     for tool in "${TOOLS[@]}"; do syscalls "$tool"; done
 fi
-if [[ $PART != syscalls ]]; then
+if [[ $PART == output || $PART == all ]]; then
+    for tool in "${TOOLS[@]}"; do outputs "$tool"; done
+fi
+if [[ $PART == headlines || $PART == both || $PART == all ]]; then
     for tool in "${TOOLS[@]}"; do
         for fs in $FILESYSTEMS; do
             if [[ $tool == dbench ]]; then
