@@ -76,7 +76,8 @@
 //!   and without per-operation clock reads (see [`figures::single`]). As IOzone 3.487 it opens
 //!   `iozone.tmp` for each test, fsyncs it before the clock, makes the records (with `-e` an
 //!   fsync inside the clock), fsyncs it again and closes it; its readers (read and re-read)
-//!   first read one record and `lseek(0)`, untimed, as IOzone's prime the caches. What still
+//!   first read one record and `lseek(0)`, untimed, as IOzone's prime the caches; its backward
+//!   read is made twice, each pass opening and closing the file, and the first reported. What still
 //!   differs is the work around the loop: each measurement is an engine run (its buffers, its
 //!   result), and each operation goes through the engine's loop (about 30 ns of its own per
 //!   operation, measured on a cached 4 KiB read), where IOzone's loop is a bare read() or

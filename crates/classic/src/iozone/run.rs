@@ -51,6 +51,9 @@ pub struct SubTest {
     /// figure's denominator.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub secs: Option<f64>,
+    /// IOzone's second backward read of automatic mode, which it makes and does not report.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub unreported: bool,
     /// The engine's full result (in the outcome's phases, not in IOzone's figures).
     #[serde(skip)]
     pub result: RunResult,
@@ -171,6 +174,7 @@ fn run_steps(plan: &Plan, with: &RunWith, out: &mut dyn FnMut(&str)) -> Result<R
             figures: None,
             throughput: None,
             secs: None,
+            unreported: !step.reported,
             result,
         };
         if throughput {
@@ -181,10 +185,12 @@ fn run_steps(plan: &Plan, with: &RunWith, out: &mut dyn FnMut(&str)) -> Result<R
             report.report.push((step.test.report_name(), f.children_see));
             sub.figures = Some(f);
         } else {
-            let v = figures::single(&sub.result, unit_bytes);
-            sub.throughput = Some(v);
-            sub.secs = sub.result.threads.first().map(|t| figures::iozone_secs(t.secs));
-            row.push((step.test, v));
+            if step.reported {
+                let v = figures::single(&sub.result, unit_bytes);
+                sub.throughput = Some(v);
+                sub.secs = sub.result.threads.first().map(|t| figures::iozone_secs(t.secs));
+                row.push((step.test, v));
+            }
             let last_of_row = plan
                 .steps
                 .get(k + 1)

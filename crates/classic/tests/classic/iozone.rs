@@ -567,6 +567,34 @@ fn f_names_outside_the_run_directory_are_refused_and_nothing_is_made() {
 }
 
 #[test]
+fn auto_mode_reads_backwards_twice_and_reports_the_first() {
+    // As IOzone 3.487's reverse_perf_test: two passes, each opening and reading the whole file
+    // backwards; the table and the report have the first.
+    let (_tmp, report, text) = run_fresh("-a -n 64k -g 64k -y 16k -q 16k -i 0 -i 3 -R");
+    let passes: Vec<_> = report.subtests.iter().filter(|s| s.test == Test::Reverse).collect();
+    assert_eq!(passes.len(), 2);
+    for s in &passes {
+        let read = s
+            .result
+            .ops
+            .iter()
+            .find(|o| o.op == fslab_engine::workload::OpKind::SeqRead)
+            .unwrap();
+        assert_eq!((read.count, read.bytes), (4, 64 * 1024), "{}", s.result.workload.name);
+    }
+    assert_eq!((passes[0].unreported, passes[1].unreported), (false, true));
+    assert!(passes[0].throughput.is_some() && passes[1].throughput.is_none());
+    let first = passes[0].throughput.unwrap() as u64;
+    let row = text
+        .lines()
+        .find(|l| l.starts_with("              64      16 "))
+        .unwrap();
+    assert_eq!(row.split_whitespace().nth(4), Some(first.to_string().as_str()), "{row}");
+    let report_at = text.find("\"Backward read report\"\n").unwrap();
+    assert!(text[report_at..].contains(&format!("\"64\"   {first} \n")), "{text}");
+}
+
+#[test]
 fn auto_mode_prints_a_row_per_size_and_record() {
     let (tmp, report, text) = run_fresh("-a -n 64k -g 256k -y 16k -q 64k -i 0 -i 1 -i 2 -R");
     let header = "              kB  reclen    write  rewrite    read    reread    read     write     read   rewrite      read   fwrite frewrite    fread  freread\n";
