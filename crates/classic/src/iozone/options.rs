@@ -57,6 +57,11 @@ pub struct Options {
     pub posix_threads: bool,
     /// `-O`: results in operations per second.
     pub ops_mode: bool,
+    /// `-+n`: no re-runs (rewrite, re-read and the others [`Test::retest`] names): IOzone
+    /// reports them as 0.
+    ///
+    /// [`Test::retest`]: super::Test::retest
+    pub no_retests: bool,
     /// `-E`: IOzone's extension tests, pwrite and pread (`-i 9`, `-i 10`), in automatic mode.
     pub extension: bool,
     /// `-j N`: the stride of the stride read, in records (default 17).
@@ -104,6 +109,7 @@ impl Default for Options {
             no_stonewall: false,
             posix_threads: false,
             ops_mode: false,
+            no_retests: false,
             extension: false,
             stride: 17,
             mix: Mix::default(),
@@ -455,6 +461,10 @@ impl Options {
             }
             // IOzone prints nothing for it.
             'F' => self.mix.truncate = true,
+            'n' => {
+                self.no_retests = true;
+                self.notes.push("No retest option selected".into());
+            }
             _ => return Err(usage(format!("unknown option `-+{c}` (see fslab iozone -h)"))),
         }
         Ok(i)
@@ -607,6 +617,7 @@ IOzone 3.487's throughput and automatic modes on fslab's engine. Sizes are in kB
   -+K N     the mixed workload's first N children read, the rest write
   -+B       the mixed workload reads and writes sequentially, not at random
   -+F       -+B's writers empty their files first (O_TRUNC)
+  -+n       no re-runs (rewrite, re-read, ...): reported as 0, as IOzone does
   -h        this text
 
 fslab's options:
@@ -713,6 +724,9 @@ mod tests {
             ]
         );
         assert_eq!(o.command_line, "iozone -t 4 -i 8 -+B -+F -+K 3");
+        let o = parse("-t 1 -+n").unwrap();
+        assert!(o.no_retests);
+        assert_eq!(o.notes, vec!["No retest option selected"]);
         assert_eq!(
             parse("-t 4 -i 8 -+K0").unwrap().mix.readers,
             Some(1),

@@ -43,7 +43,8 @@ pub struct Plan {
     pub opts: Options,
     pub mode: Mode,
     pub layout: Layout,
-    /// The tests, in the order they run for each file and record size.
+    /// The tests, in the order they run for each file and record size (with `-+n`, the re-runs
+    /// are listed but have no steps: IOzone reports them as 0).
     pub tests: Vec<Test>,
     pub steps: Vec<Step>,
     /// What fslab does differently from IOzone for these options, for stderr.
@@ -144,6 +145,10 @@ impl Plan {
                 ..base.clone()
             };
             for &test in &tests {
+                // -+n: IOzone makes no re-runs (and reports them as 0).
+                if opts.no_retests && tests.iter().any(|t| t.retest(throughput) == Some(test)) {
+                    continue;
+                }
                 let name = match mode {
                     Mode::Throughput { .. } => format!("iozone-{}", test.slug()),
                     _ => format!("iozone-{}k-{}k-{}", file_size / KB, record / KB, test.slug()),
@@ -151,7 +156,7 @@ impl Plan {
                 let workload = compile::workload(test, &p, &layout, &name);
                 // IOzone 3.487's automatic (and single) mode reads the file backwards twice,
                 // each pass opening, timing and closing it, and reports the first.
-                let again = test == Test::Reverse && !matches!(mode, Mode::Throughput { .. });
+                let again = test == Test::Reverse && !throughput && !opts.no_retests;
                 steps.push(Step {
                     test,
                     file_size,
@@ -510,6 +515,27 @@ mod tests {
             reverse(&plan("-t 2 -i 0 -i 3 -s 64k -r 4k")),
             vec![(true, "iozone-reverse-readers".to_string())],
             "throughput mode's reverse readers read once"
+        );
+    }
+
+    #[test]
+    fn no_retests_leaves_the_re_runs_out() {
+        let tests = |p: &Plan| p.steps.iter().map(|s| s.test).collect::<Vec<_>>();
+        let p = plan("-t 2 -i 0 -i 1 -i 6 -+n");
+        assert_eq!(tests(&p), vec![Test::Write, Test::Read, Test::Fwrite]);
+        assert!(p.tests.contains(&Test::Rewrite), "listed, for the report's 0");
+        let p = plan("-a -E -n 64k -g 64k -y 4k -q 4k -i 0 -i 3 -i 6 -i 7 -i 9 -i 10 -+n");
+        assert_eq!(
+            tests(&p),
+            vec![
+                Test::Write,
+                Test::Reverse,
+                Test::Fwrite,
+                Test::Fread,
+                Test::Pwrite,
+                Test::Pread
+            ],
+            "one backward read too"
         );
     }
 

@@ -152,6 +152,9 @@ fn run_steps(plan: &Plan, with: &RunWith, out: &mut dyn FnMut(&str)) -> Result<R
         ..RunOptions::default()
     };
     let mut row: Vec<(Test, f64)> = Vec::new();
+    // Throughput mode's report rows, automatic mode's report cells.
+    let mut rows: Vec<(Test, f64)> = Vec::new();
+    let mut cells: Vec<(Test, print::AutoCell)> = Vec::new();
     // The largest record size of a time below the clock's resolution.
     let mut unresolved: Option<u64> = None;
     for (k, step) in plan.steps.iter().enumerate() {
@@ -182,7 +185,11 @@ fn run_steps(plan: &Plan, with: &RunWith, out: &mut dyn FnMut(&str)) -> Result<R
             let layout = (&plan.layout, opts.mix);
             let f = figures::throughput(step.test, &sub.result, layout, unit_bytes, opts.ops_mode, ranks);
             out(&print::throughput_block(&f, opts.per_child, opts.children_word(false)));
-            report.report.push((step.test.report_name(), f.children_see));
+            rows.push((step.test, f.children_see));
+            // -+n: IOzone reports the re-run it did not make as 0.
+            if let Some(retest) = step.test.retest(true).filter(|_| opts.no_retests) {
+                rows.push((retest, 0.0));
+            }
             sub.figures = Some(f);
         } else {
             if step.reported {
@@ -190,6 +197,11 @@ fn run_steps(plan: &Plan, with: &RunWith, out: &mut dyn FnMut(&str)) -> Result<R
                 sub.throughput = Some(v);
                 sub.secs = sub.result.threads.first().map(|t| figures::iozone_secs(t.secs));
                 row.push((step.test, v));
+                cells.push((step.test, (sub.file_kb, sub.record_kb, v)));
+                if let Some(retest) = step.test.retest(false).filter(|_| opts.no_retests) {
+                    row.push((retest, 0.0));
+                    cells.push((retest, (sub.file_kb, sub.record_kb, 0.0)));
+                }
             }
             let last_of_row = plan
                 .steps
@@ -224,16 +236,12 @@ fn run_steps(plan: &Plan, with: &RunWith, out: &mut dyn FnMut(&str)) -> Result<R
             return Ok(report);
         }
     }
+    report.report = rows.iter().map(|(t, v)| (t.report_name(), *v)).collect();
     // IOzone's ending: throughput mode's two blank lines and its report, then its last words;
     // automatic mode's last words, then its report.
     if throughput {
         out(print::THROUGHPUT_END);
         if opts.excel {
-            let rows: Vec<(Test, f64)> = report
-                .subtests
-                .iter()
-                .filter_map(|s| s.figures.as_ref().map(|f| (s.test, f.children_see)))
-                .collect();
             out(&print::throughput_report(
                 opts.record / KB,
                 &rows,
@@ -247,11 +255,6 @@ fn run_steps(plan: &Plan, with: &RunWith, out: &mut dyn FnMut(&str)) -> Result<R
         out(print::COMPLETE);
         out(&print::poor_resolution(unresolved));
         if opts.excel {
-            let cells: Vec<(Test, print::AutoCell)> = report
-                .subtests
-                .iter()
-                .filter_map(|s| s.throughput.map(|v| (s.test, (s.file_kb, s.record_kb, v))))
-                .collect();
             let records: Vec<u64> = plan.report_records().iter().map(|r| r / KB).collect();
             out(&print::auto_report(&plan.tests, &cells, &records));
         }

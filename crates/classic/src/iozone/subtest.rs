@@ -247,6 +247,20 @@ impl Test {
         )
     }
 
+    /// The re-run IOzone makes after this test (rewrite after write, re-read after read; in
+    /// automatic mode also re-fwrite, re-fread, re-pwrite and re-pread), which `-+n` leaves out.
+    pub fn retest(self, throughput: bool) -> Option<Test> {
+        match self {
+            Test::Write => Some(Test::Rewrite),
+            Test::Read => Some(Test::Reread),
+            Test::Fwrite if !throughput => Some(Test::Frewrite),
+            Test::Fread if !throughput => Some(Test::Freread),
+            Test::Pwrite if !throughput => Some(Test::Repwrite),
+            Test::Pread if !throughput => Some(Test::Repread),
+            _ => None,
+        }
+    }
+
     /// Whether each child writes its file from empty, as IOzone's throughput writers that create
     /// their files do (initial writers, pwrite writers, fwriters); in automatic mode only the
     /// first write starts from empty, the pwrite and fwrite tests write over the file.

@@ -595,6 +595,33 @@ fn auto_mode_reads_backwards_twice_and_reports_the_first() {
 }
 
 #[test]
+fn no_retests_reports_the_re_runs_as_zero() {
+    // Throughput mode: no rewriters' or re-readers' block, their report rows 0.
+    let (_tmp, report, text) = run_fresh("-i 0 -i 1 -t 2 -s 64k -r 4k -x -+n -R");
+    let names: Vec<_> = report.subtests.iter().map(|s| s.test).collect();
+    assert_eq!(names, [Test::Write, Test::Read]);
+    assert!(
+        !text.contains(" rewriters ") && !text.contains(" re-readers "),
+        "{text}"
+    );
+    assert!(text.contains("\n\"        Rewrite \"       0.00 \n"), "{text}");
+    assert!(text.contains("\n\"        Re-read \"       0.00 \n"), "{text}");
+    // Automatic mode: the re-runs' columns 0, in the table and the report.
+    let (_tmp, report, text) = run_fresh("-a -n 64k -g 64k -y 16k -q 16k -i 0 -i 1 -+n -R");
+    assert_eq!(report.subtests.len(), 2);
+    let row = text
+        .lines()
+        .find(|l| l.starts_with("              64      16 "))
+        .unwrap();
+    let cols: Vec<&str> = row.split_whitespace().collect();
+    assert_eq!((cols[3], cols[5]), ("0", "0"), "{row}");
+    assert!(
+        text.contains("\"Re-Reader report\"\n        \"16\"\n\"64\"   0 \n"),
+        "{text}"
+    );
+}
+
+#[test]
 fn auto_mode_prints_a_row_per_size_and_record() {
     let (tmp, report, text) = run_fresh("-a -n 64k -g 256k -y 16k -q 64k -i 0 -i 1 -i 2 -R");
     let header = "              kB  reclen    write  rewrite    read    reread    read     write     read   rewrite      read   fwrite frewrite    fread  freread\n";
