@@ -233,33 +233,32 @@ fn run_steps(plan: &Plan, with: &RunWith, out: &mut dyn FnMut(&str)) -> Result<R
         report.subtests.push(sub);
         if failed {
             report.failed = true;
+            report.report = report_rows(&rows);
             return Ok(report);
         }
     }
-    report.report = rows.iter().map(|(t, v)| (t.report_name(), *v)).collect();
-    // IOzone's ending: throughput mode's two blank lines and its report, then its last words;
-    // automatic mode's last words, then its report.
+    report.report = report_rows(&rows);
+    // IOzone's ending: throughput mode's two blank lines and its report; its last words (and a
+    // note when its clock could not resolve a time); automatic mode's report.
     if throughput {
         out(print::THROUGHPUT_END);
         if opts.excel {
-            out(&print::throughput_report(
-                opts.record / KB,
-                &rows,
-                opts.ops_mode,
-                opts.posix_threads,
-            ));
-        }
-        out(print::COMPLETE);
-        out(&print::poor_resolution(unresolved));
-    } else {
-        out(print::COMPLETE);
-        out(&print::poor_resolution(unresolved));
-        if opts.excel {
-            let records: Vec<u64> = plan.report_records().iter().map(|r| r / KB).collect();
-            out(&print::auto_report(&plan.tests, &cells, &records));
+            let (ops, threads) = (opts.ops_mode, opts.posix_threads);
+            out(&print::throughput_report(opts.record / KB, &rows, ops, threads));
         }
     }
+    out(print::COMPLETE);
+    out(&print::poor_resolution(unresolved));
+    if !throughput && opts.excel {
+        let records: Vec<u64> = plan.report_records().iter().map(|r| r / KB).collect();
+        out(&print::auto_report(&plan.tests, &cells, &records));
+    }
     Ok(report)
+}
+
+/// Throughput mode's `-R` rows as the report holds them: IOzone's row name, Children see.
+fn report_rows(rows: &[(Test, f64)]) -> Vec<(&'static str, f64)> {
+    rows.iter().map(|(t, v)| (t.report_name(), *v)).collect()
 }
 
 /// The filesets a plan's runs use (for removing them).
