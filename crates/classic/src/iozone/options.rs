@@ -335,7 +335,7 @@ impl Options {
                 return;
             }
             'E' => {
-                // Nor for this one.
+                // IOzone prints nothing for it either.
                 self.extension = true;
                 return;
             }

@@ -59,19 +59,18 @@ impl Plan {
             (None, true) => Mode::Auto,
             (None, false) => Mode::Single,
         };
+        let throughput = matches!(mode, Mode::Throughput { .. });
         let mut selection = opts.selected_tests();
         let mut warnings = Vec::new();
         // IOzone 3.487's automatic (and single) mode runs pwrite and pread only with -E.
         let extension_only = |n: &u32| matches!(n, 9 | 10);
-        if !matches!(mode, Mode::Throughput { .. }) && !opts.extension && selection.iter().any(extension_only) {
+        if !throughput && !opts.extension && selection.iter().any(extension_only) {
+            const WHY: &str = "-i 9 and -i 10 (pwrite, pread) run without -t only with -E, as in IOzone 3.487";
             selection.retain(|n| !extension_only(n));
             if selection.is_empty() {
-                return Err(UsageError(
-                    "-i 9 and -i 10 (pwrite, pread) run without -t only with -E, as in IOzone 3.487: add -E".into(),
-                ));
+                return Err(UsageError(format!("{WHY}: add -E")));
             }
-            warnings
-                .push("-i 9 and -i 10 (pwrite, pread) run without -t only with -E, as in IOzone 3.487: not run".into());
+            warnings.push(format!("{WHY}: not run"));
         }
         let order: &[Test] = match mode {
             Mode::Throughput { .. } => &Test::THROUGHPUT_ORDER,
@@ -109,7 +108,6 @@ impl Plan {
                     .into(),
             );
         }
-        let throughput = matches!(mode, Mode::Throughput { .. });
         let base = Params {
             file_size: 0,
             record: 0,
