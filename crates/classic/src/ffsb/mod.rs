@@ -67,6 +67,7 @@ pub mod frontend;
 mod grammar;
 mod ops;
 mod parse;
+mod prelude;
 mod profile;
 mod report;
 mod report_v5;

@@ -1,5 +1,6 @@
-//! FFSB's figures from a run, printed as FFSB 6.0 prints them (5.x profiles as FFSB 5.2.1 does:
-//! report_v5.rs), with fslab's own figures after.
+//! FFSB's figures from a run, printed as FFSB 6.0 prints them after the prelude both versions
+//! print (prelude.rs; 5.x profiles' results as FFSB 5.2.1 prints them: report_v5.rs), with
+//! fslab's own figures after.
 //!
 //! FFSB counts, per operation: transactions (one per block read or written, one per metadata
 //! operation), Trans/sec (transactions ÷ runtime), % Trans (share of all transactions), % Op
@@ -230,36 +231,13 @@ pub fn render(plan: &Plan, outcome: &Outcome) -> String {
     }
     let mut out = String::new();
     let o = &mut out;
-    let _ = writeln!(
-        o,
-        "FFSB profile {} ({} grammar), run by fslab {}\n",
-        plan.profile.file,
-        plan.profile.grammar,
-        env!("CARGO_PKG_VERSION")
-    );
-    if plan.time > 0 {
-        let _ = writeln!(o, "benchmark time = {}", plan.time);
-    } else {
-        let _ = writeln!(o, "Only creating the fileset, not running benchmark.");
-    }
-    for a in &f.aging {
-        let _ = writeln!(
-            o,
-            "aging fs {} from {:.2} to {:.2}",
-            a.location, a.from_util, a.desired_util
-        );
-    }
-    let _ = writeln!(o, "fs setup took {} secs", f.fs_setup_secs as u64);
-    let Some(result) = &outcome.result else {
-        let _ = writeln!(o, "Setup complete, exiting");
+    let Some(result) = super::prelude::prelude(o, plan, outcome, &f) else {
         extras(o, plan, outcome, None);
         return out;
     };
-    if let Some(command) = &plan.callout {
-        let _ = writeln!(o, "executing callout: \n {command}");
-    }
-    let _ = writeln!(o, "Results:");
-    let _ = writeln!(o, "Benchmark took {:.2} sec\n", result.duration.as_secs_f64());
+    // As FFSB 6.0's main(): one threadgroup's table is titled "Total Results" and followed by
+    // a blank line; several are each followed by one, then the total's table; two more blank
+    // lines before the CPU times.
     for t in &f.threadgroups {
         let _ = writeln!(o, "{}\n===============", t.title);
         print_table(o, t);
@@ -268,9 +246,11 @@ pub fn render(plan: &Plan, outcome: &Outcome) -> String {
     if let Some(total) = &f.total {
         let _ = writeln!(o, "{}\n===============", total.title);
         print_table(o, total);
-        let _ = writeln!(o);
+        if f.threadgroups.is_empty() {
+            let _ = writeln!(o);
+        }
     }
-    let _ = writeln!(o, "\n{:.1}% User   Time", f.user_time_pct.unwrap_or(0.0));
+    let _ = writeln!(o, "\n\n{:.1}% User   Time", f.user_time_pct.unwrap_or(0.0));
     let _ = writeln!(o, "{:.1}% System Time", f.system_time_pct.unwrap_or(0.0));
     let _ = writeln!(o, "{:.1}% CPU Utilization", f.cpu_utilization_pct.unwrap_or(0.0));
     extras(o, plan, outcome, Some(result));
@@ -309,14 +289,13 @@ fn print_table(o: &mut String, t: &Table) {
 /// fslab's figures beside FFSB's: latency per operation, the system's CPU split, the setup.
 fn extras(o: &mut String, plan: &Plan, outcome: &Outcome, result: Option<&RunResult>) {
     let _ = writeln!(o, "\n--- fslab ---");
-    if plan.profile.grammar == Grammar::V5 {
-        let _ = writeln!(
-            o,
-            "FFSB profile {} (5.x grammar), run by fslab {}",
-            plan.profile.file,
-            env!("CARGO_PKG_VERSION")
-        );
-    }
+    let _ = writeln!(
+        o,
+        "FFSB profile {} ({} grammar), run by fslab {}",
+        plan.profile.file,
+        plan.profile.grammar,
+        env!("CARGO_PKG_VERSION")
+    );
     if let Some(r) = result {
         let _ = writeln!(
             o,

@@ -137,6 +137,68 @@ fn a_run_prints_what_ffsb_prints() {
     assert!(bytes > 0, "no data written under {}", run_dir.display());
 }
 
+/// The lines of `out` in order, each found after the one before (a fragment, not a whole line).
+fn assert_in_order(out: &str, fragments: &[&str]) {
+    let mut from = 0;
+    for f in fragments {
+        let at = out[from..]
+            .find(f)
+            .unwrap_or_else(|| panic!("no `{f}` after byte {from} in:\n{out}"));
+        from += at + f.len();
+    }
+}
+
+#[test]
+fn a_6_0_profile_prints_what_ffsb_6_0_prints() {
+    let dir = tempdir();
+    // FFSB 6.0's grammar (its `stat` and `writeall`, `size_weight`), one threadgroup.
+    let text = "time=1\n\n[filesystem]\n\tlocation=LOC\n\tnum_files=20\n\tnum_dirs=2\n\
+                \tsize_weight 4k 3\n\tsize_weight 16k 1\n[end]\n\n[threadgroup]\n\tnum_threads=2\n\
+                \tread_weight=2\n\tstat_weight=1\n\twriteall_weight=1\n\tread_size=4096\n\
+                \tread_blocksize=4096\n\twrite_blocksize=4096\n[end]\n";
+    let run = dir.path().join("run");
+    let text = text.replace("LOC", &format!("{}/", s(&run)));
+    let r = fslab(
+        &ffsb_args(dir.path(), &text)
+            .iter()
+            .map(String::as_str)
+            .collect::<Vec<_>>(),
+    );
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    let out = &r.stdout;
+    // FFSB 6.0's main(), ffsb_tg.c and ffsb_fs.c, line for line, numbers aside.
+    assert_in_order(
+        out,
+        &[
+            "FFSB version 6.0-RC1 started\n\nbenchmark time = 1\nThreadGroup 0\n================\n\t num_threads      = 2\n",
+            "\t op weights\n\t                 read = 2 (50.00%)\n",
+            "\t                 stat = 1 (25.00%)\n\t             writeall = 1 (25.00%)\n",
+            "\t         append_fsync = 0 (0.00%)\n\t\n",
+            "FileSystem ",
+            "\t Fileset weight:\n\t\t         4096 (   4KB) -> 3 (75.00%)\n\t\t        16384 (  16KB) -> 1 (25.00%)\n",
+            "\t aging is off\n\t current utilization = ",
+            "%\n\t\n",
+            "creating new fileset ",
+            "fs setup took ",
+            "Syncing()...0 sec\nStarting Actual Benchmark At: ",
+            "\n\nSyncing()...",
+            "FFSB benchmark finished   at: ",
+            "\n\nResults:\nBenchmark took ",
+            " sec\n\nTotal Results\n===============\n             Op Name   Transactions",
+            " Transactions per Second\n",
+            // One threadgroup: its table, a blank line, then two more before the CPU times.
+            "\n\n\n\n",
+            "% User   Time\n",
+            "% CPU Utilization\n\n--- fslab ---\nFFSB profile ",
+            "(6.0 grammar)",
+        ],
+    );
+    assert!(
+        !out.contains("min file size"),
+        "size_weight replaces min and max:\n{out}"
+    );
+}
+
 #[test]
 fn json_carries_ffsb_s_figures_and_its_headline() {
     let dir = tempdir();
