@@ -377,6 +377,31 @@ impl Options {
             }
             "report-interval" => self.report_interval = whole(flag, need(flag, value)?)?,
             "rand-seed" => self.rand_seed = whole(flag, need(flag, value)?)?,
+            // sysbench 1.0.20's fileio draws its offsets uniformly whatever these say
+            // (file_get_rnd_request's sb_rand_uniform_double): checked, and no effect, as there.
+            "rand-type" => {
+                let v = need(flag, value)?;
+                if !["uniform", "gaussian", "special", "pareto"].contains(&v) {
+                    return Err(bad(format!(
+                        "`{v}` is not a distribution (uniform, gaussian, special or pareto)"
+                    )));
+                }
+            }
+            "rand-spec-iter" | "rand-spec-pct" | "rand-spec-res" => {
+                whole(flag, need(flag, value)?)?;
+            }
+            "rand-pareto-h" => {
+                let v = need(flag, value)?;
+                v.parse::<f64>()
+                    .map_err(|_| bad(format!("`{v}` is not a number (e.g. 0.2)")))?;
+            }
+            "histogram" => {
+                if switch(flag, value)? {
+                    return Err(bad(
+                        "sysbench's latency histogram is not printed by fslab; --json carries the latencies' percentiles".into(),
+                    ));
+                }
+            }
             _ => {
                 return Err(bad(
                     "unknown option (see `fslab sysbench fileio help` for the options fslab takes)".into(),
@@ -474,6 +499,9 @@ General options:
   --percentile=N                percentile to calculate in latency statistics (1-100), 0 disables it [95]
   --report-interval=N           report intermediate statistics every N seconds, 0 disables them [0]
   --rand-seed=N                 seed for the random number generator, 0 takes one from the clock [0]
+  --rand-type, --rand-spec-iter, --rand-spec-pct, --rand-spec-res, --rand-pareto-h: accepted, no
+                                effect (fileio's offsets are uniform, as in sysbench 1.0.20)
+  --histogram=off               accepted (the histogram itself is not printed)
   --test=fileio, --num-threads=N, --max-time=N, --max-requests=N: the deprecated spellings
 
 fslab options:
@@ -583,6 +611,21 @@ mod tests {
             "--threads: `abc` is not a whole number"
         );
         assert!(err(&["fileio", "--foo=1", "run"]).starts_with("--foo: unknown option"));
+        // The random generator's options are checked and change nothing in fileio; the
+        // histogram is refused rather than left out silently.
+        let plain = ok(&["fileio", "--file-test-mode=rndrd", "run"]).options;
+        let rand = ok(&[
+            "fileio",
+            "--rand-type=uniform",
+            "--rand-spec-pct=5",
+            "--rand-pareto-h=0.3",
+            "--histogram=off",
+            "--file-test-mode=rndrd",
+            "run",
+        ]);
+        assert_eq!(rand.options, plain);
+        assert!(err(&["fileio", "--rand-type=zipf", "run"]).starts_with("--rand-type: `zipf` is not a distribution"));
+        assert!(err(&["fileio", "--histogram", "run"]).contains("histogram is not printed"));
         assert!(
             err(&["fileio", "--file-test-mode=bad", "run"]).starts_with("--file-test-mode: `bad` is not a test mode")
         );
