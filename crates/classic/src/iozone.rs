@@ -75,7 +75,9 @@
 //! - Automatic mode times its one process's loop as IOzone does, the file opened before the clock
 //!   and without per-operation clock reads (see [`figures::single`]). As IOzone 3.487 it opens
 //!   `iozone.tmp` for each test, fsyncs it before the clock, makes the records (with `-e` an
-//!   fsync inside the clock), fsyncs it again and closes it; its readers (read and re-read)
+//!   fsync inside the clock), fsyncs it again and closes it (the random tests make no fsync
+//!   before the clock; fread and re-fread none after it, and fsync before it on a second
+//!   descriptor of the file, which fslab does not open); its readers (read and re-read)
 //!   first read one record and `lseek(0)`, untimed, as IOzone's prime the caches; its backward
 //!   read is made twice, each pass opening and closing the file, and the first reported. What still
 //!   differs is the work around the loop: each measurement is an engine run (its buffers, its

@@ -103,14 +103,18 @@ pub fn workload(test: Test, p: &Params, layout: &Layout, name: &str) -> Workload
     // mode's children, and automatic mode's one process, which opens its file and fsyncs it
     // before its clock starts, times its loop with its own clock, with -e fsyncs inside its
     // time, and fsyncs again before closing it; its readers (read_perf_test) first read one
-    // record and seek back, untimed, to prime the caches.
+    // record and seek back, untimed, to prime the caches. Two of its tests differ: the random
+    // ones (random_perf_test) make no fsync before the clock, and fread (fread_perf_test), whose
+    // fsync before the clock is on a second descriptor of the file, none after it, -e or not
+    // (fflush() of a stream it only read writes nothing).
     let stop_end = if p.throughput {
         child_end(test, p.fsync)
     } else {
+        let fread = matches!(test, Test::Fread | Test::Freread);
         ChildEnd {
-            fsync: p.fsync,
-            open_fsync: true,
-            close_fsync: true,
+            fsync: p.fsync && !fread,
+            open_fsync: !matches!(test, Test::RandomRead | Test::RandomWrite),
+            close_fsync: !fread,
             prime: matches!(test, Test::Read | Test::Reread),
             ..ChildEnd::default()
         }
@@ -537,6 +541,30 @@ mod tests {
                 )
             })
             .collect()
+    }
+
+    #[test]
+    fn automatic_modes_fsyncs_are_each_tests_own() {
+        let auto = Params {
+            throughput: false,
+            ..params()
+        };
+        let end = |test| {
+            workload(test, &auto, &Layout::single("iozone.tmp"), "x")
+                .stop
+                .child_end
+                .unwrap()
+        };
+        let fsyncs = |e: ChildEnd| (e.open_fsync, e.fsync, e.close_fsync);
+        // Most tests: an fsync before the clock, -e's inside it, one before closing.
+        assert_eq!(fsyncs(end(Test::Write)), (true, true, true));
+        assert!(end(Test::Read).prime && !end(Test::Write).prime);
+        // random_perf_test: none before the clock.
+        assert_eq!(fsyncs(end(Test::RandomRead)), (false, true, true));
+        assert_eq!(fsyncs(end(Test::RandomWrite)), (false, true, true));
+        // fread_perf_test: only the one before the clock.
+        assert_eq!(fsyncs(end(Test::Fread)), (true, false, false));
+        assert_eq!(fsyncs(end(Test::Freread)), (true, false, false));
     }
 
     #[test]
