@@ -25,7 +25,7 @@
 //! | random writers | `open(O_RDWR\|O_CREAT, 0640)`; R × (`lseek`; `write()`), each record once in a shuffled order; `-e`: `fsync`; `fsync`; `close` | the same (opened `O_RDWR`) |
 //! | mixed workload | each child a random reader or a random writer of its file (above): with `-+p N` the first N% of the children read, with `-+K N` the first N, otherwise the even-numbered ones; with `-+B` a reader or an initial writer instead, which opens its file `O_RDWR\|O_CREAT` (with `-+F` also `O_TRUNC`) | the same (each child a group of one, ending as the sub-test it runs as); `-+F`'s writers empty their files with `ftruncate(0)` before the clock |
 //! | pwrite writers, pread readers | R × `pwrite()` / `pread()` | the same |
-//! | fwriters, freaders | stdio with a one-record buffer: R × `write()` / `read()` | R × `write()` / `read()` |
+//! | fwriters, freaders | stdio with a one-record buffer: R × `write()` / `read()`; a fwriter `fsync`s once more before its clock; a freader `fsync`s only before its clock, through a second `open()` of its file, never after (`-e` or not) | R × `write()` / `read()`, and the same `fsync`s (the freader's on its one descriptor) |
 //! | between sub-tests | `sync()`; `sleep(2)` | the same (`final_sync = "outside"`, `--pause`) |
 //!
 //! Measured per 100 reads+writes (`-i 0 -i 1 -i 2 -t 4 -s 64m -r 64k -e -w -x`, tmpfs): IOzone

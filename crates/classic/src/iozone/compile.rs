@@ -180,14 +180,19 @@ pub fn workload(test: Test, p: &Params, layout: &Layout, name: &str) -> Workload
 /// as soon as their transfers are done, before their `-e` fsync, and when stopped finish their
 /// file uncounted; the others (rewriters, readers) fsync with `-e`, take their figures, then
 /// raise it, and stop where they are. Every child fsyncs its file again before closing it,
-/// outside its figures.
+/// outside its figures. The stdio children differ: a fwriter fsyncs its file once more before
+/// its clock starts; a freader fsyncs it only then (through a second descriptor, which fslab
+/// does not open) and never after, `-e` or not (`fflush()` of a stream it only read writes
+/// nothing).
 pub fn child_end(test: Test, fsync: bool) -> ChildEnd {
     let writes_whole = test.from_empty(true) || test == Test::RandomWrite;
+    let fread = test == Test::Fread;
     ChildEnd {
-        fsync,
+        fsync: fsync && !fread,
+        open_fsync: matches!(test, Test::Fwrite | Test::Fread),
         raise_before_sync: writes_whole,
         finish_uncounted: writes_whole,
-        close_fsync: true,
+        close_fsync: !fread,
         ..ChildEnd::default()
     }
 }
@@ -541,6 +546,19 @@ mod tests {
                 )
             })
             .collect()
+    }
+
+    #[test]
+    fn throughput_stdio_children_fsync_as_iozones() {
+        let fsyncs = |test| {
+            let e = child_end(test, true);
+            (e.open_fsync, e.fsync, e.close_fsync)
+        };
+        assert_eq!(fsyncs(Test::Write), (false, true, true));
+        assert_eq!(fsyncs(Test::Read), (false, true, true));
+        // thread_fwrite_test: one more before the clock; thread_fread_test: only that one.
+        assert_eq!(fsyncs(Test::Fwrite), (true, true, true));
+        assert_eq!(fsyncs(Test::Fread), (true, false, false));
     }
 
     #[test]
