@@ -68,40 +68,34 @@ fn a_run_prints_what_ffsb_prints() {
     assert_eq!(r.code, 0, "{}", r.stderr);
     let out = &r.stdout;
     // FFSB 5.2.1's layout, line for line, then fslab's extras.
-    let at = |want: &str| out.find(want).unwrap_or_else(|| panic!("no `{want}` in:\n{out}"));
-    let order = [
-        "FFSB version 5.2.1 started\n\nbenchmark time = 1\nThreadGroup 0\n================\n\t num_threads      = ",
-        "\t op weights\n",
-        "\t               create = ",
-        "FileSystem ",
-        "\t aging is off\n\t current utilization = ",
-        "creating new fileset ",
-        "fs setup took ",
-        "Syncing()...0 sec\nStarting Actual Benchmark At: ",
-        "\n\nSyncing()...",
-        "FFSB benchmark finished   at: ",
-        "\n\nResults:\nBenchmark took ",
-        " sec\n\nTotal Results\n===============\n",
-        "             readall : ",
-        "               write : ",
-        "              create : ",
-        " Transactions per Second\n\n\n",
-        "% User   Time\n",
-        "% System Time\n",
-        "% CPU Utilization\n",
-        "\n--- fslab ---\n",
-        "(5.x grammar)",
-        "latency per operation",
-        "cpu, all CPUs (/proc/stat): user ",
-    ];
-    for pair in order.windows(2) {
-        assert!(
-            at(pair[0]) < at(pair[1]),
-            "`{}` before `{}` in:\n{out}",
-            pair[0],
-            pair[1]
-        );
-    }
+    assert_in_order(
+        out,
+        &[
+            "FFSB version 5.2.1 started\n\nbenchmark time = 1\nThreadGroup 0\n================\n\t num_threads      = ",
+            "\t op weights\n",
+            "\t               create = ",
+            "FileSystem ",
+            "\t aging is off\n\t current utilization = ",
+            "creating new fileset ",
+            "fs setup took ",
+            "Syncing()...0 sec\nStarting Actual Benchmark At: ",
+            "\n\nSyncing()...",
+            "FFSB benchmark finished   at: ",
+            "\n\nResults:\nBenchmark took ",
+            " sec\n\nTotal Results\n===============\n",
+            "             readall : ",
+            "               write : ",
+            "              create : ",
+            " Transactions per Second\n\n\n",
+            "% User   Time\n",
+            "% System Time\n",
+            "% CPU Utilization\n",
+            "\n--- fslab ---\n",
+            "(5.x grammar)",
+            "latency per operation",
+            "cpu, all CPUs (/proc/stat): user ",
+        ],
+    );
     assert!(out.contains(" ops (") && out.ends_with('\n'), "{out}");
     assert!(
         !out.contains("Op Name   Transactions"),
