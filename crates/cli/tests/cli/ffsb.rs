@@ -145,19 +145,13 @@ fn assert_in_order(out: &str, fragments: &[&str]) {
 #[test]
 fn a_6_0_profile_prints_what_ffsb_6_0_prints() {
     let dir = tempdir();
-    // FFSB 6.0's grammar (its `stat` and `writeall`, `size_weight`), one threadgroup.
-    let text = "time=1\n\n[filesystem]\n\tlocation=LOC\n\tnum_files=20\n\tnum_dirs=2\n\
+    // FFSB 6.0's grammar (its `stat` and `writeall`, `size_weight`), one threadgroup; --dir
+    // (ffsb_args) replaces the location.
+    let text = "time=1\n\n[filesystem]\n\tlocation=/unused\n\tnum_files=20\n\tnum_dirs=2\n\
                 \tsize_weight 4k 3\n\tsize_weight 16k 1\n[end]\n\n[threadgroup]\n\tnum_threads=2\n\
                 \tread_weight=2\n\tstat_weight=1\n\twriteall_weight=1\n\tread_size=4096\n\
                 \tread_blocksize=4096\n\twrite_blocksize=4096\n[end]\n";
-    let run = dir.path().join("run");
-    let text = text.replace("LOC", &format!("{}/", s(&run)));
-    let r = fslab(
-        &ffsb_args(dir.path(), &text)
-            .iter()
-            .map(String::as_str)
-            .collect::<Vec<_>>(),
-    );
+    let r = fslab(&refs(&ffsb_args(dir.path(), text)));
     assert_eq!(r.code, 0, "{}", r.stderr);
     let out = &r.stdout;
     // FFSB 6.0's main(), ffsb_tg.c and ffsb_fs.c, line for line, numbers aside.
