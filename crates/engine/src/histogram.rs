@@ -137,6 +137,20 @@ impl OpStats {
     pub fn buckets(&self) -> Vec<(u64, u64)> {
         buckets(&self.hist)
     }
+
+    /// Each non-empty bucket as (lowest, highest value in ns, count): the span its values were
+    /// in, for front-ends that regroup the latencies into their original's buckets.
+    pub fn spans(&self) -> Vec<(u64, u64, u64)> {
+        let Some(h) = &self.hist else {
+            return Vec::new();
+        };
+        h.iter_recorded()
+            .map(|v| {
+                let at = v.value_iterated_to();
+                (h.lowest_equivalent(at), h.highest_equivalent(at), v.count_at_value())
+            })
+            .collect()
+    }
 }
 
 /// Latency summary of one operation type, in microseconds.
@@ -183,6 +197,32 @@ mod tests {
             let err = (got - value as f64).abs() / value as f64;
             assert!(err <= 0.01, "{value} ns read back as {got} ({:.3}% off)", err * 100.0);
         }
+    }
+
+    #[test]
+    fn each_span_holds_its_values_and_no_other_bucket_s() {
+        let mut s = OpStats::default();
+        let values = [1u64, 255, 256, 257, 1_000, 1_007, 999_999, 5_000_000_000];
+        for ns in values {
+            s.record(ns, 0, 0);
+        }
+        let spans = s.spans();
+        assert_eq!(spans.iter().map(|t| t.2).sum::<u64>(), values.len() as u64);
+        for ns in values {
+            let holders: Vec<_> = spans.iter().filter(|t| t.0 <= ns && ns <= t.1).collect();
+            assert_eq!(holders.len(), 1, "{ns} ns is in one span: {spans:?}");
+        }
+        for w in spans.windows(2) {
+            assert!(w[0].1 < w[1].0, "spans overlap: {w:?}");
+        }
+        // Buckets are under 1% of their values wide (2 significant digits).
+        assert!(spans
+            .iter()
+            .all(|&(lo, hi, _)| (hi - lo) as f64 <= 0.01 * lo as f64 || hi - lo < 2));
+        assert_eq!(
+            s.buckets().iter().map(|b| b.0).collect::<Vec<_>>(),
+            spans.iter().map(|t| t.1).collect::<Vec<_>>()
+        );
     }
 
     #[test]

@@ -10,6 +10,8 @@
 //! - [`report`] prints what sysbench prints: the options block, the `--report-interval` lines and
 //!   the final figures, and computes those figures from the engine's
 //!   [`RunResult`](fslab_engine::RunResult) for `--json`.
+//! - [`histogram`] regroups the engine's latencies into sysbench's histogram slots, for
+//!   `--histogram` and for percentiles in sysbench's steps.
 //!
 //! Where the files live: `<DIR>/test_file.N`, as sysbench makes them in its current directory
 //! (the engine's fileset with `dir = "."`). A marker file `.fslab-fileset` beside them says that
@@ -37,6 +39,7 @@ pub mod compile;
 pub mod files;
 mod format;
 pub mod frontend;
+pub mod histogram;
 pub mod options;
 pub mod report;
 

@@ -110,6 +110,8 @@ pub struct Options {
     pub report_interval: u64,
     /// 0: a seed from the current time.
     pub rand_seed: u64,
+    /// `--histogram`: print the latency histogram before the report.
+    pub histogram: bool,
 }
 
 impl Default for Options {
@@ -134,6 +136,7 @@ impl Default for Options {
             percentile: 95,
             report_interval: 0,
             rand_seed: 0,
+            histogram: false,
         }
     }
 }
@@ -178,6 +181,10 @@ impl Options {
                 message,
             })
         };
+        if self.histogram && self.percentile == 0 {
+            // sysbench refuses it for every command, as its logger starts.
+            return bad("--histogram", "cannot be used with --percentile=0".into());
+        }
         if self.file_size() == 0 {
             return bad(
                 "--file-total-size",
@@ -395,13 +402,7 @@ impl Options {
                 v.parse::<f64>()
                     .map_err(|_| bad(format!("`{v}` is not a number (e.g. 0.2)")))?;
             }
-            "histogram" => {
-                if switch(flag, value)? {
-                    return Err(bad(
-                        "sysbench's latency histogram is not printed by fslab; --json carries the latencies' percentiles".into(),
-                    ));
-                }
-            }
+            "histogram" => self.histogram = switch(flag, value)?,
             _ => {
                 return Err(bad(
                     "unknown option (see `fslab sysbench fileio help` for the options fslab takes)".into(),
@@ -501,7 +502,7 @@ General options:
   --rand-seed=N                 seed for the random number generator, 0 takes one from the clock [0]
   --rand-type, --rand-spec-iter, --rand-spec-pct, --rand-spec-res, --rand-pareto-h: accepted, no
                                 effect (fileio's offsets are uniform, as in sysbench 1.0.20)
-  --histogram=off               accepted (the histogram itself is not printed)
+  --histogram[=on|off]          print the latency histogram before the report [off]
   --test=fileio, --num-threads=N, --max-time=N, --max-requests=N: the deprecated spellings
 
 fslab options:
@@ -611,8 +612,7 @@ mod tests {
             "--threads: `abc` is not a whole number"
         );
         assert!(err(&["fileio", "--foo=1", "run"]).starts_with("--foo: unknown option"));
-        // The random generator's options are checked and change nothing in fileio; the
-        // histogram is refused rather than left out silently.
+        // The random generator's options are checked and change nothing in fileio.
         let plain = ok(&["fileio", "--file-test-mode=rndrd", "run"]).options;
         let rand = ok(&[
             "fileio",
@@ -625,7 +625,15 @@ mod tests {
         ]);
         assert_eq!(rand.options, plain);
         assert!(err(&["fileio", "--rand-type=zipf", "run"]).starts_with("--rand-type: `zipf` is not a distribution"));
-        assert!(err(&["fileio", "--histogram", "run"]).contains("histogram is not printed"));
+        assert!(
+            ok(&["fileio", "--histogram", "--file-test-mode=rndrd", "run"])
+                .options
+                .histogram
+        );
+        assert_eq!(
+            err(&["fileio", "--histogram", "--percentile=0", "prepare"]),
+            "--histogram: cannot be used with --percentile=0"
+        );
         assert!(
             err(&["fileio", "--file-test-mode=bad", "run"]).starts_with("--file-test-mode: `bad` is not a test mode")
         );

@@ -133,6 +133,73 @@ fn json_is_one_document_with_sysbenchs_figures() {
 }
 
 #[test]
+fn histogram_prints_sysbench_s_slots_before_the_report() {
+    let d = tempdir();
+    ok(d.path(), &with(&["prepare"]));
+    let run = |extra: &[&'static str]| {
+        let mut args = with(&["--file-test-mode=rndrd", "--events=300", "--time=0", "--histogram"]);
+        args.extend(extra);
+        args.push("run");
+        ok(d.path(), &args)
+    };
+    let s = run(&[]).stdout;
+    let (_, table) = s
+        .split_once("Threads started!\n\nLatency histogram (values are in milliseconds)\n")
+        .unwrap_or_else(|| panic!("no histogram after the start:\n{s}"));
+    let (table, report) = table
+        .split_once(" \n")
+        .expect("the line of one space after the histogram");
+    assert!(report.starts_with("\nFile operations:\n"), "{s}");
+    let mut rows = table.lines();
+    assert_eq!(
+        rows.next(),
+        Some("       value  ------------- distribution ------------- count")
+    );
+    // Each row: the slot's value, 12 wide with 3 decimals; a bar, 40 stars at the fullest; the
+    // count. The counts add up to the 300 events.
+    let (mut events, mut fullest, mut values) = (0, 0, Vec::new());
+    for row in rows {
+        let (value, rest) = row.split_once(" |").unwrap_or_else(|| panic!("{row:?}"));
+        assert_eq!(value.len(), 12, "{row:?}");
+        values.push(value.trim().parse::<f64>().unwrap());
+        let (bar, count) = (&rest[..40], rest[41..].parse::<u64>().unwrap());
+        assert!(bar.trim_end().chars().all(|c| c == '*'), "{row:?}");
+        events += count;
+        fullest = fullest.max(bar.trim_end().len());
+    }
+    assert_eq!((events, fullest), (300, 40), "{table}");
+    assert!(values.windows(2).all(|w| w[0] <= w[1]), "{table}");
+    // The percentile is one of the slots' values, as sysbench's.
+    let p95 = report
+        .lines()
+        .find_map(|l| l.trim().strip_prefix("95th percentile:"))
+        .map(|v| v.trim().parse::<f64>().unwrap())
+        .expect("a 95th percentile line");
+    assert!(
+        values.iter().any(|v| (v - p95).abs() < 0.006),
+        "{p95} not among {values:?}"
+    );
+
+    // --json carries the slots.
+    let v: Value = serde_json::from_str(&run(&["--json"]).stdout).unwrap();
+    let rows = v["figures"]["latency_ms"]["histogram"]
+        .as_array()
+        .expect("the histogram's slots");
+    assert_eq!(rows.iter().map(|r| r[1].as_u64().unwrap()).sum::<u64>(), 300);
+    // As sysbench, no histogram without a percentile.
+    let out = sysbench(
+        d.path(),
+        &with(&["--histogram", "--percentile=0", "--file-test-mode=rndrd", "run"]),
+    );
+    assert_eq!(out.code, 2, "{}{}", out.stdout, out.stderr);
+    assert!(
+        out.stderr.contains("--histogram: cannot be used with --percentile=0"),
+        "{}",
+        out.stderr
+    );
+}
+
+#[test]
 fn explain_prints_the_workload_and_runs_nothing() {
     let d = tempdir();
     let out = ok(d.path(), &with(&["--file-test-mode=seqrewr", "--explain", "run"]));
