@@ -571,7 +571,8 @@ outputs() { # tool
             "-a -n 64k -g 128k -q 8k -i 0 -i 1 -R" "-a -n 64k -g 256k -q 16k -z -i 0 -i 3 -i 5 -i 6 -R" \
             "-a -E -n 64k -g 64k -q 8k -i 0 -i 10" "-a -n 64k -g 64k -q 8k -i 0 -i 9" \
             "-i 0 -i 1 -s 64k -r 4k -R" "-i 0 -i 1 -t 2 -s 64k -r 4k -x -+n -R" \
-            "-a -n 64k -g 128k -q 8k -i 0 -i 1 -i 3 -+n -R"; do
+            "-a -n 64k -g 128k -q 8k -i 0 -i 1 -i 3 -+n -R" \
+            "-l 1 -u 3 -i 0 -i 1 -s 64k -r 4k -x -R -C" "-t 2 -t 1 -i 0 -i 2 -s 64k -r 4k -x -R -T"; do
             # shellcheck disable=SC2086 # the options, split as words on purpose
             compare_output iozone $line
         done

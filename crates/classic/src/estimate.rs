@@ -228,11 +228,10 @@ const IOZONE_PER_MEASUREMENT: Duration = Duration::from_millis(5);
 pub fn iozone(plan: &IozonePlan) -> Duration {
     let opts = &plan.opts;
     let throughput = matches!(plan.mode, Mode::Throughput { .. });
-    let files = plan.layout.children() as f64;
     let to_disk = throughput || opts.fsync || opts.osync || opts.direct;
     let mut total = Duration::ZERO;
     for (k, step) in plan.steps.iter().enumerate() {
-        let bytes = step.file_size as f64 * files;
+        let bytes = step.file_size as f64 * f64::from(step.children);
         let speed = match (step.test.writes(), to_disk) {
             (true, true) => IOZONE_WRITE_BYTES_PER_S,
             (true, false) => PAGE_CACHE_BYTES_PER_S,

@@ -67,7 +67,7 @@ impl FrontEnd for Iozone {
                 });
             }
             phases.push(Phase::Run {
-                name: step.test.children_name().to_string(),
+                name: self.plan.step_name(step),
                 workload: &step.workload,
             });
         }
@@ -121,7 +121,7 @@ impl FrontEnd for Iozone {
             .filter_map(|s| {
                 s.figures
                     .as_ref()
-                    .map(|f| Metric::new(s.name, f.children_see, &format!("{}/sec", report.unit)))
+                    .map(|f| Metric::new(&s.name, f.children_see, &format!("{}/sec", report.unit)))
             })
             .collect();
         outcome.figures = Some(serde_json::to_value(&report).expect("IOzone's figures serialise"));
@@ -129,7 +129,7 @@ impl FrontEnd for Iozone {
         for s in report.subtests {
             // Automatic mode runs each test at many sizes: its phases are named by them too.
             let name = if throughput {
-                s.name.to_string()
+                s.name.clone()
             } else {
                 format!("{} {} kB file, {} kB records", s.name, s.file_kb, s.record_kb)
             };

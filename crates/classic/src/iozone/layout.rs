@@ -146,6 +146,25 @@ impl Layout {
         Ok(Layout { places })
     }
 
+    /// The layout of the first `n` children only (a run with fewer children than `-F` names,
+    /// with `-l`/`-u`): places keep their filesets' names, and a place left without a child
+    /// goes.
+    pub fn first(&self, n: usize) -> Layout {
+        let places = self
+            .places
+            .iter()
+            .filter_map(|p| {
+                let keep = p.children.iter().take_while(|&&c| c < n).count();
+                (keep > 0).then(|| Place {
+                    children: p.children[..keep].to_vec(),
+                    names: p.names.iter().take(keep).cloned().collect(),
+                    ..p.clone()
+                })
+            })
+            .collect();
+        Layout { places }
+    }
+
     /// Number of children.
     pub fn children(&self) -> usize {
         self.places.iter().map(|p| p.children.len()).sum()
@@ -285,6 +304,16 @@ mod tests {
         assert_eq!(l.child_file(2), "a/f1");
         assert_eq!(l.child_file(3), "top");
         assert_eq!(l.places[1].fileset, "iozone-1");
+        // A run of two children (-l/-u) uses the first two names, in their places.
+        let two = l.first(2);
+        assert_eq!(two.children(), 2);
+        assert_eq!((two.child_file(0), two.child_file(1)), ("a/f0".into(), "b/f2".into()));
+        assert_eq!(two.places.len(), 2);
+        assert_eq!(
+            (two.places[0].fileset.as_str(), two.places[1].fileset.as_str()),
+            ("iozone-0", "iozone-1")
+        );
+        assert_eq!(l.first(4), l);
     }
 
     #[test]

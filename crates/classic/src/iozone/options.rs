@@ -24,8 +24,12 @@ pub struct Options {
     /// Whether `-s` and `-r` were given (automatic mode then tests only that size).
     pub file_size_given: bool,
     pub record_given: bool,
-    /// `-t N`: throughput mode with N children.
-    pub threads: Option<u32>,
+    /// Each `-t N`, in order: throughput mode, a run of every sub-test with N children for each.
+    pub t_counts: Vec<u32>,
+    /// `-l N`, `-u N`: throughput mode with N children for each N from the lower (default 1) to
+    /// the upper (default the lower).
+    pub lower: Option<u32>,
+    pub upper: Option<u32>,
     /// `-a`: automatic mode.
     pub auto: bool,
     /// `-n`, `-g`: smallest and largest file size of automatic mode (64 kB, 512 MB).
@@ -92,7 +96,9 @@ impl Default for Options {
             record: 4 * KB,
             file_size_given: false,
             record_given: false,
-            threads: None,
+            t_counts: Vec::new(),
+            lower: None,
+            upper: None,
             auto: false,
             min_file: 64 * KB,
             max_file: 512 * KB * KB,
@@ -134,15 +140,13 @@ fn usage(msg: impl Into<String>) -> UsageError {
 }
 
 /// Options that take a value (the rest of their word, or the next word).
-const WITH_VALUE: &[char] = &['i', 's', 'r', 't', 'n', 'g', 'y', 'q', 'j', 'f'];
+const WITH_VALUE: &[char] = &['i', 's', 'r', 't', 'l', 'u', 'n', 'g', 'y', 'q', 'j', 'f'];
 /// Options that take no value.
 const FLAGS: &[char] = &['a', 'z', 'e', 'c', 'C', 'R', 'w', 'I', 'o', 'x', 'O', 'h', 'T', 'E'];
 /// IOzone options fslab knows but does not offer, with the reason.
 const NOT_OFFERED: &[(char, &str)] = &[
     ('b', "the binary Excel file; use -R for the report on stdout"),
     ('A', "use -a"),
-    ('l', "use -t"),
-    ('u', "use -t"),
     ('m', "multiple buffers are not modelled"),
     ('M', "use fslab's system information in --json"),
     ('k', "POSIX async I/O is not modelled"),
@@ -369,18 +373,22 @@ impl Options {
                 self.record_given = true;
                 self.notes.push(format!("Record Size {} kB", self.record / KB));
             }
-            't' => {
+            't' | 'l' | 'u' => {
                 let n: u32 = v
                     .parse()
                     .ok()
                     .filter(|n| *n > 0)
-                    .ok_or_else(|| usage(format!("option -t: `{v}` is not a number of children (1 or more)")))?;
+                    .ok_or_else(|| usage(format!("option -{c}: `{v}` is not a number of children (1 or more)")))?;
                 if n > MAX_CHILDREN {
                     return Err(usage(format!(
-                        "option -t: {n} children is more than IOzone's maximum of {MAX_CHILDREN} (its MAXSTREAMS)"
+                        "option -{c}: {n} children is more than IOzone's maximum of {MAX_CHILDREN} (its MAXSTREAMS)"
                     )));
                 }
-                self.threads = Some(n);
+                match c {
+                    't' => self.t_counts.push(n),
+                    'l' => self.lower = Some(n),
+                    _ => self.upper = Some(n),
+                }
             }
             'n' => {
                 self.min_file = kb_size('n', v)?;
@@ -475,29 +483,44 @@ impl Options {
         if self.help {
             return Ok(());
         }
-        if self.auto && self.threads.is_some() {
+        let ranged = self.lower.is_some() || self.upper.is_some();
+        if ranged && !self.t_counts.is_empty() {
+            // IOzone then runs -t's counts only, yet prints -l's and -u's.
             return Err(usage(
-                "options -a and -t cannot be combined: -a is single-process, -t is throughput mode",
+                "options -l/-u and -t cannot be combined: give either -t N (repeatable) or the range -l MIN -u MAX",
+            ));
+        }
+        if let (Some(l), Some(u)) = (self.lower, self.upper) {
+            if u < l {
+                return Err(usage(format!(
+                    "option -u: the most children ({u}) is below the fewest (-l {l})"
+                )));
+            }
+        }
+        if self.auto && self.throughput() {
+            return Err(usage(
+                "options -a and -t (or -l/-u) cannot be combined: -a is single-process, -t is throughput mode",
             ));
         }
         if !self.files.is_empty() {
-            let Some(t) = self.threads else {
+            let Some(t) = self.most_children() else {
                 return Err(usage("option -F names one file per child: give -t too"));
             };
             if self.files.len() != t as usize {
                 return Err(usage(format!(
-                    "option -F names {} file(s) but -t {t} asks for {t} children: give one name per child",
-                    self.files.len()
+                    "option -F names {} file(s) but {} asks for {t} children: give one name per child",
+                    self.files.len(),
+                    if ranged { format!("-u {t}") } else { format!("-t {t}") },
                 )));
             }
         }
-        if self.file.is_some() && self.threads.is_some() {
+        if self.file.is_some() && self.throughput() {
             return Err(usage("option -f names the file of a single process: with -t, use -F"));
         }
         for &n in &self.tests {
             let why = match n {
-                4 if self.threads.is_some() => Some("record rewrite is not offered with -t (as in IOzone)"),
-                8 if self.threads.is_none() => Some("the mixed workload is a throughput test: give -t"),
+                4 if self.throughput() => Some("record rewrite is not offered with -t (as in IOzone)"),
+                8 if !self.throughput() => Some("the mixed workload is a throughput test: give -t"),
                 11 | 12 => Some(
                     "pwritev/preadv (vectored I/O, several records per call) cannot be expressed by fslab's engine",
                 ),
@@ -507,7 +530,7 @@ impl Options {
                 return Err(usage(format!("option -i {n}: {why}")));
             }
         }
-        if self.threads.is_some() || !self.auto {
+        if self.throughput() || !self.auto {
             if self.record > self.file_size {
                 return Err(usage(format!(
                     "option -r: the record size ({} kB) is larger than the file size ({} kB)",
@@ -534,6 +557,36 @@ impl Options {
         Ok(())
     }
 
+    /// Throughput mode's numbers of children, a run of every sub-test for each, in order: each
+    /// `-t`, or every number from `-l` to `-u` (IOzone's `multi_throughput_test`). Empty
+    /// outside throughput mode.
+    pub fn child_counts(&self) -> Vec<u32> {
+        if self.lower.is_none() && self.upper.is_none() {
+            return self.t_counts.clone();
+        }
+        let lower = self.lower.unwrap_or(1);
+        (lower..=self.upper.unwrap_or(lower)).collect()
+    }
+
+    /// `-t`, `-l` or `-u` was given.
+    pub fn throughput(&self) -> bool {
+        !self.t_counts.is_empty() || self.lower.is_some() || self.upper.is_some()
+    }
+
+    /// The most children a run has: the number of files `-F` names.
+    pub fn most_children(&self) -> Option<u32> {
+        self.child_counts().into_iter().max()
+    }
+
+    /// The number of children IOzone names in its preamble's "Throughput test with N": the
+    /// last `-t`, or the fewest of a range.
+    pub fn announced_children(&self) -> Option<u32> {
+        match (self.lower, self.upper) {
+            (None, None) => self.t_counts.last().copied(),
+            (l, _) => Some(l.unwrap_or(1)),
+        }
+    }
+
     /// What IOzone calls its children in its text: processes, or with `-T` threads.
     pub fn children_word(&self, plural: bool) -> &'static str {
         match (self.posix_threads, plural) {
@@ -551,7 +604,7 @@ impl Options {
         if !self.tests.is_empty() {
             return self.tests.clone();
         }
-        if self.threads.is_some() {
+        if self.throughput() {
             vec![0, 1, 2, 3, 5, 6, 7, 8, 9, 10]
         } else if self.extension {
             vec![0, 1, 2, 3, 4, 5, 6, 7, 9, 10]
@@ -599,7 +652,8 @@ IOzone 3.487's throughput and automatic modes on fslab's engine. Sizes are in kB
             5 stride read, 6 fwrite/re-fwrite, 7 fread/re-fread, 8 mixed (-t only),
             9 pwrite/re-pwrite, 10 pread/re-pread (11 and 12 are not offered)
   -s SIZE   file size (default 512k)        -r SIZE   record size (default 4k)
-  -t N      throughput mode with N children (processes)
+  -t N      throughput mode with N children (processes); repeat it to run each count
+  -l N, -u M  throughput mode with N, N+1, ..., M children in turn
   -T        the children are threads of one process (POSIX threads)
   -F NAME.. one file per child, beneath --dir, in directories that exist
   -a        automatic mode: file sizes -n..-g (64k..512m), records -y..-q (4k..16m)
@@ -647,7 +701,7 @@ mod tests {
     fn seed_004_command_line_parses() {
         let o = parse("-i 0 -i 1 -i 2 -t 16 -s 2000m -r 64k -e -C -R -w").unwrap();
         assert_eq!(o.tests, vec![0, 1, 2]);
-        assert_eq!(o.threads, Some(16));
+        assert_eq!(o.child_counts(), vec![16]);
         assert_eq!(o.file_size, 2000 * 1024 * 1024);
         assert_eq!(o.record, 64 * 1024);
         assert!(o.fsync && o.per_child && o.excel && o.keep);
@@ -658,7 +712,7 @@ mod tests {
     fn values_may_be_attached() {
         let o = parse("-i0 -i1 -t16 -s2000m -r64k").unwrap();
         assert_eq!(o.tests, vec![0, 1]);
-        assert_eq!(o.threads, Some(16));
+        assert_eq!(o.child_counts(), vec![16]);
         assert_eq!(o.file_size, 2000 * 1024 * 1024);
         assert_eq!(o.record, 64 * 1024);
     }

@@ -1,5 +1,6 @@
 //! From IOzone's options to the list of engine runs: throughput mode (`-t`: each sub-test one run
-//! of all children), automatic mode (`-a`: each file size × record size × test one run of one
+//! of all children; with `-l`/`-u` or several `-t`, every sub-test again for each number of
+//! children, as IOzone's `multi_throughput_test`), automatic mode (`-a`: each file size × record size × test one run of one
 //! process) and IOzone's plain single-process mode (one file size, one record size).
 
 use super::compile::{self, Params};
@@ -18,7 +19,8 @@ const CROSSOVER_RECORD: u64 = 64 * KB;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Mode {
-    /// `-t N`.
+    /// `-t N` (or `-l`/`-u`); `children` is the number IOzone's preamble names
+    /// ([`Options::announced_children`]).
     Throughput { children: u32 },
     /// `-a`.
     Auto,
@@ -30,6 +32,8 @@ pub enum Mode {
 #[derive(Debug, Clone)]
 pub struct Step {
     pub test: Test,
+    /// Throughput mode's children in this run (1 outside it).
+    pub children: u32,
     /// The file size the user asked for (automatic mode's `kB` column).
     pub file_size: u64,
     pub record: u64,
@@ -42,6 +46,7 @@ pub struct Step {
 pub struct Plan {
     pub opts: Options,
     pub mode: Mode,
+    /// The files of the most children a run has ([`Layout::first`] gives a run's own).
     pub layout: Layout,
     /// The tests, in the order they run for each file and record size (with `-+n`, the re-runs
     /// are listed but have no steps: IOzone reports them as 0).
@@ -54,7 +59,7 @@ pub struct Plan {
 impl Plan {
     /// Plans the runs; `run_dir` is where the files go (`-F` names must lie beneath it).
     pub fn new(opts: &Options, run_dir: &Path) -> Result<Plan, UsageError> {
-        let mode = match (opts.threads, opts.auto) {
+        let mode = match (opts.announced_children(), opts.auto) {
             (Some(children), _) => Mode::Throughput { children },
             (None, true) => Mode::Auto,
             (None, false) => Mode::Single,
@@ -77,8 +82,8 @@ impl Plan {
             _ => &Test::AUTO_ORDER,
         };
         let tests = Test::selected(&selection, order);
-        let layout = match mode {
-            Mode::Throughput { children } => {
+        let layout = match opts.most_children() {
+            Some(children) => {
                 if opts.files.is_empty() {
                     Layout::simple(children, "iozone.DUMMY.")
                 } else {
@@ -127,58 +132,71 @@ impl Plan {
             processes: throughput && !opts.posix_threads,
             origin: opts.command_line.clone(),
         };
+        let counts = if throughput { opts.child_counts() } else { vec![1] };
+        let several = counts.len() > 1;
         let mut steps = Vec::new();
-        for (file_size, record) in combinations(opts, mode) {
-            let whole = file_size / record * record;
-            if whole != file_size && mode != Mode::Auto {
-                warnings.push(format!(
-                    "the file size is taken as {} kB, a whole number of {} kB records",
-                    whole / KB,
-                    record / KB
-                ));
-            }
-            let p = Params {
-                file_size: whole,
-                record,
-                ..base.clone()
-            };
-            for &test in &tests {
-                // -+n: IOzone makes no re-runs (and reports them as 0).
-                if opts.no_retests && tests.iter().any(|t| t.retest(throughput) == Some(test)) {
-                    continue;
+        for &children in &counts {
+            let layout = layout.first(children as usize);
+            for (file_size, record) in combinations(opts, mode) {
+                let whole = file_size / record * record;
+                if whole != file_size && mode != Mode::Auto {
+                    let note = format!(
+                        "the file size is taken as {} kB, a whole number of {} kB records",
+                        whole / KB,
+                        record / KB
+                    );
+                    if !warnings.contains(&note) {
+                        warnings.push(note);
+                    }
                 }
-                let name = match mode {
-                    Mode::Throughput { .. } => format!("iozone-{}", test.slug()),
-                    _ => format!("iozone-{}k-{}k-{}", file_size / KB, record / KB, test.slug()),
-                };
-                let workload = compile::workload(test, &p, &layout, &name);
-                // IOzone 3.487's automatic (and single) mode reads the file backwards twice,
-                // each pass opening, timing and closing it, and reports the first.
-                let again = test == Test::Reverse && !throughput && !opts.no_retests;
-                steps.push(Step {
-                    test,
-                    file_size,
+                let p = Params {
+                    file_size: whole,
                     record,
-                    workload: workload.clone(),
-                    reported: true,
-                });
-                if again {
+                    ..base.clone()
+                };
+                for &test in &tests {
+                    // -+n: IOzone makes no re-runs (and reports them as 0).
+                    if opts.no_retests && tests.iter().any(|t| t.retest(throughput) == Some(test)) {
+                        continue;
+                    }
+                    let name = match mode {
+                        Mode::Throughput { .. } if several => format!("iozone-{children}-{}", test.slug()),
+                        Mode::Throughput { .. } => format!("iozone-{}", test.slug()),
+                        _ => format!("iozone-{}k-{}k-{}", file_size / KB, record / KB, test.slug()),
+                    };
+                    let workload = compile::workload(test, &p, &layout, &name);
+                    // IOzone 3.487's automatic (and single) mode reads the file backwards twice,
+                    // each pass opening, timing and closing it, and reports the first.
+                    let again = test == Test::Reverse && !throughput && !opts.no_retests;
                     steps.push(Step {
                         test,
+                        children,
                         file_size,
                         record,
-                        workload: Workload {
-                            name: format!("{name}-again"),
-                            ..workload
-                        },
-                        reported: false,
+                        workload: workload.clone(),
+                        reported: true,
                     });
+                    if again {
+                        steps.push(Step {
+                            test,
+                            children,
+                            file_size,
+                            record,
+                            workload: Workload {
+                                name: format!("{name}-again"),
+                                ..workload
+                            },
+                            reported: false,
+                        });
+                    }
                 }
             }
-        }
-        if !opts.keep {
-            if let Some(last) = steps.last_mut() {
-                last.workload.cleanup = true;
+            // The last run of each number of children removes its files, as IOzone's cleanup
+            // after each throughput test.
+            if !opts.keep {
+                if let Some(last) = steps.last_mut() {
+                    last.workload.cleanup = true;
+                }
             }
         }
         Ok(Plan {
@@ -238,7 +256,7 @@ impl Plan {
                 s,
                 "\n# ---- run {}: {} ({} kB file, {} kB records) ----",
                 k + 1,
-                step.test.children_name(),
+                self.step_name(step),
                 step.file_size / KB,
                 step.record / KB
             );
@@ -273,20 +291,42 @@ impl Plan {
         s.push_str("\tProcessor cache size set to 1024 kBytes.\n");
         s.push_str("\tProcessor cache line size set to 32 bytes.\n");
         let _ = writeln!(s, "\tFile stride size set to {} * record size.", self.opts.stride);
+        if self.opts.lower.is_some() || self.opts.upper.is_some() {
+            let counts = self.opts.child_counts();
+            let word = self.opts.children_word(false);
+            let _ = writeln!(s, "\tMin {word} = {} ", counts[0]);
+            let _ = writeln!(s, "\tMax {word} = {} ", counts[counts.len() - 1]);
+        }
         if let Mode::Throughput { children } = self.mode {
             // "1 process", "2 processes"; with -T "thread(s)".
             let children = children as usize * ranks.max(1);
             let word = self.opts.children_word(children > 1);
             let _ = writeln!(s, "\tThroughput test with {children} {word}");
-            let _ = writeln!(
-                s,
-                "\tEach {} writes a {} kByte file in {} kByte records",
-                self.opts.children_word(false),
-                self.opts.file_size / self.opts.record * self.opts.record / KB,
-                self.opts.record / KB
-            );
+            s.push_str(&self.each_writes());
         }
         s
+    }
+
+    /// The line IOzone's throughput test begins with, for each number of children.
+    pub fn each_writes(&self) -> String {
+        format!(
+            "\tEach {} writes a {} kByte file in {} kByte records\n",
+            self.opts.children_word(false),
+            self.opts.file_size / self.opts.record * self.opts.record / KB,
+            self.opts.record / KB
+        )
+    }
+
+    /// A step's name in the outcome's phases and metrics: IOzone's name for its children
+    /// ("initial writers"), with their number in front when the plan runs several numbers
+    /// ("4 initial writers").
+    pub fn step_name(&self, step: &Step) -> String {
+        let name = step.test.children_name();
+        if self.opts.child_counts().len() > 1 {
+            format!("{} {name}", step.children)
+        } else {
+            name.to_string()
+        }
     }
 }
 

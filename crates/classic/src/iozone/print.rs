@@ -54,9 +54,9 @@ pub fn throughput_block(f: &Figures, per_child: bool, child: &str) -> String {
     s
 }
 
-/// Throughput mode's `-R` report: "Children see" of each sub-test, as IOzone 3.487's
-/// `dump_throughput` prints it (its X axis says "threads" with `-T`).
-pub fn throughput_report(record_kb: u64, rows: &[(Test, f64)], ops: bool, threads: bool) -> String {
+/// Throughput mode's `-R` report: "Children see" of each sub-test, a figure for each number of
+/// children, as IOzone 3.487's `dump_throughput` prints it (its X axis says "threads" with `-T`).
+pub fn throughput_report(record_kb: u64, rows: &[(&str, Vec<f64>)], ops: bool, threads: bool) -> String {
     let mut s = String::new();
     let axis = if threads { "threads" } else { "processes" };
     let _ = writeln!(
@@ -66,8 +66,12 @@ pub fn throughput_report(record_kb: u64, rows: &[(Test, f64)], ops: bool, thread
     let _ = writeln!(s, "\"Record size = {record_kb} kBytes \"");
     let unit = if ops { "ops/sec" } else { "kBytes/sec" };
     let _ = writeln!(s, "\"Output is in {unit}\"\n");
-    for (test, value) in rows {
-        let _ = writeln!(s, "\"{:>15} \" {value:10.2} \n", test.report_name());
+    for (name, values) in rows {
+        let _ = write!(s, "\"{name:>15} \"");
+        for v in values {
+            let _ = write!(s, " {v:10.2} ");
+        }
+        s.push_str("\n\n");
     }
     s
 }
@@ -347,10 +351,10 @@ mod tests {
     #[test]
     fn report_matches_iozones_layout() {
         let rows = [
-            (Test::Write, 863119.22),
-            (Test::Read, 16692531.5),
-            (Test::Pwrite, 1.0),
-            (Test::Fread, 2.0),
+            ("Initial write", vec![863119.22]),
+            ("Read", vec![16692531.5]),
+            ("Pwrite", vec![1.0]),
+            ("Fread", vec![2.0]),
         ];
         let r = throughput_report(64, &rows, false, false);
         assert_eq!(
@@ -366,6 +370,14 @@ mod tests {
         let r = throughput_report(64, &rows, true, true);
         assert!(r.starts_with("\n\"Throughput report Y-axis is type of test X-axis is number of threads\"\n"));
         assert!(r.contains("\"Output is in ops/sec\"\n\n"));
+        // With -l 1 -u 2, as IOzone 3.487 printed it: a figure per number of children.
+        let two = [
+            ("Initial write", vec![3735385.5, 7226385.0]),
+            ("Re-read", vec![4178773.75, 4211554.5]),
+        ];
+        assert!(throughput_report(64, &two, false, false).ends_with(
+            "\"  Initial write \" 3735385.50  7226385.00 \n\n\"        Re-read \" 4178773.75  4211554.50 \n\n"
+        ));
     }
 
     /// IOzone 3.487's table for `-a -n 64k -g 64k -q 4k -i 0 -i 2 -i 4 -i 7`, its figures

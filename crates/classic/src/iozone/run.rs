@@ -37,7 +37,12 @@ pub enum RunFailure {
 #[derive(Debug, Clone, Serialize)]
 pub struct SubTest {
     pub test: Test,
-    pub name: &'static str,
+    /// IOzone's name for the children ([`Plan::step_name`]): "initial writers", or with
+    /// several numbers of children "4 initial writers".
+    pub name: String,
+    /// Throughput mode's number of children.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub children: Option<u32>,
     pub file_kb: u64,
     pub record_kb: u64,
     /// Throughput mode's figures.
@@ -68,14 +73,15 @@ pub struct Report {
     pub mode: &'static str,
     pub command_line: String,
     pub dir: String,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub children: Option<u32>,
+    /// Throughput mode's numbers of children, a run of every sub-test for each.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub children: Vec<u32>,
     /// "kB" (1024 bytes) or "ops".
     pub unit: &'static str,
     pub subtests: Vec<SubTest>,
-    /// Throughput mode's `-R` report: (row name, Children see).
+    /// Throughput mode's `-R` report: (row name, Children see for each number of children).
     #[serde(skip_serializing_if = "Vec::is_empty")]
-    pub report: Vec<(&'static str, f64)>,
+    pub report: Vec<(&'static str, Vec<f64>)>,
     /// A run met an error; the runs after it were not made.
     pub failed: bool,
     /// The run was stopped from outside (Ctrl-C): the sub-tests after the one under way were
@@ -125,10 +131,7 @@ fn run_steps(plan: &Plan, with: &RunWith, out: &mut dyn FnMut(&str)) -> Result<R
         },
         command_line: opts.command_line.clone(),
         dir: run_dir.display().to_string(),
-        children: match plan.mode {
-            Mode::Throughput { children } => Some(children),
-            _ => None,
-        },
+        children: if throughput { opts.child_counts() } else { Vec::new() },
         unit: if opts.ops_mode { "ops" } else { "kB" },
         subtests: Vec::new(),
         report: Vec::new(),
@@ -165,13 +168,19 @@ fn run_steps(plan: &Plan, with: &RunWith, out: &mut dyn FnMut(&str)) -> Result<R
         if throughput && k > 0 && !opts.pause.is_zero() {
             std::thread::sleep(opts.pause);
         }
+        // The next number of children: IOzone's next throughput test.
+        if throughput && k > 0 && plan.steps[k - 1].children != step.children {
+            out(print::THROUGHPUT_END);
+            out(&plan.each_writes());
+        }
         let unit_bytes = if opts.ops_mode { step.record } else { KB };
         let result = crate::job::run(&with.job, &step.workload, run_opts.clone(), &mut |_| {})?;
         run_opts.drop_caches = false;
         let failed = result.status == Status::Failed;
         let mut sub = SubTest {
             test: step.test,
-            name: step.test.children_name(),
+            name: plan.step_name(step),
+            children: throughput.then_some(step.children),
             file_kb: step.file_size / KB,
             record_kb: step.record / KB,
             figures: None,
@@ -182,7 +191,7 @@ fn run_steps(plan: &Plan, with: &RunWith, out: &mut dyn FnMut(&str)) -> Result<R
         };
         if throughput {
             let ranks = with.job.ranks.size();
-            let layout = (&plan.layout, opts.mix);
+            let layout = (&plan.layout.first(step.children as usize), opts.mix);
             let f = figures::throughput(step.test, &sub.result, layout, unit_bytes, opts.ops_mode, ranks);
             out(&print::throughput_block(&f, opts.per_child, opts.children_word(false)));
             rows.push((step.test, f.children_see));
@@ -244,7 +253,12 @@ fn run_steps(plan: &Plan, with: &RunWith, out: &mut dyn FnMut(&str)) -> Result<R
         out(print::THROUGHPUT_END);
         if opts.excel {
             let (ops, threads) = (opts.ops_mode, opts.posix_threads);
-            out(&print::throughput_report(opts.record / KB, &rows, ops, threads));
+            out(&print::throughput_report(
+                opts.record / KB,
+                &report.report,
+                ops,
+                threads,
+            ));
         }
     }
     out(print::COMPLETE);
@@ -256,9 +270,18 @@ fn run_steps(plan: &Plan, with: &RunWith, out: &mut dyn FnMut(&str)) -> Result<R
     Ok(report)
 }
 
-/// Throughput mode's `-R` rows as the report holds them: IOzone's row name, Children see.
-fn report_rows(rows: &[(Test, f64)]) -> Vec<(&'static str, f64)> {
-    rows.iter().map(|(t, v)| (t.report_name(), *v)).collect()
+/// Throughput mode's `-R` rows as the report holds them: IOzone's row name, and Children see
+/// for each number of children in turn.
+fn report_rows(rows: &[(Test, f64)]) -> Vec<(&'static str, Vec<f64>)> {
+    let mut report: Vec<(&'static str, Vec<f64>)> = Vec::new();
+    for (test, v) in rows {
+        let name = test.report_name();
+        match report.iter_mut().find(|r| r.0 == name) {
+            Some(row) => row.1.push(*v),
+            None => report.push((name, vec![*v])),
+        }
+    }
+    report
 }
 
 /// The filesets a plan's runs use (for removing them).

@@ -174,7 +174,7 @@ fn without_stonewalling_every_child_moves_its_whole_file() {
     let mut p = plan("-i 0 -i 2 -t 2 -s 256k -r 64k -x -F a/f0 b/f1", tmp.path());
     slow_group(&mut p, "children-1", Duration::from_millis(10));
     let (report, _) = run(&p, tmp.path());
-    let names: Vec<_> = report.subtests.iter().map(|s| s.name).collect();
+    let names: Vec<_> = report.subtests.iter().map(|s| s.name.as_str()).collect();
     assert_eq!(
         names,
         ["initial writers", "rewriters", "random readers", "random writers"]
@@ -338,7 +338,7 @@ fn files_are_kept_with_w_and_removed_without() {
 #[test]
 fn every_throughput_test_moves_the_file_size_per_child() {
     let (_tmp, report, text) = run_fresh("-i 0 -i 1 -i 2 -i 3 -i 5 -i 6 -i 7 -i 8 -i 9 -i 10 -t 2 -s 512k -r 16k -x");
-    let names: Vec<_> = report.subtests.iter().map(|s| s.name).collect();
+    let names: Vec<_> = report.subtests.iter().map(|s| s.name.as_str()).collect();
     assert_eq!(
         names,
         [
@@ -380,7 +380,7 @@ fn every_throughput_test_moves_the_file_size_per_child() {
 #[test]
 fn pwrite_pread_fwrite_fread_in_throughput_mode() {
     let (tmp, report, text) = run_fresh("-i 0 -i 9 -i 10 -i 6 -i 7 -t 2 -s 256k -r 64k -x -R -w");
-    let names: Vec<_> = report.subtests.iter().map(|s| s.name).collect();
+    let names: Vec<_> = report.subtests.iter().map(|s| s.name.as_str()).collect();
     assert_eq!(
         names,
         [

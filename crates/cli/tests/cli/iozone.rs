@@ -124,6 +124,70 @@ fn attached_values_and_json() {
 }
 
 #[test]
+fn a_range_of_children_runs_every_sub_test_for_each_number_in_turn() {
+    let tmp = tempfile::tempdir().unwrap();
+    let args = [
+        "-l", "1", "-u", "3", "-i", "0", "-i", "1", "-s", "128k", "-r", "64k", "-R", "--pause", "0",
+    ];
+    let r = iozone(tmp.path(), &args);
+    assert_eq!(r.code, 0, "stderr: {}", r.stderr);
+    let s = &r.stdout;
+    // IOzone 3.487's text: the range, then the first number; each number's blocks after a line
+    // saying what each child writes.
+    assert!(
+        s.contains("\tMin process = 1 \n\tMax process = 3 \n\tThroughput test with 1 process\n"),
+        "{s}"
+    );
+    assert_eq!(
+        s.matches("\tEach process writes a 128 kByte file in 64 kByte records\n")
+            .count(),
+        3
+    );
+    let blocks: Vec<&str> = s
+        .lines()
+        .filter_map(|l| l.strip_prefix("\tChildren see throughput for "))
+        .map(|l| l.split(" \t").next().unwrap().trim_start())
+        .collect();
+    let want = [1, 2, 3]
+        .iter()
+        .flat_map(|n| ["initial writers", "rewriters", "readers", "re-readers"].map(|t| format!("{n} {t}")));
+    assert_eq!(blocks, want.collect::<Vec<_>>(), "{s}");
+    assert!(
+        s.contains("\n\n\tEach process writes"),
+        "the numbers are apart as in IOzone:\n{s}"
+    );
+    // -R: a column per number of children.
+    let row = s
+        .lines()
+        .find(|l| l.starts_with("\"  Initial write \""))
+        .expect("the report's first row");
+    assert_eq!(row.split_whitespace().count(), 4 + 3, "{row}");
+
+    let mut json = args.to_vec();
+    json.push("--json");
+    let r = iozone(tmp.path(), &json);
+    assert_eq!(r.code, 0, "stderr: {}", r.stderr);
+    let v: Value = serde_json::from_str(&r.stdout).unwrap();
+    assert_eq!(v["figures"]["children"], serde_json::json!([1, 2, 3]));
+    let subs = v["figures"]["subtests"].as_array().unwrap();
+    assert_eq!(subs.len(), 12);
+    for (k, sub) in subs.iter().enumerate() {
+        let n = k as u64 / 4 + 1;
+        assert_eq!(sub["children"], n);
+        assert!(
+            sub["name"].as_str().unwrap().starts_with(&format!("{n} ")),
+            "{}",
+            sub["name"]
+        );
+        assert_eq!(v["phases"][k]["result"]["threads"].as_array().unwrap().len() as u64, n);
+        assert_eq!(v["metrics"][k]["name"], sub["name"]);
+    }
+    assert_eq!(v["figures"]["report"][3][1].as_array().unwrap().len(), 3);
+    // Each number's last run removed its files.
+    assert!(entries(tmp.path()).is_empty(), "{:?}", entries(tmp.path()));
+}
+
+#[test]
 fn bad_options_exit_2_naming_the_option_and_make_nothing() {
     let tmp = tempfile::tempdir().unwrap();
     for (args, says) in [
@@ -146,6 +210,12 @@ fn bad_options_exit_2_naming_the_option_and_make_nothing() {
         ),
         (vec!["-t", "1", "-F", "../up"], "option -F: `../up`"),
         (vec!["-t", "1", "-s", "4k", "-r", "64k"], "larger than the file size"),
+        (
+            vec!["-l", "3", "-u", "2"],
+            "option -u: the most children (2) is below the fewest (-l 3)",
+        ),
+        (vec!["-t", "2", "-u", "4"], "options -l/-u and -t cannot be combined"),
+        (vec!["-u", "3", "-F", "a", "b"], "-F names 2 file(s) but -u 3"),
     ] {
         let r = iozone(tmp.path(), &args);
         assert_eq!(r.code, 2, "{args:?}: stdout {} stderr {}", r.stdout, r.stderr);
