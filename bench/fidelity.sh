@@ -572,7 +572,8 @@ outputs() { # tool
             "-a -E -n 64k -g 64k -q 8k -i 0 -i 10" "-a -n 64k -g 64k -q 8k -i 0 -i 9" \
             "-i 0 -i 1 -s 64k -r 4k -R" "-i 0 -i 1 -t 2 -s 64k -r 4k -x -+n -R" \
             "-a -n 64k -g 128k -q 8k -i 0 -i 1 -i 3 -+n -R" \
-            "-l 1 -u 3 -i 0 -i 1 -s 64k -r 4k -x -R -C" "-t 2 -t 1 -i 0 -i 2 -s 64k -r 4k -x -R -T"; do
+            "-l 1 -u 3 -i 0 -i 1 -s 64k -r 4k -x -R -C" "-t 2 -t 1 -i 0 -i 2 -s 64k -r 4k -x -R -T" \
+            "-i 0 -i 1 -t 2 -s 64k -r 4k -x -+u -R -C" "-a -n 64k -g 128k -q 8k -i 0 -i 1 -+u -R"; do
             # shellcheck disable=SC2086 # the options, split as words on purpose
             compare_output iozone $line
         done

@@ -72,6 +72,11 @@
 //! - With `-E` and `-i`, IOzone 3.487's automatic-mode `-R` report puts the mixed workload's two
 //!   empty cells under "Pwrite report" and "Re-Pwrite report" (zeros), and each later report
 //!   takes the figures of the one before it; fslab prints each report's own figures.
+//! - `-+u`: each child reads its process's CPU time (`getrusage(RUSAGE_SELF)`) at its start and
+//!   at its figures, as IOzone's do (`RunOptions::process_cpu`), so with `-T` each thread's CPU
+//!   time is the whole process's, as in IOzone. The throughput mode's `-R` CPU report names its
+//!   rows after their own sub-tests; IOzone 3.487 names row k after the k-th test of its full
+//!   list (so with `-i 0 -i 2` its random readers' row says "Read").
 //! - Automatic mode times its one process's loop as IOzone does, the file opened before the clock
 //!   and without per-operation clock reads (see [`figures::single`]). As IOzone 3.487 it opens
 //!   `iozone.tmp` for each test, fsyncs it before the clock, makes the records (with `-e` an

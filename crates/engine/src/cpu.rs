@@ -129,6 +129,19 @@ fn timeval_micros(tv: &libc::timeval) -> u64 {
     secs.saturating_mul(1_000_000).saturating_add(micros)
 }
 
+/// The CPU time (user and system) this process has used so far, as `getrusage(RUSAGE_SELF)`
+/// gives it: what IOzone's children read at their start and at their figures (`-+u`).
+pub fn process_cpu_time() -> std::time::Duration {
+    // SAFETY: `rusage` is a plain C struct for which all-zero bytes is a valid value.
+    let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
+    // SAFETY: `usage` is a valid, writable `rusage` for the whole call.
+    if unsafe { libc::getrusage(libc::RUSAGE_SELF, &mut usage) } != 0 {
+        return std::time::Duration::ZERO;
+    }
+    let micros = timeval_micros(&usage.ru_utime) + timeval_micros(&usage.ru_stime);
+    std::time::Duration::from_micros(micros)
+}
+
 /// This process's `getrusage(RUSAGE_SELF)` plus that of the children it has waited for
 /// (`RUSAGE_CHILDREN`), so that a run's worker processes (`Workload::processes`), reaped before
 /// its last snapshot, count as its threads would. Two snapshots are subtracted, so children

@@ -191,6 +191,11 @@ pub struct ThreadResult {
     pub secs: f64,
     /// It ran out of work by itself (its streams ended or its quota was met).
     pub finished: bool,
+    /// With [`RunOptions::process_cpu`](crate::RunOptions::process_cpu): the CPU time, user and
+    /// system, its process used over the thread's own time (IOzone's `-+u`; with threads of one
+    /// process, every thread's).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub process_cpu_secs: Option<f64>,
 }
 
 /// What setting a fileset up did, reported apart from the measured run.

@@ -37,6 +37,38 @@ pub fn below_resolution(measured: f64) -> bool {
     measured - TIME_RES_SECS < 1e-6
 }
 
+/// CPU use as IOzone's `-+u` reports it: the CPU time (user and system) of the child's process
+/// over the child's own wall time (`getrusage(RUSAGE_SELF)` at its start and at its figures).
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct CpuUse {
+    /// Seconds, at least the CPU time (IOzone raises it so).
+    pub wall_secs: f64,
+    pub cpu_secs: f64,
+    /// 100 × CPU ÷ wall, 0 without wall time; above 100 when a process used several CPUs.
+    pub percent: f64,
+}
+
+impl CpuUse {
+    pub fn new(wall_secs: f64, cpu_secs: f64) -> CpuUse {
+        let wall_secs = wall_secs.max(cpu_secs);
+        CpuUse {
+            wall_secs,
+            cpu_secs,
+            percent: if wall_secs > 0.0 {
+                100.0 * cpu_secs / wall_secs
+            } else {
+                0.0
+            },
+        }
+    }
+
+    /// A thread's, when the run read its process's CPU time (`RunOptions::process_cpu`): its
+    /// own time, as IOzone's child clocks its walltime, without the resolution taken off.
+    fn of(t: &fslab_engine::result::ThreadResult) -> Option<CpuUse> {
+        t.process_cpu_secs.map(|cpu| CpuUse::new(t.secs, cpu))
+    }
+}
+
 /// What one child did.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Child {
@@ -50,6 +82,9 @@ pub struct Child {
     pub secs: f64,
     /// It did all its work (false: stopped by the stonewall or by an error).
     pub finished: bool,
+    /// With `-+u`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub cpu: Option<CpuUse>,
 }
 
 /// One throughput sub-test's figures, as IOzone prints them.
@@ -69,6 +104,10 @@ pub struct Figures {
     pub min_xfer: f64,
     /// The wall time the parent saw, seconds.
     pub wall_secs: f64,
+    /// With `-+u`, as IOzone sums it: the children's CPU times over the longest child's wall
+    /// time.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub cpu: Option<CpuUse>,
     pub per_child: Vec<Child>,
 }
 
@@ -99,6 +138,7 @@ pub fn throughput(
                 .find(|t| t.group == seat.group && t.thread == thread);
             let file = place.file_path(seat.file);
             let (bytes, secs, finished) = t.map_or((0, 0.0, false), |t| (t.bytes, iozone_secs(t.secs), t.finished));
+            let cpu = t.and_then(CpuUse::of);
             let xfer = bytes as f64 / unit;
             Child {
                 child: i,
@@ -107,9 +147,26 @@ pub fn throughput(
                 throughput: if secs > 0.0 { xfer / secs } else { 0.0 },
                 secs,
                 finished,
+                cpu,
             }
         })
         .collect();
+    let cpus: Vec<CpuUse> = per_child.iter().filter_map(|c| c.cpu).collect();
+    // The children's CPU times summed, over the longest child's wall time: with several
+    // children the percentage passes 100 (IOzone does not raise this wall time).
+    let cpu = (!cpus.is_empty()).then(|| {
+        let wall_secs = cpus.iter().map(|c| c.wall_secs).fold(0.0, f64::max);
+        let cpu_secs = cpus.iter().map(|c| c.cpu_secs).sum();
+        CpuUse {
+            percent: if wall_secs > 0.0 {
+                100.0 * cpu_secs / wall_secs
+            } else {
+                0.0
+            },
+            wall_secs,
+            cpu_secs,
+        }
+    });
     let n = per_child.len().max(1) as f64;
     let children_see: f64 = per_child.iter().map(|c| c.throughput).sum();
     let total: f64 = per_child.iter().map(|c| c.xfer).sum();
@@ -132,8 +189,14 @@ pub fn throughput(
         avg_throughput: children_see / n,
         min_xfer: if per_child.is_empty() { 0.0 } else { min(|c| c.xfer) },
         wall_secs: wall,
+        cpu,
         per_child,
     }
+}
+
+/// Automatic mode's CPU use with `-+u`: its one process's over the measurement.
+pub fn single_cpu(result: &RunResult) -> Option<CpuUse> {
+    result.threads.first().and_then(CpuUse::of)
 }
 
 /// Automatic mode's figure: the one process's throughput, `unit` per second.

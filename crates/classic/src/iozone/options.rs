@@ -66,6 +66,8 @@ pub struct Options {
     ///
     /// [`Test::retest`]: super::Test::retest
     pub no_retests: bool,
+    /// `-+u`: each child's (or automatic mode's process's) CPU use, and with `-R` its reports.
+    pub cpu_util: bool,
     /// `-E`: IOzone's extension tests, pwrite and pread (`-i 9`, `-i 10`), in automatic mode.
     pub extension: bool,
     /// `-j N`: the stride of the stride read, in records (default 17).
@@ -116,6 +118,7 @@ impl Default for Options {
             posix_threads: false,
             ops_mode: false,
             no_retests: false,
+            cpu_util: false,
             extension: false,
             stride: 17,
             mix: Mix::default(),
@@ -473,6 +476,12 @@ impl Options {
                 self.no_retests = true;
                 self.notes.push("No retest option selected".into());
             }
+            'u' => {
+                self.cpu_util = true;
+                // IOzone measures getrusage()'s resolution: on Linux it counts microseconds.
+                self.notes.push("CPU utilization Resolution = 0.000 seconds.".into());
+                self.notes.push("CPU utilization Excel chart enabled".into());
+            }
             _ => return Err(usage(format!("unknown option `-+{c}` (see fslab iozone -h)"))),
         }
         Ok(i)
@@ -672,6 +681,7 @@ IOzone 3.487's throughput and automatic modes on fslab's engine. Sizes are in kB
   -+B       the mixed workload reads and writes sequentially, not at random
   -+F       -+B's writers empty their files first (O_TRUNC)
   -+n       no re-runs (rewrite, re-read, ...): reported as 0, as IOzone does
+  -+u       CPU utilization of each child (and with -R its reports)
   -h        this text
 
 fslab's options:
@@ -736,7 +746,7 @@ mod tests {
     fn unknown_and_bad_options_name_the_option() {
         assert!(parse("-i 0 -9").unwrap_err().0.contains("unknown option `-9`"));
         assert!(parse("-i 0 -Z").unwrap_err().0.contains("option -Z is not offered"));
-        assert!(parse("-+u").unwrap_err().0.contains("`-+u`"));
+        assert!(parse("-+%").unwrap_err().0.contains("`-+%`"));
         assert!(parse("--frobnicate").unwrap_err().0.contains("`--frobnicate`"));
         assert!(parse("-s 12x").unwrap_err().0.contains("option -s"));
         assert!(parse("-t 0").unwrap_err().0.contains("option -t"));

@@ -42,13 +42,35 @@ pub fn throughput_block(f: &Figures, per_child: bool, child: &str) -> String {
         f.avg_throughput
     );
     let _ = writeln!(s, "\tMin xfer \t\t\t\t\t= {:10.2} {u}", f.min_xfer);
+    if let Some(cpu) = f.cpu {
+        // IOzone's initial writers say "Utilization" when the wall time is not 0, every other
+        // line "utilization".
+        let word = if f.test == Test::Write && cpu.wall_secs != 0.0 {
+            "Utilization"
+        } else {
+            "utilization"
+        };
+        let _ = write!(
+            s,
+            "\tCPU {word}: Wall time {:8.3}    CPU time {:8.3}    CPU utilization {:6.2} %\n\n",
+            cpu.wall_secs, cpu.cpu_secs, cpu.percent
+        );
+    }
     if per_child {
         for c in &f.per_child {
-            let _ = writeln!(
+            let _ = write!(
                 s,
                 "\tChild[{}] xfer count = {:10.2} {u}, Throughput = {:10.2} {u}/sec",
                 c.child, c.xfer, c.throughput
             );
+            if let Some(cpu) = c.cpu {
+                let _ = write!(
+                    s,
+                    ", wall={:6.3}, cpu={:6.3}, %={:6.2}",
+                    cpu.wall_secs, cpu.cpu_secs, cpu.percent
+                );
+            }
+            s.push('\n');
         }
     }
     s
@@ -66,6 +88,26 @@ pub fn throughput_report(record_kb: u64, rows: &[(&str, Vec<f64>)], ops: bool, t
     let _ = writeln!(s, "\"Record size = {record_kb} kBytes \"");
     let unit = if ops { "ops/sec" } else { "kBytes/sec" };
     let _ = writeln!(s, "\"Output is in {unit}\"\n");
+    for (name, values) in rows {
+        let _ = write!(s, "\"{name:>15} \"");
+        for v in values {
+            let _ = write!(s, " {v:10.2} ");
+        }
+        s.push_str("\n\n");
+    }
+    s
+}
+
+/// Throughput mode's `-R` report of CPU use with `-+u` (IOzone's `dump_throughput_cpu`): each
+/// sub-test's CPU utilization in %, a figure for each number of children. IOzone 3.487 names
+/// row k after the k-th test of its whole list whatever ran; fslab names each row after its own
+/// sub-test.
+pub fn throughput_cpu_report(record_kb: u64, rows: &[(&str, Vec<f64>)], threads: bool) -> String {
+    let axis = if threads { "threads" } else { "processes" };
+    let mut s = format!(
+        "\n\"CPU utilization report Y-axis is type of test X-axis is number of {axis}\"\n\
+         \"Record size = {record_kb} kBytes \"\n\"Output is in CPU%\"\n\n"
+    );
     for (name, values) in rows {
         let _ = write!(s, "\"{name:>15} \"");
         for v in values {
@@ -203,6 +245,37 @@ pub fn auto_report(tests: &[Test], cells: &[(Test, AutoCell)], records_kb: &[u64
     s
 }
 
+/// Automatic mode's CPU reports with `-+u` and `-R`, after its other reports (IOzone's
+/// `dump_cputimes`): per test, the CPU utilization in % of each measurement, laid out as the
+/// reports before them.
+pub fn auto_cpu_report(tests: &[Test], cells: &[(Test, AutoCell)], records_kb: &[u64]) -> String {
+    let mut s = String::new();
+    for &t in tests {
+        let title = t.excel_title().trim_end_matches(" report");
+        let _ = write!(
+            s,
+            "\n\"{title} CPU utilization report (Zero values should be ignored)\"\n      "
+        );
+        for r in records_kb {
+            let _ = write!(s, "  \"{r}\"");
+        }
+        s.push('\n');
+        let mut file = None;
+        for &(_, (f, _, v)) in cells.iter().filter(|c| c.0 == t) {
+            if file != Some(f) {
+                if file.is_some() {
+                    s.push('\n');
+                }
+                let _ = write!(s, "\"{f}\"  ");
+                file = Some(f);
+            }
+            let _ = write!(s, " {v:6.2}");
+        }
+        s.push('\n');
+    }
+    s
+}
+
 /// IOzone's warning after its last words when a time was below its clock's resolution, naming
 /// the largest record size of such a time (`record`, bytes); nothing when none was.
 pub fn poor_resolution(record: Option<u64>) -> String {
@@ -220,7 +293,7 @@ pub const COMPLETE: &str = "\niozone test complete.\n";
 
 #[cfg(test)]
 mod tests {
-    use super::super::figures::Child;
+    use super::super::figures::{Child, CpuUse};
     use super::*;
 
     fn figures() -> Figures {
@@ -236,6 +309,7 @@ mod tests {
             avg_throughput: 431559.61,
             min_xfer: 14272.0,
             wall_secs: 0.04,
+            cpu: None,
             per_child: vec![
                 Child {
                     child: 0,
@@ -244,6 +318,7 @@ mod tests {
                     throughput: 410424.16,
                     secs: 0.03,
                     finished: false,
+                    cpu: None,
                 },
                 Child {
                     child: 1,
@@ -252,6 +327,7 @@ mod tests {
                     throughput: 452695.06,
                     secs: 0.03,
                     finished: true,
+                    cpu: None,
                 },
             ],
         }
@@ -278,6 +354,65 @@ mod tests {
         );
         assert_eq!(lines.len(), 9);
         assert_eq!(throughput_block(&figures(), false, "process").lines().count(), 7);
+    }
+
+    /// With -+u, as IOzone 3.487 prints `-i 0 -i 1 -t 2 -+u -C` (its figures here).
+    #[test]
+    fn cpu_use_follows_min_xfer_and_ends_each_child_line() {
+        let mut f = figures();
+        f.cpu = Some(CpuUse {
+            wall_secs: 0.000513,
+            cpu_secs: 0.001012,
+            percent: 197.35,
+        });
+        for (c, (wall, cpu)) in f.per_child.iter_mut().zip([(0.000381, 0.000378), (0.000412, 0.000407)]) {
+            c.cpu = Some(CpuUse::new(wall, cpu));
+        }
+        let b = throughput_block(&f, true, "process");
+        assert!(b.contains(
+            "\tMin xfer \t\t\t\t\t=   14272.00 kB\n\
+             \tCPU Utilization: Wall time    0.001    CPU time    0.001    CPU utilization 197.35 %\n\n\
+             \tChild[0] xfer count =   14272.00 kB, Throughput =  410424.16 kB/sec, wall= 0.000, cpu= 0.000, %= 99.21\n\
+             \tChild[1] xfer count =   16384.00 kB, Throughput =  452695.06 kB/sec, wall= 0.000, cpu= 0.000, %= 98.79\n"
+        ), "{b}");
+        // Every other sub-test says "utilization"; so do initial writers with no wall time.
+        let rewriters = Figures {
+            test: Test::Rewrite,
+            ..f.clone()
+        };
+        assert!(throughput_block(&rewriters, false, "process").contains("\tCPU utilization: Wall time "));
+        f.cpu = Some(CpuUse::new(0.0, 0.0));
+        assert!(throughput_block(&f, false, "process")
+            .contains("\tCPU utilization: Wall time    0.000    CPU time    0.000    CPU utilization   0.00 %\n\n"));
+        // The CPU report, as IOzone prints it after the throughput report.
+        let rows = [("Initial write", vec![197.35]), ("Rewrite", vec![180.38])];
+        assert_eq!(
+            throughput_cpu_report(64, &rows, false),
+            "\n\"CPU utilization report Y-axis is type of test X-axis is number of processes\"\n\
+             \"Record size = 64 kBytes \"\n\"Output is in CPU%\"\n\n\
+             \"  Initial write \"     197.35 \n\n\"        Rewrite \"     180.38 \n\n"
+        );
+    }
+
+    /// Automatic mode's CPU reports, as IOzone 3.487 prints `-a -n 64k -g 128k -q 8k -i 0 -+u -R`.
+    #[test]
+    fn auto_cpu_report_is_iozones() {
+        let cells = [
+            (Test::Write, (64, 4, 28.26)),
+            (Test::Write, (64, 8, 37.46)),
+            (Test::Write, (128, 4, 27.03)),
+            (Test::Write, (128, 8, 40.07)),
+            (Test::Rewrite, (64, 4, 25.4)),
+        ];
+        let r = auto_cpu_report(&[Test::Write, Test::Rewrite], &cells, &[4, 8]);
+        assert!(
+            r.starts_with(
+                "\n\"Writer CPU utilization report (Zero values should be ignored)\"\n        \"4\"  \"8\"\n\
+             \"64\"    28.26  37.46\n\"128\"    27.03  40.07\n\
+             \n\"Re-writer CPU utilization report (Zero values should be ignored)\"\n"
+            ),
+            "{r}"
+        );
     }
 
     #[test]

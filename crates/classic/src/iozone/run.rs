@@ -8,7 +8,7 @@
 //! throughput mode's pwrite writers and fwriters) finishes it uncounted inside the engine run, as
 //! IOzone's does (`stop.child_end`), so the sub-tests after it find whole files.
 
-use super::figures::{self, Figures};
+use super::figures::{self, CpuUse, Figures};
 use super::plan::{Mode, Plan};
 use super::print;
 use super::subtest::Test;
@@ -56,6 +56,9 @@ pub struct SubTest {
     /// figure's denominator.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub secs: Option<f64>,
+    /// Automatic mode's CPU use, with `-+u`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub cpu: Option<CpuUse>,
     /// IOzone's second backward read of automatic mode, which it makes and does not report.
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub unreported: bool,
@@ -82,6 +85,10 @@ pub struct Report {
     /// Throughput mode's `-R` report: (row name, Children see for each number of children).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub report: Vec<(&'static str, Vec<f64>)>,
+    /// With `-+u`, the `-R` report of CPU use: (row name, CPU utilization in % for each number
+    /// of children).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub cpu_report: Vec<(&'static str, Vec<f64>)>,
     /// A run met an error; the runs after it were not made.
     pub failed: bool,
     /// The run was stopped from outside (Ctrl-C): the sub-tests after the one under way were
@@ -135,6 +142,7 @@ fn run_steps(plan: &Plan, with: &RunWith, out: &mut dyn FnMut(&str)) -> Result<R
         unit: if opts.ops_mode { "ops" } else { "kB" },
         subtests: Vec::new(),
         report: Vec::new(),
+        cpu_report: Vec::new(),
         failed: false,
         interrupted: false,
     };
@@ -150,6 +158,7 @@ fn run_steps(plan: &Plan, with: &RunWith, out: &mut dyn FnMut(&str)) -> Result<R
         // (a second thread makes the kernel count references on every call's descriptor).
         no_latency: !throughput,
         one_process: !throughput,
+        process_cpu: opts.cpu_util,
         drop_caches: with.drop_caches,
         interrupt: with.interrupt.clone(),
         ..RunOptions::default()
@@ -158,6 +167,9 @@ fn run_steps(plan: &Plan, with: &RunWith, out: &mut dyn FnMut(&str)) -> Result<R
     // Throughput mode's report rows, automatic mode's report cells.
     let mut rows: Vec<(Test, f64)> = Vec::new();
     let mut cells: Vec<(Test, print::AutoCell)> = Vec::new();
+    // The same, of CPU use in % (-+u).
+    let mut cpu_rows: Vec<(Test, f64)> = Vec::new();
+    let mut cpu_cells: Vec<(Test, print::AutoCell)> = Vec::new();
     // The largest record size of a time below the clock's resolution.
     let mut unresolved: Option<u64> = None;
     for (k, step) in plan.steps.iter().enumerate() {
@@ -186,6 +198,7 @@ fn run_steps(plan: &Plan, with: &RunWith, out: &mut dyn FnMut(&str)) -> Result<R
             figures: None,
             throughput: None,
             secs: None,
+            cpu: None,
             unreported: !step.reported,
             result,
         };
@@ -195,9 +208,11 @@ fn run_steps(plan: &Plan, with: &RunWith, out: &mut dyn FnMut(&str)) -> Result<R
             let f = figures::throughput(step.test, &sub.result, layout, unit_bytes, opts.ops_mode, ranks);
             out(&print::throughput_block(&f, opts.per_child, opts.children_word(false)));
             rows.push((step.test, f.children_see));
+            cpu_rows.push((step.test, f.cpu.map_or(0.0, |c| c.percent)));
             // -+n: IOzone reports the re-run it did not make as 0.
             if let Some(retest) = step.test.retest(true).filter(|_| opts.no_retests) {
                 rows.push((retest, 0.0));
+                cpu_rows.push((retest, 0.0));
             }
             sub.figures = Some(f);
         } else {
@@ -207,9 +222,13 @@ fn run_steps(plan: &Plan, with: &RunWith, out: &mut dyn FnMut(&str)) -> Result<R
                 sub.secs = sub.result.threads.first().map(|t| figures::iozone_secs(t.secs));
                 row.push((step.test, v));
                 cells.push((step.test, (sub.file_kb, sub.record_kb, v)));
+                sub.cpu = figures::single_cpu(&sub.result);
+                let percent = sub.cpu.map_or(0.0, |c| c.percent);
+                cpu_cells.push((step.test, (sub.file_kb, sub.record_kb, percent)));
                 if let Some(retest) = step.test.retest(false).filter(|_| opts.no_retests) {
                     row.push((retest, 0.0));
                     cells.push((retest, (sub.file_kb, sub.record_kb, 0.0)));
+                    cpu_cells.push((retest, (sub.file_kb, sub.record_kb, 0.0)));
                 }
             }
             let last_of_row = plan
@@ -247,6 +266,9 @@ fn run_steps(plan: &Plan, with: &RunWith, out: &mut dyn FnMut(&str)) -> Result<R
         }
     }
     report.report = report_rows(&rows);
+    if opts.cpu_util && throughput {
+        report.cpu_report = report_rows(&cpu_rows);
+    }
     // IOzone's ending: throughput mode's two blank lines and its report; its last words (and a
     // note when its clock could not resolve a time); automatic mode's report.
     if throughput {
@@ -259,6 +281,13 @@ fn run_steps(plan: &Plan, with: &RunWith, out: &mut dyn FnMut(&str)) -> Result<R
                 ops,
                 threads,
             ));
+            if opts.cpu_util {
+                out(&print::throughput_cpu_report(
+                    opts.record / KB,
+                    &report.cpu_report,
+                    threads,
+                ));
+            }
         }
     }
     out(print::COMPLETE);
@@ -266,6 +295,9 @@ fn run_steps(plan: &Plan, with: &RunWith, out: &mut dyn FnMut(&str)) -> Result<R
     if !throughput && opts.excel {
         let records: Vec<u64> = plan.report_records().iter().map(|r| r / KB).collect();
         out(&print::auto_report(&plan.tests, &cells, &records));
+        if opts.cpu_util {
+            out(&print::auto_cpu_report(&plan.tests, &cpu_cells, &records));
+        }
     }
     Ok(report)
 }

@@ -188,6 +188,98 @@ fn a_range_of_children_runs_every_sub_test_for_each_number_in_turn() {
 }
 
 #[test]
+fn cpu_utilization_is_reported_per_block_child_and_report() {
+    let tmp = tempfile::tempdir().unwrap();
+    let r = iozone(
+        tmp.path(),
+        &[
+            "-i", "0", "-i", "1", "-t", "2", "-s", "4m", "-r", "64k", "-+u", "-C", "-R", "--pause", "0",
+        ],
+    );
+    assert_eq!(r.code, 0, "stderr: {}", r.stderr);
+    let s = &r.stdout;
+    assert!(s.contains("\tCPU utilization Resolution = 0.000 seconds.\n\tCPU utilization Excel chart enabled\n"));
+    // A CPU line after each block's Min xfer, then a blank line and the children's lines, which
+    // end with their wall time, CPU time and percentage.
+    let cpu_lines: Vec<&str> = s
+        .lines()
+        .filter(|l| l.starts_with("\tCPU ") && l.contains("Wall time"))
+        .collect();
+    assert_eq!(cpu_lines.len(), 4, "{s}");
+    assert!(
+        cpu_lines[0].starts_with("\tCPU Utilization: Wall time "),
+        "{}",
+        cpu_lines[0]
+    );
+    for line in &cpu_lines {
+        let percent: f64 = line
+            .rsplit_once("CPU utilization")
+            .unwrap()
+            .1
+            .trim_end_matches('%')
+            .trim()
+            .parse()
+            .unwrap();
+        // Two processes working: some CPU, at most two CPUs' worth.
+        assert!(percent > 0.0 && percent <= 201.0, "{line}");
+    }
+    assert_eq!(s.matches("%\n\n\tChild[0] xfer count = ").count(), 4, "{s}");
+    let children: Vec<&str> = s.lines().filter(|l| l.starts_with("\tChild[")).collect();
+    assert_eq!(children.len(), 8);
+    assert!(
+        children
+            .iter()
+            .all(|l| l.contains(", wall=") && l.contains(", cpu=") && l.contains(", %=")),
+        "{children:?}"
+    );
+    let report = s
+        .split("\"CPU utilization report Y-axis is type of test X-axis is number of processes\"\n")
+        .nth(1);
+    let report = report.unwrap_or_else(|| panic!("no CPU report:\n{s}"));
+    assert!(
+        report.starts_with("\"Record size = 64 kBytes \"\n\"Output is in CPU%\"\n\n\"  Initial write \" "),
+        "{report}"
+    );
+
+    // --json: the CPU times behind them; the children's summed over the longest wall time.
+    let r = iozone(
+        tmp.path(),
+        &[
+            "-i", "0", "-t", "2", "-s", "4m", "-r", "64k", "-+u", "--json", "--pause", "0",
+        ],
+    );
+    assert_eq!(r.code, 0, "stderr: {}", r.stderr);
+    let v: Value = serde_json::from_str(&r.stdout).unwrap();
+    let f = &v["figures"]["subtests"][0]["figures"];
+    let kids = f["per_child"].as_array().unwrap();
+    let sum: f64 = kids.iter().map(|c| c["cpu"]["cpu_secs"].as_f64().unwrap()).sum();
+    assert!(
+        sum > 0.0 && (f["cpu"]["cpu_secs"].as_f64().unwrap() - sum).abs() < 1e-9,
+        "{f}"
+    );
+    let longest = kids
+        .iter()
+        .map(|c| c["cpu"]["wall_secs"].as_f64().unwrap())
+        .fold(0.0, f64::max);
+    assert_eq!(f["cpu"]["wall_secs"].as_f64().unwrap(), longest);
+
+    // Automatic mode: a CPU report per test after the others.
+    let r = iozone(
+        tmp.path(),
+        &["-a", "-n", "64k", "-g", "128k", "-q", "8k", "-i", "0", "-+u", "-R"],
+    );
+    assert_eq!(r.code, 0, "stderr: {}", r.stderr);
+    for title in ["Writer", "Re-writer"] {
+        let head = format!(
+            "\n\"{title} CPU utilization report (Zero values should be ignored)\"\n        \"4\"  \"8\"\n\"64\"  "
+        );
+        assert!(r.stdout.contains(&head), "no {title} CPU report:\n{}", r.stdout);
+    }
+    assert!(r.stdout.find("\"Re-writer report\"") < r.stdout.find("\"Writer CPU utilization report"));
+    assert!(entries(tmp.path()).is_empty(), "{:?}", entries(tmp.path()));
+}
+
+#[test]
 fn bad_options_exit_2_naming_the_option_and_make_nothing() {
     let tmp = tempfile::tempdir().unwrap();
     for (args, says) in [

@@ -68,6 +68,7 @@ pub(super) fn merge(
                 .saturating_duration_since(o.started.map_or(measure_start, |s| s.max(measure_start)))
                 .as_secs_f64(),
             finished: o.finished,
+            process_cpu_secs: o.process_cpu.map(|d| d.as_secs_f64()),
         });
     }
     let mut totals = Totals::default();

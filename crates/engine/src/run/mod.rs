@@ -46,6 +46,12 @@ pub struct RunOptions {
     ///   alive made 4 KiB reads of a cached file 15% slower. Such a run has no per-second
     ///   series and calls no progress; `interrupt` is checked before every operation.
     pub one_process: bool,
+    /// Each thread reads its process's CPU time (`getrusage(RUSAGE_SELF)`) as it starts and as
+    /// it ends (or takes its figures, as an IOzone child): [`ThreadResult::process_cpu_secs`].
+    /// IOzone's `-+u`; off by default, since the two calls show under strace.
+    ///
+    /// [`ThreadResult::process_cpu_secs`]: crate::result::ThreadResult::process_cpu_secs
+    pub process_cpu: bool,
     /// After the untimed setup, write dirty data back and drop the page cache, dentries and
     /// inodes (`/proc/sys/vm/drop_caches`, root only), so the measured phase starts cold.
     pub drop_caches: bool,

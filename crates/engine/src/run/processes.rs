@@ -177,6 +177,7 @@ struct Wire {
     finished: bool,
     started: Option<Duration>,
     counted_end: Option<Duration>,
+    process_cpu: Option<Duration>,
 }
 
 impl Wire {
@@ -191,6 +192,7 @@ impl Wire {
             finished: o.finished,
             started: o.started.map(since),
             counted_end: o.counted_end.map(since),
+            process_cpu: o.process_cpu,
         }
     }
 
@@ -204,6 +206,7 @@ impl Wire {
             finished: self.finished,
             started: self.started.map(|d| epoch + d),
             counted_end: self.counted_end.map(|d| epoch + d),
+            process_cpu: self.process_cpu,
         }
     }
 }

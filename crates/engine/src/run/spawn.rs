@@ -62,6 +62,7 @@ pub(super) fn run_threads(
         child_end: stop.child_end,
         continue_on_error: opts.continue_on_error,
         latency: !opts.no_latency,
+        process_cpu: opts.process_cpu,
         // With util_poll only the monitor checks.
         util: stop.util.filter(|_| stop.util_poll.is_none()),
         util_reached: AtomicBool::new(false),

@@ -105,6 +105,7 @@ impl<'a> Worker<'a> {
             None => self.run_child_mix(),
         };
         let mut counted_end = None;
+        let mut counted_cpu = None;
         for &step in steps(&end, ended).iter() {
             let flow = match step {
                 Step::Raise => {
@@ -116,6 +117,7 @@ impl<'a> Worker<'a> {
                 Step::Fsync => self.own_fsync(true),
                 Step::Figures => {
                     counted_end = Some(Instant::now());
+                    counted_cpu = self.cpu_used();
                     Flow::Go
                 }
                 Step::FinishUncounted => self.finish_uncounted(),
@@ -130,6 +132,9 @@ impl<'a> Worker<'a> {
         outcome.finished = ended == Ended::Finished;
         outcome.started = Some(started);
         outcome.counted_end = counted_end;
+        if counted_cpu.is_some() {
+            outcome.process_cpu = counted_cpu;
+        }
         outcome
     }
 

@@ -37,7 +37,7 @@ use rand::SeedableRng;
 use rustix::fs::OFlags;
 use std::io as stdio;
 use std::sync::atomic::{AtomicBool, AtomicU64};
-use std::time::Instant;
+use std::time::{Duration, Instant};
 use stream::Streams;
 use tally::{Slot, Tally};
 
@@ -58,6 +58,9 @@ pub(crate) struct Shared {
     pub continue_on_error: bool,
     /// Time every operation into the histograms (off only to measure what timing costs).
     pub latency: bool,
+    /// Read the process's CPU time at each thread's start and end
+    /// ([`RunOptions::process_cpu`](crate::RunOptions::process_cpu)).
+    pub process_cpu: bool,
     /// stop.util: the fraction at which the filesystem of the first fileset is full enough.
     /// Workers check it themselves every few operations, since a fast writer overshoots any
     /// check the monitor makes ten times a second.
@@ -93,6 +96,9 @@ pub(crate) struct ThreadOutcome {
     /// `ended`.
     pub started: Option<Instant>,
     pub counted_end: Option<Instant>,
+    /// With [`Shared::process_cpu`]: the CPU time the process used from this thread's start to
+    /// its end (or to `counted_end`).
+    pub process_cpu: Option<Duration>,
 }
 
 impl ThreadOutcome {
@@ -108,6 +114,7 @@ impl ThreadOutcome {
             finished: false,
             started: None,
             counted_end: None,
+            process_cpu: None,
         }
     }
 }
@@ -164,6 +171,8 @@ pub(crate) struct Worker<'a> {
     burst: Burst,
     /// This thread's base directory, for script groups.
     base: Option<crate::script::ScriptBase>,
+    /// The process's CPU time as this thread started, with [`Shared::process_cpu`].
+    cpu_start: Option<Duration>,
 }
 
 /// How a thread moves data: its backend and buffers, the transfers of the current operation,
@@ -237,6 +246,7 @@ impl<'a> Worker<'a> {
             streams: Streams::new(group, cursors),
             burst: Burst::default(),
             base,
+            cpu_start: None,
         })
     }
 
@@ -251,6 +261,9 @@ impl<'a> Worker<'a> {
         if !self.shared.start.wait() {
             // The run could not start all its threads: it does not start at all.
             return self.finish(false);
+        }
+        if self.shared.process_cpu {
+            self.cpu_start = Some(crate::cpu::process_cpu_time());
         }
         if let Err(e) = prepared {
             return self.fail(OpKind::SeqWrite, e.to_string(), errno_of(&e));
@@ -321,15 +334,23 @@ impl<'a> Worker<'a> {
         if finished && self.shared.stonewall {
             self.guard.stop_all();
         }
+        let process_cpu = self.cpu_used();
         ThreadOutcome {
             stats: self.tally.stats,
             fsyncs: self.tally.fsyncs,
             steps: self.tally.steps,
             first_error: self.tally.first_error,
+            process_cpu,
             ended: Instant::now(),
             finished,
             started: None,
             counted_end: None,
         }
+    }
+
+    /// The process's CPU time since this thread started, when it is read.
+    fn cpu_used(&self) -> Option<Duration> {
+        self.cpu_start
+            .map(|start| crate::cpu::process_cpu_time().saturating_sub(start))
     }
 }

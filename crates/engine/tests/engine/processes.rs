@@ -204,3 +204,37 @@ fn files_equal(a: &Path, b: &Path) -> bool {
     };
     read(a) == read(b)
 }
+
+/// `RunOptions::process_cpu` (IOzone's `-+u`): each worker, process or thread, reports the CPU
+/// time its process used over its own time; without it, none.
+#[test]
+fn process_cpu_is_reported_per_thread_only_when_asked() {
+    let dir = tempdir();
+    for processes in [true, false] {
+        let mut w = writers(2, "");
+        w.processes = processes;
+        let asked = RunOptions {
+            dir: dir.path().to_path_buf(),
+            process_cpu: true,
+            ..RunOptions::default()
+        };
+        let r = try_run_opts(&w, asked).unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(r.threads.len(), 2);
+        for t in &r.threads {
+            let cpu = t
+                .process_cpu_secs
+                .unwrap_or_else(|| panic!("processes {processes}: no CPU time: {t:?}"));
+            // Writing 256 KiB takes some CPU time, and a process alone cannot use more than its
+            // wall time on each CPU.
+            assert!(cpu > 0.0, "processes {processes}: {t:?}");
+            let cpus = std::thread::available_parallelism().map_or(1, |n| n.get()) as f64;
+            assert!(cpu <= t.secs * cpus + 0.01, "processes {processes}: {t:?}");
+        }
+        let r = run_ok(&w, dir.path());
+        assert!(
+            r.threads.iter().all(|t| t.process_cpu_secs.is_none()),
+            "{:?}",
+            r.threads
+        );
+    }
+}
