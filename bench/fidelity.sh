@@ -550,6 +550,8 @@ outputs() { # tool
             KEEP_DIRS=1 compare_output sysbench "${a[@]}" --file-test-mode=$mode --time=1 run
         done
         KEEP_DIRS=1 compare_output sysbench "${a[@]}" --file-test-mode=rndrd --time=1 --histogram run
+        KEEP_DIRS=1 compare_output sysbench "${a[@]}" --file-test-mode=rndwr --threads=2 --events=500 --time=0 --verbosity=4 run
+        KEEP_DIRS=1 compare_output sysbench "${a[@]}" --file-test-mode=rndrd --time=1 --verbosity=1 run
         KEEP_DIRS=1 compare_output sysbench "${a[@]}" cleanup
         ;;
     ffsb)

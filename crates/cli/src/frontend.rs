@@ -10,7 +10,7 @@
 //! fslab exits quietly with 141, as a tool killed by SIGPIPE does.
 
 use crate::Failure;
-use fslab_classic::contract::{OutputFormat, Phase};
+use fslab_classic::contract::{OutputFormat, Phase, Tool};
 use fslab_classic::{Common, Context, Error, ErrorKind, FrontEnd, Outcome};
 use fslab_engine::fileset::Layout;
 use fslab_engine::result::Status;
@@ -157,8 +157,10 @@ pub fn main(parse: impl FnOnce() -> Result<(Box<dyn FrontEnd>, Common), Error>) 
         print_out(&format!("{:#}\n", fslab_classic::fio_json::document(&outcome)))
     } else if json {
         print_out(&format!("{}\n", outcome.to_json()))
-    } else if outcome.report.is_empty() {
-        // Native runs have no original to imitate: fslab's own summary of each engine run.
+    } else if outcome.report.is_empty() && outcome.tool == Tool::Run {
+        // Native runs have no original to imitate: fslab's own summary of each engine run. (A
+        // classic front-end whose original prints nothing, sysbench's --verbosity=0, prints
+        // nothing.)
         outcome
             .phases
             .iter()

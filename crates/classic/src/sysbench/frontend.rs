@@ -130,23 +130,29 @@ impl FrontEnd for Sysbench {
             )));
         }
         let o = &self.inv.options;
+        // --verbosity below 3: sysbench prints nothing but its errors.
+        let say = |ctx: &mut Context, text: &str| {
+            if o.verbosity >= 3 {
+                ctx.print(text);
+            }
+        };
         // With several ranks each has its own test files, in its own directory (crate::job).
         let mine = crate::job::rank_dir(ctx.ranks.as_ref(), &self.dir)?;
         match self.inv.command {
             Command::Prepare => {
-                ctx.print(&report::prepare_header(o));
+                say(ctx, &report::prepare_header(o));
                 let setup = files::prepare(&mine, o).map_err(failure)?;
-                ctx.print(&report::prepare_footer(o, &setup));
+                say(ctx, &report::prepare_footer(o, &setup));
                 outcome.figures = Some(report::prepare_figures(o, &setup));
             }
             Command::Cleanup => {
                 files::cleanup(&mine, o).map_err(failure)?;
-                ctx.print(&report::cleanup_text());
+                say(ctx, &report::cleanup_text());
                 outcome.figures = Some(serde_json::json!({ "command": "cleanup", "removed": FILESET }));
             }
             Command::Run => {
                 files::check(&mine, o).map_err(failure)?;
-                ctx.print(&report::run_header(o));
+                say(ctx, &report::run_header(o));
                 let mut intervals = report::Intervals::new(o);
                 let run_opts = RunOptions {
                     dir: self.dir.clone(),
@@ -157,7 +163,7 @@ impl FrontEnd for Sysbench {
                 let job = ctx.job();
                 let result = crate::job::run(&job, &self.workload, run_opts, &mut |p| {
                     if let Some(line) = intervals.tick(p) {
-                        ctx.print(&format!("{line}\n"));
+                        say(ctx, &format!("{line}\n"));
                     }
                     ctx.progress("run", p);
                 })?;
@@ -165,7 +171,10 @@ impl FrontEnd for Sysbench {
                     ctx.note("the prepared files did not match these options and were written again");
                 }
                 let f = report::figures(&result, o);
-                ctx.print(&report::summary(&f));
+                if o.verbosity >= 4 {
+                    ctx.print(&report::info_ending(&result));
+                }
+                say(ctx, &report::summary(&f));
                 let mut metrics = vec![
                     Metric::new("throughput", f.read_mib_per_sec + f.written_mib_per_sec, "MiB/s"),
                     Metric::new("reads/s", f.reads_per_sec, "/s"),

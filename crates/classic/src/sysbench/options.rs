@@ -112,6 +112,9 @@ pub struct Options {
     pub rand_seed: u64,
     /// `--histogram`: print the latency histogram before the report.
     pub histogram: bool,
+    /// `--verbosity`: 0 to 2 print nothing but errors, 3 (the default) sysbench's text, 4 adds
+    /// its informational lines (why the run ended, `Done.`).
+    pub verbosity: u32,
 }
 
 impl Default for Options {
@@ -137,6 +140,7 @@ impl Default for Options {
             report_interval: 0,
             rand_seed: 0,
             histogram: false,
+            verbosity: 3,
         }
     }
 }
@@ -403,6 +407,17 @@ impl Options {
                     .map_err(|_| bad(format!("`{v}` is not a number (e.g. 0.2)")))?;
             }
             "histogram" => self.histogram = switch(flag, value)?,
+            "verbosity" => {
+                self.verbosity = match whole(flag, need(flag, value)?)? {
+                    v @ 0..=4 => v as u32,
+                    5 => {
+                        return Err(bad(
+                            "5 (debug) has sysbench print a line per request, which fslab does not: use 0 to 4".into(),
+                        ))
+                    }
+                    v => return Err(bad(format!("{v} is not a verbosity level (0 to 5)"))),
+                }
+            }
             _ => {
                 return Err(bad(
                     "unknown option (see `fslab sysbench fileio help` for the options fslab takes)".into(),
@@ -503,6 +518,7 @@ General options:
   --rand-type, --rand-spec-iter, --rand-spec-pct, --rand-spec-res, --rand-pareto-h: accepted, no
                                 effect (fileio's offsets are uniform, as in sysbench 1.0.20)
   --histogram[=on|off]          print the latency histogram before the report [off]
+  --verbosity=N                 0-2: errors only, 3: sysbench's text, 4: also why the run ended [3]
   --test=fileio, --num-threads=N, --max-time=N, --max-requests=N: the deprecated spellings
 
 fslab options:
@@ -634,6 +650,9 @@ mod tests {
             err(&["fileio", "--histogram", "--percentile=0", "prepare"]),
             "--histogram: cannot be used with --percentile=0"
         );
+        assert_eq!(ok(&["fileio", "--verbosity=0", "prepare"]).options.verbosity, 0);
+        assert!(err(&["fileio", "--verbosity=5", "prepare"]).starts_with("--verbosity: 5 (debug)"));
+        assert!(err(&["fileio", "--verbosity=9", "prepare"]).starts_with("--verbosity: 9 is not"));
         assert!(
             err(&["fileio", "--file-test-mode=bad", "run"]).starts_with("--file-test-mode: `bad` is not a test mode")
         );

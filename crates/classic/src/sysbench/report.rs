@@ -16,7 +16,7 @@ use super::options::{ExtraFlags, IoMode, Options, TestMode};
 use fslab_engine::fileset::SetupReport;
 use fslab_engine::histogram::OpStats;
 use fslab_engine::live_latency::SecondHistogram;
-use fslab_engine::result::{OpResult, Status};
+use fslab_engine::result::{OpResult, Status, StopReason};
 use fslab_engine::run::Progress;
 use fslab_engine::workload::OpKind;
 use fslab_engine::RunResult;
@@ -245,6 +245,23 @@ impl Intervals {
         self.latency = SecondHistogram::default();
         (self.time == 0 || at < self.time).then_some(line)
     }
+}
+
+/// What `--verbosity=4` adds after the interval lines: each thread's reason for stopping
+/// (sysbench's logger folds the repeats into one line), then `Done.`.
+pub fn info_ending(r: &RunResult) -> String {
+    let why = match r.stopped_by {
+        StopReason::Time => "Time limit exceeded, exiting...\n",
+        StopReason::Ops => "Event limit exceeded, exiting...\n",
+        _ => "",
+    };
+    let mut s = why.to_string();
+    let threads = r.threads.len();
+    if !why.is_empty() && threads > 1 {
+        let _ = writeln!(s, "(last message repeated {} times)", threads - 1);
+    }
+    s.push_str("Done.\n\n");
+    s
 }
 
 /// sysbench's figures of one run, as `--json` carries them under `classic`.

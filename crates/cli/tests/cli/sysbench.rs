@@ -200,6 +200,55 @@ fn histogram_prints_sysbench_s_slots_before_the_report() {
 }
 
 #[test]
+fn verbosity_quiets_everything_below_3_and_says_why_the_run_ended_at_4() {
+    let d = tempdir();
+    // 0 to 2: nothing on stdout, the work still done.
+    for (command, extra) in [
+        ("prepare", None),
+        ("run", Some("--file-test-mode=rndrd")),
+        ("cleanup", None),
+    ] {
+        let mut args = with(&["--verbosity=0", "--events=50", "--time=0"]);
+        args.extend(extra);
+        args.push(command);
+        let out = ok(d.path(), &args);
+        assert_eq!(out.stdout, "", "{command}");
+        let files = entries(d.path()).iter().filter(|n| n.starts_with("test_file.")).count();
+        assert_eq!(files, if command == "cleanup" { 0 } else { 4 }, "{command}");
+    }
+    ok(d.path(), &with(&["prepare"]));
+    // 4: each thread's reason, folded as sysbench's logger folds repeats, then Done.
+    let out = ok(
+        d.path(),
+        &with(&[
+            "--verbosity=4",
+            "--threads=2",
+            "--events=200",
+            "--time=0",
+            "--file-test-mode=rndwr",
+            "run",
+        ]),
+    );
+    assert!(
+        out.stdout.contains(
+            "Threads started!\n\nEvent limit exceeded, exiting...\n(last message repeated 1 times)\nDone.\n\n\nFile operations:\n"
+        ),
+        "{}",
+        out.stdout
+    );
+    let out = ok(
+        d.path(),
+        &with(&["--verbosity=4", "--time=1", "--file-test-mode=rndrd", "run"]),
+    );
+    assert!(
+        out.stdout
+            .contains("\n\nTime limit exceeded, exiting...\nDone.\n\n\nFile operations:\n"),
+        "{}",
+        out.stdout
+    );
+}
+
+#[test]
 fn explain_prints_the_workload_and_runs_nothing() {
     let d = tempdir();
     let out = ok(d.path(), &with(&["--file-test-mode=seqrewr", "--explain", "run"]));
