@@ -88,13 +88,7 @@ pub fn throughput_report(record_kb: u64, rows: &[(&str, Vec<f64>)], ops: bool, t
     let _ = writeln!(s, "\"Record size = {record_kb} kBytes \"");
     let unit = if ops { "ops/sec" } else { "kBytes/sec" };
     let _ = writeln!(s, "\"Output is in {unit}\"\n");
-    for (name, values) in rows {
-        let _ = write!(s, "\"{name:>15} \"");
-        for v in values {
-            let _ = write!(s, " {v:10.2} ");
-        }
-        s.push_str("\n\n");
-    }
+    throughput_rows(&mut s, rows);
     s
 }
 
@@ -108,6 +102,12 @@ pub fn throughput_cpu_report(record_kb: u64, rows: &[(&str, Vec<f64>)], threads:
         "\n\"CPU utilization report Y-axis is type of test X-axis is number of {axis}\"\n\
          \"Record size = {record_kb} kBytes \"\n\"Output is in CPU%\"\n\n"
     );
+    throughput_rows(&mut s, rows);
+    s
+}
+
+/// The rows of throughput mode's reports: the row's name, then a figure per number of children.
+fn throughput_rows(s: &mut String, rows: &[(&str, Vec<f64>)]) {
     for (name, values) in rows {
         let _ = write!(s, "\"{name:>15} \"");
         for v in values {
@@ -115,7 +115,6 @@ pub fn throughput_cpu_report(record_kb: u64, rows: &[(&str, Vec<f64>)], threads:
         }
         s.push_str("\n\n");
     }
-    s
 }
 
 /// What IOzone 3.487's throughput mode prints after its last sub-test, before its report.
@@ -224,23 +223,9 @@ pub type AutoCell = (u64, u64, f64);
 pub fn auto_report(tests: &[Test], cells: &[(Test, AutoCell)], records_kb: &[u64]) -> String {
     let mut s = String::from("Excel output is below:\n");
     for &t in tests {
-        let _ = write!(s, "\n\"{}\"\n      ", t.excel_title());
-        for r in records_kb {
-            let _ = write!(s, "  \"{r}\"");
-        }
-        s.push('\n');
-        let mut file = None;
-        for &(_, (f, _, v)) in cells.iter().filter(|c| c.0 == t) {
-            if file != Some(f) {
-                if file.is_some() {
-                    s.push('\n');
-                }
-                let _ = write!(s, "\"{f}\"  ");
-                file = Some(f);
-            }
-            let _ = write!(s, " {} ", v as u64);
-        }
-        s.push('\n');
+        auto_grid(&mut s, t.excel_title(), t, cells, records_kb, |v| {
+            format!(" {} ", v as u64)
+        });
     }
     s
 }
@@ -251,29 +236,42 @@ pub fn auto_report(tests: &[Test], cells: &[(Test, AutoCell)], records_kb: &[u64
 pub fn auto_cpu_report(tests: &[Test], cells: &[(Test, AutoCell)], records_kb: &[u64]) -> String {
     let mut s = String::new();
     for &t in tests {
-        let title = t.excel_title().trim_end_matches(" report");
-        let _ = write!(
-            s,
-            "\n\"{title} CPU utilization report (Zero values should be ignored)\"\n      "
+        let title = format!(
+            "{} CPU utilization report (Zero values should be ignored)",
+            t.excel_title().trim_end_matches(" report")
         );
-        for r in records_kb {
-            let _ = write!(s, "  \"{r}\"");
-        }
-        s.push('\n');
-        let mut file = None;
-        for &(_, (f, _, v)) in cells.iter().filter(|c| c.0 == t) {
-            if file != Some(f) {
-                if file.is_some() {
-                    s.push('\n');
-                }
-                let _ = write!(s, "\"{f}\"  ");
-                file = Some(f);
-            }
-            let _ = write!(s, " {v:6.2}");
-        }
-        s.push('\n');
+        auto_grid(&mut s, &title, t, cells, records_kb, |v| format!(" {v:6.2}"));
     }
     s
+}
+
+/// One of automatic mode's reports: its title, the record sizes, and a line per file size with
+/// `cell` of each of test `t`'s figures.
+fn auto_grid(
+    s: &mut String,
+    title: &str,
+    t: Test,
+    cells: &[(Test, AutoCell)],
+    records_kb: &[u64],
+    cell: impl Fn(f64) -> String,
+) {
+    let _ = write!(s, "\n\"{title}\"\n      ");
+    for r in records_kb {
+        let _ = write!(s, "  \"{r}\"");
+    }
+    s.push('\n');
+    let mut file = None;
+    for &(_, (f, _, v)) in cells.iter().filter(|c| c.0 == t) {
+        if file != Some(f) {
+            if file.is_some() {
+                s.push('\n');
+            }
+            let _ = write!(s, "\"{f}\"  ");
+            file = Some(f);
+        }
+        s.push_str(&cell(v));
+    }
+    s.push('\n');
 }
 
 /// IOzone's warning after its last words when a time was below its clock's resolution, naming
