@@ -129,17 +129,20 @@ fn timeval_micros(tv: &libc::timeval) -> u64 {
     secs.saturating_mul(1_000_000).saturating_add(micros)
 }
 
+/// `getrusage(who)`; None in the (practically impossible) case that it fails.
+fn rusage(who: libc::c_int) -> Option<libc::rusage> {
+    // SAFETY: `rusage` is a plain C struct for which all-zero bytes is a valid value.
+    let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
+    // SAFETY: `usage` is a valid, writable `rusage` for the whole call; getrusage only writes it.
+    (unsafe { libc::getrusage(who, &mut usage) } == 0).then_some(usage)
+}
+
 /// The CPU time (user and system) this process has used so far, as `getrusage(RUSAGE_SELF)`
 /// gives it: what IOzone's children read at their start and at their figures (`-+u`).
 pub fn process_cpu_time() -> std::time::Duration {
-    // SAFETY: `rusage` is a plain C struct for which all-zero bytes is a valid value.
-    let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
-    // SAFETY: `usage` is a valid, writable `rusage` for the whole call.
-    if unsafe { libc::getrusage(libc::RUSAGE_SELF, &mut usage) } != 0 {
-        return std::time::Duration::ZERO;
-    }
-    let micros = timeval_micros(&usage.ru_utime) + timeval_micros(&usage.ru_stime);
-    std::time::Duration::from_micros(micros)
+    rusage(libc::RUSAGE_SELF).map_or(std::time::Duration::ZERO, |u| {
+        std::time::Duration::from_micros(timeval_micros(&u.ru_utime) + timeval_micros(&u.ru_stime))
+    })
 }
 
 /// This process's `getrusage(RUSAGE_SELF)` plus that of the children it has waited for
@@ -149,20 +152,12 @@ pub fn process_cpu_time() -> std::time::Duration {
 /// it fails.
 fn read_rusage() -> ProcessTimes {
     let get = |who| {
-        // SAFETY: `rusage` is a plain C struct for which all-zero bytes is a
-        // valid value, and getrusage only writes into the buffer we pass.
-        let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
-        // SAFETY: `usage` is a valid, writable `rusage` for the whole call.
-        let rc = unsafe { libc::getrusage(who, &mut usage) };
-        if rc != 0 {
-            return ProcessTimes::default();
-        }
-        ProcessTimes {
+        rusage(who).map_or_else(ProcessTimes::default, |usage| ProcessTimes {
             user_micros: timeval_micros(&usage.ru_utime),
             system_micros: timeval_micros(&usage.ru_stime),
             voluntary_ctx_switches: u64::try_from(usage.ru_nvcsw).unwrap_or(0),
             involuntary_ctx_switches: u64::try_from(usage.ru_nivcsw).unwrap_or(0),
-        }
+        })
     };
     let (me, children) = (get(libc::RUSAGE_SELF), get(libc::RUSAGE_CHILDREN));
     ProcessTimes {
