@@ -1,7 +1,8 @@
-//! From IOzone's options to the list of engine runs: throughput mode (`-t`: each sub-test one run
-//! of all children; with `-l`/`-u` or several `-t`, every sub-test again for each number of
-//! children, as IOzone's `multi_throughput_test`), automatic mode (`-a`: each file size × record size × test one run of one
-//! process) and IOzone's plain single-process mode (one file size, one record size).
+//! From IOzone's options to the list of engine runs:
+//! - throughput mode (`-t`): each sub-test one run of all children; with `-l`/`-u` or several
+//!   `-t`, every sub-test again for each number of children, as IOzone's `multi_throughput_test`;
+//! - automatic mode (`-a`): each file size × record size × test one run of one process;
+//! - IOzone's plain single-process mode: one file size, one record size.
 
 use super::compile::{self, Params};
 use super::layout::Layout;
