@@ -696,7 +696,9 @@ impl From<fslab_engine::RunError> for Error {
         let kind = match &e {
             RunError::Invalid(_) => ErrorKind::Input,
             RunError::Confine(c) | RunError::Setup(SetupError::Confine(c)) if bad_path(c) => ErrorKind::Input,
-            RunError::Setup(SetupError::Foreign { .. } | SetupError::Linked { .. }) => ErrorKind::Input,
+            RunError::Setup(SetupError::Foreign { .. } | SetupError::Occupied { .. } | SetupError::Linked { .. }) => {
+                ErrorKind::Input
+            }
             RunError::DropCaches(_) | RunError::Workers { .. } | RunError::Shared(_) => ErrorKind::Environment,
             RunError::Confine(_) | RunError::Setup(_) => ErrorKind::Run,
         };

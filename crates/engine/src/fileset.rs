@@ -9,7 +9,9 @@
 //! files, and fslab removes only its `<prefix><N>` files there, never the directory. A fileset
 //! with `names` (IOzone's `-F`) names its files itself, in its directory, which it may share
 //! with the user's files as the run directory is shared: its marker lists the names fslab made,
-//! only those are ever removed, and the directory stays.
+//! only those are ever removed, and the directory stays. A directory holds one marker, so a
+//! fileset in the run directory refuses to lay out its files beside another fileset's files
+//! there, whose marker it would replace ([`SetupError::Occupied`]).
 //!
 //! When no operation adds or removes files, the table is a fixed array of sizes that threads
 //! read without a lock. Otherwise it is a list of live files under a mutex held for a few
@@ -49,6 +51,15 @@ pub enum SetupError {
     },
     #[error("fileset `{fileset}`: {path} holds `{entry}`, which fslab did not make; name an empty directory or remove it yourself")]
     Foreign {
+        fileset: String,
+        path: String,
+        entry: String,
+    },
+    /// The directory holds the files of another fileset fslab made there (its marker describes
+    /// them): this fileset's marker would take the marker's place and leave those files to no
+    /// one, so that no later run could remove them.
+    #[error("fileset `{fileset}`: {path} holds `{entry}`, which fslab made for another fileset there (its marker `.fslab-fileset` says so); run in another directory, or first remove those files with the command that made them")]
+    Occupied {
         fileset: String,
         path: String,
         entry: String,
@@ -719,6 +730,49 @@ fn marker_text(spec: &Fileset) -> String {
     text
 }
 
+/// A directory holds one fileset marker. Before a fileset in the run directory writes its own,
+/// refuses to go on when the marker there describes another fileset whose files are still
+/// there (`entries`): sysbench's `test_file.N`, say, when IOzone's files are about to be laid
+/// out beside them. Replacing the marker would leave those files to no one.
+fn refuse_others(root: &OwnedFd, spec: &Fileset, entries: &[String], path: &str) -> Result<(), SetupError> {
+    let Some(marker) = read_marker(root) else {
+        return Ok(());
+    };
+    let theirs = marker_prefix(&marker);
+    let ours = if spec.names.is_empty() {
+        spec.prefix.as_str()
+    } else {
+        ""
+    };
+    let other = if theirs.is_empty() {
+        // A fileset with names (IOzone's -F): another such fileset clears the names it lists
+        // ([`clear_named`]), a fileset of `<prefix><N>` files would orphan them.
+        let named = marker_names(&marker);
+        let ours_named = !spec.names.is_empty();
+        entries.iter().find(|e| !ours_named && named.contains(e)).cloned()
+    } else if theirs != ours {
+        entries.iter().find(|e| is_ours(e, theirs)).cloned()
+    } else {
+        None
+    };
+    match other {
+        Some(entry) => Err(SetupError::Occupied {
+            fileset: spec.name.clone(),
+            path: path.to_string(),
+            entry,
+        }),
+        None => Ok(()),
+    }
+}
+
+/// The prefix of the files a marker says fslab made (empty for a fileset with names).
+fn marker_prefix(marker: &str) -> &str {
+    marker
+        .lines()
+        .find_map(|l| l.strip_prefix("prefix = "))
+        .unwrap_or_default()
+}
+
 /// One `name = "..."` line of a marker.
 #[derive(serde::Serialize, serde::Deserialize, schemars::JsonSchema)]
 struct NameLine {
@@ -975,6 +1029,7 @@ fn clear_in_run_dir(root: &OwnedFd, spec: &Fileset, run_root: &str) -> Result<()
             return Err(foreign(name));
         }
     }
+    refuse_others(root, spec, &entries, run_root)?;
     for name in &ours {
         rustix::fs::unlinkat(root, name.as_str(), AtFlags::empty()).map_err(|e| fail(name, e.into()))?;
     }
@@ -1005,6 +1060,10 @@ fn clear_named(root: &OwnedFd, spec: &Fileset, run_root: &str, name: &str) -> Re
             });
         }
     }
+    if spec.in_run_dir() {
+        let entries = list(root).map_err(|e| named_io(spec, &dir, "", e))?;
+        refuse_others(root, spec, &entries, run_root)?;
+    }
     remove_made(root, spec, &made, &dir)
 }
 
@@ -1025,6 +1084,9 @@ fn remove_named(run: &RunDir, spec: &Fileset) -> Result<(), SetupError> {
     let Some(marker) = read_marker(&root) else {
         return Ok(()); // fslab made nothing here
     };
+    if !marker_prefix(&marker).is_empty() {
+        return Ok(()); // the marker of another fileset, of `<prefix><N>` files: not ours
+    }
     let dir = if spec.in_run_dir() {
         run.root().to_string()
     } else {

@@ -72,7 +72,7 @@ impl Error {
     pub fn is_input(&self) -> bool {
         match self {
             Error::Option { .. } | Error::Usage(_) | Error::NotPrepared(_) => true,
-            Error::Setup(SetupError::Foreign { .. } | SetupError::Linked { .. }) => true,
+            Error::Setup(SetupError::Foreign { .. } | SetupError::Occupied { .. } | SetupError::Linked { .. }) => true,
             Error::Setup(SetupError::Confine(e)) | Error::Confine(e) => {
                 matches!(
                     e,

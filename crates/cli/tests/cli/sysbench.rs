@@ -249,6 +249,30 @@ fn verbosity_quiets_everything_below_3_and_says_why_the_run_ended_at_4() {
 }
 
 #[test]
+fn another_front_end_s_files_beside_the_prepared_ones_are_refused_and_both_sets_survive() {
+    let d = tempdir();
+    ok(d.path(), &with(&["prepare"]));
+    let before = entries(d.path());
+    // IOzone's files would go beside them, its marker replacing sysbench's: refused, untouched.
+    let out = crate::common::fslab_in(
+        Some(d.path()),
+        &[],
+        &["iozone", "-t", "1", "-i", "0", "-s", "64k", "--pause", "0"],
+    );
+    assert_eq!(out.code, 2, "{}{}", out.stdout, out.stderr);
+    assert!(
+        out.stderr
+            .contains("holds `test_file.0`, which fslab made for another fileset there"),
+        "{}",
+        out.stderr
+    );
+    assert_eq!(entries(d.path()), before);
+    // sysbench's own cleanup still knows its files.
+    ok(d.path(), &with(&["cleanup"]));
+    assert!(entries(d.path()).is_empty(), "{:?}", entries(d.path()));
+}
+
+#[test]
 fn explain_prints_the_workload_and_runs_nothing() {
     let d = tempdir();
     let out = ok(d.path(), &with(&["--file-test-mode=seqrewr", "--explain", "run"]));

@@ -247,3 +247,51 @@ fn bad_names_are_refused_with_their_line() {
         "cannot work on a fileset with names",
     );
 }
+
+/// `files` files `<prefix>N` of 4 KiB in the run directory itself, read once (they stay).
+fn in_run_dir(prefix: &str) -> Workload {
+    workload(&format!(
+        "name = \"beside\"\n[[fileset]]\nname = \"data\"\ndir = \".\"\nprefix = \"{prefix}\"\nfiles = 2\ndirs = 0\nsize = \"4k\"\n\
+         [[group]]\nname = \"g\"\nfileset = \"data\"\n[[group.op]]\nop = \"seqread\"\n"
+    ))
+}
+
+/// A directory holds one marker. A fileset in the run directory does not lay out its files
+/// beside another fileset's there (sysbench's files, then IOzone's): its marker would replace
+/// the other's and leave those files to no one, so that no later run could remove them. Nor
+/// does removing it take the other's marker away.
+#[test]
+fn a_fileset_in_the_run_directory_does_not_take_another_fileset_s_marker() {
+    let run = tempdir();
+    run_ok(&in_run_dir("test_file."), run.path());
+    let before = tree(run.path());
+    assert_eq!(before, [".fslab-fileset", "test_file.0", "test_file.1"]);
+    for other in [in_run_dir("iozone.DUMMY."), readers(".", NAMES, "")] {
+        let e = try_run(&other, run.path()).expect_err("another fileset's files must stop the run");
+        assert!(
+            e.to_string()
+                .contains("holds `test_file.0`, which fslab made for another fileset there"),
+            "{e}"
+        );
+        assert_eq!(tree(run.path()), before);
+        let dir = fslab_engine::confine::RunDir::open(run.path()).unwrap();
+        // As a front-end does after a run that failed: whatever it says, nothing goes.
+        let _ = fslab_engine::fileset::remove(&dir, &other.filesets[0]);
+        assert_eq!(
+            tree(run.path()),
+            before,
+            "removing {} left the other's files and marker",
+            other.name
+        );
+    }
+    // The other way round: named files first, then files of a prefix.
+    let run = tempdir();
+    run_ok(&readers(".", NAMES, ""), run.path());
+    let before = tree(run.path());
+    let e = try_run(&in_run_dir("test_file."), run.path()).expect_err("the named files must stop the run");
+    assert!(
+        e.to_string().contains("which fslab made for another fileset there"),
+        "{e}"
+    );
+    assert_eq!(tree(run.path()), before);
+}
