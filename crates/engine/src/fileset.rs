@@ -731,14 +731,11 @@ fn marker_text(spec: &Fileset) -> String {
 }
 
 /// A directory holds one fileset marker. Before a fileset in the run directory writes its own,
-/// refuses to go on when the marker there describes another fileset whose files are still
+/// refuses to go on when the `marker` there describes another fileset whose files are still
 /// there (`entries`): sysbench's `test_file.N`, say, when IOzone's files are about to be laid
 /// out beside them. Replacing the marker would leave those files to no one.
-fn refuse_others(root: &OwnedFd, spec: &Fileset, entries: &[String], path: &str) -> Result<(), SetupError> {
-    let Some(marker) = read_marker(root) else {
-        return Ok(());
-    };
-    let theirs = marker_prefix(&marker);
+fn refuse_others(marker: &str, spec: &Fileset, entries: &[String], path: &str) -> Result<(), SetupError> {
+    let theirs = marker_prefix(marker);
     let ours = if spec.names.is_empty() {
         spec.prefix.as_str()
     } else {
@@ -747,7 +744,7 @@ fn refuse_others(root: &OwnedFd, spec: &Fileset, entries: &[String], path: &str)
     let other = if theirs.is_empty() {
         // A fileset with names (IOzone's -F): another such fileset clears the names it lists
         // ([`clear_named`]), a fileset of `<prefix><N>` files would orphan them.
-        let named = marker_names(&marker);
+        let named = marker_names(marker);
         let ours_named = !spec.names.is_empty();
         entries.iter().find(|e| !ours_named && named.contains(e)).cloned()
     } else if theirs != ours {
@@ -1016,7 +1013,10 @@ fn clear_in_run_dir(root: &OwnedFd, spec: &Fileset, run_root: &str) -> Result<()
     };
     let entries = list(root).map_err(|e| fail("", e))?;
     let ours: Vec<&String> = entries.iter().filter(|e| is_ours(e, &spec.prefix)).collect();
-    let marked = read_marker(root).is_some_and(|m| m.lines().any(|l| l == format!("prefix = {}", spec.prefix)));
+    let marker = read_marker(root);
+    let marked = marker
+        .as_deref()
+        .is_some_and(|m| m.lines().any(|l| l == format!("prefix = {}", spec.prefix)));
     let foreign = |entry: &str| SetupError::Foreign {
         fileset: spec.name.clone(),
         path: run_root.to_string(),
@@ -1029,7 +1029,9 @@ fn clear_in_run_dir(root: &OwnedFd, spec: &Fileset, run_root: &str) -> Result<()
             return Err(foreign(name));
         }
     }
-    refuse_others(root, spec, &entries, run_root)?;
+    if let Some(m) = &marker {
+        refuse_others(m, spec, &entries, run_root)?;
+    }
     for name in &ours {
         rustix::fs::unlinkat(root, name.as_str(), AtFlags::empty()).map_err(|e| fail(name, e.into()))?;
     }
@@ -1043,7 +1045,8 @@ fn clear_in_run_dir(root: &OwnedFd, spec: &Fileset, run_root: &str) -> Result<()
 /// none of its names is taken by an entry fslab did not make (the run then stops, untouched),
 /// then removes the regular files its marker says fslab made there, and the marker.
 fn clear_named(root: &OwnedFd, spec: &Fileset, run_root: &str, name: &str) -> Result<(), SetupError> {
-    let made = read_marker(root).map(|m| marker_names(&m)).unwrap_or_default();
+    let marker = read_marker(root);
+    let made = marker.as_deref().map(marker_names).unwrap_or_default();
     let dir = if spec.in_run_dir() {
         run_root.to_string()
     } else {
@@ -1060,9 +1063,14 @@ fn clear_named(root: &OwnedFd, spec: &Fileset, run_root: &str, name: &str) -> Re
             });
         }
     }
-    if spec.in_run_dir() {
+    // Only a marker of prefix files can be another fileset's (another fileset with names is
+    // this one's to clear): the directory is listed only then.
+    if let Some(m) = marker
+        .as_deref()
+        .filter(|m| spec.in_run_dir() && !marker_prefix(m).is_empty())
+    {
         let entries = list(root).map_err(|e| named_io(spec, &dir, "", e))?;
-        refuse_others(root, spec, &entries, run_root)?;
+        refuse_others(m, spec, &entries, run_root)?;
     }
     remove_made(root, spec, &made, &dir)
 }
