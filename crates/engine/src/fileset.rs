@@ -700,13 +700,7 @@ fn marker_text(spec: &Fileset) -> String {
         size: spec.size.clone(),
     })
     .unwrap_or_default();
-    // A fileset with names made no `<prefix><N>` files: its marker must not say it did, or a
-    // fileset of that prefix in the same directory would take the user's files for its own.
-    let prefix = if spec.names.is_empty() {
-        spec.prefix.as_str()
-    } else {
-        ""
-    };
+    let prefix = marked_prefix(spec);
     let mut text = format!(
         "fslab fileset\nfiles = {}\nuntil_bytes = {:?}\ndirs = {}\nprefix = {prefix}\n{size}",
         spec.files,
@@ -736,11 +730,7 @@ fn marker_text(spec: &Fileset) -> String {
 /// out beside them. Replacing the marker would leave those files to no one.
 fn refuse_others(marker: &str, spec: &Fileset, entries: &[String], path: &str) -> Result<(), SetupError> {
     let theirs = marker_prefix(marker);
-    let ours = if spec.names.is_empty() {
-        spec.prefix.as_str()
-    } else {
-        ""
-    };
+    let ours = marked_prefix(spec);
     let other = if theirs.is_empty() {
         // A fileset with names (IOzone's -F): another such fileset clears the names it lists
         // ([`clear_named`]), a fileset of `<prefix><N>` files would orphan them.
@@ -759,6 +749,17 @@ fn refuse_others(marker: &str, spec: &Fileset, entries: &[String], path: &str) -
             entry,
         }),
         None => Ok(()),
+    }
+}
+
+/// The prefix `spec`'s marker says: a fileset with names made no `<prefix><N>` files, so its
+/// marker must not say it did, or a fileset of that prefix in the same directory would take the
+/// user's files for its own.
+fn marked_prefix(spec: &Fileset) -> &str {
+    if spec.names.is_empty() {
+        &spec.prefix
+    } else {
+        ""
     }
 }
 
@@ -1014,9 +1015,7 @@ fn clear_in_run_dir(root: &OwnedFd, spec: &Fileset, run_root: &str) -> Result<()
     let entries = list(root).map_err(|e| fail("", e))?;
     let ours: Vec<&String> = entries.iter().filter(|e| is_ours(e, &spec.prefix)).collect();
     let marker = read_marker(root);
-    let marked = marker
-        .as_deref()
-        .is_some_and(|m| m.lines().any(|l| l == format!("prefix = {}", spec.prefix)));
+    let marked = marker.as_deref().is_some_and(|m| marker_prefix(m) == spec.prefix);
     let foreign = |entry: &str| SetupError::Foreign {
         fileset: spec.name.clone(),
         path: run_root.to_string(),
