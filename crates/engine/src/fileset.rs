@@ -1200,7 +1200,8 @@ fn write_files_in_order(
     made: &Made,
 ) -> Result<u64, (String, io::Error)> {
     let chunk = spec.setup_bs.map_or(1 << 20, |b| b.0) as usize;
-    // Aligned, for O_DIRECT; both front-ends' filesets ask for zeros, as their buffers are.
+    // Aligned, for O_DIRECT; both front-ends' filesets ask for zeros, as their buffers are
+    // (sysbench's with --validate for checked blocks, each stamped as it is written).
     let mut buf = crate::io::IoBuffers::with_data(chunk, 1, spec.data, 0);
     let mut total = 0;
     for (id, &size) in sizes.iter().enumerate() {
@@ -1230,6 +1231,7 @@ fn write_files_in_order(
             } else {
                 chunk.min((size - off) as usize)
             };
+            buf.stamp(0, len, off);
             let n = rustix::io::write(&fd, buf.slot(0, len)).map_err(here)?;
             off += n as u64;
             if let Some(l) = layout {
@@ -1316,6 +1318,7 @@ fn write_files(
                 let mut off = 0u64;
                 while off < size {
                     let n = (size - off).min(chunk as u64) as usize;
+                    buf.stamp(0, n, off);
                     let wrote = rustix::io::pwrite(&fd, buf.slot(0, n), off).map_err(|e| (here(), e.into()))?;
                     off += wrote as u64;
                     if let Some(l) = layout {

@@ -71,14 +71,19 @@ impl Backend for MmapBackend {
         bufs: &mut IoBuffers,
     ) -> (Moved, io::Result<()>) {
         let end = xfers.iter().map(|x| x.offset + x.len as u64).max().unwrap_or(0);
+        let ident = file.ident;
         let map = match Self::mapping(file, end) {
             Ok(Some(m)) => m,
             // Past the end of the file: reads get what there is, writes grow it with pwrite.
-            Ok(None) => return plain_transfer(file.fd(), dir, xfers, bufs),
+            Ok(None) => return plain_transfer(file, dir, xfers, bufs),
             Err(e) => return (Moved::default(), Err(e)),
         };
         let mut moved = Moved::default();
         for x in xfers {
+            let _claim = bufs.claim(ident, x.offset);
+            if dir == Dir::Write {
+                bufs.stamp(0, x.len as usize, x.offset);
+            }
             let buf = bufs.slot(0, x.len as usize);
             // SAFETY: offset + len <= map.len, checked by mapping().
             let mapped = unsafe { std::slice::from_raw_parts_mut(map.ptr.add(x.offset as usize), x.len as usize) };
@@ -87,6 +92,11 @@ impl Backend for MmapBackend {
                 Dir::Write => mapped.copy_from_slice(buf),
             }
             moved.add(x.len, x.len as usize);
+            if dir == Dir::Read {
+                if let Err(e) = bufs.check(0, x.len as usize, x.offset) {
+                    return (moved, Err(e));
+                }
+            }
         }
         (moved, Ok(()))
     }

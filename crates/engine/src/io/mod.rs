@@ -1,6 +1,7 @@
 //! I/O backends: how a thread moves the blocks of an operation. One file per backend behind the
 //! small [`Backend`] interface; the worker builds the list of transfers and the backend moves them.
 
+pub(crate) mod checked;
 mod mmap;
 mod sync;
 pub(crate) mod uring;
@@ -61,11 +62,25 @@ pub struct OpenFile {
     /// Where the descriptor's file position is (the `seek` backend's read()/write() move it):
     /// 0 once opened.
     pub(crate) pos: u64,
+    /// Which file this is, the same in every thread that opens it: what a checked block's claim
+    /// is taken on (`checked.rs`).
+    pub(crate) ident: u64,
 }
 
 impl OpenFile {
     pub fn new(fd: OwnedFd) -> OpenFile {
-        OpenFile { fd, map: None, pos: 0 }
+        OpenFile {
+            fd,
+            map: None,
+            pos: 0,
+            ident: 0,
+        }
+    }
+
+    /// The file as `ident` names it for the claims on its checked blocks.
+    pub(crate) fn with_ident(mut self, ident: u64) -> OpenFile {
+        self.ident = ident;
+        self
     }
 
     /// Makes the `seek` backend seek before the next transfer wherever it starts.
@@ -79,12 +94,14 @@ impl OpenFile {
 }
 
 /// A thread's I/O memory: `slots` buffers of `slot_len` bytes, each aligned for O_DIRECT, filled
-/// once with the group's [`Data`].
+/// once with the group's [`Data`] (with [`Data::Checked`], each block again as it is written).
 pub struct IoBuffers {
     ptr: *mut u8,
     layout: Layout,
     slot_len: usize,
     slots: usize,
+    /// With [`Data::Checked`]: the state of the generator that fills each block written.
+    checked: Option<u64>,
 }
 
 // The buffers are owned by one thread at a time.
@@ -115,7 +132,7 @@ impl IoBuffers {
         let zero = || unsafe { std::ptr::write_bytes(ptr, 0, layout.size()) };
         match data {
             Data::Zeros => zero(),
-            Data::Random => {
+            Data::Random | Data::Checked => {
                 // xorshift64: cheap, and enough to defeat compression and deduplication.
                 let mut x = seed | 1;
                 for i in 0..layout.size() / 8 {
@@ -139,7 +156,40 @@ impl IoBuffers {
             layout,
             slot_len,
             slots,
+            checked: (data == Data::Checked).then_some(seed | 1),
         }
+    }
+
+    /// The blocks are checked ([`Data::Checked`]): each is stamped before it is written
+    /// ([`stamp`](Self::stamp)), checked after it is read ([`check`](Self::check)), and claimed
+    /// while it moves (`checked.rs`).
+    pub(crate) fn checked(&self) -> bool {
+        self.checked.is_some()
+    }
+
+    /// With checked blocks, fills the first `len` bytes of `slot` as the block written at
+    /// `offset`; otherwise leaves the data as it is.
+    pub(crate) fn stamp(&mut self, slot: usize, len: usize, offset: u64) {
+        if let Some(mut state) = self.checked {
+            checked::stamp(self.slot(slot, len), offset, &mut state);
+            self.checked = Some(state);
+        }
+    }
+
+    /// With checked blocks, checks the first `len` bytes of `slot`, read whole at `offset`.
+    pub(crate) fn check(&self, slot: usize, len: usize, offset: u64) -> io::Result<()> {
+        if self.checked.is_none() {
+            return Ok(());
+        }
+        assert!(len <= self.slot_len);
+        // SAFETY: slot_ptr is in bounds, and nothing writes the slot while it is borrowed.
+        checked::check(unsafe { std::slice::from_raw_parts(self.slot_ptr(slot), len) }, offset)
+    }
+
+    /// With checked blocks, a claim on the block at `offset` of the file `ident` names
+    /// ([`OpenFile`]'s), waited for; none otherwise.
+    pub(crate) fn claim(&self, ident: u64, offset: u64) -> Option<checked::Claim> {
+        self.checked.map(|_| checked::claim(ident, offset))
     }
 
     pub fn slot_len(&self) -> usize {
@@ -223,12 +273,13 @@ pub(crate) fn osync_flags(osync: OSync) -> OFlags {
 /// The pread()/pwrite() loop shared by the backends that fall back to plain calls: retries a
 /// short write, stops a read at end of file.
 pub(crate) fn plain_transfer(
-    fd: BorrowedFd<'_>,
+    file: &OpenFile,
     dir: Dir,
     xfers: &[Xfer],
     bufs: &mut IoBuffers,
 ) -> (Moved, io::Result<()>) {
-    each_call(dir, xfers, bufs, |_, buf, offset| match buf {
+    let fd = file.fd();
+    each_call(dir, xfers, bufs, file.ident, |_, buf, offset| match buf {
         Buf::Read(b) => rustix::io::pread(fd, b, offset),
         Buf::Write(b) => rustix::io::pwrite(fd, b, offset),
     })
@@ -238,13 +289,14 @@ pub(crate) fn plain_transfer(
 /// wherever a transfer does not start there, and before the transfers whose indices `forced`
 /// lists (ascending) in any case: FFSB seeks at the start of every run of blocks.
 pub(crate) fn seek_transfer(
-    fd: BorrowedFd<'_>,
+    file: &OpenFile,
     dir: Dir,
     xfers: &[Xfer],
     bufs: &mut IoBuffers,
     (pos, mut forced): (&mut u64, &[usize]),
 ) -> (Moved, io::Result<()>) {
-    each_call(dir, xfers, bufs, |k, buf, offset| {
+    let fd = file.fd();
+    each_call(dir, xfers, bufs, file.ident, |k, buf, offset| {
         // A transfer's first call starts at its offset; a retried short write does not.
         let first = offset == xfers[k].offset;
         let force = first && forced.first() == Some(&k);
@@ -271,15 +323,22 @@ pub(crate) enum Buf<'a> {
 }
 
 /// Moves each transfer with `call(its index, memory, file offset)` until it is done: retries a
-/// short write (and an interrupted call), stops a read at end of file.
+/// short write (and an interrupted call), stops a read at end of file. With checked blocks, each
+/// transfer is a block of the file `ident` names: claimed while it moves, stamped before it is
+/// written, checked once it is read whole.
 pub(crate) fn each_call(
     dir: Dir,
     xfers: &[Xfer],
     bufs: &mut IoBuffers,
+    ident: u64,
     mut call: impl FnMut(usize, Buf<'_>, u64) -> rustix::io::Result<usize>,
 ) -> (Moved, io::Result<()>) {
     let mut moved = Moved::default();
     for (k, x) in xfers.iter().enumerate() {
+        let _claim = bufs.claim(ident, x.offset);
+        if dir == Dir::Write {
+            bufs.stamp(0, x.len as usize, x.offset);
+        }
         let buf = bufs.slot(0, x.len as usize);
         let mut done = 0usize;
         while done < buf.len() {
@@ -304,6 +363,11 @@ pub(crate) fn each_call(
         if dir == Dir::Read && done < x.len as usize {
             moved.eof = true;
             break;
+        }
+        if dir == Dir::Read {
+            if let Err(e) = bufs.check(0, done, x.offset) {
+                return (moved, Err(e));
+            }
         }
     }
     (moved, Ok(()))

@@ -15,7 +15,7 @@ impl Backend for SyncBackend {
         xfers: &[Xfer],
         bufs: &mut IoBuffers,
     ) -> (Moved, io::Result<()>) {
-        plain_transfer(file.fd(), dir, xfers, bufs)
+        plain_transfer(file, dir, xfers, bufs)
     }
 }
 
@@ -29,7 +29,8 @@ impl Backend for SeekBackend {
         xfers: &[Xfer],
         bufs: &mut IoBuffers,
     ) -> (Moved, io::Result<()>) {
-        each_call(dir, xfers, bufs, |_, buf, offset| {
+        let ident = file.ident;
+        each_call(dir, xfers, bufs, ident, |_, buf, offset| {
             if file.pos != offset {
                 rustix::fs::seek(&file.fd, rustix::fs::SeekFrom::Start(offset))?;
                 file.pos = offset;

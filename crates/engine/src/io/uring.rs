@@ -324,8 +324,18 @@ impl Backend for UringBackend {
         let fd = Target::Fd(file.fd.as_raw_fd());
         let mut moved = Moved::default();
         let mut first_err: Option<io::Error> = None;
-        for chunk in xfers.chunks(self.depth.min(bufs.slots())) {
+        // Checked blocks move one at a time, each claimed while it moves (`checked.rs`).
+        let per_chunk = if bufs.checked() {
+            1
+        } else {
+            self.depth.min(bufs.slots())
+        };
+        for chunk in xfers.chunks(per_chunk) {
+            let _claim = bufs.claim(file.ident, chunk[0].offset);
             for (slot, x) in chunk.iter().enumerate() {
+                if dir == Dir::Write {
+                    bufs.stamp(slot, x.len as usize, x.offset);
+                }
                 self.push(fd, dir, *x, bufs, slot, slot as u64);
             }
             let mut pending = chunk.len();
@@ -335,13 +345,17 @@ impl Backend for UringBackend {
                 }
                 self.reap(|tag, res| {
                     pending -= 1;
-                    let want = chunk[tag as usize].len;
+                    let Xfer { offset, len: want } = chunk[tag as usize];
                     if res < 0 {
                         first_err.get_or_insert(io::Error::from_raw_os_error(-res));
                     } else {
                         moved.add(want, res as usize);
                         if dir == Dir::Read && (res as u32) < want {
                             moved.eof = true;
+                        } else if dir == Dir::Read {
+                            if let Err(e) = bufs.check(tag as usize, want as usize, offset) {
+                                first_err.get_or_insert(e);
+                            }
                         }
                     }
                 });

@@ -50,8 +50,10 @@ impl<'a> Worker<'a> {
         let mut b: NameBuf = [0; 64];
         let name = self.table.name(id, &mut b);
         let mode = Mode::from_raw_mode(self.table.spec.file_mode());
+        // The same in every thread: the table they share, and the file's id in it.
+        let ident = (self.table as *const _ as u64).rotate_left(32) ^ id;
         rustix::fs::openat(self.table.dir_of(id), name, flags, mode)
-            .map(OpenFile::new)
+            .map(|fd| OpenFile::new(fd).with_ident(ident))
             .map_err(|e| {
                 if e == rustix::io::Errno::LOOP {
                     stdio::Error::new(
@@ -665,7 +667,7 @@ fn transfer_all(
             return (total, tx, Ok(()));
         }
         let (moved, result) = match pos.as_mut() {
-            Some(p) => crate::io::seek_transfer(file.fd(), dir, xfers, bufs, (p, blocks.forced_seeks())),
+            Some(p) => crate::io::seek_transfer(file, dir, xfers, bufs, (p, blocks.forced_seeks())),
             None => backend.transfer(file, dir, xfers, bufs),
         };
         total.bytes += moved.bytes;

@@ -4,6 +4,7 @@
 
 use super::{ThreadOutcome, Worker};
 use crate::clock;
+use crate::io::checked::{self, Claim};
 use crate::io::{Dir, SyncBackend, Target, Xfer};
 use crate::workload::{EngineKind, OpKind, OpenMode, Pick};
 use rand::RngExt;
@@ -85,9 +86,13 @@ impl<'a> Worker<'a> {
             None => 1,
         };
         let batch_complete = u.batch_complete.max(1) as usize;
-        // Per slot: (entry of the mix, start time).
+        // Per slot: (entry of the mix, start time); its transfer and file; with checked blocks,
+        // its claim: another block is drawn where a claim is taken (`io/checked.rs`).
         let timed = self.shared.latency;
+        let checked = self.io.bufs.checked();
         let mut slots: Vec<(usize, u64)> = vec![(0, 0); depth];
+        let mut placed: Vec<(Xfer, u64, Option<Claim>)> =
+            (0..depth).map(|_| (Xfer { offset: 0, len: 0 }, 0, None)).collect();
         let mut free: Vec<usize> = (0..depth).rev().collect();
         // Operations and bytes issued since the ramp ended: the guard counts those completed.
         let (mut issued, mut issued_bytes) = (0u64, 0u64);
@@ -100,6 +105,7 @@ impl<'a> Worker<'a> {
                 (issued, issued_bytes) = (0, 0);
             }
             let mut queued = 0;
+            let mut blocked = false;
             while !stopping && !free.is_empty() && self.guard.within_quota(issued, issued_bytes) {
                 let i = self.mix.choose(&mut self.rng).unwrap_or(0);
                 let spec = &self.group.ops[i];
@@ -120,10 +126,25 @@ impl<'a> Worker<'a> {
                 } else {
                     self.rng.random_range(0..=room / align) * align
                 };
+                let claim = if checked {
+                    match checked::try_claim(fds[id].ident, offset) {
+                        Some(c) => Some(c),
+                        None => {
+                            blocked = true;
+                            break;
+                        }
+                    }
+                } else {
+                    None
+                };
                 let slot = free.pop().expect("a free slot");
                 let dir = if spec.op == OpKind::Read { Dir::Read } else { Dir::Write };
-                slots[slot] = (i, if timed { clock::now() } else { 0 });
                 let x = Xfer { offset, len: bs as u32 };
+                if dir == Dir::Write {
+                    self.io.bufs.stamp(slot, bs as usize, offset);
+                }
+                placed[slot] = (x, id as u64, claim);
+                slots[slot] = (i, if timed { clock::now() } else { 0 });
                 ring.push(targets[id], dir, x, &self.io.bufs, slot, slot as u64);
                 issued += 1;
                 issued_bytes += bs;
@@ -145,6 +166,11 @@ impl<'a> Worker<'a> {
             }
             let inflight = depth - free.len();
             if inflight == 0 {
+                if blocked && !stopping {
+                    // Another thread holds the block drawn: draw again once it has moved.
+                    std::thread::yield_now();
+                    continue;
+                }
                 finished = !stopping;
                 break;
             }
@@ -170,16 +196,25 @@ impl<'a> Worker<'a> {
             let mut failed = None;
             // What completed in this batch, counted toward the quotas once it is reaped.
             let (mut completed, mut completed_bytes) = (0u64, 0u64);
+            let bufs = &self.io.bufs;
             ring.reap(|tag, res| {
                 let slot = tag as usize;
                 let (i, start) = slots[slot];
                 free.push(slot);
-                if res < 0 {
+                let (x, id, claim) = &mut placed[slot];
+                let kind = self.group.ops[i].op;
+                let unchecked = if res < 0 || kind != OpKind::Read || res as u32 != x.len {
+                    Ok(())
+                } else {
+                    bufs.check(slot, res as usize, x.offset)
+                };
+                *claim = None;
+                if res < 0 || unchecked.is_err() {
                     self.tally.stats[i].errors += 1;
-                    failed.get_or_insert((i, -res));
+                    let e = unchecked.err().unwrap_or_else(|| stdio::Error::from_raw_os_error(-res));
+                    failed.get_or_insert((i, *id, e));
                     return;
                 }
-                let kind = self.group.ops[i].op;
                 if timed {
                     let ns = clock::between_ns(start, now);
                     self.tally.stats[i].record(ns, res as u64, 1);
@@ -192,12 +227,11 @@ impl<'a> Worker<'a> {
                 completed_bytes += res as u64;
             });
             self.guard.count(completed, completed_bytes);
-            if let Some((i, errno)) = failed {
+            if let Some((i, id, e)) = failed {
                 let kind = self.group.ops[i].op;
-                let e = stdio::Error::from_raw_os_error(errno);
-                self.tally
-                    .first_error
-                    .get_or_insert((kind, format!("{kind}: {e}"), Some(errno)));
+                let errno = e.raw_os_error();
+                let e = self.annotate(id, kind.name(), e);
+                self.tally.first_error.get_or_insert((kind, e.to_string(), errno));
                 if !self.shared.continue_on_error {
                     self.guard.stop_all();
                     stopping = true;

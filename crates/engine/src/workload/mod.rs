@@ -799,6 +799,10 @@ pub enum Data {
     /// IOzone 3.487's (`fill_buffer` without `-V`): 8 bytes of `m` (0x6d) at the start of every
     /// 4 KiB, zeros elsewhere.
     Iozone,
+    /// sysbench's `--validate`: each block written (one write call) is random bytes, then their
+    /// CRC-32 and the block's offset in the file; each block that a group with this data reads
+    /// whole is checked, and a mismatch fails the read.
+    Checked,
 }
 
 impl Data {
@@ -808,6 +812,7 @@ impl Data {
             Data::Random => "random",
             Data::Zeros => "zeros",
             Data::Iozone => "iozone",
+            Data::Checked => "checked",
         }
     }
 }
@@ -1009,7 +1014,7 @@ mod tests {
 
     #[test]
     fn data_is_named_as_workload_files_spell_it() {
-        for data in [Data::Random, Data::Zeros, Data::Iozone] {
+        for data in [Data::Random, Data::Zeros, Data::Iozone, Data::Checked] {
             assert_eq!(serde_json::to_string(&data).unwrap(), format!("\"{}\"", data.name()));
         }
     }

@@ -2,7 +2,7 @@
 //! counts in range, paths that stay beneath the run directory, and only the fields that apply to
 //! each operation.
 
-use super::{EngineKind, Fileset, Group, OpKind, OpSpec, Scope, SizeDist, Taskrun, UringOpts, Workload};
+use super::{Data, EngineKind, Fileset, Group, OpKind, OpSpec, Scope, SizeDist, Taskrun, UringOpts, Workload};
 use crate::confine;
 use crate::marker;
 use crate::units::Bytes;
@@ -221,6 +221,35 @@ impl Workload {
                 }
                 if r.ops == Some(0) || r.bytes == Some(Bytes(0)) {
                     return bad(here("rate"), "a rate of 0 would never run".into());
+                }
+            }
+            if g.data == Data::Checked {
+                if self.processes {
+                    return bad(
+                        here("data"),
+                        "checked blocks are claimed by the threads of one process: leave out `processes`".into(),
+                    );
+                }
+                if g.script.is_some() {
+                    return bad(
+                        here("data"),
+                        "a script writes its own data: checked blocks need [[group.op]]".into(),
+                    );
+                }
+                if let Some((oi, o)) = g
+                    .ops
+                    .iter()
+                    .enumerate()
+                    .find(|(_, o)| matches!(o.op, OpKind::Append | OpKind::Truncate))
+                {
+                    return bad(
+                        vec![Key("group"), Index(gi), Key("op"), Index(oi), Key("op")],
+                        format!(
+                            "{} leaves blocks without checksums (or where none was written), which data = \"checked\" \
+                             would then fail to read: use random or zeros",
+                            o.op
+                        ),
+                    );
                 }
             }
             if let Some(script) = &g.script {
@@ -456,6 +485,31 @@ fn check_op(op: &OpSpec, fs: &Fileset, g: &Group) -> Result<(), (&'static str, S
         check_label(label).map_err(|m| ("label", m))?;
     }
     let not_for = |field: &'static str| Err((field, format!("`{field}` does not apply to {k}")));
+    if g.data == Data::Checked && matches!(k, OpKind::Read | OpKind::ReadAll | OpKind::SeqRead) && fs.prealloc {
+        let name = crate::input::excerpt(&fs.name);
+        if fs.data != Data::Checked {
+            return Err((
+                "op",
+                format!(
+                    "{k} checks each block it reads (the group's data = \"checked\"), but fileset `{name}` is \
+                     written with {} data, whose blocks carry no checksums: give the fileset data = \"checked\" too",
+                    fs.data.name()
+                ),
+            ));
+        }
+        let setup = fs.setup_bs.map_or(1 << 20, |b| b.0);
+        if op.block_size() != setup {
+            return Err((
+                "bs",
+                format!(
+                    "{k} checks blocks of {}, but fileset `{name}` is written in blocks of {} (its setup_bs): give \
+                     both the same size",
+                    Bytes(op.block_size()),
+                    Bytes(setup)
+                ),
+            ));
+        }
+    }
     if op.size.is_some() && !takes_size(k) {
         return not_for("size");
     }

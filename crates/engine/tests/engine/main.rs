@@ -3,6 +3,7 @@
 //! CONTRIBUTING.md).
 
 mod backends;
+mod checked;
 mod children;
 mod common;
 mod confine;
