@@ -695,6 +695,28 @@ pub fn remove(run: &RunDir, spec: &Fileset) -> Result<(), SetupError> {
     }
 }
 
+/// What the files of `spec`, made before, were written with, as their marker records it: a run
+/// that keeps prepared files (sysbench's) runs with the data they hold. None when the directory
+/// holds no marker of this fileset's.
+pub fn marked_data(run: &RunDir, spec: &Fileset) -> Option<Data> {
+    let root = if spec.in_run_dir() {
+        run.open_dir_self().ok()?
+    } else {
+        run.open_dir(spec.dir_name(), false).ok()?
+    };
+    let marker = read_marker(&root)?;
+    if !marker.starts_with("fslab fileset\n") || marker_prefix(&marker) != marked_prefix(spec) {
+        return None;
+    }
+    // marker_text writes the data only when it is not the default.
+    match marker.lines().find_map(|l| l.strip_prefix("data = ")) {
+        None => Some(Data::Random),
+        Some(name) => [Data::Zeros, Data::Iozone, Data::Checked]
+            .into_iter()
+            .find(|d| d.name() == name),
+    }
+}
+
 fn marker_text(spec: &Fileset) -> String {
     let size = toml::to_string(&SizeHolder {
         size: spec.size.clone(),

@@ -26,8 +26,8 @@ pub const FILESET: &str = "sysbench";
 /// The files: `<dir>/test_file.N`, in `--dir` itself as sysbench makes them in its current
 /// directory, each of the size sysbench's prepare writes. seqwr starts from empty files
 /// (sysbench deletes and recreates them); the other modes keep the prepared ones. They are
-/// written with sysbench's calls: `--file-block-size` zero blocks, one file at a time, each
-/// fsynced, mode 0600 ([`SetupCalls::SysbenchPrepare`]).
+/// written with sysbench's calls: `--file-block-size` zero blocks (checked blocks with
+/// `--validate`), one file at a time, each fsynced, mode 0600 ([`SetupCalls::SysbenchPrepare`]).
 pub fn fileset(o: &Options) -> Fileset {
     let fresh = o.test_mode == Some(TestMode::SeqWr);
     Fileset {
@@ -39,12 +39,22 @@ pub fn fileset(o: &Options) -> Fileset {
         prealloc: !fresh,
         reuse: !fresh,
         setup_bs: Some(Bytes(o.block_size)),
-        data: Data::Zeros,
+        data: data(o),
         setup_calls: SetupCalls::SysbenchPrepare {
             direct: o.extra_flags.direct,
             osync: osync(o),
         },
         ..Fileset::new(FILESET)
+    }
+}
+
+/// What sysbench writes: its buffer as it was allocated, zeroed; with `--validate`, each block
+/// filled with random bytes, their CRC-32 and its offset (`file_fill_buffer`).
+fn data(o: &Options) -> Data {
+    if o.validate {
+        Data::Checked
+    } else {
+        Data::Zeros
     }
 }
 
@@ -76,8 +86,7 @@ pub fn workload(o: &Options) -> Workload {
         iodepth: async_depth(o),
         direct: o.extra_flags.direct,
         osync: osync(o),
-        // sysbench writes its buffer as it was allocated, zeroed (without --validate).
-        data: Data::Zeros,
+        data: data(o),
         ..Group::new("fileio", FILESET)
     };
     let block = Bytes(o.block_size);

@@ -8,30 +8,48 @@ use super::options::Options;
 use super::Error;
 use fslab_engine::confine::RunDir;
 use fslab_engine::fileset::{self, FileTable, SetupReport};
-use fslab_engine::workload::Fileset;
+use fslab_engine::workload::{Data, Fileset};
 use std::path::Path;
 
 /// The engine's mark on a directory it made.
 const MARKER: &str = ".fslab-fileset";
 
-/// Writes the files (keeping them when a set of the same number and size is already there).
+/// Writes the files (keeping them when a set of the same number and size is already there,
+/// whatever they hold, as sysbench does: `--validate` or not).
 pub fn prepare(dir: &Path, o: &Options) -> Result<SetupReport, Error> {
     let run = RunDir::open(dir)?;
-    let spec = Fileset {
+    let mut spec = Fileset {
         prealloc: true,
         reuse: true,
         ..fileset(o)
     };
+    // Files of the right number and size are kept with the data they hold; others are written
+    // again with what these options ask for.
+    if let Some(data) = prepared(dir, o).ok().and_then(|()| fileset::marked_data(&run, &spec)) {
+        spec.data = data;
+    }
     let (_table, report) = FileTable::setup(&run, &spec, false, false, o.rand_seed)?;
     Ok(report)
 }
 
 /// Checks that `prepare` made the files `run` needs: every `test_file.N` there, at the size
-/// these options give, and no more of them. seqwr makes its own files and needs none.
-pub fn check(dir: &Path, o: &Options) -> Result<(), Error> {
+/// these options give, and no more of them; and says what they were written with (zeros,
+/// checked blocks, or with no data said what a seqwr run wrote), for the run to keep them as
+/// they are. seqwr makes its own files and needs none.
+pub fn check(dir: &Path, o: &Options) -> Result<Option<Data>, Error> {
     if o.test_mode == Some(super::TestMode::SeqWr) {
-        return Ok(());
+        return Ok(None);
     }
+    prepared(dir, o)?;
+    // Prepared with zeros or checked blocks; or, with no data said, made by a seqwr run,
+    // whose blocks are checked if it ran with --validate.
+    let data = fileset::marked_data(&RunDir::open(dir)?, &super::fileset(o)).unwrap_or(Data::Zeros);
+    Ok(Some(data))
+}
+
+/// Every `test_file.N` of these options in `dir`, at its size, no more of them, and fslab's
+/// marker beside them; else what is wrong, and how to put it right.
+fn prepared(dir: &Path, o: &Options) -> Result<(), Error> {
     let again = format!(
         "run `fslab sysbench fileio --file-num={} --file-total-size={} prepare` first (with the same --dir)",
         o.file_num,

@@ -6,6 +6,7 @@ use super::{files, report, Command, Error as SysbenchError, Invocation, FILESET}
 use crate::contract::{
     option_words, Call, Common, Context, Error, FrontEnd, Outcome, Phase, Plan, Request, Role, Style, Tool,
 };
+use fslab_engine::workload::Data;
 use fslab_engine::{Metric, RunOptions, Workload};
 use std::path::PathBuf;
 
@@ -151,7 +152,17 @@ impl FrontEnd for Sysbench {
                 outcome.figures = Some(serde_json::json!({ "command": "cleanup", "removed": FILESET }));
             }
             Command::Run => {
-                files::check(&mine, o).map_err(failure)?;
+                // The run keeps the prepared files with the data they hold, --validate or not.
+                if let Some(data) = files::check(&mine, o).map_err(failure)? {
+                    self.workload.filesets[0].data = data;
+                    if o.validate && data == Data::Zeros && o.mode().reads() {
+                        ctx.note(
+                            "the test files were prepared without --validate: their blocks carry no checksums, so the \
+                             first read fails, as sysbench's does (prepare keeps files of the right size: run cleanup, \
+                             then prepare with --validate)",
+                        );
+                    }
+                }
                 say(ctx, &report::run_header(o));
                 let mut intervals = report::Intervals::new(o);
                 let run_opts = RunOptions {
@@ -171,10 +182,16 @@ impl FrontEnd for Sysbench {
                     ctx.note("the prepared files did not match these options and were written again");
                 }
                 let f = report::figures(&result, o);
-                if o.verbosity >= 4 {
-                    ctx.print(&report::info_ending(&result));
+                if let Some(e) = &result.first_error {
+                    // sysbench stops at a failed request, says why at every verbosity, and prints
+                    // no report (the figures stay in --json).
+                    ctx.print(&report::fatal(&e.message));
+                } else {
+                    if o.verbosity >= 4 {
+                        ctx.print(&report::info_ending(&result));
+                    }
+                    say(ctx, &report::summary(&f));
                 }
-                say(ctx, &report::summary(&f));
                 let mut metrics = vec![
                     Metric::new("throughput", f.read_mib_per_sec + f.written_mib_per_sec, "MiB/s"),
                     Metric::new("reads/s", f.reads_per_sec, "/s"),

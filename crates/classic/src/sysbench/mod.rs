@@ -29,11 +29,24 @@
 //! | `cleanup` | `unlink()` of `test_file.0..N-1` | `unlink()` of the `test_file.N` fslab made, and its marker |
 //!
 //! The data, prepared and written, is zeros in both: sysbench's buffers are zeroed when
-//! allocated and filled only with `--validate` (the engine's `data = "zeros"`).
+//! allocated and filled only with `--validate` (the engine's `data = "zeros"`). With
+//! `--validate` (the engine's `data = "checked"`), each block written, in prepare and in the
+//! run, is random bytes, then their CRC-32 in 4 bytes and the block's offset in 8, as
+//! sysbench's `file_fill_buffer` lays it out; each block read is checked, and the first
+//! mismatch stops the run with sysbench's `FATAL:` lines and no report (exit 1). Blocks two
+//! threads would move at once wait for each other (sysbench draws another block). Prepare and
+//! run keep the files they find at the right size with the data their marker says they hold,
+//! as sysbench keeps them: a checked read of files prepared without `--validate` fails at its
+//! first block, in both (fslab adds a note saying why).
 //!
 //! Deliberate differences: prepare does not extend or reuse a shorter file it did not make (it
 //! refuses files without its marker), and it writes files it finds at another size again from
-//! scratch where sysbench extends them; `--validate`'s checksummed blocks are not written.
+//! scratch where sysbench extends them. `--validate` with blocks under 12 bytes is refused
+//! (sysbench writes past its buffer), and so are merged sequential reads with it (sysbench
+//! checks each merged request as one block and fails). With
+//! `--file-io-mode=async` fslab checks each block once its read has completed; sysbench 1.0.20
+//! checks the buffer as soon as the request is queued. When several threads meet bad blocks at
+//! once, sysbench prints each one's `FATAL:` lines; fslab prints the first's.
 
 pub mod compile;
 pub mod files;

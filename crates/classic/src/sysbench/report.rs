@@ -126,6 +126,9 @@ pub fn run_header(o: &Options) -> String {
     if o.report_interval > 0 {
         let _ = writeln!(s, "Report intermediate results every {} second(s)", o.report_interval);
     }
+    if o.validate {
+        s.push_str("Validation checks: on.\n\n");
+    }
     if o.rand_seed == 0 {
         s.push_str("Initializing random number generator from current time\n");
     } else {
@@ -175,9 +178,46 @@ pub fn run_header(o: &Options) -> String {
             IoMode::Mmap => "fast mmaped",
         }
     );
+    if o.validate {
+        s.push_str("Using checksums validation.\n");
+    }
     let _ = writeln!(s, "Doing {} test", mode_text(mode));
     s.push_str("Initializing worker threads...\n\nThreads started!\n\n");
     s
+}
+
+/// What sysbench prints in place of its report when a request fails (`sb_fileio.c`): for a
+/// block that fails `--validate`'s check, its three lines, naming the test file's number and
+/// the block's offset; for any other failure, fslab's message.
+pub fn fatal(message: &str) -> String {
+    use fslab_engine::io::checked::Mismatch;
+    let file = message
+        .split("test_file.")
+        .nth(1)
+        .and_then(|rest| rest.split(|c: char| !c.is_ascii_digit()).next())
+        .and_then(|digits| digits.parse::<u64>().ok());
+    let (Some(mismatch), Some(file)) = (Mismatch::find(message), file) else {
+        return format!("FATAL: {message}\n");
+    };
+    let (found, offset) = match mismatch {
+        Mismatch::Checksum {
+            offset,
+            computed,
+            stored,
+            ..
+        } => (
+            format!(
+                "FATAL: Checksum mismatch in block with offset: {offset}\nFATAL:     Calculated value: 0x{computed:x}    \
+                 Stored value: 0x{stored:x}\n"
+            ),
+            offset,
+        ),
+        Mismatch::Offset { offset, stored, .. } => (
+            format!("FATAL: Offset mismatch in block:\nFATAL:    Actual offset: {offset}    Stored offset: {stored}\n"),
+            offset,
+        ),
+    };
+    format!("{found}FATAL: Validation failed on file {file}, block offset {offset}, exiting...\n")
 }
 
 /// The `--report-interval` lines, from the engine's once-a-second samples:

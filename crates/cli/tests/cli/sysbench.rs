@@ -341,6 +341,165 @@ fn bad_options_name_the_option_exit_2_and_make_nothing() {
     );
 }
 
+/// The blocks of `test_file.N` in `dir` that do not carry sysbench's --validate trailer: the
+/// CRC-32 of the block's bytes, then its offset, little-endian.
+fn unchecked_blocks(dir: &Path, file: u64) -> Vec<usize> {
+    let data = std::fs::read(dir.join(format!("test_file.{file}"))).unwrap();
+    assert_eq!(data.len() % 16384, 0);
+    let mut bad = Vec::new();
+    for (k, b) in data.chunks(16384).enumerate() {
+        let crc = crc32fast::hash(&b[..16372]).to_le_bytes();
+        if b[16372..16376] != crc || b[16376..] != ((k * 16384) as u64).to_le_bytes() {
+            bad.push(k * 16384);
+        }
+    }
+    bad
+}
+
+#[test]
+fn validate_writes_checksums_checks_them_and_stops_at_a_changed_block_as_sysbench_does() {
+    let d = tempdir();
+    ok(d.path(), &with(&["--validate", "prepare"]));
+    for f in 0..4 {
+        assert_eq!(unchecked_blocks(d.path(), f), Vec::<usize>::new(), "test_file.{f}");
+    }
+    let run = |mode: &'static str| {
+        sysbench(
+            d.path(),
+            &with(&["--validate", mode, "--events=2000", "--time=0", "--threads=2", "run"]),
+        )
+    };
+    let out = run("--file-test-mode=rndrw");
+    assert_eq!(out.code, 0, "{}{}", out.stdout, out.stderr);
+    for line in [
+        "\nNumber of threads: 2\nValidation checks: on.\n\nInitializing random number generator",
+        "\nUsing synchronous I/O mode\nUsing checksums validation.\nDoing random r/w test\n",
+        "\n    total number of events:              2000\n",
+    ] {
+        assert!(out.stdout.contains(line), "no {line:?} in:\n{}", out.stdout);
+    }
+    // Two threads wrote blocks the other read: every block still checks.
+    for f in 0..4 {
+        assert_eq!(unchecked_blocks(d.path(), f), Vec::<usize>::new(), "test_file.{f}");
+    }
+
+    // One byte changed in test_file.2's fourth block: the sequential read stops there.
+    let path = d.path().join("test_file.2");
+    let mut data = std::fs::read(&path).unwrap();
+    data[3 * 16384 + 100] ^= 0x40;
+    std::fs::write(&path, &data).unwrap();
+    let out = run("--file-test-mode=seqrd");
+    assert_eq!(out.code, 1, "{}{}", out.stdout, out.stderr);
+    let crc = crc32fast::hash(&data[3 * 16384..4 * 16384 - 12]);
+    let stored = u32::from_le_bytes(data[4 * 16384 - 12..4 * 16384 - 8].try_into().unwrap());
+    let want = format!(
+        "\nThreads started!\n\nFATAL: Checksum mismatch in block with offset: 49152\nFATAL:     Calculated value: \
+         0x{crc:x}    Stored value: 0x{stored:x}\nFATAL: Validation failed on file 2, block offset 49152, exiting...\n"
+    );
+    assert!(out.stdout.ends_with(&want), "{}", out.stdout);
+    assert!(
+        out.stderr
+            .contains("seqread test_file.2: checksum mismatch in the block of 16384 bytes at offset 49152"),
+        "{}",
+        out.stderr
+    );
+}
+
+#[test]
+fn validate_over_files_prepared_without_it_fails_at_the_first_read_as_sysbench_does() {
+    let d = tempdir();
+    ok(d.path(), &with(&["prepare"]));
+    // prepare keeps files of the right size as they are, --validate or not, as sysbench does.
+    let out = ok(d.path(), &with(&["--validate", "prepare"]));
+    assert!(
+        out.stdout
+            .ends_with("Reusing existing file test_file.3\nNo bytes written.\n"),
+        "{}",
+        out.stdout
+    );
+    assert_eq!(unchecked_blocks(d.path(), 0).len(), 16);
+    let out = sysbench(
+        d.path(),
+        &with(&[
+            "--validate",
+            "--file-test-mode=rndrd",
+            "--events=100",
+            "--time=0",
+            "run",
+        ]),
+    );
+    assert_eq!(out.code, 1, "{}{}", out.stdout, out.stderr);
+    let zeros = crc32fast::hash(&[0u8; 16372]);
+    let fatal =
+        format!("\nFATAL:     Calculated value: 0x{zeros:x}    Stored value: 0x0\nFATAL: Validation failed on file ");
+    assert!(
+        out.stdout
+            .contains("\nThreads started!\n\nFATAL: Checksum mismatch in block with offset: ")
+            && out.stdout.contains(&fatal)
+            && !out.stdout.contains("Throughput:"),
+        "{}",
+        out.stdout
+    );
+    assert!(
+        out.stderr
+            .contains("were prepared without --validate: their blocks carry no checksums"),
+        "{}",
+        out.stderr
+    );
+    // Writing checked blocks over zeros is what sysbench does too; seqwr then makes its files
+    // anew, and a checked sequential read of them passes.
+    for mode in [
+        "--file-test-mode=rndwr",
+        "--file-test-mode=seqwr",
+        "--file-test-mode=seqrd",
+    ] {
+        ok(
+            d.path(),
+            &with(&["--validate", mode, "--events=300", "--time=0", "run"]),
+        );
+    }
+    for f in 0..4 {
+        assert_eq!(unchecked_blocks(d.path(), f), Vec::<usize>::new(), "test_file.{f}");
+    }
+    let out = sysbench(d.path(), &with(&["--validate", "--file-block-size=8", "prepare"]));
+    assert_eq!(out.code, 2);
+    assert!(
+        out.stderr
+            .contains("--file-block-size: 8 bytes cannot hold --validate's checksum"),
+        "{}",
+        out.stderr
+    );
+}
+
+#[test]
+fn a_run_after_seqwr_reads_the_files_seqwr_left() {
+    use std::os::unix::fs::MetadataExt;
+    let d = tempdir();
+    ok(d.path(), &with(&["prepare"]));
+    ok(
+        d.path(),
+        &with(&["--file-test-mode=seqwr", "--events=64", "--time=0", "run"]),
+    );
+    let inodes = || -> Vec<u64> {
+        (0..4)
+            .map(|i| {
+                std::fs::metadata(d.path().join(format!("test_file.{i}")))
+                    .unwrap()
+                    .ino()
+            })
+            .collect()
+    };
+    let before = inodes();
+    // sysbench reads what seqwr wrote; fslab wrote the files again here once, since seqwr's
+    // marker said no data.
+    let out = ok(
+        d.path(),
+        &with(&["--file-test-mode=seqrd", "--events=64", "--time=0", "run"]),
+    );
+    assert!(!out.stderr.contains("written again"), "{}", out.stderr);
+    assert_eq!(inodes(), before, "the run made the files anew");
+}
+
 #[test]
 fn run_without_prepare_exits_2_and_says_to_prepare() {
     let d = tempdir();

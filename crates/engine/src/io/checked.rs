@@ -40,35 +40,107 @@ pub fn stamp(buf: &mut [u8], offset: u64, state: &mut u64) {
 }
 
 /// Checks `buf`, read whole at `offset`, as [`stamp`] wrote it: the CRC-32 of its bytes, then the
-/// offset. A mismatch is `InvalidData`, naming the offset and what differs.
+/// offset. A mismatch is `InvalidData`, its message the [`Mismatch`].
 pub fn check(buf: &[u8], offset: u64) -> io::Result<()> {
     if buf.len() < TRAILER {
         return Ok(());
     }
-    let body = buf.len() - TRAILER;
+    let (len, body) = (buf.len() as u64, buf.len() - TRAILER);
     let computed = crc32fast::hash(&buf[..body]);
     let stored = u32::from_le_bytes(buf[body..body + 4].try_into().expect("4 bytes"));
-    if computed != stored {
-        return Err(io::Error::new(
-            io::ErrorKind::InvalidData,
-            format!(
-                "checksum mismatch in the block of {} bytes at offset {offset}: computed 0x{computed:x}, stored \
-                 0x{stored:x} (the block was not written with checked data, or with another block size)",
-                buf.len()
-            ),
-        ));
-    }
     let at = u64::from_le_bytes(buf[body + 4..].try_into().expect("8 bytes"));
-    if at != offset {
-        return Err(io::Error::new(
-            io::ErrorKind::InvalidData,
-            format!(
-                "offset mismatch in the block of {} bytes at offset {offset}: it says it was written at {at}",
-                buf.len()
+    let wrong = if computed != stored {
+        Mismatch::Checksum {
+            len,
+            offset,
+            computed,
+            stored,
+        }
+    } else if at != offset {
+        Mismatch::Offset {
+            len,
+            offset,
+            stored: at,
+        }
+    } else {
+        return Ok(());
+    };
+    Err(io::Error::new(io::ErrorKind::InvalidData, wrong.to_string()))
+}
+
+/// What a checked read found wrong with a block of `len` bytes at `offset`. Its text is the
+/// read's error message, which a front-end reads back with [`Mismatch::find`] to say it as its
+/// original does.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Mismatch {
+    /// The CRC-32 of the block's bytes is not the one stored after them.
+    Checksum {
+        len: u64,
+        offset: u64,
+        computed: u32,
+        stored: u32,
+    },
+    /// The checksum holds, but the block says it was written at another offset.
+    Offset { len: u64, offset: u64, stored: u64 },
+}
+
+const CHECKSUM: &str = "checksum mismatch in the block of ";
+const OFFSET: &str = "offset mismatch in the block of ";
+
+impl std::fmt::Display for Mismatch {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match *self {
+            Mismatch::Checksum {
+                len,
+                offset,
+                computed,
+                stored,
+            } => write!(
+                f,
+                "{CHECKSUM}{len} bytes at offset {offset}: computed 0x{computed:x}, stored 0x{stored:x} (the block \
+                 was not written with checked data, or with another block size)"
             ),
-        ));
+            Mismatch::Offset { len, offset, stored } => {
+                write!(
+                    f,
+                    "{OFFSET}{len} bytes at offset {offset}: it says it was written at {stored}"
+                )
+            }
+        }
     }
-    Ok(())
+}
+
+impl Mismatch {
+    /// The mismatch an error message tells of, wherever in the message it is.
+    pub fn find(message: &str) -> Option<Mismatch> {
+        let (checksum, rest) = match (message.find(CHECKSUM), message.find(OFFSET)) {
+            (Some(i), _) => (true, &message[i + CHECKSUM.len()..]),
+            (None, Some(i)) => (false, &message[i + OFFSET.len()..]),
+            (None, None) => return None,
+        };
+        let (len, rest) = rest.split_once(" bytes at offset ")?;
+        let (offset, rest) = rest.split_once(": ")?;
+        let (len, offset) = (len.parse().ok()?, offset.parse().ok()?);
+        if checksum {
+            let rest = rest.strip_prefix("computed 0x")?;
+            let (computed, rest) = rest.split_once(", stored 0x")?;
+            let stored = rest.split(' ').next()?;
+            Some(Mismatch::Checksum {
+                len,
+                offset,
+                computed: u32::from_str_radix(computed, 16).ok()?,
+                stored: u32::from_str_radix(stored, 16).ok()?,
+            })
+        } else {
+            let stored = rest.strip_prefix("it says it was written at ")?;
+            let digits = stored.split(|c: char| !c.is_ascii_digit()).next()?;
+            Some(Mismatch::Offset {
+                len,
+                offset,
+                stored: digits.parse().ok()?,
+            })
+        }
+    }
 }
 
 fn next(x: &mut u64) -> u64 {
@@ -84,7 +156,7 @@ static CLAIMS: [AtomicBool; 4096] = [const { AtomicBool::new(false) }; 4096];
 
 /// A thread's hold on a block, released when dropped.
 #[derive(Debug)]
-pub struct Claim(usize);
+pub(crate) struct Claim(usize);
 
 impl Drop for Claim {
     fn drop(&mut self) {
@@ -99,7 +171,7 @@ fn flag(file: u64, offset: u64) -> usize {
 
 /// Claims the block at `offset` of `file` (an [`OpenFile`](super::OpenFile)'s `ident`) unless
 /// another thread holds it.
-pub fn try_claim(file: u64, offset: u64) -> Option<Claim> {
+pub(crate) fn try_claim(file: u64, offset: u64) -> Option<Claim> {
     let i = flag(file, offset);
     CLAIMS[i]
         .compare_exchange(false, true, Ordering::Acquire, Ordering::Relaxed)
@@ -110,7 +182,7 @@ pub fn try_claim(file: u64, offset: u64) -> Option<Claim> {
 
 /// Claims the block, waiting while another thread holds it. A thread holds one such claim at a
 /// time, so two waiting threads never hold what the other waits for.
-pub fn claim(file: u64, offset: u64) -> Claim {
+pub(crate) fn claim(file: u64, offset: u64) -> Claim {
     loop {
         if let Some(c) = try_claim(file, offset) {
             return c;
@@ -144,10 +216,22 @@ mod tests {
         );
         // Zeros, as a file written without checksums holds, fail too.
         assert!(check(&[0u8; 512], 0).is_err());
+        // Each message says what was found, and tells it back.
+        mismatch_round_trips(&buf, 8192);
+        buf[100] ^= 1;
+        mismatch_round_trips(&buf, 4096);
         // The next block differs: the state goes on.
         let mut other = vec![0u8; 4096];
         stamp(&mut other, 8192, &mut state);
         assert_ne!(buf[..4084], other[..4084]);
+    }
+
+    fn mismatch_round_trips(buf: &[u8], at: u64) {
+        let message = format!("read f/f0: {}", check(buf, at).unwrap_err());
+        let found = Mismatch::find(&message).expect("a mismatch in the message");
+        assert_eq!(format!("read f/f0: {found}"), message);
+        let (Mismatch::Checksum { len, offset, .. } | Mismatch::Offset { len, offset, .. }) = found;
+        assert_eq!((len, offset), (buf.len() as u64, at));
     }
 
     #[test]

@@ -1,7 +1,7 @@
 //! I/O backends: how a thread moves the blocks of an operation. One file per backend behind the
 //! small [`Backend`] interface; the worker builds the list of transfers and the backend moves them.
 
-pub(crate) mod checked;
+pub mod checked;
 mod mmap;
 mod sync;
 pub(crate) mod uring;
