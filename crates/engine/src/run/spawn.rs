@@ -71,11 +71,12 @@ pub(super) fn run_threads(
     .map_err(RunError::Shared)?;
     let shared = &shared[0];
     let live = Shm::new(total_threads as usize, share, |_| LiveCounters::new()).map_err(RunError::Shared)?;
-    // One cursor per entry of each group's mix.
+    // One cursor per entry of each group's mix, then the group's next arrival
+    // (`rate.arrivals = "poisson"`).
     let cursors = workload
         .groups
         .iter()
-        .map(|g| Shm::new(g.ops.len(), share, |_| AtomicU64::new(0)))
+        .map(|g| Shm::new(g.ops.len() + 1, share, |_| AtomicU64::new(0)))
         .collect::<Result<Vec<_>, _>>()
         .map_err(RunError::Shared)?;
     let cursors = |gi: usize| &cursors[gi][..];

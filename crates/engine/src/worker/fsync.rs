@@ -95,7 +95,8 @@ impl<'a> Worker<'a> {
     pub(super) fn fsync_all(&mut self, burst: bool) -> Flow {
         let kind = self.group.fsync_kind;
         for id in self.sync_ids() {
-            if burst && (self.guard.stopping() || self.guard.quota_met()) {
+            // An fsync of a burst is an event of sysbench's: it waits for its arrival too.
+            if burst && (self.guard.stopping() || self.guard.quota_met() || self.await_arrival() == Flow::Stop) {
                 break;
             }
             if self.sync_file(id, kind, burst, burst) == Flow::Stop {

@@ -20,6 +20,9 @@ impl<'a> Worker<'a> {
         let mut finished = false;
         let mut failed = false;
         while self.guard.before_op(&mut self.tally) {
+            if self.await_arrival() == Flow::Stop {
+                break;
+            }
             let Some(i) = self.mix.choose(&mut self.rng) else {
                 finished = true;
                 break;
@@ -56,7 +59,7 @@ impl<'a> Worker<'a> {
             if !self.group.delay.0.is_zero() {
                 std::thread::sleep(self.group.delay.0);
             }
-            if let Some((per_op, per_byte)) = rate {
+            if let Some((per_op, per_byte)) = rate.filter(|_| self.arrivals.is_none()) {
                 next_due += per_op + Duration::from_secs_f64(per_byte * op_bytes as f64);
                 let now = Instant::now();
                 if next_due > now {
@@ -88,6 +91,48 @@ impl<'a> Worker<'a> {
         }
         self.mix.count_done(i);
         Some(self.account(Slot::Mix(i), kind, t0, result))
+    }
+
+    /// With `rate.arrivals = "poisson"`, takes the group's next arrival (an exponential gap
+    /// after the last, at the group's rate) and waits for it, or, when it has come already,
+    /// notes how long it has waited for this thread ([`Worker::account`] adds that to its
+    /// latency): sysbench's event queue, taken by its threads as each becomes free. Stop when
+    /// the run stops first.
+    pub(super) fn await_arrival(&mut self) -> Flow {
+        let (Some(next), Some(ops)) = (self.arrivals, self.group.rate.and_then(|r| r.ops)) else {
+            return Flow::Go;
+        };
+        let mean_ns = 1e9 / ops as f64;
+        let gap = (-mean_ns * (1.0 - self.rng.random::<f64>()).ln()) as u64;
+        let mut cur = next.load(Relaxed);
+        let due = loop {
+            // The first arrival comes a gap after the first thread asks, as sysbench's
+            // generator starts with the run.
+            let due = if cur == 0 { clock::origin_ns() } else { cur } + gap;
+            match next.compare_exchange_weak(cur, due, Relaxed, Relaxed) {
+                Ok(_) => break due,
+                Err(now) => cur = now,
+            }
+        };
+        let now = clock::origin_ns();
+        if now >= due {
+            self.queued_ns = now - due;
+            return Flow::Go;
+        }
+        // The thread is free before the operation comes: it starts it when it wakes, as a
+        // sysbench thread takes an event when the generator, waking, queues it. Its time is
+        // the operation's own, not the sleep's overshoot.
+        loop {
+            if self.guard.stopping() {
+                return Flow::Stop;
+            }
+            let now = clock::origin_ns();
+            if now >= due {
+                return Flow::Go;
+            }
+            // In slices, so that the run's end is seen within 10 ms.
+            std::thread::sleep(Duration::from_nanos((due - now).min(10_000_000)));
+        }
     }
 
     /// (time per operation, seconds per byte) for the group's rate limit, per thread.

@@ -173,6 +173,12 @@ pub(crate) struct Worker<'a> {
     base: Option<crate::script::ScriptBase>,
     /// The process's CPU time as this thread started, with [`Shared::process_cpu`].
     cpu_start: Option<Duration>,
+    /// With `rate.arrivals = "poisson"`: when the group's next operation arrives (nanoseconds
+    /// on the run's clock, [`clock::origin_ns`]; 0 before the first), shared by its threads.
+    arrivals: Option<&'a AtomicU64>,
+    /// How long the current operation waited for this thread after it arrived: part of its
+    /// latency.
+    queued_ns: u64,
 }
 
 /// How a thread moves data: its backend and buffers, the transfers of the current operation,
@@ -230,6 +236,11 @@ impl<'a> Worker<'a> {
         plan: ThreadPlan,
     ) -> stdio::Result<Worker<'a>> {
         let io = Io::new(group, plan.seed)?;
+        // The mix's cursors, then the group's next arrival.
+        let (cursors, arrival) = cursors.split_at(group.ops.len());
+        let poisson = group
+            .rate
+            .is_some_and(|r| r.arrivals == crate::workload::Arrivals::Poisson);
         Ok(Worker {
             group,
             shared,
@@ -247,6 +258,8 @@ impl<'a> Worker<'a> {
             burst: Burst::default(),
             base,
             cpu_start: None,
+            arrivals: arrival.first().filter(|_| poisson),
+            queued_ns: 0,
         })
     }
 
@@ -291,9 +304,10 @@ impl<'a> Worker<'a> {
         };
         let (flow, bytes) = match result {
             Ok(Outcome::Done { bytes, transactions }) => {
+                let queued = std::mem::take(&mut self.queued_ns);
                 match t0 {
                     Some(t0) => {
-                        let ns = clock::since_ns(t0);
+                        let ns = clock::since_ns(t0) + queued;
                         stats.record(ns, bytes, transactions);
                         self.tally.live.latency.record(ns);
                     }

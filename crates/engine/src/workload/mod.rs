@@ -670,6 +670,22 @@ pub struct Rate {
     /// Bytes per second.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub bytes: Option<Bytes>,
+    /// How the operations come: evenly, each thread its share; or at random for the whole group.
+    #[serde(default, skip_serializing_if = "is_default")]
+    pub arrivals: Arrivals,
+}
+
+/// When a rate's operations come.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum Arrivals {
+    /// Each thread paces its share of the rate evenly; an operation's latency is its own time.
+    #[default]
+    Even,
+    /// sysbench's `--rate`: the group's operations arrive at random (exponential gaps, a
+    /// Poisson process of the rate), each taken by the next free thread, and each one's latency
+    /// counts from its arrival, its wait for a thread included.
+    Poisson,
 }
 
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, Serialize, Deserialize, schemars::JsonSchema)]

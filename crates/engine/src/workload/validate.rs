@@ -2,7 +2,9 @@
 //! counts in range, paths that stay beneath the run directory, and only the fields that apply to
 //! each operation.
 
-use super::{Data, EngineKind, Fileset, Group, OpKind, OpSpec, Scope, SizeDist, Taskrun, UringOpts, Workload};
+use super::{
+    Arrivals, Data, EngineKind, Fileset, Group, OpKind, OpSpec, Scope, SizeDist, Taskrun, UringOpts, Workload,
+};
 use crate::confine;
 use crate::marker;
 use crate::units::Bytes;
@@ -221,6 +223,20 @@ impl Workload {
                 }
                 if r.ops == Some(0) || r.bytes == Some(Bytes(0)) {
                     return bad(here("rate"), "a rate of 0 would never run".into());
+                }
+                if r.arrivals == Arrivals::Poisson {
+                    let why = if r.ops.is_none() {
+                        Some("arrivals = \"poisson\" counts operations: give the rate in ops")
+                    } else if g.script.is_some() {
+                        Some("arrivals = \"poisson\" paces a mix of [[group.op]], not a script")
+                    } else if self.stop.child_end.is_some() {
+                        Some("arrivals = \"poisson\" does not apply to IOzone's children (stop.child_end)")
+                    } else {
+                        None
+                    };
+                    if let Some(why) = why {
+                        return bad(here("rate"), why.into());
+                    }
                 }
             }
             if g.data == Data::Checked {

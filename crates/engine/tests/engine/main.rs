@@ -2,6 +2,7 @@
 //! The tests that need root or a system tool are `#[ignore]`d as the system tier (see
 //! CONTRIBUTING.md).
 
+mod arrivals;
 mod backends;
 mod checked;
 mod children;
