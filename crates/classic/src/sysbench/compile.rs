@@ -15,7 +15,8 @@
 
 use super::options::{IoMode, Options, TestMode};
 use fslab_engine::workload::{
-    Data, EngineKind, Fileset, Group, OSync, OpKind, OpSpec, Pick, Scope, SetupCalls, SizeDist, Stop, SyncKind,
+    Arrivals, Data, EngineKind, Fileset, Group, OSync, OpKind, OpSpec, Pick, Rate, Scope, SetupCalls, SizeDist, Stop,
+    SyncKind,
 };
 use fslab_engine::{Bytes, Span, Workload};
 use std::time::Duration;
@@ -84,6 +85,13 @@ pub fn workload(o: &Options) -> Workload {
             IoMode::Mmap => EngineKind::Mmap,
         },
         iodepth: async_depth(o),
+        // sysbench's event generator: exponential gaps at the rate, for all threads, each
+        // event's latency counted from its arrival.
+        rate: (o.rate > 0).then_some(Rate {
+            ops: Some(o.rate),
+            bytes: None,
+            arrivals: Arrivals::Poisson,
+        }),
         direct: o.extra_flags.direct,
         osync: osync(o),
         data: data(o),

@@ -39,6 +39,14 @@
 //! as sysbench keeps them: a checked read of files prepared without `--validate` fails at its
 //! first block, in both (fslab adds a note saying why).
 //!
+//! `--rate=N`: the events arrive at random, N a second on average (exponential gaps, sysbench's
+//! event generator), for all threads; each is taken by the next free thread, and its latency
+//! counts from its arrival (the engine's `rate.arrivals = "poisson"`). A thread free before the
+//! next event sleeps until it comes and starts it as it wakes. sysbench's idle threads wait on
+//! its queue and are woken for each event, and that wake-up (tens of microseconds here) is in
+//! its latencies, not in fslab's. sysbench stops with `The event queue is full` once 131,072
+//! events wait; fslab lets the backlog grow, and the latencies show it.
+//!
 //! Deliberate differences: prepare does not extend or reuse a shorter file it did not make (it
 //! refuses files without its marker), and it writes files it finds at another size again from
 //! scratch where sysbench extends them. `--validate` with blocks under 12 bytes is refused

@@ -120,6 +120,8 @@ pub struct Options {
     /// `--validate`: each block written carries its checksum and offset, each block read is
     /// checked (the engine's `data = "checked"`).
     pub validate: bool,
+    /// `--rate`: events per second, arriving at random for all threads; 0: as fast as they go.
+    pub rate: u64,
     /// `--verbosity`: 0 to 2 print nothing but errors, 3 (the default) sysbench's text, 4 adds
     /// its informational lines (why the run ended, `Done.`).
     pub verbosity: u32,
@@ -149,6 +151,7 @@ impl Default for Options {
             rand_seed: 0,
             histogram: false,
             validate: false,
+            rate: 0,
             verbosity: 3,
         }
     }
@@ -438,6 +441,7 @@ impl Options {
             }
             "histogram" => self.histogram = switch(flag, value)?,
             "validate" => self.validate = switch(flag, value)?,
+            "rate" | "tx-rate" => self.rate = whole(flag, need(flag, value)?)?,
             "verbosity" => {
                 self.verbosity = match whole(flag, need(flag, value)?)? {
                     v @ 0..=4 => v as u32,
@@ -550,8 +554,9 @@ General options:
                                 effect (fileio's offsets are uniform, as in sysbench 1.0.20)
   --histogram[=on|off]          print the latency histogram before the report [off]
   --validate[=on|off]           write a checksum and offset into every block, check them on every read [off]
+  --rate=N                      average events per second, arriving at random; 0: unlimited [0]
   --verbosity=N                 0-2: errors only, 3: sysbench's text, 4: also why the run ended [3]
-  --test=fileio, --num-threads=N, --max-time=N, --max-requests=N: the deprecated spellings
+  --test=fileio, --num-threads=N, --max-time=N, --max-requests=N, --tx-rate=N: the deprecated spellings
 
 fslab options:
   --dir DIR                     directory of the test files [the current directory]

@@ -123,6 +123,9 @@ pub fn run_header(o: &Options) -> String {
     let mut s = banner();
     s.push_str("Running the test with following options:\n");
     let _ = writeln!(s, "Number of threads: {}", o.threads);
+    if o.rate > 0 {
+        let _ = writeln!(s, "Target transaction rate: {}/sec", o.rate);
+    }
     if o.report_interval > 0 {
         let _ = writeln!(s, "Report intermediate results every {} second(s)", o.report_interval);
     }

@@ -472,6 +472,39 @@ fn validate_over_files_prepared_without_it_fails_at_the_first_read_as_sysbench_d
 }
 
 #[test]
+fn rate_paces_the_events_and_says_its_target() {
+    let d = tempdir();
+    ok(d.path(), &with(&["prepare"]));
+    let out = ok(
+        d.path(),
+        &with(&[
+            "--file-test-mode=rndrd",
+            "--rate=400",
+            "--threads=2",
+            "--time=2",
+            "run",
+            "--json",
+        ]),
+    );
+    let doc: Value = serde_json::from_str(&out.stdout).unwrap();
+    let events = doc["figures"]["events"]
+        .as_u64()
+        .unwrap_or_else(|| panic!("{}", doc["figures"]));
+    // 800 expected; a Poisson count's spread is 28.
+    assert!((660..=940).contains(&events), "{events} events in 2 s at 400/s");
+    let out = ok(
+        d.path(),
+        &with(&["--file-test-mode=rndrd", "--rate=400", "--events=10", "run"]),
+    );
+    assert!(
+        out.stdout
+            .contains("\nNumber of threads: 1\nTarget transaction rate: 400/sec\nInitializing random"),
+        "{}",
+        out.stdout
+    );
+}
+
+#[test]
 fn a_run_after_seqwr_reads_the_files_seqwr_left() {
     use std::os::unix::fs::MetadataExt;
     let d = tempdir();
