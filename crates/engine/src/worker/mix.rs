@@ -115,8 +115,8 @@ impl<'a> Worker<'a> {
             }
         };
         let now = clock::origin_ns();
+        self.queued_ns = now.saturating_sub(due);
         if now >= due {
-            self.queued_ns = now - due;
             return Flow::Go;
         }
         // The thread is free before the operation comes: it starts it when it wakes, as a

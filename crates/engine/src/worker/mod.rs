@@ -302,9 +302,11 @@ impl<'a> Worker<'a> {
             Slot::Fsync => &mut self.tally.fsyncs,
             Slot::Step(l) => &mut self.tally.steps[l],
         };
+        // The wait for a thread of the operation that arrived (Poisson arrivals), taken here
+        // whatever the outcome, so that it never falls to the next operation.
+        let queued = std::mem::take(&mut self.queued_ns);
         let (flow, bytes) = match result {
             Ok(Outcome::Done { bytes, transactions }) => {
-                let queued = std::mem::take(&mut self.queued_ns);
                 match t0 {
                     Some(t0) => {
                         let ns = clock::since_ns(t0) + queued;
