@@ -711,9 +711,7 @@ pub fn marked_data(run: &RunDir, spec: &Fileset) -> Option<Data> {
     // marker_text writes the data only when it is not the default.
     match marker.lines().find_map(|l| l.strip_prefix("data = ")) {
         None => Some(Data::Random),
-        Some(name) => [Data::Zeros, Data::Iozone, Data::Checked]
-            .into_iter()
-            .find(|d| d.name() == name),
+        Some(name) => Data::named(name),
     }
 }
 

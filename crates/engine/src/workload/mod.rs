@@ -822,6 +822,14 @@ pub enum Data {
 }
 
 impl Data {
+    /// Every kind of data.
+    pub const ALL: [Data; 4] = [Data::Random, Data::Zeros, Data::Iozone, Data::Checked];
+
+    /// The data a workload file names `name`.
+    pub fn named(name: &str) -> Option<Data> {
+        Data::ALL.into_iter().find(|d| d.name() == name)
+    }
+
     /// As a workload file writes it.
     pub fn name(self) -> &'static str {
         match self {
@@ -1030,8 +1038,9 @@ mod tests {
 
     #[test]
     fn data_is_named_as_workload_files_spell_it() {
-        for data in [Data::Random, Data::Zeros, Data::Iozone, Data::Checked] {
+        for data in Data::ALL {
             assert_eq!(serde_json::to_string(&data).unwrap(), format!("\"{}\"", data.name()));
+            assert_eq!(Data::named(data.name()), Some(data));
         }
     }
 }
