@@ -49,6 +49,9 @@ pub fn fileset(o: &Options) -> Fileset {
     }
 }
 
+/// The events sysbench's queue holds (`MAX_QUEUE_LEN`): more waiting stops the run.
+const SYSBENCH_QUEUE: u64 = 131_072;
+
 /// What sysbench writes: its buffer as it was allocated, zeroed; with `--validate`, each block
 /// filled with random bytes, their CRC-32 and its offset (`file_fill_buffer`).
 fn data(o: &Options) -> Data {
@@ -91,6 +94,7 @@ pub fn workload(o: &Options) -> Workload {
             ops: Some(o.rate),
             bytes: None,
             arrivals: Arrivals::Poisson,
+            queue: Some(SYSBENCH_QUEUE),
         }),
         direct: o.extra_flags.direct,
         osync: osync(o),

@@ -44,8 +44,9 @@
 //! counts from its arrival (the engine's `rate.arrivals = "poisson"`). A thread free before the
 //! next event sleeps until it comes and starts it as it wakes. sysbench's idle threads wait on
 //! its queue and are woken for each event, and that wake-up (tens of microseconds here) is in
-//! its latencies, not in fslab's. sysbench stops with `The event queue is full` once 131,072
-//! events wait; fslab lets the backlog grow, and the latencies show it.
+//! its latencies, not in fslab's. Once 131,072 events wait (the engine's `rate.queue`, counted
+//! from how long ago the oldest waiting one arrived), the run stops with sysbench's `FATAL: The
+//! event queue is full` line.
 //!
 //! Deliberate differences: prepare does not extend or reuse a shorter file it did not make (it
 //! refuses files without its marker), and it writes files it finds at another size again from

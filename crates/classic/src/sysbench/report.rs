@@ -191,9 +191,15 @@ pub fn run_header(o: &Options) -> String {
 
 /// What sysbench prints in place of its report when a request fails (`sb_fileio.c`): for a
 /// block that fails `--validate`'s check, its three lines, naming the test file's number and
-/// the block's offset; for any other failure, fslab's message.
+/// the block's offset; for `--rate`'s full queue, its line (`sysbench.c`); for any other
+/// failure, fslab's message.
 pub fn fatal(message: &str) -> String {
     use fslab_engine::io::checked::Mismatch;
+    if message.contains(fslab_engine::workload::QUEUE_FULL) {
+        return "FATAL: The event queue is full. This means the worker threads are unable to keep up with the \
+                specified event generation rate\n"
+            .into();
+    }
     let file = message
         .split("test_file.")
         .nth(1)

@@ -502,6 +502,20 @@ fn rate_paces_the_events_and_says_its_target() {
         "{}",
         out.stdout
     );
+    // A rate no thread keeps up with fills sysbench's queue of 131,072 events: the run stops.
+    let out = sysbench(
+        d.path(),
+        &with(&["--file-test-mode=rndrd", "--rate=100000000", "--time=30", "run"]),
+    );
+    assert_eq!(out.code, 1, "{}{}", out.stdout, out.stderr);
+    assert!(
+        out.stdout.ends_with(
+            "\nThreads started!\n\nFATAL: The event queue is full. This means the worker threads are unable to \
+             keep up with the specified event generation rate\n"
+        ),
+        "{}",
+        out.stdout
+    );
 }
 
 #[test]

@@ -5,7 +5,7 @@ use super::tally::Slot;
 use super::{Flow, Outcome, ThreadOutcome, Worker};
 use crate::clock;
 use crate::space;
-use crate::workload::{Group, Pick};
+use crate::workload::{Group, Pick, QUEUE_FULL};
 use rand::rngs::SmallRng;
 use rand::RngExt;
 use std::sync::atomic::Ordering::Relaxed;
@@ -99,9 +99,10 @@ impl<'a> Worker<'a> {
     /// latency): sysbench's event queue, taken by its threads as each becomes free. Stop when
     /// the run stops first.
     pub(super) fn await_arrival(&mut self) -> Flow {
-        let (Some(next), Some(ops)) = (self.arrivals, self.group.rate.and_then(|r| r.ops)) else {
+        let (Some(next), Some(rate)) = (self.arrivals, self.group.rate) else {
             return Flow::Go;
         };
+        let ops = rate.ops.unwrap_or(1);
         let mean_ns = 1e9 / ops as f64;
         let gap = (-mean_ns * (1.0 - self.rng.random::<f64>()).ln()) as u64;
         let mut cur = next.load(Relaxed);
@@ -117,6 +118,17 @@ impl<'a> Worker<'a> {
         let now = clock::origin_ns();
         self.queued_ns = now.saturating_sub(due);
         if now >= due {
+            // The operations that have arrived since this one, at the rate, wait too.
+            let waiting = (now - due) as f64 / mean_ns;
+            if let Some(queue) = rate.queue.filter(|&q| waiting > q as f64) {
+                let kind = self.group.ops[0].op;
+                let message = format!(
+                    "{QUEUE_FULL} ({queue} operations): the threads cannot keep up with the rate of {ops} a second"
+                );
+                self.tally.first_error.get_or_insert((kind, message, None));
+                self.guard.stop_all();
+                return Flow::Stop;
+            }
             return Flow::Go;
         }
         // The thread is free before the operation comes: it starts it when it wakes, as a

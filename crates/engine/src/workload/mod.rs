@@ -673,7 +673,14 @@ pub struct Rate {
     /// How the operations come: evenly, each thread its share; or at random for the whole group.
     #[serde(default, skip_serializing_if = "is_default")]
     pub arrivals: Arrivals,
+    /// With Poisson arrivals: the most operations that may have arrived and wait for a thread;
+    /// more fails the run, as sysbench's full event queue does (131,072 events).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub queue: Option<u64>,
 }
+
+/// The start of the error that ends a run whose arrivals overflow `rate.queue`.
+pub const QUEUE_FULL: &str = "the queue of operations waiting for a thread is full";
 
 /// When a rate's operations come.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]

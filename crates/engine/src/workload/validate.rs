@@ -238,6 +238,12 @@ impl Workload {
                         return bad(here("rate"), why.into());
                     }
                 }
+                if r.queue.is_some() && r.arrivals != Arrivals::Poisson {
+                    return bad(here("rate"), "queue applies to arrivals = \"poisson\"".into());
+                }
+                if r.queue == Some(0) {
+                    return bad(here("rate"), "a queue of 0 would fail at the first arrival".into());
+                }
             }
             if g.data == Data::Checked {
                 if self.processes {

@@ -57,6 +57,21 @@ fn operations_that_wait_for_a_thread_count_the_wait_in_their_latency() {
 }
 
 #[test]
+fn more_operations_waiting_than_the_queue_holds_fail_the_run() {
+    // 100,000 a second for a thread that takes one a millisecond: 100 wait within about a
+    // millisecond, long before the 5 s are up.
+    let text = stats(1, 100_000, "5s", "1ms").replace("arrivals = \"poisson\"", "arrivals = \"poisson\", queue = 100");
+    let r = crate::common::try_run(&workload(&text), tempdir().path()).unwrap();
+    let e = r.first_error.expect("the queue overflows");
+    assert!(
+        e.message.starts_with(fslab_engine::workload::QUEUE_FULL) && e.message.contains("(100 operations)"),
+        "{}",
+        e.message
+    );
+    assert!(r.duration.as_secs_f64() < 2.0, "the run went on for {:?}", r.duration);
+}
+
+#[test]
 fn poisson_arrivals_need_a_rate_of_operations() {
     let text = stats(1, 100, "1s", "0ms").replace("ops = 100", "bytes = \"1m\"");
     let e = Workload::from_toml(&text, "w.toml").expect_err("refused").to_string();
@@ -64,4 +79,7 @@ fn poisson_arrivals_need_a_rate_of_operations() {
         e.starts_with("w.toml:") && e.contains("arrivals = \"poisson\" counts operations: give the rate in ops"),
         "{e}"
     );
+    let text = stats(1, 100, "1s", "0ms").replace(", arrivals = \"poisson\"", ", queue = 10");
+    let e = Workload::from_toml(&text, "w.toml").expect_err("refused").to_string();
+    assert!(e.contains("queue applies to arrivals = \"poisson\""), "{e}");
 }
