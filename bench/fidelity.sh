@@ -553,6 +553,8 @@ outputs() { # tool
         KEEP_DIRS=1 compare_output sysbench "${a[@]}" --file-test-mode=rndwr --threads=2 --events=500 --time=0 --verbosity=4 run
         KEEP_DIRS=1 compare_output sysbench "${a[@]}" --file-test-mode=rndrd --time=1 --verbosity=1 run
         KEEP_DIRS=1 compare_output sysbench "${a[@]}" --file-test-mode=rndwr --rate=500 --threads=2 --time=1 run
+        # A rate no thread keeps up with: both stop at a full event queue.
+        KEEP_DIRS=1 compare_output sysbench "${a[@]}" --file-test-mode=rndrd --rate=100000000 --time=3 run
         # --validate: checked blocks prepared (after a cleanup: prepare keeps files of the right
         # size as they are), then read and written by two threads; then a sequential read of
         # the blocks a seqwr without --validate left, at which both stop.
