@@ -14,6 +14,7 @@
 //! by the file and the offset) while it moves it, and one that meets a claim waits for it
 //! (the pipelined io_uring loop, which has many blocks in flight, draws another instead).
 
+use super::xorshift;
 use std::io;
 use std::sync::atomic::{AtomicBool, Ordering};
 
@@ -26,11 +27,11 @@ pub fn stamp(buf: &mut [u8], offset: u64, state: &mut u64) {
     let body = buf.len().saturating_sub(TRAILER);
     let mut chunks = buf.chunks_exact_mut(8);
     for c in chunks.by_ref() {
-        c.copy_from_slice(&next(state).to_le_bytes());
+        c.copy_from_slice(&xorshift(state).to_le_bytes());
     }
     let rest = chunks.into_remainder();
     let n = rest.len();
-    rest.copy_from_slice(&next(state).to_le_bytes()[..n]);
+    rest.copy_from_slice(&xorshift(state).to_le_bytes()[..n]);
     if buf.len() < TRAILER {
         return;
     }
@@ -141,13 +142,6 @@ impl Mismatch {
             })
         }
     }
-}
-
-fn next(x: &mut u64) -> u64 {
-    *x ^= *x << 13;
-    *x ^= *x >> 7;
-    *x ^= *x << 17;
-    *x
 }
 
 /// The table of claims: a block's claim is the flag its file and offset hash to. Blocks that

@@ -16,6 +16,16 @@ use std::alloc::Layout;
 use std::io;
 use std::os::fd::{AsFd, BorrowedFd, OwnedFd};
 
+/// The next of the random words a buffer is filled with (xorshift64, from a nonzero state):
+/// cheap, and enough to defeat compression and deduplication.
+#[inline]
+pub(crate) fn xorshift(x: &mut u64) -> u64 {
+    *x ^= *x << 13;
+    *x ^= *x >> 7;
+    *x ^= *x << 17;
+    *x
+}
+
 /// Buffers are aligned for O_DIRECT on any device this engine will meet.
 pub const BUFFER_ALIGN: usize = 4096;
 
@@ -133,14 +143,11 @@ impl IoBuffers {
         match data {
             Data::Zeros => zero(),
             Data::Random | Data::Checked => {
-                // xorshift64: cheap, and enough to defeat compression and deduplication.
                 let mut x = seed | 1;
                 for i in 0..layout.size() / 8 {
-                    x ^= x << 13;
-                    x ^= x >> 7;
-                    x ^= x << 17;
+                    let word = xorshift(&mut x);
                     // SAFETY: i < size / 8, and the allocation is aligned to BUFFER_ALIGN >= 8.
-                    unsafe { words.add(i).write(x.to_le()) };
+                    unsafe { words.add(i).write(word.to_le()) };
                 }
             }
             Data::Iozone => {
