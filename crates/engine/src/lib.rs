@@ -6,6 +6,7 @@
 //! histograms, a per-second series and the CPU split. The engine knows nothing of the classic
 //! tools, filesystems or studies: every front-end compiles to a `Workload`.
 
+pub mod calls;
 pub mod clock;
 pub mod confine;
 pub mod cpu;

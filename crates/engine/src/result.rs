@@ -1,5 +1,6 @@
 //! RunResult: everything one run measured, as `--json` prints it and the store keeps it.
 
+use crate::calls::Call;
 use crate::cpu::CpuUsage;
 use crate::histogram::Latency;
 use crate::sysinfo::SystemInfo;
@@ -62,6 +63,10 @@ pub struct RunResult {
     /// order.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub steps: Vec<StepResult>,
+    /// For groups with `call_latency`: each kind of system call their operations made, timed
+    /// apart, per group in the workload's order, then in the order of [`Call::ALL`].
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub calls: Vec<CallResult>,
     /// What each thread did, in group order (IOzone's per-child figures).
     pub threads: Vec<ThreadResult>,
     /// One entry per second of the run, ramp included (`ramp` marks those seconds).
@@ -163,6 +168,18 @@ pub struct OpResult {
 pub struct GroupResult {
     pub name: String,
     pub ops: Vec<OpResult>,
+}
+
+/// One kind of system call of one group (`call_latency`): how many, and how long each took.
+/// The minimum, mean and maximum are exact; the percentiles come from the histogram.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+pub struct CallResult {
+    pub group: String,
+    pub call: Call,
+    pub count: u64,
+    pub latency: Latency,
+    /// (upper bound in ns, count) of each non-empty histogram bucket.
+    pub histogram_ns: Vec<(u64, u64)>,
 }
 
 /// The figures of one label of a script.

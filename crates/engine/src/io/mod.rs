@@ -10,6 +10,7 @@ pub use mmap::MmapBackend;
 pub use sync::{SeekBackend, SyncBackend};
 pub use uring::{Target, UringBackend};
 
+use crate::calls::{self, Call};
 use crate::workload::{Data, EngineKind, Group, OSync, SyncKind};
 use rustix::fs::OFlags;
 use std::alloc::Layout;
@@ -100,6 +101,13 @@ impl OpenFile {
 
     pub fn fd(&self) -> BorrowedFd<'_> {
         self.fd.as_fd()
+    }
+
+    /// Closes the file: its `close()` timed, for a group that times its calls.
+    pub fn close(self) {
+        let OpenFile { fd, map, .. } = self;
+        drop(map);
+        calls::time(Call::Close, || drop(fd));
     }
 }
 
@@ -250,10 +258,10 @@ pub trait Backend: Send {
 }
 
 pub(crate) fn sync_fd(fd: BorrowedFd<'_>, kind: SyncKind) -> io::Result<()> {
-    match kind {
-        SyncKind::Fsync => rustix::fs::fsync(fd)?,
-        SyncKind::Fdatasync => rustix::fs::fdatasync(fd)?,
-    }
+    calls::time(Call::Fsync, || match kind {
+        SyncKind::Fsync => rustix::fs::fsync(fd),
+        SyncKind::Fdatasync => rustix::fs::fdatasync(fd),
+    })?;
     Ok(())
 }
 
@@ -287,8 +295,8 @@ pub(crate) fn plain_transfer(
 ) -> (Moved, io::Result<()>) {
     let fd = file.fd();
     each_call(dir, xfers, bufs, file.ident, |_, buf, offset| match buf {
-        Buf::Read(b) => rustix::io::pread(fd, b, offset),
-        Buf::Write(b) => rustix::io::pwrite(fd, b, offset),
+        Buf::Read(b) => calls::time(Call::Read, || rustix::io::pread(fd, b, offset)),
+        Buf::Write(b) => calls::time(Call::Write, || rustix::io::pwrite(fd, b, offset)),
     })
 }
 
@@ -311,16 +319,28 @@ pub(crate) fn seek_transfer(
             forced = &forced[1..];
         }
         if force || *pos != offset {
-            rustix::fs::seek(fd, rustix::fs::SeekFrom::Start(offset))?;
+            seek(fd, offset)?;
             *pos = offset;
         }
-        let n = match buf {
-            Buf::Read(b) => rustix::io::read(fd, b)?,
-            Buf::Write(b) => rustix::io::write(fd, b)?,
-        };
+        let n = read_or_write(fd, buf)?;
         *pos += n as u64;
         Ok(n)
     })
+}
+
+/// `lseek(SEEK_SET)` to `offset`.
+pub(crate) fn seek(fd: BorrowedFd<'_>, offset: u64) -> rustix::io::Result<u64> {
+    calls::time(Call::Lseek, || {
+        rustix::fs::seek(fd, rustix::fs::SeekFrom::Start(offset))
+    })
+}
+
+/// `read()` or `write()` at the file position.
+pub(crate) fn read_or_write(fd: BorrowedFd<'_>, buf: Buf<'_>) -> rustix::io::Result<usize> {
+    match buf {
+        Buf::Read(b) => calls::time(Call::Read, || rustix::io::read(fd, b)),
+        Buf::Write(b) => calls::time(Call::Write, || rustix::io::write(fd, b)),
+    }
 }
 
 /// The memory one call moves: read into, or written from.

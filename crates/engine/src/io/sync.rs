@@ -2,7 +2,7 @@
 //! `seek` backend: read() or write() at the file position, with an lseek() first when the
 //! transfer does not start where the position is, as IOzone's and FFSB's calls.
 
-use super::{each_call, plain_transfer, Backend, Buf, Dir, IoBuffers, Moved, OpenFile, Xfer};
+use super::{each_call, plain_transfer, read_or_write, seek, Backend, Dir, IoBuffers, Moved, OpenFile, Xfer};
 use std::io;
 
 pub struct SyncBackend;
@@ -32,13 +32,10 @@ impl Backend for SeekBackend {
         let ident = file.ident;
         each_call(dir, xfers, bufs, ident, |_, buf, offset| {
             if file.pos != offset {
-                rustix::fs::seek(&file.fd, rustix::fs::SeekFrom::Start(offset))?;
+                seek(file.fd(), offset)?;
                 file.pos = offset;
             }
-            let n = match buf {
-                Buf::Read(b) => rustix::io::read(&file.fd, b)?,
-                Buf::Write(b) => rustix::io::write(&file.fd, b)?,
-            };
+            let n = read_or_write(file.fd(), buf)?;
             file.pos += n as u64;
             Ok(n)
         })

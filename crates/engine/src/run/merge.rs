@@ -3,8 +3,9 @@
 //! totals and their rates, the run's first error and what ended it.
 
 use super::spawn::Ran;
+use crate::calls::{Call, CallTimes};
 use crate::histogram::OpStats;
-use crate::result::{FirstError, GroupResult, OpResult, StepResult, StopReason, ThreadResult, Totals, MIB};
+use crate::result::{CallResult, FirstError, GroupResult, OpResult, StepResult, StopReason, ThreadResult, Totals, MIB};
 use crate::worker::ThreadOutcome;
 use crate::workload::{OpKind, Stop, Workload};
 use std::time::Instant;
@@ -15,6 +16,7 @@ pub(super) struct Merged {
     pub ops: Vec<OpResult>,
     pub groups: Vec<GroupResult>,
     pub steps: Vec<StepResult>,
+    pub calls: Vec<CallResult>,
     pub threads: Vec<ThreadResult>,
 }
 
@@ -31,9 +33,13 @@ pub(super) fn merge(
     let several = workload.groups.len() > 1;
     let mut per_group: Vec<OpMerge> = workload.groups.iter().map(|_| OpMerge::default()).collect();
     let mut labels: Vec<(String, OpStats)> = Vec::new();
+    let mut calls: Vec<Option<CallTimes>> = workload.groups.iter().map(|_| None).collect();
     let mut threads = Vec::new();
     for (gi, t, o) in outcomes {
         let g = &workload.groups[*gi];
+        if let Some(theirs) = &o.calls {
+            calls[*gi].get_or_insert_with(CallTimes::default).merge(theirs);
+        }
         let mut mine = OpStats::default();
         let mut add = |op: OpKind, label: Option<&str>, st: &OpStats| {
             merged.add(op, label, st);
@@ -115,11 +121,30 @@ pub(super) fn merge(
     totals.read_mib_per_sec = totals.bytes_read as f64 / MIB / secs;
     totals.write_mib_per_sec = totals.bytes_written as f64 / MIB / secs;
 
+    let calls = workload
+        .groups
+        .iter()
+        .zip(calls)
+        .filter_map(|(g, times)| Some((g, times?)))
+        .flat_map(|(g, times)| {
+            Call::ALL.into_iter().filter_map(move |call| {
+                let c = times.get(call);
+                (c.count() > 0).then(|| CallResult {
+                    group: g.name.clone(),
+                    call,
+                    count: c.count(),
+                    latency: c.latency(),
+                    histogram_ns: c.stats.buckets(),
+                })
+            })
+        })
+        .collect();
     Merged {
         totals,
         ops,
         groups,
         steps,
+        calls,
         threads,
     }
 }

@@ -182,6 +182,7 @@ pub fn run(workload: &Workload, opts: &RunOptions, progress: &mut dyn FnMut(&Pro
         ops: merged.ops,
         groups: merged.groups,
         steps: merged.steps,
+        calls: merged.calls,
         threads: merged.threads,
         series: ran.series,
         cpu: measured.cpu,

@@ -5,6 +5,7 @@
 //! monitor watches and stops processes as it does threads. A process dies with the thread that
 //! forked it (`PR_SET_PDEATHSIG`), so none outlives a run that was killed.
 
+use crate::calls::CallTimes;
 use crate::histogram::OpStats;
 use crate::worker::{Shared, ThreadOutcome};
 use crate::workload::{OpKind, Workload};
@@ -178,6 +179,7 @@ struct Wire {
     started: Option<Duration>,
     counted_end: Option<Duration>,
     process_cpu: Option<Duration>,
+    calls: Option<CallTimes>,
 }
 
 impl Wire {
@@ -193,6 +195,7 @@ impl Wire {
             started: o.started.map(since),
             counted_end: o.counted_end.map(since),
             process_cpu: o.process_cpu,
+            calls: o.calls,
         }
     }
 
@@ -207,6 +210,7 @@ impl Wire {
             started: self.started.map(|d| epoch + d),
             counted_end: self.counted_end.map(|d| epoch + d),
             process_cpu: self.process_cpu,
+            calls: self.calls,
         }
     }
 }

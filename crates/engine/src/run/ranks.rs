@@ -5,7 +5,9 @@
 
 use super::merge::OpMerge;
 use crate::histogram::{Latency, OpStats};
-use crate::result::{GroupResult, OpResult, RunResult, Second, SetupReport, Status, StepResult, StopReason, MIB};
+use crate::result::{
+    CallResult, GroupResult, OpResult, RunResult, Second, SetupReport, Status, StepResult, StopReason, MIB,
+};
 use std::time::Duration;
 
 /// One result for the whole job from each rank's, in rank order (rank 0 first). The job's
@@ -37,6 +39,7 @@ pub fn merge_ranks(results: &[RunResult]) -> RunResult {
         })
         .collect();
     let steps = merge_steps(results, secs);
+    let calls = merge_calls(results);
 
     let mut totals = first.totals.clone();
     totals.ops = results.iter().map(|r| r.totals.ops).sum();
@@ -97,6 +100,7 @@ pub fn merge_ranks(results: &[RunResult]) -> RunResult {
         ops,
         groups,
         steps,
+        calls,
         threads,
         series: merge_series(results),
         ..first.clone()
@@ -157,6 +161,32 @@ fn merge_steps(results: &[RunResult], secs: f64) -> Vec<StepResult> {
             }
         })
         .collect()
+}
+
+/// Timed system calls merged by group and kind, in the first rank's order then any new ones.
+fn merge_calls(results: &[RunResult]) -> Vec<CallResult> {
+    let mut merged: Vec<CallResult> = Vec::new();
+    for c in results.iter().flat_map(|r| &r.calls) {
+        if merged.iter().any(|m| m.group == c.group && m.call == c.call) {
+            continue;
+        }
+        let parts: Vec<&CallResult> = results
+            .iter()
+            .flat_map(|r| r.calls.iter().filter(|o| o.group == c.group && o.call == c.call))
+            .collect();
+        let mut st = OpStats::default();
+        for p in &parts {
+            st.merge(&stats(p.count, 0, 0, 0, 0, 0, &p.histogram_ns));
+        }
+        merged.push(CallResult {
+            group: c.group.clone(),
+            call: c.call,
+            count: st.count,
+            latency: exact_extremes(st.latency(), parts.iter().map(|p| (p.latency, p.count))),
+            histogram_ns: st.buckets(),
+        });
+    }
+    merged
 }
 
 fn stats(

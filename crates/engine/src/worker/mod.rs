@@ -22,6 +22,7 @@ mod replay;
 mod stream;
 mod tally;
 
+use crate::calls::{self, CallTimes};
 use crate::clock;
 use crate::fileset::FileTable;
 use crate::histogram::OpStats;
@@ -99,6 +100,8 @@ pub(crate) struct ThreadOutcome {
     /// With [`Shared::process_cpu`]: the CPU time the process used from this thread's start to
     /// its end (or to `counted_end`).
     pub process_cpu: Option<Duration>,
+    /// With the group's `call_latency`: its system calls, timed one by one.
+    pub calls: Option<CallTimes>,
 }
 
 impl ThreadOutcome {
@@ -110,6 +113,7 @@ impl ThreadOutcome {
             fsyncs: OpStats::default(),
             steps: Vec::new(),
             first_error: Some((g.ops.first().map_or(OpKind::OpenClose, |o| o.op), message, errno)),
+            calls: None,
             ended: Instant::now(),
             finished: false,
             started: None,
@@ -264,7 +268,14 @@ impl<'a> Worker<'a> {
     }
 
     /// Runs until the run stops or this thread runs out of work.
-    pub fn run(mut self) -> ThreadOutcome {
+    pub fn run(self) -> ThreadOutcome {
+        let mut outcome = self.run_loop();
+        outcome.calls = calls::finish();
+        outcome
+    }
+
+    /// The thread's loop, from its start line to its end.
+    fn run_loop(mut self) -> ThreadOutcome {
         // How the thread ends as an IOzone child: its group's way, else the run's.
         let child_end = self.shared.child_end.map(|end| self.group.child_end.unwrap_or(end));
         let mut prepared = self.prepare_streams();
@@ -277,6 +288,9 @@ impl<'a> Worker<'a> {
         }
         if self.shared.process_cpu {
             self.cpu_start = Some(crate::cpu::process_cpu_time());
+        }
+        if self.group.call_latency {
+            calls::start();
         }
         if let Err(e) = prepared {
             return self.fail(OpKind::SeqWrite, e.to_string(), errno_of(&e));
@@ -356,6 +370,7 @@ impl<'a> Worker<'a> {
             fsyncs: self.tally.fsyncs,
             steps: self.tally.steps,
             first_error: self.tally.first_error,
+            calls: None,
             process_cpu,
             ended: Instant::now(),
             finished,

@@ -4,9 +4,10 @@
 
 use super::error::{errno_of, Annotated};
 use super::{Outcome, Worker};
+use crate::calls::{self, Call};
 use crate::confine;
 use crate::fileset::{file_name, NameBuf, Picked};
-use crate::io::{Backend, Dir, IoBuffers, Moved, OpenFile, Xfer};
+use crate::io::{read_or_write, Backend, Buf, Dir, IoBuffers, Moved, OpenFile, Xfer};
 use crate::workload::{EngineKind, OpKind, OpenMode, Order, Scope, SyncKind};
 use rand::RngExt;
 use rustix::fs::{AtFlags, Mode, OFlags};
@@ -52,18 +53,20 @@ impl<'a> Worker<'a> {
         let mode = Mode::from_raw_mode(self.table.spec.file_mode());
         // The same in every thread: the table they share, and the file's id in it.
         let ident = (self.table as *const _ as u64).rotate_left(32) ^ id;
-        rustix::fs::openat(self.table.dir_of(id), name, flags, mode)
-            .map(|fd| OpenFile::new(fd).with_ident(ident))
-            .map_err(|e| {
-                if e == rustix::io::Errno::LOOP {
-                    stdio::Error::new(
-                        stdio::ErrorKind::PermissionDenied,
-                        "is a symlink; fslab does not follow symlinks",
-                    )
-                } else {
-                    e.into()
-                }
-            })
+        calls::time(Call::Open, || {
+            rustix::fs::openat(self.table.dir_of(id), name, flags, mode)
+        })
+        .map(|fd| OpenFile::new(fd).with_ident(ident))
+        .map_err(|e| {
+            if e == rustix::io::Errno::LOOP {
+                stdio::Error::new(
+                    stdio::ErrorKind::PermissionDenied,
+                    "is a symlink; fslab does not follow symlinks",
+                )
+            } else {
+                e.into()
+            }
+        })
     }
 
     /// The key of file `id` of the current fileset in the fd cache.
@@ -106,12 +109,14 @@ impl<'a> Worker<'a> {
                     (Dir::Write, _) => OFlags::WRONLY,
                 };
                 let mut file = self.open(id, self.io.base_flags | access)?;
-                Ok(f(
+                let out = f(
                     self.io.backend.as_mut(),
                     &mut file,
                     &mut self.io.bufs,
                     &mut self.io.xfers,
-                ))
+                );
+                file.close();
+                Ok(out)
             }
         }
     }
@@ -273,13 +278,14 @@ impl<'a> Worker<'a> {
             let mut left = want;
             while left > 0 {
                 let len = bs.min(left) as usize;
-                let n = rustix::io::write(&file.fd, self.io.bufs.slot(0, len))?;
+                let n = read_or_write(file.fd(), Buf::Write(self.io.bufs.slot(0, len)))?;
                 moved.add(len as u32, n);
                 left -= n as u64;
             }
             if let Some(kind) = spec.sync {
                 self.io.backend.sync(&mut file, kind)?;
             }
+            file.close();
             Ok::<_, stdio::Error>(moved)
         })();
         let grown = result.as_ref().map_or(0, |m| m.bytes);
@@ -326,6 +332,7 @@ impl<'a> Worker<'a> {
             if let Some(kind) = spec.sync {
                 self.io.backend.sync(&mut file, kind)?;
             }
+            file.close();
             Ok::<_, stdio::Error>(moved)
         })();
         let moved = match result {
@@ -361,7 +368,10 @@ impl<'a> Worker<'a> {
         };
         self.io.cache.evict(self.cache_key(id));
         let mut b: NameBuf = [0; 64];
-        match rustix::fs::unlinkat(self.table.dir_of(id), self.table.name(id, &mut b), AtFlags::empty()) {
+        let name = self.table.name(id, &mut b);
+        match calls::time(Call::Unlink, || {
+            rustix::fs::unlinkat(self.table.dir_of(id), name, AtFlags::empty())
+        }) {
             Ok(()) => {
                 self.table.gone(id);
                 Ok(Outcome::META)
@@ -378,11 +388,10 @@ impl<'a> Worker<'a> {
             return Ok(Outcome::Skipped);
         };
         let mut b: NameBuf = [0; 64];
-        let r = rustix::fs::statat(
-            self.table.dir_of(id),
-            self.table.name(id, &mut b),
-            AtFlags::SYMLINK_NOFOLLOW,
-        );
+        let name = self.table.name(id, &mut b);
+        let r = calls::time(Call::Stat, || {
+            rustix::fs::statat(self.table.dir_of(id), name, AtFlags::SYMLINK_NOFOLLOW)
+        });
         self.table.release(id, None);
         r.map_err(|e| self.annotate(id, "stat", e.into()))?;
         Ok(Outcome::META)
@@ -394,7 +403,7 @@ impl<'a> Worker<'a> {
         };
         let r = self.open(id, self.io.base_flags | OFlags::RDONLY);
         self.table.release(id, None);
-        drop(r.map_err(|e| self.annotate(id, "open", e))?);
+        r.map_err(|e| self.annotate(id, "open", e))?.close();
         Ok(Outcome::META)
     }
 

@@ -68,6 +68,7 @@ impl<'a> Tally<'a> {
         self.stats.iter_mut().for_each(OpStats::reset);
         self.steps.iter_mut().for_each(OpStats::reset);
         self.fsyncs.reset();
+        crate::calls::reset();
     }
 }
 

@@ -501,6 +501,11 @@ pub struct Group {
     /// IOzone's mixed workload ends its writers as random writers, its readers as random readers.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub child_end: Option<ChildEnd>,
+    /// Time each system call the operations make, apart, per kind (open, read, write, lseek,
+    /// close, stat, unlink, fsync): the result's `calls` (FFSB 6.0's `[stats]`). The `sync` and
+    /// `seek` engines only, with `[[group.op]]`.
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub call_latency: bool,
 }
 
 impl Group {
@@ -526,6 +531,7 @@ impl Group {
             ops: Vec::new(),
             script: None,
             child_end: None,
+            call_latency: false,
         }
     }
 }

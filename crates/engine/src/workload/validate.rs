@@ -274,6 +274,22 @@ impl Workload {
                     );
                 }
             }
+            if g.call_latency {
+                let why = if !matches!(g.engine, EngineKind::Sync | EngineKind::Seek) {
+                    Some(format!(
+                        "call_latency times the sync and seek engines' calls; the {} engine does not make one call \
+                         per transfer",
+                        g.engine
+                    ))
+                } else if g.script.is_some() {
+                    Some("call_latency times the calls of [[group.op]], not of a script".to_string())
+                } else {
+                    None
+                };
+                if let Some(why) = why {
+                    return bad(here("call_latency"), why);
+                }
+            }
             if let Some(script) = &g.script {
                 if !g.ops.is_empty() {
                     return bad(

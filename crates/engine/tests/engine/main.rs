@@ -4,6 +4,7 @@
 
 mod arrivals;
 mod backends;
+mod call_latency;
 mod checked;
 mod children;
 mod common;
