@@ -553,6 +553,8 @@ fn group(
         direct: profile.directio,
         data: Data::Zeros,
         ops: specs,
+        // [stats]: each system call timed, for the latencies printed after the group's table.
+        call_latency: tg.stats.is_some(),
         ..Group::new(name, &filesets[targets[0]].name)
     })
 }
@@ -682,14 +684,18 @@ fn aging_plan(
         reuse_names: true,
         ..Fileset::new(&format!("fs{i}-age"))
     };
-    let ager_group = group(
-        profile,
-        ager,
-        &format!("age{i}"),
-        std::slice::from_ref(&fill),
-        &[0],
-        warnings,
-    )?;
+    let ager_group = Group {
+        // FFSB reads [stats] for the benchmark's threadgroups only.
+        call_latency: false,
+        ..group(
+            profile,
+            ager,
+            &format!("age{i}"),
+            std::slice::from_ref(&fill),
+            &[0],
+            warnings,
+        )?
+    };
     let workload = Workload {
         description: format!(
             "aging of FFSB filesystem {i} ({}): its aging threadgroup until the filesystem is {} full",

@@ -60,6 +60,9 @@
 //! is does not, beyond chance. A file created
 //! after a delete takes the deleted file's name, oldest first, in both (FFSB's list of
 //! "holes", `Fileset::reuse_names`); a new number only when no deleted name is left.
+//!
+//! A 6.0 threadgroup's `[stats]` times each of the calls above that FFSB times (`stats.rs`):
+//! the engine's `call_latency` on its group.
 
 mod compile;
 mod execute;
@@ -71,6 +74,7 @@ mod prelude;
 mod profile;
 mod report;
 mod report_v5;
+mod stats;
 mod validate;
 
 pub use compile::{compile, explain, AgingPlan, Options, Plan};

@@ -23,6 +23,7 @@
 use super::grammar::Grammar;
 use super::ops::FfsbOp;
 use super::profile::{BindFs, FsSpec, Profile, TgSpec};
+use super::stats::{StatsSpec, Syscall};
 use super::validate;
 use super::ProfileError;
 use std::collections::BTreeMap;
@@ -71,6 +72,9 @@ enum Kind {
 }
 
 use Kind::*;
+
+/// The largest `msec_range` bound: FFSB keeps bounds as microseconds in 32 bits.
+const MAX_RANGE_MS: f64 = u32::MAX as f64 / 1000.0;
 
 const V6_GLOBAL: &[(&str, Kind)] = &[
     ("num_filesystems", Deprecated),
@@ -338,7 +342,8 @@ enum Value {
     Float(f64),
     Str(String),
     SizeWeight(u64, u32),
-    Range,
+    /// Milliseconds.
+    Range(f64, f64),
     Ignored,
 }
 
@@ -624,11 +629,16 @@ impl Builder<'_> {
                 Ok(Value::SizeWeight(size, weight))
             }
             _ => {
-                for v in [a, b] {
-                    v.parse::<f64>()
-                        .map_err(|_| self.err(line, format!("{name}: `{v}` is not a number")))?;
-                }
-                Ok(Value::Range)
+                // FFSB keeps each bound as whole microseconds in 32 bits.
+                let ms = |v: &String| match v.parse::<f64>() {
+                    Ok(f) if (0.0..=MAX_RANGE_MS).contains(&f) => Ok(f),
+                    Ok(_) => Err(self.err(
+                        line,
+                        format!("{name}: `{v}` is outside 0 to {MAX_RANGE_MS} milliseconds"),
+                    )),
+                    Err(_) => Err(self.err(line, format!("{name}: `{v}` is not a number"))),
+                };
+                Ok(Value::Range(ms(a)?, ms(b)?))
             }
         }
     }
@@ -910,7 +920,7 @@ fn threadgroup(file: &str, grammar: Grammar, section: &Section, base: TgSpec) ->
         bindfs: None,
         bound_to: None,
         weights: BTreeMap::new(),
-        stats: false,
+        stats: None,
         ..base
     };
     for opt in &section.opts {
@@ -945,15 +955,53 @@ fn threadgroup(file: &str, grammar: Grammar, section: &Section, base: TgSpec) ->
         }
     }
     for stats in section.children.iter().filter(|c| c.scope == Scope::Stats) {
-        tg.stats |= matches!(
-            stats.get("enable_stats"),
+        tg.stats = stats_spec(file, stats)?;
+    }
+    Ok(tg)
+}
+
+/// A `[stats]` section, as FFSB's `init_tg_stats` reads it: nothing unless `enable_stats=1`;
+/// every `ignore` names a call; the `msec_range` lines count only with `enable_range=1`, in
+/// reverse.
+fn stats_spec(file: &str, section: &Section) -> Result<Option<StatsSpec>, ProfileError> {
+    let on = |name| {
+        matches!(
+            section.get(name),
             Some(Opt {
                 value: Value::Int(1),
                 ..
             })
-        );
+        )
+    };
+    if !on("enable_stats") {
+        return Ok(None);
     }
-    Ok(tg)
+    let mut spec = StatsSpec::default();
+    for opt in &section.opts {
+        match (&opt.value, opt.name) {
+            (Value::Str(text), "ignore") => {
+                // FFSB warns of a name it does not know, then ignores whichever call its
+                // uninitialised variable happens to hold.
+                let call = Syscall::from_ignore(text).ok_or_else(|| {
+                    let names: Vec<&str> = Syscall::ALL.iter().map(|s| s.name()).collect();
+                    ProfileError::at(
+                        file,
+                        opt.line,
+                        format!("`ignore={text}` names no system call FFSB times: {}", names.join(", ")),
+                    )
+                })?;
+                spec.ignore.push(call);
+            }
+            (Value::Range(a, b), _) if on("enable_range") => {
+                spec.ranges.push((StatsSpec::micros(*a), StatsSpec::micros(*b)));
+            }
+            _ => {}
+        }
+    }
+    // FFSB's parser keeps a list option's values last first: its msec_range[0] is the last
+    // line, and a call on the bound of two ranges counts in the later line's.
+    spec.ranges.reverse();
+    Ok(Some(spec))
 }
 
 /// 6.0's `clone=<location>`: the filesystem takes every setting of the one at that location,
@@ -1125,7 +1173,53 @@ mod tests {
         assert_eq!(fs.size_weights, vec![(4096, 3), (1 << 20, 1)]);
         assert!(fs.agefs);
         assert_eq!(fs.aging.as_ref().map(|a| a.num_threads), Some(1));
-        assert!(p.threadgroups[0].stats);
+        assert_eq!(
+            p.threadgroups[0].stats,
+            Some(StatsSpec::default()),
+            "msec_range without enable_range"
+        );
+    }
+
+    #[test]
+    fn stats_sections_read_as_ffsb_reads_them() {
+        let tg = |stats: &str| {
+            let p = parse_ok(&format!(
+                "[filesystem]\nlocation=/a\n[end]\n[threadgroup]\nnum_threads=1\nstat_weight=1\n[stats]\n{stats}[end]\n[end]\n"
+            ));
+            p.threadgroups[0].stats.clone()
+        };
+        assert_eq!(tg("enable_stats=0\nmsec_range 0 1\n"), None);
+        // FFSB keeps the ranges last first, each bound as truncated microseconds; `ignore` names
+        // a call by its first letters.
+        assert_eq!(
+            tg("enable_stats=1\nenable_range=1\nignore=READ\nignore=lseek\nmsec_range 0.00 0.01\nmsec_range 0.01 2.5\n"),
+            Some(StatsSpec {
+                ignore: vec![Syscall::Read, Syscall::Lseek],
+                ranges: vec![(10, 2500), (0, 10)],
+            })
+        );
+        assert_eq!(
+            tg("enable_stats=1\nmsec_range 0 1\n").unwrap().ranges,
+            vec![],
+            "ranges need enable_range"
+        );
+        let bad = |stats: &str| {
+            parse_err(&format!(
+                "[filesystem]\nlocation=/a\n[end]\n[threadgroup]\nnum_threads=1\nstat_weight=1\n[stats]\n{stats}[end]\n[end]\n"
+            ))
+        };
+        let e = bad("enable_stats=1\nignore=fsync\n");
+        assert!(
+            e.starts_with("p.ffsb:9: `ignore=fsync` names no system call FFSB times: open, read"),
+            "{e}"
+        );
+        let e = bad("enable_stats=1\nenable_range=1\nmsec_range -1 1\n");
+        assert!(
+            e.starts_with("p.ffsb:10: msec_range: `-1` is outside 0 to 4294967.295 milliseconds"),
+            "{e}"
+        );
+        let e = bad("enable_stats=1\nmsec_range 0 5000000\n");
+        assert!(e.contains("`5000000` is outside"), "{e}");
     }
 
     #[test]

@@ -5,6 +5,7 @@
 
 use super::grammar::Grammar;
 use super::ops::FfsbOp;
+use super::stats::StatsSpec;
 use std::collections::BTreeMap;
 
 /// The line each option was set on, to point errors found later at it.
@@ -95,8 +96,8 @@ pub struct TgSpec {
     pub fsync_file: bool,
     /// The weight of each operation given one, in FFSB's order, with the line that set it.
     pub weights: BTreeMap<FfsbOp, (u32, usize)>,
-    /// A `[stats]` section with enable_stats=1 (fslab always measures latency).
-    pub stats: bool,
+    /// A `[stats]` section with enable_stats=1: the system calls to time and how to count them.
+    pub stats: Option<StatsSpec>,
     pub lines: Lines,
 }
 

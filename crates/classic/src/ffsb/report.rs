@@ -12,6 +12,7 @@ use super::compile::Plan;
 use super::execute::Outcome;
 use super::grammar::Grammar;
 use super::ops::{FfsbOp, Moves};
+use super::stats::{self, CallLine};
 use fslab_engine::result::{OpResult, RunResult};
 use serde::Serialize;
 use std::fmt::Write as _;
@@ -87,6 +88,15 @@ pub struct Figures {
     pub user_time_pct: Option<f64>,
     pub system_time_pct: Option<f64>,
     pub cpu_utilization_pct: Option<f64>,
+    /// The system-call latencies of each threadgroup with `[stats]`.
+    pub syscall_latency: Vec<ThreadgroupCalls>,
+}
+
+/// One threadgroup's `[stats]` figures.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct ThreadgroupCalls {
+    pub threadgroup: usize,
+    pub calls: Vec<CallLine>,
 }
 
 /// Computes FFSB's figures from what the run measured.
@@ -119,6 +129,7 @@ pub fn figures(plan: &Plan, outcome: &Outcome) -> Figures {
         user_time_pct: None,
         system_time_pct: None,
         cpu_utilization_pct: None,
+        syscall_latency: Vec::new(),
     };
     let Some(result) = &outcome.result else {
         return f;
@@ -143,6 +154,19 @@ pub fn figures(plan: &Plan, outcome: &Outcome) -> Figures {
     f.user_time_pct = Some(100.0 * user / runtime);
     f.system_time_pct = Some(100.0 * system / runtime);
     f.cpu_utilization_pct = Some(100.0 * (user + system) / runtime);
+    f.syscall_latency = plan
+        .profile
+        .threadgroups
+        .iter()
+        .zip(&plan.workload.groups)
+        .enumerate()
+        .filter_map(|(i, (tg, group))| {
+            Some(ThreadgroupCalls {
+                threadgroup: i,
+                calls: stats::lines(tg.stats.as_ref()?, &group.name, &result.calls),
+            })
+        })
+        .collect();
     f
 }
 
@@ -238,15 +262,23 @@ pub fn render(plan: &Plan, outcome: &Outcome) -> String {
     // As FFSB 6.0's main(): one threadgroup's table is titled "Total Results" and followed by
     // a blank line; several are each followed by one, then the total's table; two more blank
     // lines before the CPU times.
-    for t in &f.threadgroups {
+    // A threadgroup with [stats] has its system calls' latencies after its table.
+    let calls = |o: &mut String, tg: usize| {
+        if let Some(c) = f.syscall_latency.iter().find(|c| c.threadgroup == tg) {
+            stats::render(o, &c.calls);
+        }
+    };
+    for (i, t) in f.threadgroups.iter().enumerate() {
         let _ = writeln!(o, "{}\n===============", t.title);
         print_table(o, t);
+        calls(o, i);
         let _ = writeln!(o);
     }
     if let Some(total) = &f.total {
         let _ = writeln!(o, "{}\n===============", total.title);
         print_table(o, total);
         if f.threadgroups.is_empty() {
+            calls(o, 0);
             let _ = writeln!(o);
         }
     }

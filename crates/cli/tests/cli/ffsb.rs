@@ -651,3 +651,98 @@ fn setup_calls(calls: &[(String, String)], prefix: &str) -> Vec<String> {
     }
     seen
 }
+
+/// A 6.0 profile of two threadgroups, the first with `[stats]`.
+const STATS_PROFILE: &str = "time=1\n\n[filesystem]\n\tlocation=/unused\n\tnum_files=40\n\tnum_dirs=2\n\
+    \tmin_filesize=8k\n\tmax_filesize=16k\n[end]\n\n\
+    [threadgroup]\n\tnum_threads=2\n\tread_weight=4\n\tread_size=8k\n\tread_blocksize=4k\n\tread_random=1\n\
+    \tcreate_weight=2\n\twrite_blocksize=4k\n\tdelete_weight=1\n\tstat_weight=1\n\topen_close_weight=1\n\
+    \t[stats]\n\t\tenable_stats=1\n\t\tenable_range=1\n\t\tignore=lseek\n\
+    \t\tmsec_range 0.00 0.05\n\t\tmsec_range 0.05 1000.00\n\t[end]\n[end]\n\n\
+    [threadgroup]\n\tnum_threads=1\n\tstat_weight=1\n[end]\n";
+
+#[test]
+fn stats_print_each_system_call_s_latency_after_its_threadgroup_s_table() {
+    let dir = tempdir();
+    let r = fslab(&refs(&ffsb_args(dir.path(), STATS_PROFILE)));
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    let out = &r.stdout;
+    // ffsb_statsd_print(), after threadgroup 0's table and before threadgroup 1's; the ranges
+    // last line first, as FFSB keeps them; lseek ignored, create never timed.
+    assert_in_order(
+        out,
+        &[
+            "ThreadGroup 0\n===============\n",
+            " Transactions per Second\n",
+            "\nSystem Call Latency statistics in millisecs\n=====\n\t\tMin\t\tAvg\t\tMax\t\tTotal Calls\n\
+             \t\t========\t========\t========\t============\n[   open]\t0.0",
+            "\n\t\t msec_range[0]\t0.050000 - 1000.000000 : ",
+            "\n\t\t msec_range[1]\t0.000000 - 0.050000 : ",
+            "\n\n[   read]\t",
+            "\n\n[  write]\t",
+            "\n\n[ unlink]\t",
+            "\n\n[  close]\t",
+            "\n\n[   stat]\t",
+            "\n\nThreadGroup 1\n===============\n",
+            "\nTotal Results\n",
+        ],
+    );
+    assert_eq!(out.matches("System Call Latency").count(), 1, "{out}");
+    assert!(!out.contains("[  lseek]") && !out.contains("[ create]"), "{out}");
+}
+
+#[test]
+fn stats_count_each_call_ffsb_times_once() {
+    let dir = tempdir();
+    let mut args = ffsb_args(dir.path(), STATS_PROFILE);
+    args.push("--json".into());
+    let r = fslab(&refs(&args));
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    let v: Value = serde_json::from_str(&r.stdout).unwrap_or_else(|e| panic!("{e}:\n{}", r.stdout));
+    let f = &v["figures"];
+    let stats = f["syscall_latency"].as_array().unwrap();
+    assert_eq!(stats.len(), 1, "threadgroup 1 has no [stats]: {stats:?}");
+    assert_eq!(stats[0]["threadgroup"], 0);
+    let calls = |name: &str| {
+        stats[0]["calls"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|c| c["call"] == name)
+            .unwrap_or_else(|| panic!("no {name} in {stats:?}"))
+            .clone()
+    };
+    let row = |name: &str, what: &str| {
+        f["threadgroups"][0]["ops"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|o| o["op"] == name)
+            .map_or(0, |o| o[what].as_u64().unwrap())
+    };
+    let n = |c: &Value| c["calls"].as_u64().unwrap();
+    // read, create and open_close each open a file once and close it; stat and delete do not.
+    let opened = row("read", "invocations") + row("create", "invocations") + row("open_close", "invocations");
+    assert!(opened > 0);
+    assert_eq!(n(&calls("open")), opened);
+    assert_eq!(n(&calls("close")), opened);
+    // A transaction is a block: one read() or write() each. The stat() before each read is
+    // FFSB's size probe, which it does not time.
+    assert_eq!(n(&calls("read")), row("read", "transactions"));
+    assert_eq!(n(&calls("write")), row("create", "transactions"));
+    assert_eq!(n(&calls("stat")), row("stat", "invocations"));
+    assert_eq!(n(&calls("unlink")), row("delete", "invocations"));
+    for c in stats[0]["calls"].as_array().unwrap() {
+        let (min, avg, max) = (
+            c["min_ms"].as_f64().unwrap(),
+            c["avg_ms"].as_f64().unwrap(),
+            c["max_ms"].as_f64().unwrap(),
+        );
+        assert!(0.0 < min && min <= avg && avg <= max, "{c}");
+        let ranges = c["ranges"].as_array().unwrap();
+        assert_eq!(ranges.len(), 2, "{c}");
+        let in_ranges: u64 = ranges.iter().map(|r| r[2].as_u64().unwrap()).sum();
+        // The two ranges cover 0 to 1 s: every call is in one.
+        assert_eq!(in_ranges, n(c), "{c}");
+    }
+}
