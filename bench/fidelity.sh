@@ -46,7 +46,8 @@
 # DBENCH_OPTS and SYSBENCH_OPTS (more options for both dbenches or sysbenches:
 # SYSBENCH_OPTS=--file-extra-flags=direct is disk-bound on ext4-disk), FFSB_DIRECTIO (1: FFSB's profile reads and
 # writes with O_DIRECT, disk-bound on ext4-disk), FFSB_GRAMMAR (5, or 6 for FFSB 6.0's grammar and a
-# 6.0 binary), FSLAB (the binary; default target/release/fslab, built
+# 6.0 binary; the output part then compares the profile with [stats] too), FFSB_STATS (1: the 6.0
+# profile times every system call, [stats]), FSLAB (the binary; default target/release/fslab, built
 # when missing), KEEP (a directory to copy every raw output to).
 # Exit: 0 when everything ran (goals met, missed or unsettled), 1 when a run failed, 3 when
 # something is missing.
@@ -157,10 +158,12 @@ job_ffsb() { # kind dir log [seconds]
     # small files, so that what the creates add fits IMAGE_SIZE at a tmpfs's speed. With
     # O_DIRECT every file is 16 KiB, so that every transfer stays block-aligned.
     local min_size=4096 head=$'num_filesystems=1\nnum_threadgroups=1\n' fs=filesystem0 end=end0
-    local tg=threadgroup0 more=""
+    local tg=threadgroup0 more="" stats=""
     [[ ${FFSB_DIRECTIO:-0} == 1 ]] && min_size=16384
     if [[ ${FFSB_GRAMMAR:-5} == 6 ]]; then
         head="" fs=filesystem end=end tg=threadgroup more=$'\tstat_weight=2\n\twriteall_weight=1\n'
+        # FFSB_STATS=1: 6.0's [stats], each system call timed, its latencies counted in ranges.
+        [[ ${FFSB_STATS:-0} == 1 ]] && stats=$'\t[stats]\n\t\tenable_stats=1\n\t\tenable_range=1\n\t\tmsec_range 0.00 0.01\n\t\tmsec_range 0.01 0.10\n\t\tmsec_range 0.10 1000.00\n\t[end]\n'
         # 6.0's parser copies `location` without its terminating NUL (get_optstr: malloc(len),
         # strncpy), so the byte after it is whatever the heap holds there: past the allocation
         # when the length is a multiple of 8 (a 24-byte location came out with a stray byte).
@@ -191,7 +194,7 @@ ${more}	write_size=4096
 	write_blocksize=4096
 	read_size=4096
 	read_blocksize=4096
-[$end]
+${stats}[$end]
 EOF
     "${WRAP[@]}" "${cmd[@]}" "$work/profile.ffsb" >"$log" 2>&1
 }
@@ -573,6 +576,13 @@ outputs() { # tool
             job_ffsb "$kind" "$mnt/$kind" "$work/out/text-$kind.log" 2
         done
         compare_texts ffsb "the headline runs' profile, 2 s"
+        if [[ ${FFSB_GRAMMAR:-5} == 6 ]]; then
+            for kind in original fslab; do
+                rm -rf "${mnt:?}/$kind" && mkdir -p "$mnt/$kind"
+                FFSB_STATS=1 job_ffsb "$kind" "$mnt/$kind" "$work/out/text-$kind.log" 2
+            done
+            compare_texts ffsb "the same with [stats], 2 s"
+        fi
         ;;
     iozone)
         local line
