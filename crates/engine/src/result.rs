@@ -3,6 +3,7 @@
 use crate::calls::Call;
 use crate::cpu::CpuUsage;
 use crate::histogram::Latency;
+use crate::io::checked::Mismatch;
 use crate::sysinfo::SystemInfo;
 use crate::workload::{OpKind, Workload};
 use serde::{Deserialize, Serialize};
@@ -124,7 +125,21 @@ pub struct FirstError {
     pub op: OpKind,
     pub message: String,
     pub errno: Option<i32>,
+    /// What the engine knows of the error beyond its message, for a front-end to say it its
+    /// original's way.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cause: Option<Cause>,
     pub total_errors: u64,
+}
+
+/// What made an error, as data.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum Cause {
+    /// A block of `data = "checked"` failed its check: in `file`, as the message names it.
+    Mismatch { file: String, mismatch: Mismatch },
+    /// More operations waited for a thread than `rate.queue` holds.
+    QueueFull { queue: u64 },
 }
 
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]

@@ -185,7 +185,7 @@ impl FrontEnd for Sysbench {
                 if let Some(e) = &result.first_error {
                     // sysbench stops at a failed request, says why at every verbosity, and prints
                     // no report (the figures stay in --json).
-                    ctx.print(&report::fatal(&e.message));
+                    ctx.print(&report::fatal(e));
                 } else {
                     if o.verbosity >= 4 {
                         ctx.print(&report::info_ending(&result));

@@ -15,8 +15,9 @@ use super::histogram::{self, Slots};
 use super::options::{ExtraFlags, IoMode, Options, TestMode};
 use fslab_engine::fileset::SetupReport;
 use fslab_engine::histogram::OpStats;
+use fslab_engine::io::checked::Mismatch;
 use fslab_engine::live_latency::SecondHistogram;
-use fslab_engine::result::{OpResult, Status, StopReason};
+use fslab_engine::result::{Cause, FirstError, OpResult, Status, StopReason};
 use fslab_engine::run::Progress;
 use fslab_engine::workload::OpKind;
 use fslab_engine::RunResult;
@@ -193,22 +194,21 @@ pub fn run_header(o: &Options) -> String {
 /// block that fails `--validate`'s check, its three lines, naming the test file's number and
 /// the block's offset; for `--rate`'s full queue, its line (`sysbench.c`); for any other
 /// failure, fslab's message.
-pub fn fatal(message: &str) -> String {
-    use fslab_engine::io::checked::Mismatch;
-    if message.contains(fslab_engine::workload::QUEUE_FULL) {
-        return "FATAL: The event queue is full. This means the worker threads are unable to keep up with the \
-                specified event generation rate\n"
-            .into();
-    }
-    let file = message
-        .split("test_file.")
-        .nth(1)
-        .and_then(|rest| rest.split(|c: char| !c.is_ascii_digit()).next())
-        .and_then(|digits| digits.parse::<u64>().ok());
-    let (Some(mismatch), Some(file)) = (Mismatch::find(message), file) else {
-        return format!("FATAL: {message}\n");
+pub fn fatal(e: &FirstError) -> String {
+    let (file, mismatch) = match &e.cause {
+        Some(Cause::QueueFull { .. }) => {
+            return "FATAL: The event queue is full. This means the worker threads are unable to keep up with the \
+                    specified event generation rate\n"
+                .into();
+        }
+        Some(Cause::Mismatch { file, mismatch }) => (file, mismatch),
+        None => return format!("FATAL: {}\n", e.message),
     };
-    let (found, offset) = match mismatch {
+    // The test file's number: test_file.N.
+    let Some(file) = file.rsplit_once("test_file.").and_then(|(_, n)| n.parse::<u64>().ok()) else {
+        return format!("FATAL: {}\n", e.message);
+    };
+    let (found, offset) = match *mismatch {
         Mismatch::Checksum {
             offset,
             computed,

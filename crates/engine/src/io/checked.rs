@@ -15,6 +15,7 @@
 //! (the pipelined io_uring loop, which has many blocks in flight, draws another instead).
 
 use super::xorshift;
+use serde::{Deserialize, Serialize};
 use std::io;
 use std::sync::atomic::{AtomicBool, Ordering};
 
@@ -66,13 +67,14 @@ pub fn check(buf: &[u8], offset: u64) -> io::Result<()> {
     } else {
         return Ok(());
     };
-    Err(io::Error::new(io::ErrorKind::InvalidData, wrong.to_string()))
+    Err(io::Error::new(io::ErrorKind::InvalidData, wrong))
 }
 
-/// What a checked read found wrong with a block of `len` bytes at `offset`. Its text is the
-/// read's error message, which a front-end reads back with [`Mismatch::find`] to say it as its
-/// original does.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+/// What a checked read found wrong with a block of `len` bytes at `offset`: the read's error,
+/// and the cause the run's first error carries ([`Cause::Mismatch`](crate::result::Cause)), for
+/// a front-end to say it as its original does.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
+#[serde(tag = "found", rename_all = "snake_case")]
 pub enum Mismatch {
     /// The CRC-32 of the block's bytes is not the one stored after them.
     Checksum {
@@ -111,38 +113,7 @@ impl std::fmt::Display for Mismatch {
     }
 }
 
-impl Mismatch {
-    /// The mismatch an error message tells of, wherever in the message it is.
-    pub fn find(message: &str) -> Option<Mismatch> {
-        let (checksum, rest) = match (message.find(CHECKSUM), message.find(OFFSET)) {
-            (Some(i), _) => (true, &message[i + CHECKSUM.len()..]),
-            (None, Some(i)) => (false, &message[i + OFFSET.len()..]),
-            (None, None) => return None,
-        };
-        let (len, rest) = rest.split_once(" bytes at offset ")?;
-        let (offset, rest) = rest.split_once(": ")?;
-        let (len, offset) = (len.parse().ok()?, offset.parse().ok()?);
-        if checksum {
-            let rest = rest.strip_prefix("computed 0x")?;
-            let (computed, rest) = rest.split_once(", stored 0x")?;
-            let stored = rest.split(' ').next()?;
-            Some(Mismatch::Checksum {
-                len,
-                offset,
-                computed: u32::from_str_radix(computed, 16).ok()?,
-                stored: u32::from_str_radix(stored, 16).ok()?,
-            })
-        } else {
-            let stored = rest.strip_prefix("it says it was written at ")?;
-            let digits = stored.split(|c: char| !c.is_ascii_digit()).next()?;
-            Some(Mismatch::Offset {
-                len,
-                offset,
-                stored: digits.parse().ok()?,
-            })
-        }
-    }
-}
+impl std::error::Error for Mismatch {}
 
 /// The table of claims: a block's claim is the flag its file and offset hash to. Blocks that
 /// share a flag wait for each other too, which is rare and costs only time.
@@ -208,24 +179,31 @@ mod tests {
                 .starts_with("checksum mismatch in the block of 4096 bytes at offset 8192"),
             "{e}"
         );
+        assert_eq!(
+            mismatch(&e).map(|m| matches!(m, Mismatch::Checksum { offset: 8192, .. })),
+            Some(true)
+        );
         // Zeros, as a file written without checksums holds, fail too.
         assert!(check(&[0u8; 512], 0).is_err());
-        // Each message says what was found, and tells it back.
-        mismatch_round_trips(&buf, 8192);
         buf[100] ^= 1;
-        mismatch_round_trips(&buf, 4096);
+        let e = check(&buf, 4096).unwrap_err();
+        assert_eq!(
+            mismatch(&e),
+            Some(Mismatch::Offset {
+                len: 4096,
+                offset: 4096,
+                stored: 8192
+            })
+        );
         // The next block differs: the state goes on.
         let mut other = vec![0u8; 4096];
         stamp(&mut other, 8192, &mut state);
         assert_ne!(buf[..4084], other[..4084]);
     }
 
-    fn mismatch_round_trips(buf: &[u8], at: u64) {
-        let message = format!("read f/f0: {}", check(buf, at).unwrap_err());
-        let found = Mismatch::find(&message).expect("a mismatch in the message");
-        assert_eq!(format!("read f/f0: {found}"), message);
-        let (Mismatch::Checksum { len, offset, .. } | Mismatch::Offset { len, offset, .. }) = found;
-        assert_eq!((len, offset), (buf.len() as u64, at));
+    /// The mismatch an error carries.
+    fn mismatch(e: &io::Error) -> Option<Mismatch> {
+        e.get_ref()?.downcast_ref::<Mismatch>().copied()
     }
 
     #[test]

@@ -155,10 +155,11 @@ pub(super) fn first_error(outcomes: &[(usize, u32, ThreadOutcome)], total_errors
         .iter()
         .filter_map(|o| o.2.first_error.clone())
         .next()
-        .map(|(op, message, errno)| FirstError {
-            op,
-            message,
-            errno,
+        .map(|f| FirstError {
+            op: f.op,
+            message: f.message,
+            errno: f.errno,
+            cause: f.cause,
             total_errors: total_errors.max(1),
         })
 }

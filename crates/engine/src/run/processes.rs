@@ -7,8 +7,8 @@
 
 use crate::calls::CallTimes;
 use crate::histogram::OpStats;
-use crate::worker::{Shared, ThreadOutcome};
-use crate::workload::{OpKind, Workload};
+use crate::worker::{Failure, Shared, ThreadOutcome};
+use crate::workload::Workload;
 use rustix::event::{poll, PollFd, PollFlags};
 use rustix::fd::OwnedFd;
 use rustix::process::{Pid, WaitOptions, WaitStatus};
@@ -173,7 +173,7 @@ struct Wire {
     stats: Vec<OpStats>,
     fsyncs: OpStats,
     steps: Vec<OpStats>,
-    first_error: Option<(OpKind, String, Option<i32>)>,
+    first_error: Option<Failure>,
     ended: Duration,
     finished: bool,
     started: Option<Duration>,

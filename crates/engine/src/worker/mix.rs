@@ -1,9 +1,11 @@
 //! The weighted mix loop: operations chosen one at a time by weight (or by ratio), with the
 //! group's delay and rate limit between them; and the [`Mix`] that chooses them.
 
+use super::error::Failure;
 use super::tally::Slot;
 use super::{Flow, Outcome, ThreadOutcome, Worker};
 use crate::clock;
+use crate::result::Cause;
 use crate::space;
 use crate::workload::{Group, Pick, QUEUE_FULL};
 use rand::rngs::SmallRng;
@@ -125,7 +127,10 @@ impl<'a> Worker<'a> {
                 let message = format!(
                     "{QUEUE_FULL} ({queue} operations): the threads cannot keep up with the rate of {ops} a second"
                 );
-                self.tally.first_error.get_or_insert((kind, message, None));
+                self.tally.first_error.get_or_insert(Failure {
+                    cause: Some(Cause::QueueFull { queue }),
+                    ..Failure::new(kind, message, None)
+                });
                 self.guard.stop_all();
                 return Flow::Stop;
             }

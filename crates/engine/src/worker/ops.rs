@@ -2,7 +2,7 @@
 //! append, create, delete, stat, open and close, directories, rename, readdir, fsync, FFSB's
 //! metaop and truncate, and how a file is opened (or found open) for them.
 
-use super::error::{errno_of, Annotated};
+use super::error::Annotated;
 use super::{Outcome, Worker};
 use crate::calls::{self, Call};
 use crate::confine;
@@ -37,14 +37,7 @@ impl<'a> Worker<'a> {
     }
 
     pub(super) fn annotate(&self, id: u64, what: &str, e: stdio::Error) -> stdio::Error {
-        let errno = errno_of(&e);
-        stdio::Error::new(
-            e.kind(),
-            Annotated {
-                errno,
-                message: format!("{what} {}: {e}", self.table.describe(id)),
-            },
-        )
+        Annotated::wrap(e, what, self.table.describe(id))
     }
 
     pub(super) fn open(&self, id: u64, flags: OFlags) -> stdio::Result<OpenFile> {

@@ -2,6 +2,7 @@
 //! them in flight, as fio does (at iodepth 1 too: it drives the ring with less around each
 //! transfer than the mix loop does).
 
+use super::error::Failure;
 use super::{ThreadOutcome, Worker};
 use crate::clock;
 use crate::io::checked::{self, Claim};
@@ -158,9 +159,7 @@ impl<'a> Worker<'a> {
                 }
             }
             if let Some(e) = failure.take() {
-                self.tally
-                    .first_error
-                    .get_or_insert((first_op, e.to_string(), e.raw_os_error()));
+                self.tally.first_error.get_or_insert_with(|| Failure::of(first_op, &e));
                 self.guard.stop_all();
                 break;
             }
@@ -186,9 +185,7 @@ impl<'a> Worker<'a> {
                 ring.submit_and_wait(batch_complete.min(inflight))
             };
             if let Err(e) = waited {
-                self.tally
-                    .first_error
-                    .get_or_insert((first_op, e.to_string(), e.raw_os_error()));
+                self.tally.first_error.get_or_insert_with(|| Failure::of(first_op, &e));
                 self.guard.stop_all();
                 break;
             }
@@ -229,9 +226,8 @@ impl<'a> Worker<'a> {
             self.guard.count(completed, completed_bytes);
             if let Some((i, id, e)) = failed {
                 let kind = self.group.ops[i].op;
-                let errno = e.raw_os_error();
                 let e = self.annotate(id, kind.name(), e);
-                self.tally.first_error.get_or_insert((kind, e.to_string(), errno));
+                self.tally.first_error.get_or_insert_with(|| Failure::of(kind, &e));
                 if !self.shared.continue_on_error {
                     self.guard.stop_all();
                     stopping = true;

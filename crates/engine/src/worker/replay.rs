@@ -1,7 +1,7 @@
 //! The script loop: each thread replays its group's script from the start, again and again,
 //! counting every step under its label.
 
-use super::error::{errno_of, Annotated};
+use super::error::Annotated;
 use super::tally::Slot;
 use super::{Flow, Outcome, ThreadOutcome, Worker};
 use crate::clock;
@@ -48,13 +48,9 @@ impl<'a> Worker<'a> {
                 let result = replay.call(&step.call);
                 let mismatch = matches!((&result, step.expect), (Ok(_), Expect::Fail) | (Err(_), Expect::Ok));
                 let outcome = match result {
-                    Err(e) if step.expect == Expect::Ok && is_hard(&e) => Err(stdio::Error::new(
-                        e.kind(),
-                        Annotated {
-                            errno: errno_of(&e),
-                            message: format!("{} {}: {e}", script.labels[label], describe_call(&step.call)),
-                        },
-                    )),
+                    Err(e) if step.expect == Expect::Ok && is_hard(&e) => {
+                        Err(Annotated::wrap(e, &script.labels[label], describe_call(&step.call)))
+                    }
                     Ok(bytes) => Ok(Outcome::Done { bytes, transactions: 1 }),
                     Err(_) => Ok(Outcome::META),
                 };

@@ -1,6 +1,7 @@
 //! What a thread counts: its statistics per entry of the mix, per label of its script and for
 //! its extra fsyncs, the live counters the monitor reads once a second, and its first error.
 
+use super::error::Failure;
 use crate::histogram::OpStats;
 use crate::live_latency::LiveLatency;
 use crate::workload::{Group, OpKind};
@@ -47,7 +48,7 @@ pub(super) struct Tally<'a> {
     pub steps: Vec<OpStats>,
     /// The counters the monitor reads once a second, ramp included.
     pub live: &'a LiveCounters,
-    pub first_error: Option<(OpKind, String, Option<i32>)>,
+    pub first_error: Option<Failure>,
 }
 
 impl<'a> Tally<'a> {

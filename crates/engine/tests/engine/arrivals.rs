@@ -68,6 +68,7 @@ fn more_operations_waiting_than_the_queue_holds_fail_the_run() {
         "{}",
         e.message
     );
+    assert_eq!(e.cause, Some(fslab_engine::result::Cause::QueueFull { queue: 100 }));
     assert!(r.duration.as_secs_f64() < 2.0, "the run went on for {:?}", r.duration);
 }
 

@@ -3,6 +3,8 @@
 //! write; a changed byte or a moved block must fail the read, naming the file and the offset.
 
 use crate::common::{counts, data_files, run_ok, try_run, workload};
+use fslab_engine::io::checked::Mismatch;
+use fslab_engine::result::Cause;
 use fslab_engine::workload::OpKind;
 use fslab_engine::Workload;
 use fslab_testkit::tempdir;
@@ -98,14 +100,18 @@ fileset = "fs"
 op = "stat"
 "#;
 
-/// Reads the file of [`LAID_OUT`] whole, checking its blocks: the first error's message.
-fn read_back(dir: &Path) -> Option<String> {
+/// Reads the file of [`LAID_OUT`] whole, checking its blocks: the first error's message, and
+/// the mismatch its cause names, in `fs/f0`.
+fn read_back(dir: &Path) -> Option<(String, Mismatch)> {
     let text = LAID_OUT
         .replace("op = \"stat\"", "op = \"readall\"\nbs = \"4k\"")
         .replace("fileset = \"fs\"\n", "fileset = \"fs\"\ndata = \"checked\"\n");
     let r = try_run(&workload(&text), dir).unwrap();
     assert!(counts(&r).iter().any(|o| o.0 == OpKind::ReadAll));
-    r.first_error.map(|e| e.message)
+    r.first_error.map(|e| match e.cause {
+        Some(Cause::Mismatch { file, mismatch }) if file == "fs/f0" => (e.message, mismatch),
+        other => panic!("a mismatch in fs/f0, not {other:?}: {}", e.message),
+    })
 }
 
 #[test]
@@ -120,10 +126,14 @@ fn a_changed_byte_or_a_moved_block_fails_the_read_where_it_is() {
     let mut changed = good.clone();
     changed[5000] ^= 0x20;
     std::fs::write(&path, &changed).unwrap();
-    let e = read_back(dir.path()).expect("a changed byte fails");
+    let (e, found) = read_back(dir.path()).expect("a changed byte fails");
     assert!(
         e.contains("fs/f0: checksum mismatch in the block of 4096 bytes at offset 4096"),
         "{e}"
+    );
+    assert!(
+        matches!(found, Mismatch::Checksum { len: 4096, offset: 4096, computed, stored } if computed != stored),
+        "{found:?}"
     );
 
     // Blocks 1 and 2 swapped: each checks, but says it was written elsewhere.
@@ -131,10 +141,18 @@ fn a_changed_byte_or_a_moved_block_fails_the_read_where_it_is() {
     moved[4096..8192].copy_from_slice(&good[8192..12288]);
     moved[8192..12288].copy_from_slice(&good[4096..8192]);
     std::fs::write(&path, &moved).unwrap();
-    let e = read_back(dir.path()).expect("a moved block fails");
+    let (e, found) = read_back(dir.path()).expect("a moved block fails");
     assert!(
         e.contains("offset mismatch in the block of 4096 bytes at offset 4096: it says it was written at 8192"),
         "{e}"
+    );
+    assert_eq!(
+        found,
+        Mismatch::Offset {
+            len: 4096,
+            offset: 4096,
+            stored: 8192
+        }
     );
 }
 
