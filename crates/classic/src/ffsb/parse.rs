@@ -1182,12 +1182,13 @@ mod tests {
 
     #[test]
     fn stats_sections_read_as_ffsb_reads_them() {
-        let tg = |stats: &str| {
-            let p = parse_ok(&format!(
+        // One threadgroup whose [stats] section holds `stats`, from line 8.
+        let profile = |stats: &str| {
+            format!(
                 "[filesystem]\nlocation=/a\n[end]\n[threadgroup]\nnum_threads=1\nstat_weight=1\n[stats]\n{stats}[end]\n[end]\n"
-            ));
-            p.threadgroups[0].stats.clone()
+            )
         };
+        let tg = |stats: &str| parse_ok(&profile(stats)).threadgroups[0].stats.clone();
         assert_eq!(tg("enable_stats=0\nmsec_range 0 1\n"), None);
         // FFSB keeps the ranges last first, each bound as truncated microseconds; `ignore` names
         // a call by its first letters.
@@ -1203,11 +1204,7 @@ mod tests {
             vec![],
             "ranges need enable_range"
         );
-        let bad = |stats: &str| {
-            parse_err(&format!(
-                "[filesystem]\nlocation=/a\n[end]\n[threadgroup]\nnum_threads=1\nstat_weight=1\n[stats]\n{stats}[end]\n[end]\n"
-            ))
-        };
+        let bad = |stats: &str| parse_err(&profile(stats));
         let e = bad("enable_stats=1\nignore=fsync\n");
         assert!(
             e.starts_with("p.ffsb:9: `ignore=fsync` names no system call FFSB times: open, read"),
