@@ -746,3 +746,32 @@ fn stats_count_each_call_ffsb_times_once() {
         assert_eq!(in_ranges, n(c), "{c}");
     }
 }
+
+#[test]
+fn stats_explain_as_call_latency_which_fslab_run_times() {
+    let dir = tempdir();
+    let mut args = ffsb_args(dir.path(), STATS_PROFILE);
+    args.push("--explain".into());
+    let r = fslab(&refs(&args));
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    let w = Workload::from_toml(&r.stdout, "explained").unwrap();
+    let timed: Vec<bool> = w.groups.iter().map(|g| g.call_latency).collect();
+    assert_eq!(timed, vec![true, false], "only threadgroup 0 has [stats]");
+    let toml = dir.path().join("stats.toml");
+    std::fs::write(&toml, &r.stdout).unwrap();
+    let run = fslab(&["run", s(&toml), "--json"]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let v: Value = serde_json::from_str(&run.stdout).unwrap_or_else(|e| panic!("{e}:\n{}", run.stdout));
+    let calls = v["phases"][0]["result"]["calls"].as_array().expect("the run's calls");
+    let groups: Vec<&str> = calls.iter().map(|c| c["group"].as_str().unwrap()).collect();
+    assert!(
+        !groups.is_empty() && groups.iter().all(|g| *g == w.groups[0].name),
+        "{calls:?}"
+    );
+    assert!(
+        calls
+            .iter()
+            .any(|c| c["call"] == "open" && c["count"].as_u64() > Some(0)),
+        "{calls:?}"
+    );
+}
