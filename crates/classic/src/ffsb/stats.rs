@@ -83,7 +83,8 @@ impl Syscall {
 /// A threadgroup's `[stats]` with `enable_stats=1`.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct StatsSpec {
-    /// The calls `ignore` names: not timed, not printed.
+    /// The calls `ignore` names: left out of the block. FFSB does not time them at all; the
+    /// engine times every kind, and its figures for these stay in the run's `calls`.
     pub ignore: Vec<Syscall>,
     /// With `enable_range=1`: each `msec_range`, in whole microseconds as FFSB keeps them
     /// (`(uint32_t)(ms * 1000)`), in FFSB's order: the profile's last line first.
