@@ -531,10 +531,14 @@ impl FileTable {
     pub fn pick_next(&self) -> Option<u64> {
         match &self.members {
             Members::Static(v) => {
-                if v.is_empty() {
+                let n = v.len() as u64;
+                if n == 0 {
                     return None;
                 }
-                Some(self.cursor.fetch_add(1, Relaxed) % v.len() as u64)
+                // The cursor stays below n, wrapping as it passes the newest file: no division
+                // on every operation's path, as `fetch_add` then `%` would need.
+                let wrap = |c: u64| Some(if c + 1 >= n { 0 } else { c + 1 });
+                self.cursor.fetch_update(Relaxed, Relaxed, wrap).ok()
             }
             Members::Dynamic(m) => {
                 let mut d = m.lock().expect("file table");

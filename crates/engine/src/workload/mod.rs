@@ -299,7 +299,11 @@ impl Fileset {
     #[inline]
     pub fn file_dir(&self, id: u64) -> u64 {
         let n = self.file_dir_count();
-        if self.spread && self.dirs > 0 {
+        if n == 1 {
+            // One directory, the usual case: no division on every operation's path.
+            return 0;
+        }
+        if self.spread {
             // splitmix64's finaliser, then scaled to 0..n: uniform, and no division.
             let mut z = id.wrapping_add(0x9e37_79b9_7f4a_7c15);
             z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
