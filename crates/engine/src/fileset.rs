@@ -73,28 +73,83 @@ pub enum SetupError {
 /// Room for a file name: a prefix of up to 40 bytes, 20 digits and a NUL.
 pub type NameBuf = [u8; 64];
 
-/// Writes `<prefix><id>` into `buf` and returns it as a C string, without allocating. Every
-/// operation names its file with it, so it writes the digits in place and checks only the prefix
-/// for a NUL (digits never are one) instead of the whole name.
+/// "00" to "99", so that a name's digits are written two at a time.
+const DIGIT_PAIRS: [u8; 200] = {
+    let mut t = [0; 200];
+    let mut i = 0;
+    while i < 100 {
+        t[2 * i] = b'0' + (i / 10) as u8;
+        t[2 * i + 1] = b'0' + (i % 10) as u8;
+        i += 1;
+    }
+    t
+};
+
+/// A name's prefix laid out once in a [`NameBuf`], for names written on every operation's path
+/// ([`FileTable::name`]): each name then starts from a copy of the whole buffer, which the
+/// compiler makes a few moves, instead of a copy of the prefix's bytes.
+#[derive(Debug, Clone, Copy)]
+struct NameHead {
+    buf: NameBuf,
+    len: usize,
+}
+
+impl NameHead {
+    /// None when the prefix is too long for a [`NameBuf`] or holds a NUL (a workload's
+    /// prefixes are checked for both; [`file_name`] takes any).
+    fn new(prefix: &str) -> Option<NameHead> {
+        let len = prefix.len();
+        if len > 40 || prefix.bytes().any(|b| b == 0) {
+            return None;
+        }
+        let mut buf = [0; 64];
+        buf[..len].copy_from_slice(prefix.as_bytes());
+        Some(NameHead { buf, len })
+    }
+
+    fn name<'b>(&self, id: u64, buf: &'b mut NameBuf) -> &'b CStr {
+        *buf = self.buf;
+        let end = put_digits(buf, self.len, id);
+        // SAFETY: `buf[..=end]` ends with its only NUL: the prefix has none (`new`) and digits
+        // are never one.
+        unsafe { CStr::from_bytes_with_nul_unchecked(&buf[..=end]) }
+    }
+}
+
+/// Writes `id`'s decimal digits at `buf[start..]` (`start` at most 44) and a NUL after them;
+/// returns where the NUL is. The digits are written from the right into a scratch, two at a
+/// time, then moved in one copy of fixed size, so their number need not be known first.
+#[inline]
+fn put_digits(buf: &mut NameBuf, start: usize, id: u64) -> usize {
+    let mut tmp = [0u8; 40];
+    let mut pos = 20;
+    let mut n = id;
+    while n >= 100 {
+        let k = (n % 100) as usize * 2;
+        n /= 100;
+        pos -= 2;
+        tmp[pos..pos + 2].copy_from_slice(&DIGIT_PAIRS[k..k + 2]);
+    }
+    if n >= 10 {
+        let k = n as usize * 2;
+        pos -= 2;
+        tmp[pos..pos + 2].copy_from_slice(&DIGIT_PAIRS[k..k + 2]);
+    } else {
+        pos -= 1;
+        tmp[pos] = b'0' + n as u8;
+    }
+    buf[start..start + 20].copy_from_slice(&tmp[pos..pos + 20]);
+    let end = start + 20 - pos;
+    buf[end] = 0;
+    end
+}
+
+/// Writes `<prefix><id>` into `buf` and returns it as a C string, without allocating.
 pub fn file_name<'b>(prefix: &str, id: u64, buf: &'b mut NameBuf) -> &'b CStr {
     let p = prefix.len();
-    let digits = id.checked_ilog10().map_or(1, |l| l as usize + 1);
-    let end = p + digits;
-    for (d, s) in buf[..p].iter_mut().zip(prefix.bytes()) {
-        *d = s;
-    }
-    let mut n = id;
-    for d in buf[p..end].iter_mut().rev() {
-        *d = b'0' + (n % 10) as u8;
-        n /= 10;
-    }
-    buf[end] = 0;
-    let name = &buf[..=end];
-    if prefix.bytes().any(|b| b == 0) {
-        return CStr::from_bytes_with_nul(name).expect("a prefix without NUL");
-    }
-    // SAFETY: `name` ends with its only NUL: the prefix has none and digits are never one.
-    unsafe { CStr::from_bytes_with_nul_unchecked(name) }
+    buf[..p].copy_from_slice(prefix.as_bytes());
+    let end = put_digits(buf, p, id);
+    CStr::from_bytes_with_nul(&buf[..=end]).expect("a prefix without NUL")
 }
 
 #[derive(Debug)]
@@ -182,6 +237,9 @@ pub struct FileTable {
     /// The files' names when the fileset gives them (`names`), ready for the system calls;
     /// empty when files are `<prefix><id>`.
     names: Vec<CString>,
+    /// The prefix of the `<prefix><id>` names, laid out for [`name`](Self::name); none when
+    /// the table names no files that way (a placeholder's, or a prefix that cannot be one).
+    head: Option<NameHead>,
     /// The fileset's directory; none when that is `dirs[0]` (a fileset without data
     /// directories).
     root: Option<OwnedFd>,
@@ -365,6 +423,7 @@ impl FileTable {
         let table = FileTable {
             spec: spec.clone(),
             names: c_names(spec),
+            head: NameHead::new(&spec.prefix),
             root,
             dirs,
             meta,
@@ -424,6 +483,7 @@ impl FileTable {
         Ok(FileTable {
             spec: Fileset::new("none"),
             names: Vec::new(),
+            head: None,
             root: None,
             dirs: vec![run.open_dir_self()?],
             meta: None,
@@ -438,9 +498,10 @@ impl FileTable {
     /// The name of file `id`: one of the fileset's `names`, or `<prefix><id>` written into
     /// `buf`. Allocates nothing.
     pub fn name<'s>(&'s self, id: u64, buf: &'s mut NameBuf) -> &'s CStr {
-        match self.names.get(id as usize) {
-            Some(name) => name.as_c_str(),
-            None => file_name(&self.spec.prefix, id, buf),
+        match (self.names.get(id as usize), &self.head) {
+            (Some(name), _) => name.as_c_str(),
+            (None, Some(head)) => head.name(id, buf),
+            (None, None) => file_name(&self.spec.prefix, id, buf),
         }
     }
 
@@ -1373,4 +1434,31 @@ fn write_files(
         })
     };
     result.map(|()| total.load(Relaxed))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Every way a name is written gives `<prefix><id>` in decimal: at each number of digits'
+    /// edges, and a stretch where the pairs of digits take every value.
+    #[test]
+    fn names_are_the_prefix_and_the_id_in_decimal() {
+        let edges = (0..20).flat_map(|k| {
+            let p = 10u64.pow(k);
+            [p - 1, p, p + 1]
+        });
+        let ids: Vec<u64> = edges.chain(0..20_000).chain([u64::MAX]).collect();
+        for prefix in ["f", "test_file.", "a_prefix_of_forty_bytes_is_the_longest_"] {
+            let head = NameHead::new(prefix).expect("a plain prefix");
+            for &id in &ids {
+                let want = format!("{prefix}{id}");
+                let (mut a, mut b): (NameBuf, NameBuf) = ([0xff; 64], [0xff; 64]);
+                assert_eq!(head.name(id, &mut a).to_str().unwrap(), want);
+                assert_eq!(file_name(prefix, id, &mut b).to_str().unwrap(), want);
+            }
+        }
+        assert!(NameHead::new("a\0b").is_none());
+        assert!(NameHead::new(&"x".repeat(41)).is_none());
+    }
 }
