@@ -520,6 +520,7 @@ impl FileTable {
     }
 
     /// The directory file `id` lives in.
+    #[inline]
     pub fn dir_of(&self, id: u64) -> BorrowedFd<'_> {
         self.dirs[self.spec.file_dir(id) as usize].as_fd()
     }
@@ -612,6 +613,7 @@ impl FileTable {
     }
 
     /// Ends a [`pick`](Self::pick), recording the file's size when the operation changed it.
+    #[inline]
     pub fn release(&self, id: u64, new_size: Option<u64>) {
         match &self.members {
             Members::Static(v) => {
@@ -619,15 +621,19 @@ impl FileTable {
                     v[id as usize].store(s, Relaxed);
                 }
             }
-            Members::Dynamic(m) => {
-                let mut d = m.lock().expect("file table");
-                if let Some(&i) = d.pos.get(&id) {
-                    let e = &mut d.live[i];
-                    e.busy -= 1;
-                    if let Some(s) = new_size {
-                        e.size = s;
-                    }
-                }
+            Members::Dynamic(m) => Self::release_live(m, id, new_size),
+        }
+    }
+
+    /// [`release`](Self::release) in a dynamic table, out of line: a static table's release
+    /// (every stat's and open's) is then a test and no call.
+    fn release_live(m: &Mutex<Dynamic>, id: u64, new_size: Option<u64>) {
+        let mut d = m.lock().expect("file table");
+        if let Some(&i) = d.pos.get(&id) {
+            let e = &mut d.live[i];
+            e.busy -= 1;
+            if let Some(s) = new_size {
+                e.size = s;
             }
         }
     }

@@ -100,7 +100,18 @@ impl<'a> Worker<'a> {
     /// notes how long it has waited for this thread ([`Worker::account`] adds that to its
     /// latency): sysbench's event queue, taken by its threads as each becomes free. Stop when
     /// the run stops first.
+    #[inline]
     pub(super) fn await_arrival(&mut self) -> Flow {
+        if self.arrivals.is_none() {
+            return Flow::Go;
+        }
+        self.await_poisson()
+    }
+
+    /// [`await_arrival`](Self::await_arrival) with Poisson arrivals, kept out of line so that
+    /// the loop's test of `arrivals` stays one branch.
+    #[inline(never)]
+    fn await_poisson(&mut self) -> Flow {
         let (Some(next), Some(rate)) = (self.arrivals, self.group.rate) else {
             return Flow::Go;
         };
@@ -186,12 +197,18 @@ impl Mix {
 
     /// The entry of the next operation: at random by weight, or with `pick = "ratio"` the
     /// one furthest behind its share; none once every entry is retired.
+    #[inline]
     pub fn choose(&self, rng: &mut SmallRng) -> Option<usize> {
+        if self.weights.len() == 1 {
+            return (self.total_weight > 0).then_some(0);
+        }
+        self.choose_among(rng)
+    }
+
+    /// [`choose`](Self::choose) among several entries.
+    fn choose_among(&self, rng: &mut SmallRng) -> Option<usize> {
         if self.total_weight == 0 {
             return None;
-        }
-        if self.weights.len() == 1 {
-            return Some(0);
         }
         if self.pick == Pick::Ratio {
             // The entry furthest behind its share: the smallest (done + 1) / weight, the later

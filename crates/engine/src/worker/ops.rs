@@ -311,17 +311,21 @@ impl<'a> Worker<'a> {
         let stop = &self.shared.stop;
         let result = (|| {
             let mut file = self.open(id, flags)?;
-            let io = &mut self.io;
-            let mut blocks = Sequential { off: 0, to: size, bs };
-            let (moved, _, r) = transfer_all(
-                io.backend.as_mut(),
-                &mut file,
-                Dir::Write,
-                (&mut io.xfers, &mut io.bufs),
-                (&mut blocks, bs, spec.ffsb_calls.then_some(0)),
-                stop,
-            );
-            r?;
+            let mut moved = Moved::default();
+            if size > 0 {
+                let io = &mut self.io;
+                let mut blocks = Sequential { off: 0, to: size, bs };
+                let r;
+                (moved, _, r) = transfer_all(
+                    io.backend.as_mut(),
+                    &mut file,
+                    Dir::Write,
+                    (&mut io.xfers, &mut io.bufs),
+                    (&mut blocks, bs, spec.ffsb_calls.then_some(0)),
+                    stop,
+                );
+                r?;
+            }
             if let Some(kind) = spec.sync {
                 self.io.backend.sync(&mut file, kind)?;
             }
