@@ -20,7 +20,7 @@
 #               (bench/uring.sh; with T_IO_URING or FIO_SRC, t/io_uring's per-core peak as the limit)
 #   meta     8  create, stat, unlink of empty files, a directory per thread, 1 and 4 threads:
 #               vs fio filecreate/filestat/filedelete >= 1.10, vs bench/meta_loop.c >= 0.95
-#               (bench/meta.sh)
+#               (bench/meta.sh; with valgrind, first each tool's user-space instructions per op)
 #   scaling  9  IOPS against threads 1-16, psync and io_uring, fslab and fio (bench/scaling.sh)
 #
 # Every figure is the median over the rounds; spreads are (max-min)/median; ratios are the ratio

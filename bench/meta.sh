@@ -16,12 +16,23 @@
 # weighs on no tool more than another.
 # The three tools take turns in every round, the order rotating.
 #
-# Environment: M_FILES (100000), M_THREADS ("1 4"), M_OPS ("create stat unlink"), M_ROUNDS (ROUNDS).
+#
+# First, with valgrind installed, a count that the machine's noise cannot move: the instructions
+# each tool runs in user space per operation (callgrind; the kernel's work is not counted), 1
+# thread, for fslab and bench/meta_loop.c. Each figure is the difference of two runs on the same
+# files, of M_COUNT_OPS operations and twice that, so that start-up and setup cancel out. What is
+# left is each tool's own work per operation: the part of a metadata operation fslab can change.
+#
+# Environment: M_FILES (100000), M_THREADS ("1 4"), M_OPS ("create stat unlink"), M_ROUNDS (ROUNDS),
+# M_COUNT (auto: the count when valgrind is installed; 1 requires it, 0 skips it), M_COUNT_OPS
+# (20000).
 
 M_FILES=${M_FILES:-100000}
 M_THREADS=${M_THREADS:-1 4}
 M_OPS=${M_OPS:-create stat unlink}
 M_ROUNDS=${M_ROUNDS:-$ROUNDS}
+M_COUNT=${M_COUNT:-auto}
+M_COUNT_OPS=${M_COUNT_OPS:-20000}
 
 # Builds bench/meta_loop.c into the tmpfs.
 meta_build() {
@@ -146,10 +157,86 @@ meta_case() { # op threads
     rm -rf "$T/meta"
 }
 
+# The instructions callgrind counted in a run whose output is $1 (its summary line).
+meta_instructions() { sed -n 's/^summary: //p' "$1"; }
+
+# One tool's run under callgrind, its instruction count in COUNT. Args: out command...
+meta_callgrind() {
+    local out=$1
+    shift
+    run "$out.stdout" "$out.err" valgrind --tool=callgrind --callgrind-out-file="$out" "$@" ||
+        fail_run "callgrind: $*" "$out.stdout" "$out.err"
+    COUNT=$(meta_instructions "$out")
+    [[ -n $COUNT ]] || die "callgrind wrote no summary into $out"
+}
+
+# One tool's run of one operation, 1 thread, `ops` operations, under callgrind: COUNT. The files
+# it works on are there already (setup below), the same for both runs of a difference.
+# Args: tool op ops base
+meta_count_run() {
+    local tool=$1 op=$2 ops=$3 base=$4 n=$M_COUNT_OPS
+    next
+    if [[ $tool == fslab ]]; then
+        # stat: the files made beforehand and reused; unlink: a fileset of 2n files, made by the
+        # setup of both runs alike; create: none.
+        M_FILES=$((2 * n)) meta_toml "$op" 1 "$ops" >"$NEXT.toml"
+        meta_callgrind "$NEXT.callgrind" "$FSLAB" run "$NEXT.toml" --dir "$base" --json
+    else
+        meta_callgrind "$NEXT.callgrind" "$META_LOOP" "$op" "$base" 1 "$ops"
+    fi
+}
+
+# The count for one operation and tool: per operation, (count of 2n) - (count of n), over n.
+# Args: tool op
+meta_count_op() {
+    local tool=$1 op=$2 n=$M_COUNT_OPS k base c=()
+    for k in 1 2; do
+        base=$T/meta/count
+        rm -rf "$base"
+        mkdir -p "$base"
+        case $op.$tool in
+        stat.*) # 2n files, made by fslab (untimed, not counted), stat-ed by both tools
+            M_FILES=$((2 * n)) meta_toml stat 1 1 >"$T/meta-count-setup.toml"
+            next
+            run "$NEXT.json" "$NEXT.err" "$FSLAB" run "$T/meta-count-setup.toml" --dir "$base" --json ||
+                fail_run "fslab (count setup)" "$NEXT.json" "$NEXT.err" ;;
+        unlink.c) # the files to unlink, made beforehand (not counted)
+            run "$T/meta-count-create.out" "$T/meta-count-create.err" "$META_LOOP" create "$base" 1 $((k * n)) ||
+                fail_run "meta_loop create (count setup)" "$T/meta-count-create.out" "$T/meta-count-create.err" ;;
+        esac
+        meta_count_run "$tool" "$op" $((k * n)) "$base"
+        c+=("$COUNT")
+    done
+    rm -rf "$T/meta/count"
+    PER_OP=$(calc '"%.0f" % ((a[1] - a[0]) / a[2])' "${c[0]}" "${c[1]}" "$n")
+}
+
+# The instruction counts (see the header), when valgrind is installed or M_COUNT=1.
+meta_count() {
+    [[ $M_COUNT == 0 ]] && return
+    if ! command -v valgrind >/dev/null; then
+        [[ $M_COUNT == 1 ]] && { echo "engine.sh: M_COUNT=1 needs valgrind (apt-get install valgrind)" >&2; exit 3; }
+        log "  (valgrind is not installed: no instruction counts; apt-get install valgrind for them)"
+        return
+    fi
+    local op f c
+    log "  user-space instructions per operation, 1 thread (callgrind; runs of $M_COUNT_OPS and $((2 * M_COUNT_OPS)) operations, the difference):"
+    log "    $(printf '%-8s %8s %8s %10s' op fslab C 'fslab - C')"
+    for op in $M_OPS; do
+        meta_count_op fslab "$op"
+        f=$PER_OP
+        meta_count_op c "$op"
+        c=$PER_OP
+        log "    $(printf '%-8s %8s %8s %10s' "$op" "$f" "$c" $((f - c)))"
+        RESULTS+=("8|$op, 1 thread: user-space instructions per op|$f|$c (C)|+$((f - c))||")
+    done
+}
+
 meta_cases() {
     log ""
     log "case 8: metadata on empty files, a directory per thread, $M_FILES files per thread: fslab vs fio vs C (bench/meta_loop.c)"
     meta_build
+    meta_count
     for op in $M_OPS; do
         for th in $M_THREADS; do
             meta_case "$op" "$th"
