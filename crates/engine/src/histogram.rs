@@ -83,7 +83,7 @@ impl Hist {
     }
 
     fn merge(&mut self, other: &Hist) {
-        let Some(theirs) = other.view().filter(|h| !h.is_empty()) else {
+        let Some(theirs) = other.nonempty() else {
             return;
         };
         match &mut self.merged {
