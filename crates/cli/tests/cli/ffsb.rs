@@ -661,12 +661,20 @@ const STATS_PROFILE: &str = "time=1\n\n[filesystem]\n\tlocation=/unused\n\tnum_f
     \t\tmsec_range 0.00 0.05\n\t\tmsec_range 0.05 1000.00\n\t[end]\n[end]\n\n\
     [threadgroup]\n\tnum_threads=1\n\tstat_weight=1\n[end]\n";
 
+/// fslab ffsb on STATS_PROFILE in `dir`, with `extra` arguments: its output, once it has
+/// succeeded.
+fn stats_run(dir: &Path, extra: &[&str]) -> String {
+    let mut args = ffsb_args(dir, STATS_PROFILE);
+    args.extend(extra.iter().map(|a| a.to_string()));
+    let r = fslab(&refs(&args));
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    r.stdout
+}
+
 #[test]
 fn stats_print_each_system_call_s_latency_after_its_threadgroup_s_table() {
     let dir = tempdir();
-    let r = fslab(&refs(&ffsb_args(dir.path(), STATS_PROFILE)));
-    assert_eq!(r.code, 0, "{}", r.stderr);
-    let out = &r.stdout;
+    let out = &stats_run(dir.path(), &[]);
     // ffsb_statsd_print(), after threadgroup 0's table and before threadgroup 1's; the ranges
     // last line first, as FFSB keeps them; lseek ignored, create never timed.
     assert_in_order(
@@ -694,11 +702,8 @@ fn stats_print_each_system_call_s_latency_after_its_threadgroup_s_table() {
 #[test]
 fn stats_count_each_call_ffsb_times_once() {
     let dir = tempdir();
-    let mut args = ffsb_args(dir.path(), STATS_PROFILE);
-    args.push("--json".into());
-    let r = fslab(&refs(&args));
-    assert_eq!(r.code, 0, "{}", r.stderr);
-    let v: Value = serde_json::from_str(&r.stdout).unwrap_or_else(|e| panic!("{e}:\n{}", r.stdout));
+    let out = stats_run(dir.path(), &["--json"]);
+    let v: Value = serde_json::from_str(&out).unwrap_or_else(|e| panic!("{e}:\n{out}"));
     let f = &v["figures"];
     let stats = f["syscall_latency"].as_array().unwrap();
     assert_eq!(stats.len(), 1, "threadgroup 1 has no [stats]: {stats:?}");
@@ -750,15 +755,12 @@ fn stats_count_each_call_ffsb_times_once() {
 #[test]
 fn stats_explain_as_call_latency_which_fslab_run_times() {
     let dir = tempdir();
-    let mut args = ffsb_args(dir.path(), STATS_PROFILE);
-    args.push("--explain".into());
-    let r = fslab(&refs(&args));
-    assert_eq!(r.code, 0, "{}", r.stderr);
-    let w = Workload::from_toml(&r.stdout, "explained").unwrap();
+    let explained = stats_run(dir.path(), &["--explain"]);
+    let w = Workload::from_toml(&explained, "explained").unwrap();
     let timed: Vec<bool> = w.groups.iter().map(|g| g.call_latency).collect();
     assert_eq!(timed, vec![true, false], "only threadgroup 0 has [stats]");
     let toml = dir.path().join("stats.toml");
-    std::fs::write(&toml, &r.stdout).unwrap();
+    std::fs::write(&toml, &explained).unwrap();
     let run = fslab(&["run", s(&toml), "--json"]);
     assert_eq!(run.code, 0, "{}", run.stderr);
     let v: Value = serde_json::from_str(&run.stdout).unwrap_or_else(|e| panic!("{e}:\n{}", run.stdout));
