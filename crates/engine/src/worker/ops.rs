@@ -114,9 +114,20 @@ impl<'a> Worker<'a> {
         }
     }
 
-    /// Moves the transfers in `self.io.xfers` on file `id`, then syncs if the op asks.
-    pub(super) fn move_blocks(&mut self, id: u64, dir: Dir, sync: Option<SyncKind>) -> stdio::Result<Moved> {
+    /// Moves the transfers in `self.io.xfers` on file `id`, then syncs if the op asks. `seek`:
+    /// the first transfer seeks even where the descriptor's position already is (as in
+    /// [`move_all`](Self::move_all)).
+    pub(super) fn move_blocks(
+        &mut self,
+        id: u64,
+        dir: Dir,
+        sync: Option<SyncKind>,
+        seek: bool,
+    ) -> stdio::Result<Moved> {
         let (moved, result) = self.with_file(id, dir, |backend, file, bufs, xfers| {
+            if seek {
+                file.forget_position();
+            }
             let (moved, mut result) = backend.transfer(file, dir, xfers, bufs);
             if let (Ok(()), Some(kind)) = (&result, sync) {
                 result = backend.sync(file, kind);
@@ -197,8 +208,22 @@ impl<'a> Worker<'a> {
             return Ok(Outcome::Skipped);
         }
         let blocks = want.div_ceil(bs);
-        let seeks = spec.seeks.unwrap_or(1).max(1) as u64;
         let shuffle = spec.shuffle == Some(true);
+        let align = spec.align.map_or(bs, |a| a.0).max(1);
+        if blocks == 1 && !shuffle && !spec.ffsb_calls {
+            // One block at a random offset, the commonest operation (fio's, sysbench's): the
+            // transfer `Runs` would give, moved without its batches.
+            self.io.xfers.clear();
+            self.io.xfers.push(one_block(&mut self.rng, fsize, want, align));
+            let result = self.move_blocks(id, dir, spec.sync, true);
+            self.table.release(id, None);
+            let moved = result.map_err(|e| self.annotate(id, spec.op.name(), e))?;
+            return Ok(Outcome::Done {
+                bytes: moved.bytes,
+                transactions: transactions(dir, &moved, &self.io.xfers, bs),
+            });
+        }
+        let seeks = spec.seeks.unwrap_or(1).max(1) as u64;
         let mut runs = Runs {
             rng: self.rng.clone(),
             deck: shuffle.then(|| self.decks.lend(i, id)),
@@ -206,7 +231,7 @@ impl<'a> Worker<'a> {
             per_run: blocks.div_ceil(seeks).max(1),
             bs,
             skip: spec.skip.map_or(0, |s| s.0),
-            align: spec.align.map_or(bs, |a| a.0).max(1),
+            align,
             fsize,
             off: 0,
             run_left: 0,
@@ -624,12 +649,7 @@ impl Blocks for Runs {
                     0
                 } else {
                     self.starts.push(xfers.len());
-                    let last = room / self.align;
-                    let slot = match &mut self.deck {
-                        Some(deck) => deck.draw(last + 1, &mut self.rng),
-                        None => self.rng.random_range(0..=last),
-                    };
-                    slot * self.align
+                    random_start(&mut self.rng, self.deck.as_mut(), room, self.align)
                 };
                 self.run_left = run_bytes;
             }
@@ -647,6 +667,31 @@ impl Blocks for Runs {
             self.left -= len;
             self.off += len + self.skip;
         }
+    }
+}
+
+/// A run's start at random, a multiple of `align` from 0 to `room`: from the file's deck (each
+/// slot once per pass) when the op shuffles.
+fn random_start(rng: &mut rand::rngs::SmallRng, deck: Option<&mut super::deck::Deck>, room: u64, align: u64) -> u64 {
+    let last = room / align;
+    let slot = match deck {
+        Some(deck) => deck.draw(last + 1, rng),
+        None => rng.random_range(0..=last),
+    };
+    slot * align
+}
+
+/// The transfer of a read or write of `want` bytes, at most a block, at a random offset (a
+/// multiple of `align`) in a file of `fsize` bytes: what [`Runs`] gives for one block, drawn
+/// from `rng` as it draws.
+fn one_block(rng: &mut rand::rngs::SmallRng, fsize: u64, want: u64, align: u64) -> Xfer {
+    let offset = match fsize - want {
+        0 => 0,
+        room => random_start(rng, None, room, align),
+    };
+    Xfer {
+        offset,
+        len: want as u32,
     }
 }
 
@@ -683,6 +728,49 @@ fn transfer_all(
         tx += transactions(dir, &moved, xfers, bs);
         if result.is_err() || moved.eof || stop.load(std::sync::atomic::Ordering::Relaxed) {
             return (total, tx, result);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use rand::SeedableRng;
+
+    /// The one-block path gives the transfer `Runs` gives, and leaves the generator where
+    /// `Runs` leaves it, for every size, block, alignment and skip.
+    #[test]
+    fn one_block_is_what_runs_gives_for_one_block() {
+        for seed in 0..40u64 {
+            for fsize in [1u64, 511, 4096, 4097, 65536, 1 << 30, (1 << 30) + 3] {
+                for (bs, align, skip) in [(4096, 4096, 0), (16384, 512, 0), (4096, 1, 8192), (512, 4096, 0)] {
+                    for size in [bs, bs / 2, 1] {
+                        let want = size.min(fsize);
+                        let mut a = rand::rngs::SmallRng::seed_from_u64(seed);
+                        let mut runs = Runs {
+                            rng: a.clone(),
+                            deck: None,
+                            left: want,
+                            per_run: 1,
+                            bs,
+                            skip,
+                            align,
+                            fsize,
+                            off: 0,
+                            run_left: 0,
+                            ended: false,
+                            starts: Vec::new(),
+                        };
+                        let mut xfers = Vec::new();
+                        runs.fill(&mut xfers, BATCH);
+                        let one = one_block(&mut a, fsize, want, align);
+                        assert_eq!(xfers.len(), 1, "fsize {fsize} bs {bs} size {size}");
+                        assert_eq!((one.offset, one.len), (xfers[0].offset, xfers[0].len));
+                        assert!(one.offset.is_multiple_of(align) && one.offset + one.len as u64 <= fsize);
+                        assert_eq!(a.random::<u64>(), runs.rng.random::<u64>(), "the generators part");
+                    }
+                }
+            }
         }
     }
 }

@@ -116,7 +116,7 @@ impl<'a> Worker<'a> {
         });
         let sync = if last { spec.sync } else { None };
         let moved = self
-            .move_blocks(file, dir, sync)
+            .move_blocks(file, dir, sync, false)
             .map_err(|e| self.annotate(file, kind.name(), e))?;
         self.after_block(i, dir, file, offset, moved.bytes);
         Ok(Outcome::Done {
