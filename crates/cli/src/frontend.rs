@@ -278,7 +278,7 @@ fn exit_code(outcome: &Outcome) -> ExitCode {
     if let Some(e) = outcome.first_error() {
         eprintln!(
             "fslab: the run failed: {} error(s); the first: {}",
-            e.total_errors, e.message
+            e.total_errors, e.error.message
         );
     }
     ExitCode::from(1)

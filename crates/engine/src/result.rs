@@ -122,6 +122,20 @@ impl std::fmt::Display for StopReason {
 /// The first error of the run, and how many there were in all.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct FirstError {
+    #[serde(flatten)]
+    pub error: ThreadError,
+    pub total_errors: u64,
+    /// The first error of each other thread that met one before the run stopped, in thread
+    /// order: the threads that were mid-operation when the first failed (sysbench prints a
+    /// `FATAL:` block for each).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub others: Vec<ThreadError>,
+}
+
+/// The first thing that went wrong in a thread: the operation, the message, the OS error number
+/// and the cause, when the engine knows it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+pub struct ThreadError {
     pub op: OpKind,
     pub message: String,
     pub errno: Option<i32>,
@@ -129,7 +143,6 @@ pub struct FirstError {
     /// original's way.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub cause: Option<Cause>,
-    pub total_errors: u64,
 }
 
 /// What made an error, as data.

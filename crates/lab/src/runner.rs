@@ -863,7 +863,7 @@ impl Lab<'_> {
                     };
                     record.error = outcome
                         .first_error()
-                        .map(|e| format!("{} errors; the first: {}", e.total_errors, e.message));
+                        .map(|e| format!("{} errors; the first: {}", e.total_errors, e.error.message));
                     record.metrics = outcome.metrics;
                     record.figures = outcome.figures;
                     record.report = Some(outcome.report).filter(|r| !r.is_empty());

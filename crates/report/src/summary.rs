@@ -142,7 +142,11 @@ pub fn run_summary(r: &RunResult) -> String {
     }
     if r.status == Status::Failed {
         if let Some(e) = &r.first_error {
-            let _ = writeln!(out, "FAILED: {} error(s); the first: {}", e.total_errors, e.message);
+            let _ = writeln!(
+                out,
+                "FAILED: {} error(s); the first: {}",
+                e.total_errors, e.error.message
+            );
         }
     }
     out

@@ -248,7 +248,7 @@ fn insert_result(tx: &Connection, run_id: RunId, ordinal: usize, phase: &str, r:
     let first_error = r
         .first_error
         .as_ref()
-        .map(|e| format!("{}: {}", e.op.name(), e.message));
+        .map(|e| format!("{}: {}", e.error.op.name(), e.error.message));
     let t = &r.totals;
     let result_id = insert(
         tx,

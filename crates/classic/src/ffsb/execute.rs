@@ -234,7 +234,7 @@ fn age(
         let message = result
             .first_error
             .as_ref()
-            .map_or_else(|| "an operation failed".to_string(), |e| e.message.clone());
+            .map_or_else(|| "an operation failed".to_string(), |e| e.error.message.clone());
         return Err(ExecError::Aging { fs: a.fs, message });
     }
     outcome.to_util = utilisation(dir.fd()).unwrap_or(from);

@@ -54,8 +54,9 @@
 //! (sysbench writes past its buffer), and so are merged sequential reads with it (sysbench
 //! checks each merged request as one block and fails). With
 //! `--file-io-mode=async` fslab checks each block once its read has completed; sysbench 1.0.20
-//! checks the buffer as soon as the request is queued. When several threads meet bad blocks at
-//! once, sysbench prints each one's `FATAL:` lines; fslab prints the first's.
+//! checks the buffer as soon as the request is queued. When several threads meet bad blocks
+//! before the run stops, each prints its `FATAL:` lines, as in sysbench: the first thread's
+//! first, then the others' in thread order (sysbench's in the order they fail).
 
 pub mod compile;
 pub mod files;

@@ -17,7 +17,7 @@ use fslab_engine::fileset::SetupReport;
 use fslab_engine::histogram::OpStats;
 use fslab_engine::io::checked::Mismatch;
 use fslab_engine::live_latency::SecondHistogram;
-use fslab_engine::result::{Cause, FirstError, OpResult, Status, StopReason};
+use fslab_engine::result::{Cause, FirstError, OpResult, Status, StopReason, ThreadError};
 use fslab_engine::run::Progress;
 use fslab_engine::workload::OpKind;
 use fslab_engine::RunResult;
@@ -190,11 +190,20 @@ pub fn run_header(o: &Options) -> String {
     s
 }
 
-/// What sysbench prints in place of its report when a request fails (`sb_fileio.c`): for a
-/// block that fails `--validate`'s check, its three lines, naming the test file's number and
-/// the block's offset; for `--rate`'s full queue, its line (`sysbench.c`); for any other
-/// failure, fslab's message.
+/// What sysbench prints in place of its report when requests fail: the `FATAL:` lines of the
+/// first thread's failed request, then those of every other thread whose request failed before
+/// it saw the run stop, as each sysbench thread prints its own (`sb_fileio.c`). `--rate`'s full
+/// queue is said once, as sysbench's event generator says it (`sysbench.c`).
 pub fn fatal(e: &FirstError) -> String {
+    let queue_full = |t: &ThreadError| matches!(t.cause, Some(Cause::QueueFull { .. }));
+    let others = e.others.iter().filter(|t| !queue_full(t));
+    std::iter::once(&e.error).chain(others).map(fatal_one).collect()
+}
+
+/// One thread's `FATAL:` lines: for a block that fails `--validate`'s check, its three lines,
+/// naming the test file's number and the block's offset; for the full queue, its line; for any
+/// other failure, fslab's message.
+fn fatal_one(e: &ThreadError) -> String {
     let (file, mismatch) = match &e.cause {
         Some(Cause::QueueFull { .. }) => {
             return "FATAL: The event queue is full. This means the worker threads are unable to keep up with the \
@@ -508,6 +517,56 @@ pub fn summary(f: &Figures) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Each thread whose request failed says so in its own lines, the first thread's first; a
+    /// full queue is said once.
+    #[test]
+    fn fatal_prints_every_failed_thread_s_lines_and_a_full_queue_once() {
+        let thread = |cause: Cause| ThreadError {
+            op: OpKind::Read,
+            message: "m".into(),
+            errno: None,
+            cause: Some(cause),
+        };
+        let mismatch = |file: &str, mismatch| Cause::Mismatch {
+            file: format!("sysbench/{file}"),
+            mismatch,
+        };
+        let checksum = Mismatch::Checksum {
+            len: 16384,
+            offset: 49152,
+            computed: 0xab,
+            stored: 0xcd,
+        };
+        let offset = Mismatch::Offset {
+            len: 16384,
+            offset: 16384,
+            stored: 0,
+        };
+        let e = FirstError {
+            error: thread(mismatch("test_file.2", checksum)),
+            total_errors: 3,
+            others: vec![
+                thread(Cause::QueueFull { queue: 10 }),
+                thread(mismatch("test_file.0", offset)),
+            ],
+        };
+        assert_eq!(
+            fatal(&e),
+            "FATAL: Checksum mismatch in block with offset: 49152\n\
+             FATAL:     Calculated value: 0xab    Stored value: 0xcd\n\
+             FATAL: Validation failed on file 2, block offset 49152, exiting...\n\
+             FATAL: Offset mismatch in block:\n\
+             FATAL:    Actual offset: 16384    Stored offset: 0\n\
+             FATAL: Validation failed on file 0, block offset 16384, exiting...\n"
+        );
+        let queue = FirstError {
+            error: thread(Cause::QueueFull { queue: 10 }),
+            total_errors: 2,
+            others: vec![thread(Cause::QueueFull { queue: 10 })],
+        };
+        assert_eq!(fatal(&queue).matches("FATAL: The event queue is full").count(), 1);
+    }
 
     fn rndrw() -> Options {
         Options {

@@ -405,6 +405,52 @@ fn validate_writes_checksums_checks_them_and_stops_at_a_changed_block_as_sysbenc
     );
 }
 
+/// Every thread whose read fails the check before it sees the run stop prints its own lines,
+/// as each sysbench thread does; `--json` lists those threads' errors after the first.
+#[test]
+fn validate_prints_a_fatal_block_for_each_thread_that_met_a_bad_block() {
+    let d = tempdir();
+    ok(d.path(), &with(&["--validate", "prepare"]));
+    // Every block of every file fails its check.
+    for f in 0..4 {
+        let path = d.path().join(format!("test_file.{f}"));
+        let mut data = std::fs::read(&path).unwrap();
+        data.chunks_mut(16384).for_each(|b| b[100] ^= 0x40);
+        std::fs::write(&path, &data).unwrap();
+    }
+    let args = [
+        "--validate",
+        "--file-test-mode=rndrd",
+        "--events=100",
+        "--time=0",
+        "--threads=2",
+    ];
+    let out = sysbench(d.path(), &with(&[&args[..], &["run", "--json"]].concat()));
+    assert_eq!(out.code, 1, "{}", out.stderr);
+    let doc: Value = serde_json::from_str(&out.stdout).unwrap_or_else(|e| panic!("{e}:\n{}", out.stdout));
+    let error = &doc["phases"][0]["result"]["first_error"];
+    let threads = 1 + error["others"].as_array().map_or(0, Vec::len);
+    assert!(threads <= 2, "{error}");
+    let text = doc["report"].as_str().unwrap();
+    let fatal: Vec<&str> = text.lines().filter(|l| l.starts_with("FATAL: ")).collect();
+    assert_eq!(
+        fatal.len(),
+        3 * threads,
+        "three lines for each of {threads} thread(s):\n{text}"
+    );
+    for block in fatal.chunks(3) {
+        assert!(
+            block[0].starts_with("FATAL: Checksum mismatch in block with offset: "),
+            "{text}"
+        );
+        assert!(block[2].starts_with("FATAL: Validation failed on file "), "{text}");
+    }
+    assert!(
+        text.ends_with(" exiting...\n"),
+        "the report follows no FATAL block:\n{text}"
+    );
+}
+
 #[test]
 fn validate_over_files_prepared_without_it_fails_at_the_first_read_as_sysbench_does() {
     let d = tempdir();

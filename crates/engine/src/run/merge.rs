@@ -149,19 +149,19 @@ pub(super) fn merge(
     }
 }
 
-/// The first error any thread met, in thread order, with how many there were in all.
+/// The first error any thread met, in thread order, with how many there were in all and the
+/// first error of each other thread that met one.
 pub(super) fn first_error(outcomes: &[(usize, u32, ThreadOutcome)], total_errors: u64) -> Option<FirstError> {
-    outcomes
-        .iter()
-        .filter_map(|o| o.2.first_error.clone())
-        .next()
-        .map(|f| FirstError {
-            op: f.op,
-            message: f.message,
-            errno: f.errno,
-            cause: f.cause,
-            total_errors: total_errors.max(1),
-        })
+    let mut errors = outcomes.iter().filter_map(|o| o.2.first_error.clone());
+    let error = errors.next()?;
+    let others: Vec<_> = errors.collect();
+    Some(FirstError {
+        error,
+        // Errors are counted where the statistics merge; never fewer than the threads that
+        // failed (a thread that could not start counts none).
+        total_errors: total_errors.max(1 + others.len() as u64),
+        others,
+    })
 }
 
 /// What ended the measured phase: an error that stopped the run (`failed`), the filesystem
@@ -230,5 +230,36 @@ fn add_totals(totals: &mut Totals, st: &OpStats, writes: bool) {
         totals.bytes_written += st.bytes;
     } else {
         totals.bytes_read += st.bytes;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::workload::Workload;
+
+    /// Every thread that failed is in the run's first error: the first thread's error first,
+    /// then the others' in thread order, as sysbench prints each failed thread's lines.
+    #[test]
+    fn the_first_error_lists_every_other_failed_thread_after_the_first() {
+        let text = "name = \"w\"\n[stop]\nops = 1\n[[fileset]]\nname = \"f\"\nfiles = 1\nsize = \"4k\"\n\
+                    [[group]]\nname = \"g\"\nfileset = \"f\"\n[[group.op]]\nop = \"read\"\n";
+        let w = Workload::from_toml(text, "w.toml").unwrap();
+        let g = &w.groups[0];
+        let failed = |m: &str| ThreadOutcome::failed(g, m.to_string(), Some(5));
+        let mut ok = failed("");
+        ok.first_error = None;
+        let outcomes = vec![
+            (0, 0, ok),
+            (0, 1, failed("b")),
+            (0, 2, failed("c")),
+            (0, 3, failed("d")),
+        ];
+        let e = first_error(&outcomes, 2).expect("an error");
+        assert_eq!(e.error.message, "b");
+        assert_eq!(e.total_errors, 3, "at least as many as the threads that failed");
+        let others: Vec<_> = e.others.iter().map(|t| (t.message.as_str(), t.errno)).collect();
+        assert_eq!(others, [("c", Some(5)), ("d", Some(5))]);
+        assert_eq!(first_error(&outcomes[..1], 0), None);
     }
 }

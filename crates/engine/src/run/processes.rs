@@ -7,7 +7,7 @@
 
 use crate::calls::CallTimes;
 use crate::histogram::OpStats;
-use crate::worker::{Failure, Shared, ThreadOutcome};
+use crate::worker::{Shared, ThreadError, ThreadOutcome};
 use crate::workload::Workload;
 use rustix::event::{poll, PollFd, PollFlags};
 use rustix::fd::OwnedFd;
@@ -173,7 +173,7 @@ struct Wire {
     stats: Vec<OpStats>,
     fsyncs: OpStats,
     steps: Vec<OpStats>,
-    first_error: Option<Failure>,
+    first_error: Option<ThreadError>,
     ended: Duration,
     finished: bool,
     started: Option<Duration>,

@@ -6,7 +6,7 @@
 use super::merge::OpMerge;
 use crate::histogram::{Latency, OpStats};
 use crate::result::{
-    CallResult, GroupResult, OpResult, RunResult, Second, SetupReport, Status, StepResult, StopReason, MIB,
+    CallResult, FirstError, GroupResult, OpResult, RunResult, Second, SetupReport, Status, StepResult, StopReason, MIB,
 };
 use std::time::Duration;
 
@@ -84,9 +84,14 @@ pub fn merge_ranks(results: &[RunResult]) -> RunResult {
     } else {
         first.stopped_by
     };
-    let first_error = results.iter().find_map(|r| r.first_error.clone()).map(|mut e| {
-        e.total_errors = totals.errors.max(1);
-        e
+    // The first rank's first error; after it, every other thread's, rank by rank.
+    let mut errors = (results.iter().filter_map(|r| r.first_error.as_ref()))
+        .flat_map(|e| std::iter::once(&e.error).chain(&e.others))
+        .cloned();
+    let first_error = errors.next().map(|error| FirstError {
+        error,
+        total_errors: totals.errors.max(1),
+        others: errors.collect(),
     });
 
     RunResult {

@@ -2,9 +2,8 @@
 //! what the engine knows of their cause; and a thread's first failure, as the run reports it.
 
 use crate::io::checked::Mismatch;
-use crate::result::Cause;
+use crate::result::{Cause, ThreadError};
 use crate::workload::OpKind;
-use serde::{Deserialize, Serialize};
 use std::io;
 
 /// An error with the operation and file it happened to, keeping the OS error number and its
@@ -54,19 +53,10 @@ fn cause_of(e: &io::Error) -> Option<Cause> {
     e.get_ref()?.downcast_ref::<Annotated>()?.cause.clone()
 }
 
-/// The first thing that went wrong in a thread: the operation, the message, the OS error number
-/// and the cause, when the engine knows it.
-#[derive(Debug, Clone, Serialize, Deserialize)]
-pub(crate) struct Failure {
-    pub op: OpKind,
-    pub message: String,
-    pub errno: Option<i32>,
-    pub cause: Option<Cause>,
-}
-
-impl Failure {
-    pub fn new(op: OpKind, message: String, errno: Option<i32>) -> Failure {
-        Failure {
+/// A thread's error, made where it happens.
+impl ThreadError {
+    pub(crate) fn new(op: OpKind, message: String, errno: Option<i32>) -> ThreadError {
+        ThreadError {
             op,
             message,
             errno,
@@ -75,10 +65,10 @@ impl Failure {
     }
 
     /// `op` failed with `e`.
-    pub fn of(op: OpKind, e: &io::Error) -> Failure {
-        Failure {
+    pub(crate) fn of(op: OpKind, e: &io::Error) -> ThreadError {
+        ThreadError {
             cause: cause_of(e),
-            ..Failure::new(op, e.to_string(), errno_of(e))
+            ..ThreadError::new(op, e.to_string(), errno_of(e))
         }
     }
 }

@@ -1,11 +1,11 @@
 //! The weighted mix loop: operations chosen one at a time by weight (or by ratio), with the
 //! group's delay and rate limit between them; and the [`Mix`] that chooses them.
 
-use super::error::Failure;
 use super::tally::Slot;
 use super::{Flow, Outcome, ThreadOutcome, Worker};
 use crate::clock;
 use crate::result::Cause;
+use crate::result::ThreadError;
 use crate::space;
 use crate::workload::{Group, Pick, QUEUE_FULL};
 use rand::rngs::SmallRng;
@@ -138,9 +138,9 @@ impl<'a> Worker<'a> {
                 let message = format!(
                     "{QUEUE_FULL} ({queue} operations): the threads cannot keep up with the rate of {ops} a second"
                 );
-                self.tally.first_error.get_or_insert(Failure {
+                self.tally.first_error.get_or_insert(ThreadError {
                     cause: Some(Cause::QueueFull { queue }),
-                    ..Failure::new(kind, message, None)
+                    ..ThreadError::new(kind, message, None)
                 });
                 self.guard.stop_all();
                 return Flow::Stop;

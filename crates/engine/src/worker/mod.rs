@@ -42,7 +42,7 @@ use std::time::{Duration, Instant};
 use stream::Streams;
 use tally::{Slot, Tally};
 
-pub(crate) use error::Failure;
+pub(crate) use crate::result::ThreadError;
 pub(crate) use gate::Gate;
 pub(crate) use tally::LiveCounters;
 
@@ -89,7 +89,7 @@ pub(crate) struct ThreadOutcome {
     pub fsyncs: OpStats,
     /// Statistics per label of the group's script.
     pub steps: Vec<OpStats>,
-    pub first_error: Option<Failure>,
+    pub first_error: Option<ThreadError>,
     pub ended: Instant,
     /// The thread ran out of work on its own (streams ended or its quota was met).
     pub finished: bool,
@@ -113,7 +113,7 @@ impl ThreadOutcome {
             stats: g.ops.iter().map(|_| OpStats::default()).collect(),
             fsyncs: OpStats::default(),
             steps: Vec::new(),
-            first_error: Some(Failure::new(
+            first_error: Some(ThreadError::new(
                 g.ops.first().map_or(OpKind::OpenClose, |o| o.op),
                 message,
                 errno,
@@ -344,7 +344,7 @@ impl<'a> Worker<'a> {
             Err(e) => {
                 stats.errors += 1;
                 if self.tally.first_error.is_none() {
-                    self.tally.first_error = Some(Failure::of(kind, &e));
+                    self.tally.first_error = Some(ThreadError::of(kind, &e));
                 }
                 if self.shared.continue_on_error {
                     (Flow::Go, 0)
@@ -360,7 +360,7 @@ impl<'a> Worker<'a> {
 
     /// Ends a thread that cannot start its loop: records why and stops the run.
     fn fail(mut self, kind: OpKind, message: String, errno: Option<i32>) -> ThreadOutcome {
-        self.tally.first_error = Some(Failure::new(kind, message, errno));
+        self.tally.first_error = Some(ThreadError::new(kind, message, errno));
         self.guard.stop_all();
         self.finish(false)
     }

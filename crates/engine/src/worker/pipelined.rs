@@ -2,11 +2,11 @@
 //! them in flight, as fio does (at iodepth 1 too: it drives the ring with less around each
 //! transfer than the mix loop does).
 
-use super::error::Failure;
 use super::{ThreadOutcome, Worker};
 use crate::clock;
 use crate::io::checked::{self, Claim};
 use crate::io::{Dir, SyncBackend, Target, Xfer};
+use crate::result::ThreadError;
 use crate::workload::{EngineKind, OpKind, OpenMode, Pick};
 use rand::RngExt;
 use std::io as stdio;
@@ -159,7 +159,9 @@ impl<'a> Worker<'a> {
                 }
             }
             if let Some(e) = failure.take() {
-                self.tally.first_error.get_or_insert_with(|| Failure::of(first_op, &e));
+                self.tally
+                    .first_error
+                    .get_or_insert_with(|| ThreadError::of(first_op, &e));
                 self.guard.stop_all();
                 break;
             }
@@ -185,7 +187,9 @@ impl<'a> Worker<'a> {
                 ring.submit_and_wait(batch_complete.min(inflight))
             };
             if let Err(e) = waited {
-                self.tally.first_error.get_or_insert_with(|| Failure::of(first_op, &e));
+                self.tally
+                    .first_error
+                    .get_or_insert_with(|| ThreadError::of(first_op, &e));
                 self.guard.stop_all();
                 break;
             }
@@ -227,7 +231,7 @@ impl<'a> Worker<'a> {
             if let Some((i, id, e)) = failed {
                 let kind = self.group.ops[i].op;
                 let e = self.annotate(id, kind.name(), e);
-                self.tally.first_error.get_or_insert_with(|| Failure::of(kind, &e));
+                self.tally.first_error.get_or_insert_with(|| ThreadError::of(kind, &e));
                 if !self.shared.continue_on_error {
                     self.guard.stop_all();
                     stopping = true;

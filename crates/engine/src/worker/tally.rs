@@ -1,9 +1,9 @@
 //! What a thread counts: its statistics per entry of the mix, per label of its script and for
 //! its extra fsyncs, the live counters the monitor reads once a second, and its first error.
 
-use super::error::Failure;
 use crate::histogram::OpStats;
 use crate::live_latency::LiveLatency;
+use crate::result::ThreadError;
 use crate::workload::{Group, OpKind};
 use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
 
@@ -48,7 +48,7 @@ pub(super) struct Tally<'a> {
     pub steps: Vec<OpStats>,
     /// The counters the monitor reads once a second, ramp included.
     pub live: &'a LiveCounters,
-    pub first_error: Option<Failure>,
+    pub first_error: Option<ThreadError>,
 }
 
 impl<'a> Tally<'a> {

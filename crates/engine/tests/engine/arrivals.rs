@@ -62,7 +62,7 @@ fn more_operations_waiting_than_the_queue_holds_fail_the_run() {
     // millisecond, long before the 5 s are up.
     let text = stats(1, 100_000, "5s", "1ms").replace("arrivals = \"poisson\"", "arrivals = \"poisson\", queue = 100");
     let r = crate::common::try_run(&workload(&text), tempdir().path()).unwrap();
-    let e = r.first_error.expect("the queue overflows");
+    let e = r.first_error.expect("the queue overflows").error;
     assert!(
         e.message.starts_with(fslab_engine::workload::QUEUE_FULL) && e.message.contains("(100 operations)"),
         "{}",

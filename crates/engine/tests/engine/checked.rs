@@ -108,7 +108,7 @@ fn read_back(dir: &Path) -> Option<(String, Mismatch)> {
         .replace("fileset = \"fs\"\n", "fileset = \"fs\"\ndata = \"checked\"\n");
     let r = try_run(&workload(&text), dir).unwrap();
     assert!(counts(&r).iter().any(|o| o.0 == OpKind::ReadAll));
-    r.first_error.map(|e| match e.cause {
+    r.first_error.map(|e| e.error).map(|e| match e.cause {
         Some(Cause::Mismatch { file, mismatch }) if file == "fs/f0" => (e.message, mismatch),
         other => panic!("a mismatch in fs/f0, not {other:?}: {}", e.message),
     })

@@ -36,7 +36,7 @@ pub fn run_ok(w: &Workload, dir: &Path) -> RunResult {
     assert!(
         r.first_error.is_none(),
         "the run met an error: {:?}",
-        r.first_error.as_ref().map(|e| &e.message)
+        r.first_error.as_ref().map(|e| &e.error.message)
     );
     r
 }

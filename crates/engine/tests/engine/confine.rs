@@ -109,7 +109,11 @@ fn file_symlink_is_never_written_through(fileset_extra: &str) {
     if f0.file_type().is_symlink() {
         // Left in place: then the run must have said it would not follow it.
         let said = match &r {
-            Ok(r) => r.first_error.as_ref().map(|e| e.message.clone()).unwrap_or_default(),
+            Ok(r) => r
+                .first_error
+                .as_ref()
+                .map(|e| e.error.message.clone())
+                .unwrap_or_default(),
             Err(e) => e.to_string(),
         };
         assert!(

@@ -150,7 +150,7 @@ fn a_worker_process_that_is_killed_stops_the_run_and_says_so() {
         "stopped at once, not at its 30 s"
     );
     assert_eq!(r.status, Status::Failed);
-    let e = r.first_error.expect("an error");
+    let e = r.first_error.expect("an error").error;
     assert!(
         e.message.contains("worker process") && e.message.contains("was killed by signal 9"),
         "{}",
