@@ -7,7 +7,8 @@
 
 use crate::calls::CallTimes;
 use crate::histogram::OpStats;
-use crate::worker::{Shared, ThreadError, ThreadOutcome};
+use crate::result::ThreadError;
+use crate::worker::{Shared, ThreadOutcome};
 use crate::workload::Workload;
 use rustix::event::{poll, PollFd, PollFlags};
 use rustix::fd::OwnedFd;

@@ -42,7 +42,7 @@ use std::time::{Duration, Instant};
 use stream::Streams;
 use tally::{Slot, Tally};
 
-pub(crate) use crate::result::ThreadError;
+use crate::result::ThreadError;
 pub(crate) use gate::Gate;
 pub(crate) use tally::LiveCounters;
 
