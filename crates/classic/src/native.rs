@@ -109,7 +109,7 @@ pub struct AdHoc {
     pub taskrun: TaskrunArg,
     /// io_uring: IOSQE_ASYNC on every transfer, straight to io-wq workers (fio's force_async=1);
     /// when not given, when the file cannot do non-blocking reads (tmpfs), as the kernel punts
-    /// those anyway, and there are fewer threads than processors.
+    /// those anyway, unless there are 2 processors (but not 3) per thread.
     #[arg(long)]
     pub force_async: Option<bool>,
     /// io_uring: the most io-wq workers for regular files, per thread (0: the kernel's limit).
@@ -122,6 +122,11 @@ pub struct AdHoc {
     /// io_uring: completions waited for in one call (fio's iodepth_batch_complete_min).
     #[arg(long, default_value_t = 1)]
     pub iodepth_batch_complete_min: u32,
+    /// io_uring: how long a wait for completions keeps checking for them before it sleeps
+    /// (e.g. 20us; 0s sleeps at once); when not given, 20us when the file cannot do
+    /// non-blocking reads (tmpfs) and there are 2 processors or more per thread.
+    #[arg(long)]
+    pub spin: Option<Span>,
     /// io_uring: a kernel thread polls the submission queue (fio's sqthread_poll).
     #[arg(long)]
     pub sqthread_poll: bool,
@@ -345,6 +350,7 @@ impl AdHoc {
             iowq_workers: self.iowq_workers,
             batch_submit: self.iodepth_batch_submit,
             batch_complete: self.iodepth_batch_complete_min,
+            spin: self.spin,
             sqpoll: self.sqthread_poll,
             hipri: self.hipri,
         }

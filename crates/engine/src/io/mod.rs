@@ -8,7 +8,7 @@ pub(crate) mod uring;
 
 pub use mmap::MmapBackend;
 pub use sync::{SeekBackend, SyncBackend};
-pub use uring::{Target, UringBackend};
+pub use uring::{punted_plan, PuntedPlan, Target, UringBackend};
 
 use crate::calls::{self, Call};
 use crate::workload::{Data, EngineKind, Group, OSync, SyncKind};

@@ -68,7 +68,7 @@ impl<'a> Worker<'a> {
             return self.fail(first_op, "the pipelined loop needs an io_uring ring".into(), None);
         };
         if let Some(f) = fds.first() {
-            ring.settle_async(f.fd.as_raw_fd(), &self.io.bufs);
+            ring.settle(f.fd.as_raw_fd(), &self.io.bufs);
         }
         ring.register(&self.io.bufs);
         let raw: Vec<RawFd> = fds.iter().map(|f| f.fd.as_raw_fd()).collect();

@@ -750,11 +750,10 @@ pub struct UringOpts {
     #[serde(default, skip_serializing_if = "is_default")]
     pub taskrun: Taskrun,
     /// IOSQE_ASYNC on every transfer, handing it to the kernel's io-wq workers at once instead
-    /// of trying it inline first (fio's force_async = 1). When absent: async when the thread's
-    /// first file refuses a non-blocking read (preadv2 with RWF_NOWAIT fails with EOPNOTSUPP, as
-    /// on tmpfs) and the group has fewer threads than there are processors. The kernel hands
-    /// every transfer on such a file to io-wq anyway, to one worker per ring; marked async, they
-    /// spread over up to one worker per processor (unless `iowq_workers` is set).
+    /// of trying it inline first (fio's force_async = 1). When absent: on a file the kernel punts
+    /// to io-wq anyway (preadv2 with RWF_NOWAIT fails with EOPNOTSUPP, as on tmpfs), unless the
+    /// processors leave each ring exactly one beyond its thread's own (see
+    /// `io::uring::punted_plan`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub force_async: Option<bool>,
     /// The most io-wq workers the ring's thread may have for bounded work (regular files);
@@ -772,6 +771,12 @@ pub struct UringOpts {
     /// the transfers in flight.
     #[serde(default = "one_u32", skip_serializing_if = "is_one")]
     pub batch_complete: u32,
+    /// How long a thread that waits for completions first keeps checking for them (running the
+    /// ring's task work) before it sleeps; `0s` sleeps at once. When absent: 20 µs on a file the
+    /// kernel punts to io-wq when the processors leave each ring one or more beyond its
+    /// thread's own (see `io::uring::punted_plan`), otherwise none.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub spin: Option<Span>,
     /// A kernel thread polls the submission queue, so that submitting takes no system call
     /// (fio's sqthread_poll); it keeps a processor busy.
     #[serde(default, skip_serializing_if = "is_false")]
@@ -791,6 +796,7 @@ impl Default for UringOpts {
             iowq_workers: 0,
             batch_submit: None,
             batch_complete: 1,
+            spin: None,
             sqpoll: false,
             hipri: false,
         }

@@ -3,13 +3,15 @@
 //! and reaches the kernel (seen with strace, which decodes io_uring_setup and io_uring_register).
 
 use crate::common::{self, op, run_ok, workload};
+use fslab_engine::io::punted_plan;
 use fslab_engine::io::{IoBuffers, UringBackend};
 use fslab_engine::workload::{OpKind, Taskrun, UringOpts};
-use fslab_engine::{RunOptions, Workload};
+use fslab_engine::{RunOptions, Span, Workload};
 use fslab_testkit::tempdir;
 use std::os::fd::AsRawFd;
 use std::path::{Path, PathBuf};
 use std::process::Command;
+use std::time::Duration;
 
 /// A seeded run of `ops` single-block operations on two files of 1 MiB at iodepth 8; `uring` is
 /// the text of its `[group.uring]` table and `mix` its operations.
@@ -68,6 +70,7 @@ force_async = true
 iowq_workers = 2
 batch_submit = 4
 batch_complete = 2
+spin = "50us"
 "#;
 
 #[test]
@@ -84,6 +87,7 @@ fn every_setting_survives_a_trip_through_toml() {
             iowq_workers: 2,
             batch_submit: Some(4),
             batch_complete: 2,
+            spin: Some(Span(Duration::from_micros(50))),
             sqpoll: false,
             hipri: false,
         }
@@ -388,13 +392,10 @@ impl Drop for Mount {
     }
 }
 
-/// Whether a ring with force_async `mode` marks transfers on a file of `dir` async, and whether
-/// it then registers its buffers (without `fixedbufs`), the ring of a group of one thread.
-fn forces_async(dir: &Path, mode: Option<bool>, direct: bool) -> (bool, bool) {
-    forces_async_of(dir, mode, direct, 1)
-}
-
-fn forces_async_of(dir: &Path, mode: Option<bool>, direct: bool, threads: u32) -> (bool, bool) {
+/// What a ring with force_async `mode` settles on for a file of `dir`, the ring of one of
+/// `threads` threads: whether it marks transfers async, whether it then registers its buffers
+/// (without `fixedbufs`), and whether it spins before it sleeps.
+fn settled(dir: &Path, mode: Option<bool>, direct: bool, threads: u32) -> (bool, bool, bool) {
     let path = dir.join("f");
     std::fs::write(&path, vec![7u8; 64 << 10]).unwrap();
     let mut open = std::fs::OpenOptions::new();
@@ -410,53 +411,59 @@ fn forces_async_of(dir: &Path, mode: Option<bool>, direct: bool, threads: u32) -
     };
     let mut ring = UringBackend::new(4, &opts).expect("a ring").for_threads(threads);
     let bufs = IoBuffers::new(4096, 4, 1);
-    ring.settle_async(file.as_raw_fd(), &bufs);
+    ring.settle(file.as_raw_fd(), &bufs);
     ring.register(&bufs);
-    (ring.forces_async(), ring.fixed_buffers())
+    (ring.forces_async(), ring.fixed_buffers(), ring.spin_ns() > 0)
 }
 
 fn cpus() -> u32 {
     std::thread::available_parallelism().map_or(1, |n| n.get() as u32)
 }
 
-/// A tmpfs where a group of one thread marks its transfers async: with fewer threads than
-/// processors, so the test needs two processors or more and says so.
-fn async_tmpfs() -> Mount {
+/// A tmpfs where the ring of a lone thread spins: the test needs two processors or more (one
+/// for the thread, one for its io-wq worker) and says so.
+fn spinning_tmpfs() -> Mount {
     let tmpfs = Mount::new("tmpfs");
     assert!(
         cpus() >= 2,
-        "this test needs 2 processors or more, for a thread to go async on tmpfs"
+        "this test needs 2 processors or more, for a lone thread on tmpfs to spin"
     );
     tmpfs
 }
 
 #[test]
 #[ignore = "system tier: root, mount, a loop device, mkfs.ext4"]
-fn tmpfs_transfers_go_async_without_fixed_buffers_and_ext4_ones_inline_with_them() {
-    let tmpfs = async_tmpfs();
+fn tmpfs_rings_follow_the_punted_plan_and_ext4_ones_go_inline() {
+    let tmpfs = spinning_tmpfs();
+    for threads in [1, 2, cpus(), cpus() + 1] {
+        let plan = punted_plan(cpus(), threads);
+        let is_async = plan.mark_async;
+        assert_eq!(
+            settled(tmpfs.path(), None, false, threads),
+            (is_async, !is_async, plan.spin),
+            "tmpfs has no FMODE_NOWAIT; {threads} threads on {} processors: {plan:?}",
+            cpus()
+        );
+    }
     assert_eq!(
-        forces_async(tmpfs.path(), None, false),
-        (true, false),
-        "tmpfs has no FMODE_NOWAIT, and one thread leaves processors idle"
+        settled(tmpfs.path(), Some(false), false, 1),
+        (false, true, true),
+        "not async, one worker: the lone thread spins"
     );
     assert_eq!(
-        forces_async_of(tmpfs.path(), None, false, cpus()),
-        (false, true),
-        "as many threads as processors: one io-wq worker per ring fills them"
+        settled(tmpfs.path(), Some(true), false, 1),
+        (true, false, false),
+        "forced async, up to the kernel's many workers: no processor left to spin on"
     );
-    assert_eq!(forces_async(tmpfs.path(), Some(false), false), (false, true));
     let ext4 = Mount::new("ext4");
-    assert_eq!(
-        forces_async(ext4.path(), None, true),
-        (false, true),
-        "ext4 O_DIRECT reads go inline"
-    );
-    assert_eq!(
-        forces_async(ext4.path(), None, false),
-        (false, true),
-        "ext4 buffered reads go inline"
-    );
-    assert_eq!(forces_async(ext4.path(), Some(true), true), (true, false));
+    for direct in [true, false] {
+        assert_eq!(
+            settled(ext4.path(), None, direct, 1),
+            (false, true, false),
+            "ext4 reads go inline (O_DIRECT {direct})"
+        );
+    }
+    assert_eq!(settled(ext4.path(), Some(true), true, 1), (true, false, false));
 }
 
 /// How many transfers each io_uring_enter of 200 reads at iodepth 8 on `dir` submitted (its
@@ -488,10 +495,10 @@ fn inline_transfers_are_submitted_one_at_a_time_and_async_ones_together() {
     assert!(each.iter().all(|&n| n == 1), "ext4 O_DIRECT, one per enter: {each:?}");
     let batched = submitted_per_enter(ext4.path(), "batch_submit = 0", true);
     assert_eq!(batched[0], 8, "batch_submit = 0 fills all 8 slots first: {batched:?}");
-    let tmpfs = async_tmpfs();
-    let async_ = submitted_per_enter(tmpfs.path(), "", false);
-    assert_eq!(async_[0], 8, "tmpfs (async) fills all 8 slots first: {async_:?}");
-    let fours = submitted_per_enter(tmpfs.path(), "batch_submit = 4", false);
+    let tmpfs = Mount::new("tmpfs");
+    let async_ = submitted_per_enter(tmpfs.path(), "force_async = true", false);
+    assert_eq!(async_[0], 8, "async fills all 8 slots first: {async_:?}");
+    let fours = submitted_per_enter(tmpfs.path(), "force_async = true\nbatch_submit = 4", false);
     assert!(
         fours.iter().all(|&n| n <= 4) && fours[0] == 4,
         "at most 4 per enter: {fours:?}"
@@ -500,19 +507,25 @@ fn inline_transfers_are_submitted_one_at_a_time_and_async_ones_together() {
 
 #[test]
 #[ignore = "system tier: root, mount, strace"]
-fn a_lone_thread_on_tmpfs_keeps_its_async_workers_to_one_per_processor() {
-    let tmpfs = async_tmpfs();
+fn a_punted_ring_limits_its_async_workers_as_planned() {
+    let tmpfs = spinning_tmpfs();
+    let plan = punted_plan(cpus(), 1);
     let calls = traced(&uring_run(200, "", READS), tmpfs.path(), "io_uring_register");
-    let want = format!(
-        "IORING_REGISTER_IOWQ_MAX_WORKERS, [[IO_WQ_BOUND]={}, [IO_WQ_UNBOUND]=0]",
-        cpus()
-    );
-    assert!(
-        calls.iter().any(|l| l.contains(&want) && l.ends_with("= 0")),
-        "{want}: {calls:?}"
-    );
+    let limits: Vec<&String> = calls.iter().filter(|l| l.contains("IOWQ_MAX_WORKERS")).collect();
+    if plan.mark_async && plan.async_workers > 0 {
+        let want = format!(
+            "IORING_REGISTER_IOWQ_MAX_WORKERS, [[IO_WQ_BOUND]={}, [IO_WQ_UNBOUND]=0]",
+            plan.async_workers
+        );
+        assert!(
+            limits.len() == 1 && limits[0].contains(&want) && limits[0].ends_with("= 0"),
+            "{want}: {calls:?}"
+        );
+    } else {
+        assert!(limits.is_empty(), "{plan:?} on {} processors: {calls:?}", cpus());
+    }
     let calls = traced(
-        &uring_run(200, "iowq_workers = 3", READS),
+        &uring_run(200, "force_async = true\niowq_workers = 3", READS),
         tmpfs.path(),
         "io_uring_register",
     );
@@ -520,6 +533,42 @@ fn a_lone_thread_on_tmpfs_keeps_its_async_workers_to_one_per_processor() {
     assert!(
         limits.len() == 1 && limits[0].contains("[IO_WQ_BOUND]=3,"),
         "iowq_workers given: only its limit: {limits:?}"
+    );
+}
+
+/// The io_uring_enter calls of 200 reads at iodepth 8 on `dir`, as (to_submit, min_complete).
+fn enters(dir: &Path, uring: &str) -> Vec<(u32, u32)> {
+    traced(&uring_run(200, uring, READS), dir, "io_uring_enter")
+        .iter()
+        .filter_map(|l| l.split("io_uring_enter(").nth(1))
+        .map(|args| {
+            let n: Vec<u32> = args.split(", ").skip(1).take(2).map(|n| n.parse().unwrap()).collect();
+            (n[0], n[1])
+        })
+        .collect()
+}
+
+#[test]
+#[ignore = "system tier: root, mount, a loop device, mkfs.ext4, strace"]
+fn a_spinning_thread_checks_for_completions_before_it_sleeps() {
+    let tmpfs = spinning_tmpfs();
+    let checks = |e: &[(u32, u32)]| e.iter().filter(|&&c| c == (0, 0)).count();
+    let sleeps = |e: &[(u32, u32)]| e.iter().filter(|c| c.1 > 0).count();
+    // A spin longer than the run: every wait is checks, none asleep.
+    let long = enters(tmpfs.path(), "force_async = false\nspin = \"10s\"");
+    assert!(checks(&long) > 0 && sleeps(&long) == 0, "spin 10s: {long:?}");
+    let none = enters(tmpfs.path(), "force_async = false\nspin = \"0s\"");
+    assert!(checks(&none) == 0 && sleeps(&none) > 0, "spin 0s: {none:?}");
+    // Unless told, a lone thread spins on tmpfs when the plan leaves it a processor (under
+    // strace each check outlasts the spin, so a check comes before each sleep).
+    let auto = enters(tmpfs.path(), "");
+    assert_eq!(checks(&auto) > 0, punted_plan(cpus(), 1).spin, "tmpfs: {auto:?}");
+    let ext4 = Mount::new("ext4");
+    let inline = enters(ext4.path(), "");
+    let submitted: u32 = inline.iter().map(|c| c.0).sum();
+    assert!(
+        checks(&inline) == 0 && submitted == 200,
+        "ext4 reads go inline, no spin: {inline:?}"
     );
 }
 
