@@ -44,7 +44,8 @@
 # runs go [ext4 tmpfs]; ext4-disk is ext4 on a loop device in direct I/O, disk-bound with
 # DBENCH_OPTS=-s, dbench's synchronous opens, since a 24 GiB page cache holds the rest),
 # DBENCH_OPTS and SYSBENCH_OPTS (more options for both dbenches or sysbenches:
-# SYSBENCH_OPTS=--file-extra-flags=direct is disk-bound on ext4-disk), FFSB_DIRECTIO (1: FFSB's profile reads and
+# SYSBENCH_OPTS=--file-extra-flags=direct is disk-bound on ext4-disk; with
+# SYSBENCH_OPTS=--file-io-mode=async each io_submit() counts as a read or write), FFSB_DIRECTIO (1: FFSB's profile reads and
 # writes with O_DIRECT, disk-bound on ext4-disk), FFSB_GRAMMAR (5, or 6 for FFSB 6.0's grammar and a
 # 6.0 binary; the output part then compares the profile with [stats] too), FFSB_STATS (1: the 6.0
 # profile times every system call, [stats]), FSLAB (the binary; default target/release/fslab, built
@@ -277,6 +278,10 @@ CLASSES = [
     ("seek", {"lseek"}),
     ("read", {"read", "pread64", "readv", "preadv", "preadv2"}),
     ("write", {"write", "pwrite64", "writev", "pwritev", "pwritev2"}),
+    # sysbench's --file-io-mode=async: each io_submit() a read or a write of one request.
+    ("aio", {"io_submit"}),
+    ("aio-reap", {"io_getevents", "io_pgetevents"}),
+    ("io_uring", {"io_uring_enter"}),
 ]
 
 def counts(path):
@@ -285,7 +290,7 @@ def counts(path):
         name, n = line.split()
         c[name] = int(n)
     by_class = {name: sum(c.get(s, 0) for s in calls) for name, calls in CLASSES}
-    return by_class, max(1, by_class["read"] + by_class["write"])
+    return by_class, max(1, by_class["read"] + by_class["write"] + by_class["aio"])
 
 (o, on), (f, fn) = counts(orig), counts(fslab)
 print(f"  {'class':<8} {'original':>10} {'fslab':>10} {'ratio':>7}   (calls per 100 reads+writes; raw reads+writes: {on} and {fn})")

@@ -86,11 +86,11 @@ pub struct AdHoc {
     /// fio's filename: the one file, in --dir, that every thread works on.
     #[arg(long)]
     pub filename: Option<String>,
-    /// I/O backend (fio's ioengine: psync, sync, pvsync and vsync are sync; libaio and posixaio
-    /// run as io_uring).
+    /// I/O backend (fio's ioengine: psync, sync, pvsync and vsync are sync; libaio is Linux
+    /// native AIO; posixaio runs as io_uring).
     #[arg(long, value_enum, default_value = "sync", visible_alias = "ioengine")]
     pub engine: Engine,
-    /// Transfers in flight per thread (io_uring).
+    /// Transfers in flight per thread (io_uring, libaio).
     #[arg(long, default_value_t = 1)]
     pub iodepth: u32,
     /// O_DIRECT (also fio's --direct=1; --direct=0 is buffered).
@@ -161,8 +161,7 @@ pub enum Engine {
     #[value(name = "io_uring")]
     IoUring,
     Mmap,
-    /// fio's libaio: run as io_uring, which does what it does (in-flight transfers) on any file.
-    #[value(hide = true)]
+    /// Linux native AIO (io_submit, io_getevents), fio's libaio.
     Libaio,
     /// fio's posixaio: run as io_uring.
     #[value(hide = true)]
@@ -243,11 +242,8 @@ pub fn frontend(mut args: Args) -> Result<(Box<dyn FrontEnd>, Common), Error> {
         workload.seed = args.seed;
     }
     let mut notes = Vec::new();
-    if let Some(e @ (Engine::Libaio | Engine::Posixaio)) = args.adhoc.op.map(|_| args.adhoc.engine) {
-        notes.push(format!(
-            "--ioengine {}: fslab runs it as io_uring, with --iodepth transfers in flight",
-            if e == Engine::Libaio { "libaio" } else { "posixaio" }
-        ));
+    if args.adhoc.op.is_some() && args.adhoc.engine == Engine::Posixaio {
+        notes.push("--ioengine posixaio: fslab runs it as io_uring, with --iodepth transfers in flight".into());
     }
     if args.adhoc.op == Some(Pattern::Randrw) && args.adhoc.fsync > 0 {
         notes.push(format!(
@@ -389,7 +385,8 @@ impl AdHoc {
         let random = matches!(op, Pattern::Randread | Pattern::Randwrite | Pattern::Randrw);
         let engine = match self.engine {
             Engine::Sync => EngineKind::Sync,
-            Engine::IoUring | Engine::Libaio | Engine::Posixaio => EngineKind::IoUring,
+            Engine::IoUring | Engine::Posixaio => EngineKind::IoUring,
+            Engine::Libaio => EngineKind::Libaio,
             Engine::Mmap => EngineKind::Mmap,
         };
         let name = self.name.clone().unwrap_or_else(|| format!("{op:?}").to_lowercase());

@@ -84,10 +84,11 @@ pub fn workload(o: &Options) -> Workload {
         fsync_kind: o.fsync_mode,
         engine: match o.io_mode {
             IoMode::Sync => EngineKind::Sync,
-            IoMode::Async => EngineKind::IoUring,
+            IoMode::Async => EngineKind::Libaio,
             IoMode::Mmap => EngineKind::Mmap,
         },
-        iodepth: async_depth(o),
+        // sysbench's backlog: each event one io_submit(), an io_getevents() once it is full.
+        iodepth: if o.io_mode == IoMode::Async { o.async_backlog } else { 1 },
         // sysbench's event generator: exponential gaps at the rate, for all threads, each
         // event's latency counted from its arrival.
         rate: (o.rate > 0).then_some(Rate {
@@ -156,37 +157,12 @@ pub fn workload(o: &Options) -> Workload {
     w
 }
 
-/// The requests in flight per thread with `--file-io-mode=async`: the backlog where the engine
-/// can keep it (see [`async_serial`]), else one.
-fn async_depth(o: &Options) -> u32 {
-    if o.io_mode != IoMode::Async || async_serial(o) {
-        return 1;
-    }
-    o.async_backlog
-}
-
-/// The engine keeps several requests in flight only for random single-block reads and writes
-/// without any fsync: a sequential mode, or a write mode that fsyncs (periodic, at the end or
-/// after each write), runs one request at a time.
-fn async_serial(o: &Options) -> bool {
-    let mode = o.mode();
-    mode.is_sequential() || (mode.writes() && (o.periodic_fsync() || o.end_fsync() || o.fsync_all))
-}
-
 /// Where the engine runs these options differently from sysbench: said on stderr before a run.
 pub fn notes(o: &Options) -> Vec<String> {
     let mut notes = Vec::new();
-    if o.io_mode == IoMode::Async && o.async_backlog > 1 && async_serial(o) && o.test_mode.is_some() {
-        notes.push(format!(
-            "fslab: note: --file-io-mode=async keeps one request in flight per thread (not {}) in sequential \
-             modes and in write modes that fsync; random modes with --file-fsync-freq=0 --file-fsync-end=off keep \
-             the backlog",
-            o.async_backlog
-        ));
-    }
     if o.mode().is_sequential() && o.mode().writes() && o.fsync_all {
         notes.push(
-            "fslab: note: --file-fsync-all on a sequential mode opens the files O_SYNC (O_DSYNC for fdatasync) \
+            "--file-fsync-all on a sequential mode opens the files O_SYNC (O_DSYNC for fdatasync) \
              instead of calling fsync() after each write"
                 .into(),
         );
@@ -288,37 +264,30 @@ mod tests {
         assert!(notes(&o).is_empty(), "{:?}", notes(&o));
         assert_eq!(workload(&opts(TestMode::RndWr)).groups[0].fsync_kind, SyncKind::Fsync);
         let o = Options {
-            fsync_freq: 0,
-            fsync_end: false,
             io_mode: IoMode::Async,
             ..opts(TestMode::RndWr)
         };
         let g = &workload(&o).groups[0];
-        assert_eq!((g.fsync_every, g.fsync_end, g.iodepth), (None, false, 128));
-        let o = Options {
-            io_mode: IoMode::Async,
-            ..opts(TestMode::RndWr)
-        };
-        assert_eq!(workload(&o).groups[0].iodepth, 1);
+        assert_eq!(
+            (g.engine, g.iodepth, g.fsync_every),
+            (EngineKind::Libaio, 128, Some(100))
+        );
     }
 
     #[test]
-    fn async_keeps_its_backlog_only_where_the_engine_can() {
-        let o = |mode, freq| Options {
-            io_mode: IoMode::Async,
-            fsync_freq: freq,
-            fsync_end: false,
-            ..opts(mode)
-        };
-        for (mode, freq, depth) in [
-            (TestMode::RndRd, 100, 128),
-            (TestMode::RndRw, 0, 128),
-            (TestMode::RndRw, 100, 1),
-            (TestMode::SeqRd, 0, 1),
-        ] {
-            let o = o(mode, freq);
-            assert_eq!(workload(&o).groups[0].iodepth, depth, "{}", mode.name());
-            assert_eq!(notes(&o).is_empty(), depth == 128, "{}", mode.name());
+    fn async_keeps_its_backlog_in_every_mode_on_libaio() {
+        for mode in [TestMode::RndRd, TestMode::RndRw, TestMode::SeqRd, TestMode::SeqWr] {
+            for freq in [0, 100] {
+                let o = Options {
+                    io_mode: IoMode::Async,
+                    fsync_freq: freq,
+                    async_backlog: 16,
+                    ..opts(mode)
+                };
+                let g = &workload(&o).groups[0];
+                assert_eq!((g.engine, g.iodepth), (EngineKind::Libaio, 16), "{}", mode.name());
+                assert!(notes(&o).is_empty(), "{}: {:?}", mode.name(), notes(&o));
+            }
         }
     }
 

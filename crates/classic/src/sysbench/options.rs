@@ -72,7 +72,7 @@ impl TestMode {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum IoMode {
     Sync,
-    /// sysbench's libaio with `--file-async-backlog` requests in flight; io_uring here.
+    /// sysbench's libaio with `--file-async-backlog` requests in flight (the engine's `libaio`).
     Async,
     Mmap,
 }

@@ -35,6 +35,10 @@ fn fio_s_option_names_compile_to_the_same_workload_as_fslab_s() {
         ),
         (
             &["--op", "read", "--ioengine", "libaio", "--iodepth", "8"],
+            &["--op", "read", "--engine", "libaio", "--iodepth", "8"],
+        ),
+        (
+            &["--op", "read", "--ioengine", "posixaio", "--iodepth", "8"],
             &["--op", "read", "--engine", "io_uring", "--iodepth", "8"],
         ),
         (&["--op", "read", "--direct=1"], &["--op", "read", "--direct"]),
@@ -46,10 +50,10 @@ fn fio_s_option_names_compile_to_the_same_workload_as_fslab_s() {
     ] {
         assert_eq!(explain(fio), explain(fslab_own), "{fio:?} against {fslab_own:?}");
     }
-    // libaio says what it runs as.
-    let run = fslab(&["run", "--op", "read", "--ioengine", "libaio", "--explain"]);
+    // posixaio says what it runs as.
+    let run = fslab(&["run", "--op", "read", "--ioengine", "posixaio", "--explain"]);
     assert!(
-        run.stderr.contains("--ioengine libaio: fslab runs it as io_uring"),
+        run.stderr.contains("--ioengine posixaio: fslab runs it as io_uring"),
         "{}",
         run.stderr
     );

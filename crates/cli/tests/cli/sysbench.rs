@@ -781,3 +781,57 @@ fn check_prepare_calls(extra: &[&str], flag: Option<&str>) {
         assert_eq!(meta.len(), 65536);
     }
 }
+
+/// `--file-io-mode=async` makes sysbench 1.0.20's libaio calls: one `io_setup(backlog)`, an
+/// `io_submit()` of one request per event, an `io_getevents(1, backlog)` each time the backlog
+/// fills, the end fsyncs with requests still in flight, then an `io_getevents()` for the rest
+/// and `io_destroy()`. sysbench counts a read or write for `--file-rw-ratio` when it is reaped,
+/// so on these cached files the mix comes in runs of the backlog; the sequence below is what
+/// sysbench 1.0.20 made for these options under strace.
+#[test]
+#[ignore = "system tier: strace"]
+fn async_mode_makes_sysbenchs_libaio_calls_in_its_order() {
+    require_tool("strace", "strace");
+    let d = tempdir();
+    ok(d.path(), &with(&["prepare"]));
+    let run = with(&[
+        "--file-test-mode=rndrw",
+        "--file-io-mode=async",
+        "--file-async-backlog=4",
+        "--file-fsync-freq=0",
+        "--events=30",
+        "--time=0",
+        "run",
+    ]);
+    let calls = crate::common::strace_fslab(
+        Some(d.path()),
+        &d.path().join("strace.log"),
+        "io_setup,io_submit,io_getevents,io_destroy,fsync,io_uring_setup",
+        &[&["sysbench"], &run[..]].concat(),
+    );
+    let seen: Vec<String> = calls
+        .iter()
+        .map(|(_, call)| {
+            let name = call.split('(').next().unwrap_or_default();
+            let arg = |k: usize| call.split(", ").nth(k).unwrap_or_default().to_string();
+            match name {
+                "io_submit" if call.contains("IOCB_CMD_PREAD") => "R".to_string(),
+                "io_submit" if call.contains("IOCB_CMD_PWRITE") => "W".to_string(),
+                "io_getevents" => format!("get({},{})", arg(1), arg(2)),
+                "io_setup" => format!(
+                    "setup({})",
+                    call["io_setup(".len()..].split(',').next().unwrap_or_default()
+                ),
+                other => other.to_string(),
+            }
+        })
+        .collect();
+    let runs = ["RRRR", "WWWW", "RRRR", "WWWW", "RRRR", "RRRR", "WWWW"];
+    let mut want = vec!["setup(4)".to_string()];
+    for run in runs {
+        want.extend(run.chars().map(String::from));
+        want.push("get(1,4)".into());
+    }
+    want.extend(["R", "R", "fsync", "fsync", "fsync", "fsync", "get(2,4)", "io_destroy"].map(String::from));
+    assert_eq!(seen, want, "{calls:#?}");
+}

@@ -1,11 +1,13 @@
 //! I/O backends: how a thread moves the blocks of an operation. One file per backend behind the
 //! small [`Backend`] interface; the worker builds the list of transfers and the backend moves them.
 
+mod aio;
 pub mod checked;
 mod mmap;
 mod sync;
 pub(crate) mod uring;
 
+pub use aio::AioBackend;
 pub use mmap::MmapBackend;
 pub use sync::{SeekBackend, SyncBackend};
 pub use uring::{punted_plan, PuntedPlan, Target, UringBackend};
@@ -201,6 +203,11 @@ impl IoBuffers {
         checked::check(unsafe { std::slice::from_raw_parts(self.slot_ptr(slot), len) }, offset)
     }
 
+    /// Whether the blocks are checked ([`Data::Checked`]).
+    pub(crate) fn is_checked(&self) -> bool {
+        self.checked.is_some()
+    }
+
     /// With checked blocks, a claim on the block at `offset` of the file `ident` names
     /// ([`OpenFile`]'s), waited for; none otherwise.
     pub(crate) fn claim(&self, ident: u64, offset: u64) -> Option<checked::Claim> {
@@ -251,10 +258,31 @@ pub trait Backend: Send {
         sync_fd(file.fd(), kind)
     }
 
+    /// Waits for every transfer still in flight, and says the first that failed (a backend that
+    /// returns from `transfer` with its transfers done has none).
+    fn drain(&mut self) -> io::Result<()> {
+        Ok(())
+    }
+
+    /// For a backend whose transfers complete after `transfer` returns (libaio's): the mix
+    /// entries of its transfers, so that the mix counts an operation done when it completes.
+    fn tags(&mut self) -> Option<&mut Tags> {
+        None
+    }
+
     /// The io_uring backend itself, for the loop that drives its ring directly.
     fn as_uring(&mut self) -> Option<&mut UringBackend> {
         None
     }
+}
+
+/// Which mix entry each transfer of a deferred backend is for: the worker sets `next` before
+/// an operation, the operation's last transfer takes it (an operation that submits none leaves
+/// it), and the entries of the transfers completed since are in `done`.
+#[derive(Debug, Default)]
+pub struct Tags {
+    pub next: Option<u32>,
+    pub done: Vec<u32>,
 }
 
 pub(crate) fn sync_fd(fd: BorrowedFd<'_>, kind: SyncKind) -> io::Result<()> {
@@ -272,6 +300,7 @@ pub fn backend(group: &Group) -> io::Result<Box<dyn Backend>> {
         EngineKind::Seek => Box::new(SeekBackend),
         EngineKind::Mmap => Box::new(MmapBackend),
         EngineKind::IoUring => Box::new(UringBackend::new(group.iodepth, &group.uring)?.for_threads(group.threads)),
+        EngineKind::Libaio => Box::new(AioBackend::new(group.iodepth)?),
     })
 }
 

@@ -85,6 +85,9 @@ impl<'a> Worker<'a> {
     /// says and the bytes it moved; none when its stream has ended (it leaves the mix).
     pub(super) fn mix_op(&mut self, i: usize) -> Option<(Flow, u64)> {
         let kind = self.group.ops[i].op;
+        if self.io.deferred {
+            return self.deferred_mix_op(i);
+        }
         let t0 = self.shared.latency.then(clock::now);
         let result = self.exec(i);
         if let Ok(Outcome::StreamEnded) = result {
@@ -92,6 +95,34 @@ impl<'a> Worker<'a> {
             return None;
         }
         self.mix.count_done(i);
+        Some(self.account(Slot::Mix(i), kind, t0, result))
+    }
+
+    /// [`mix_op`](Self::mix_op) on a backend whose transfers complete later (libaio's): an
+    /// operation counts as done for the ratio pick when its last transfer completes, as
+    /// sysbench's async mode counts its reads and writes when `io_getevents()` reaps them.
+    #[inline(never)]
+    fn deferred_mix_op(&mut self, i: usize) -> Option<(Flow, u64)> {
+        let kind = self.group.ops[i].op;
+        let t0 = self.shared.latency.then(clock::now);
+        if let Some(tags) = self.io.backend.tags() {
+            tags.next = Some(i as u32);
+        }
+        let result = self.exec(i);
+        let tags = self.io.backend.tags().expect("a deferred backend has tags");
+        // An operation that submitted no transfer (a skip, a failure, another kind of
+        // operation) is done now.
+        let untransferred = tags.next.take().is_some();
+        for e in tags.done.drain(..) {
+            self.mix.count_done(e as usize);
+        }
+        if let Ok(Outcome::StreamEnded) = result {
+            self.mix.retire(i);
+            return None;
+        }
+        if untransferred {
+            self.mix.count_done(i);
+        }
         Some(self.account(Slot::Mix(i), kind, t0, result))
     }
 

@@ -205,11 +205,15 @@ struct Io {
     base_flags: OFlags,
     /// `base_flags` with the access the group's operations need, for the files kept open.
     keep_flags: OFlags,
+    /// The backend's transfers complete after it returns (libaio's), and its
+    /// [`Tags`](crate::io::Tags) say when an operation is done.
+    deferred: bool,
 }
 
 impl Io {
     fn new(group: &Group, seed: u64) -> stdio::Result<Io> {
-        let backend = io::backend(group)?;
+        let mut backend = io::backend(group)?;
+        let deferred = backend.tags().is_some();
         let max_bs = group.ops.iter().map(|o| o.block_size()).max().unwrap_or(4096) as usize;
         let slots = if group.engine == EngineKind::IoUring {
             group.iodepth as usize
@@ -230,6 +234,7 @@ impl Io {
             cache: FdCache::new(),
             base_flags,
             keep_flags: base_flags | if writes { OFlags::RDWR } else { OFlags::RDONLY },
+            deferred,
         })
     }
 }
@@ -365,7 +370,14 @@ impl<'a> Worker<'a> {
         self.finish(false)
     }
 
-    fn finish(self, finished: bool) -> ThreadOutcome {
+    fn finish(mut self, finished: bool) -> ThreadOutcome {
+        // Transfers still in flight (libaio's) end inside the thread's time, and a failure
+        // among them is the thread's error, as sysbench waits for its requests when it ends.
+        if let Err(e) = self.io.backend.drain() {
+            let kind = self.group.ops.first().map_or(OpKind::Read, |o| o.op);
+            self.tally.first_error.get_or_insert_with(|| ThreadError::of(kind, &e));
+            self.guard.stop_all();
+        }
         if finished && self.shared.stonewall {
             self.guard.stop_all();
         }

@@ -713,6 +713,9 @@ pub enum EngineKind {
     Sync,
     /// io_uring with `iodepth` transfers in flight.
     IoUring,
+    /// Linux native AIO (`io_submit`, `io_getevents`), as libaio: up to `iodepth` transfers in
+    /// flight, each submitted on its own (sysbench's async mode, fio's libaio).
+    Libaio,
     /// mmap and memcpy; msync for fsync.
     Mmap,
     /// read()/write() at the file's position, with an lseek() first when a transfer does not
@@ -725,6 +728,7 @@ impl fmt::Display for EngineKind {
         f.write_str(match self {
             EngineKind::Sync => "sync",
             EngineKind::IoUring => "io_uring",
+            EngineKind::Libaio => "libaio",
             EngineKind::Mmap => "mmap",
             EngineKind::Seek => "seek",
         })

@@ -174,10 +174,10 @@ impl Workload {
                     ),
                 );
             }
-            if g.iodepth > 1 && g.engine != EngineKind::IoUring {
+            if g.iodepth > 1 && !matches!(g.engine, EngineKind::IoUring | EngineKind::Libaio) {
                 return bad(
                     here("iodepth"),
-                    format!("iodepth {} needs engine = \"io_uring\"", g.iodepth),
+                    format!("iodepth {} needs engine = \"io_uring\" or \"libaio\"", g.iodepth),
                 );
             }
             if g.uring != UringOpts::default() {

@@ -1,4 +1,4 @@
-//! The I/O backends (sync, io_uring, mmap) and O_DIRECT: the same seeded workload moves the same
+//! The I/O backends (sync, io_uring, libaio, mmap) and O_DIRECT: the same seeded workload moves the same
 //! operations and bytes whichever way the blocks travel.
 
 use crate::common::{counts, data_files, op, run_ok, workload};
@@ -87,6 +87,12 @@ fn io_uring_at_depth_8_single_block_reads_count_like_sync() {
 #[test]
 fn io_uring_at_depth_8_multi_block_ops_count_like_sync() {
     check_against_sync("engine = \"io_uring\"\niodepth = 8", READ_WRITE);
+}
+
+#[test]
+fn libaio_at_depth_8_counts_like_sync() {
+    check_against_sync("engine = \"libaio\"\niodepth = 8", SINGLE_BLOCK_READS);
+    check_against_sync("engine = \"libaio\"\niodepth = 8", READ_WRITE);
 }
 
 #[test]
@@ -307,4 +313,48 @@ bs = "4k"
     let r = run_ok(&w, fs.path());
     let rd = op(&r, OpKind::Read);
     assert_eq!((rd.count, rd.errors, rd.bytes), (400, 0, 400 * 4096));
+}
+
+#[test]
+#[ignore = "system tier: root, a loop device, mkfs.ext4"]
+fn direct_io_on_ext4_with_libaio_at_depth_8() {
+    let fs = Ext4Mount::new();
+    let w = workload(
+        r#"
+name = "direct-libaio"
+seed = 5
+stop = { ops = 400 }
+
+[[fileset]]
+name = "data"
+files = 1
+dirs = 0
+size = "4m"
+
+[[group]]
+name = "g"
+fileset = "data"
+direct = true
+engine = "libaio"
+iodepth = 8
+
+[[group.op]]
+op = "read"
+size = "4k"
+bs = "4k"
+
+[[group.op]]
+op = "write"
+size = "4k"
+bs = "4k"
+"#,
+    );
+    let r = run_ok(&w, fs.path());
+    let (rd, wr) = (op(&r, OpKind::Read), op(&r, OpKind::Write));
+    assert_eq!(rd.count + wr.count, 400);
+    assert_eq!((rd.errors, wr.errors), (0, 0));
+    assert_eq!((rd.bytes, wr.bytes), (rd.count * 4096, wr.count * 4096));
+    for (path, size) in data_files(fs.path()) {
+        assert_eq!(size, 4 << 20, "{} changed size", path.display());
+    }
 }

@@ -66,6 +66,7 @@ fn threads_racing_on_few_blocks_read_only_whole_blocks_with_every_engine() {
         "engine = \"seek\"",
         "engine = \"mmap\"",
         "engine = \"io_uring\"\niodepth = 8",
+        "engine = \"libaio\"\niodepth = 8",
     ] {
         let w = workload(&racing(engine));
         let dir = tempdir();

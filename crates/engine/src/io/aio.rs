@@ -1,0 +1,371 @@
+//! The `libaio` backend: Linux native AIO, the calls libaio makes for sysbench's
+//! `--file-io-mode=async` and fio's `libaio` engine. Each transfer is one `io_submit()` of one
+//! request; once `iodepth` requests are in flight, one `io_getevents()` waits for at least one
+//! and reaps as many as have completed (up to `iodepth`), as sysbench's `file_submit_or_wait()`
+//! does. fsync is the `fsync()` call, made with requests still in flight, as sysbench makes it.
+//!
+//! On a file opened without O_DIRECT the kernel does the read or write inside `io_submit()`
+//! (buffered I/O is not asynchronous under native AIO), so there the calls cost what pread and
+//! pwrite cost; with O_DIRECT on a block filesystem the requests are really in flight.
+//!
+//! A transfer is counted as submitted. A request that fails or moves fewer bytes than asked is
+//! the error of the transfer (or the [`drain`](Backend::drain)) whose call reaps it, as sysbench
+//! fails at its `io_getevents()`. With checked data each request is reaped before the next, so
+//! that its block is claimed, stamped and checked around its own transfer.
+//!
+//! The requests all use one buffer, as sysbench's do: what a read brings in is not looked at,
+//! and what a write sends is the same for every request.
+
+use super::{Backend, Dir, IoBuffers, Moved, OpenFile, Tags, Xfer};
+use std::io;
+use std::os::fd::AsRawFd;
+
+/// `struct iocb` of `<linux/aio_abi.h>`. `aio_key` and `aio_rw_flags` share a 64-bit word whose
+/// halves swap with the byte order.
+#[repr(C)]
+#[derive(Default)]
+struct Iocb {
+    data: u64,
+    #[cfg(target_endian = "little")]
+    key: u32,
+    rw_flags: i32,
+    #[cfg(target_endian = "big")]
+    key: u32,
+    lio_opcode: u16,
+    reqprio: i16,
+    fildes: u32,
+    buf: u64,
+    nbytes: u64,
+    offset: i64,
+    reserved2: u64,
+    flags: u32,
+    resfd: u32,
+}
+
+/// `struct io_event`.
+#[repr(C)]
+#[derive(Default, Clone, Copy)]
+struct IoEvent {
+    data: u64,
+    obj: u64,
+    res: i64,
+    res2: i64,
+}
+
+const IOCB_CMD_PREAD: u16 = 0;
+const IOCB_CMD_PWRITE: u16 = 1;
+
+/// A request in flight: what it asked for, for the message if it fails.
+#[derive(Clone, Copy)]
+struct Pending {
+    dir: Dir,
+    offset: u64,
+    len: u32,
+    /// The mix entry whose operation ends with this request.
+    tag: Option<u32>,
+}
+
+pub struct AioBackend {
+    /// The kernel's context (`aio_context_t`), from `io_setup()`.
+    ctx: libc::c_ulong,
+    depth: usize,
+    /// One entry per request the context can hold; `data` of a request is its index.
+    pending: Vec<Option<Pending>>,
+    /// The free indices of `pending`.
+    free: Vec<usize>,
+    events: Vec<IoEvent>,
+    /// The first failure reaped that no call has returned yet.
+    failed: Option<io::Error>,
+    tags: Tags,
+}
+
+impl AioBackend {
+    /// A context for `depth` requests in flight (`io_setup(depth)`).
+    pub fn new(depth: u32) -> io::Result<AioBackend> {
+        let depth = depth.max(1) as usize;
+        let mut ctx: libc::c_ulong = 0;
+        // SAFETY: io_setup writes the context to `ctx`, which outlives the call.
+        let r = unsafe {
+            libc::syscall(
+                libc::SYS_io_setup,
+                depth as libc::c_long,
+                &mut ctx as *mut libc::c_ulong,
+            )
+        };
+        if r < 0 {
+            let e = io::Error::last_os_error();
+            let why = if e.raw_os_error() == Some(libc::EAGAIN) {
+                format!(
+                    "io_setup({depth}) failed: {e}: the system's limit on requests in flight is reached \
+                     (/proc/sys/fs/aio-max-nr)"
+                )
+            } else {
+                format!("io_setup({depth}) failed: {e}")
+            };
+            return Err(io::Error::new(e.kind(), why));
+        }
+        Ok(AioBackend {
+            ctx,
+            depth,
+            pending: vec![None; depth],
+            free: (0..depth).rev().collect(),
+            events: vec![IoEvent::default(); depth],
+            failed: None,
+            tags: Tags::default(),
+        })
+    }
+
+    /// Requests submitted and not yet reaped.
+    fn in_flight(&self) -> usize {
+        self.depth - self.free.len()
+    }
+
+    /// `io_submit()` of one request.
+    fn submit(&mut self, file: &OpenFile, dir: Dir, x: Xfer, buf: *mut u8, tag: Option<u32>) -> io::Result<()> {
+        let index = self.free.pop().expect("a request submitted with the context full");
+        let mut iocb = Iocb {
+            data: index as u64,
+            lio_opcode: if dir == Dir::Read {
+                IOCB_CMD_PREAD
+            } else {
+                IOCB_CMD_PWRITE
+            },
+            fildes: file.fd.as_raw_fd() as u32,
+            buf: buf as u64,
+            nbytes: x.len as u64,
+            offset: x.offset as i64,
+            ..Iocb::default()
+        };
+        let mut list = [&mut iocb as *mut Iocb];
+        loop {
+            // SAFETY: the list holds one valid iocb, which the kernel copies; the buffer it names
+            // lives in `IoBuffers`, which outlives this backend's requests (the worker drops the
+            // backend first, and `Drop` waits for them).
+            let r = unsafe { libc::syscall(libc::SYS_io_submit, self.ctx, 1 as libc::c_long, list.as_mut_ptr()) };
+            if r == 1 {
+                self.pending[index] = Some(Pending {
+                    dir,
+                    offset: x.offset,
+                    len: x.len,
+                    tag,
+                });
+                return Ok(());
+            }
+            let e = if r < 0 {
+                io::Error::last_os_error()
+            } else {
+                io::Error::other("io_submit() took no request")
+            };
+            if e.kind() == io::ErrorKind::Interrupted {
+                continue;
+            }
+            self.free.push(index);
+            return Err(e);
+        }
+    }
+
+    /// `io_getevents()`: waits for at least `min` requests and reaps every one that has
+    /// completed; the first failure among them is kept for the caller.
+    fn reap(&mut self, min: usize) -> io::Result<()> {
+        let mut min = min.min(self.in_flight());
+        while min > 0 {
+            // SAFETY: `events` holds `depth` entries for the kernel to fill.
+            let r = unsafe {
+                libc::syscall(
+                    libc::SYS_io_getevents,
+                    self.ctx,
+                    min as libc::c_long,
+                    self.depth as libc::c_long,
+                    self.events.as_mut_ptr(),
+                    std::ptr::null_mut::<libc::timespec>(),
+                )
+            };
+            if r < 0 {
+                let e = io::Error::last_os_error();
+                if e.kind() == io::ErrorKind::Interrupted {
+                    continue;
+                }
+                return Err(e);
+            }
+            let n = r as usize;
+            for k in 0..n {
+                let ev = self.events[k];
+                let index = ev.data as usize;
+                let Some(p) = self.pending.get_mut(index).and_then(Option::take) else {
+                    continue;
+                };
+                self.free.push(index);
+                self.tags.done.extend(p.tag);
+                if self.failed.is_none() && ev.res != p.len as i64 {
+                    self.failed = Some(failure(p, ev.res));
+                }
+            }
+            min = min.saturating_sub(n);
+        }
+        Ok(())
+    }
+
+    /// The failure reaped so far, once.
+    fn take_failure(&mut self) -> io::Result<()> {
+        self.failed.take().map_or(Ok(()), Err)
+    }
+}
+
+/// What a request that completed with `res` (bytes, or a negative errno) rather than its length
+/// says.
+fn failure(p: Pending, res: i64) -> io::Error {
+    let what = if p.dir == Dir::Read { "read" } else { "write" };
+    if res < 0 {
+        let e = io::Error::from_raw_os_error(-res as i32);
+        io::Error::new(
+            e.kind(),
+            format!("asynchronous {what} of {} bytes at offset {}: {e}", p.len, p.offset),
+        )
+    } else {
+        io::Error::new(
+            io::ErrorKind::UnexpectedEof,
+            format!(
+                "asynchronous {what} of {} bytes at offset {} moved {res}",
+                p.len, p.offset
+            ),
+        )
+    }
+}
+
+impl Backend for AioBackend {
+    fn transfer(
+        &mut self,
+        file: &mut OpenFile,
+        dir: Dir,
+        xfers: &[Xfer],
+        bufs: &mut IoBuffers,
+    ) -> (Moved, io::Result<()>) {
+        let mut moved = Moved::default();
+        if let Err(e) = self.take_failure() {
+            return (moved, Err(e));
+        }
+        let checked = bufs.is_checked();
+        for (k, x) in xfers.iter().enumerate() {
+            let _claim = bufs.claim(file.ident, x.offset);
+            if dir == Dir::Write {
+                bufs.stamp(0, x.len as usize, x.offset);
+            }
+            let buf = bufs.slot(0, x.len as usize).as_mut_ptr();
+            let tag = if k + 1 == xfers.len() {
+                self.tags.next.take()
+            } else {
+                None
+            };
+            if let Err(e) = self.submit(file, dir, *x, buf, tag) {
+                self.tags.next = self.tags.next.or(tag);
+                return (moved, Err(e));
+            }
+            // With checked data, this request is reaped at once; else only when the context
+            // is full.
+            let wait = if checked {
+                self.in_flight()
+            } else {
+                usize::from(self.in_flight() >= self.depth)
+            };
+            if let Err(e) = self.reap(wait) {
+                return (moved, Err(e));
+            }
+            if let Err(e) = self.take_failure() {
+                return (moved, Err(e));
+            }
+            moved.add(x.len, x.len as usize);
+            if checked && dir == Dir::Read {
+                if let Err(e) = bufs.check(0, x.len as usize, x.offset) {
+                    return (moved, Err(e));
+                }
+            }
+        }
+        (moved, Ok(()))
+    }
+
+    fn drain(&mut self) -> io::Result<()> {
+        self.reap(self.in_flight())?;
+        self.take_failure()
+    }
+
+    fn tags(&mut self) -> Option<&mut Tags> {
+        Some(&mut self.tags)
+    }
+}
+
+impl Drop for AioBackend {
+    fn drop(&mut self) {
+        // io_destroy() waits for every request still in flight, so none writes to a buffer
+        // after it is freed.
+        // SAFETY: the context is this backend's own and is destroyed once.
+        unsafe { libc::syscall(libc::SYS_io_destroy, self.ctx) };
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::os::fd::OwnedFd;
+
+    #[test]
+    fn the_iocb_and_io_event_have_the_kernels_layout() {
+        assert_eq!(std::mem::size_of::<Iocb>(), 64);
+        assert_eq!(std::mem::size_of::<IoEvent>(), 32);
+        assert_eq!(std::mem::offset_of!(Iocb, lio_opcode), 16);
+        assert_eq!(std::mem::offset_of!(Iocb, fildes), 20);
+        assert_eq!(std::mem::offset_of!(Iocb, buf), 24);
+        assert_eq!(std::mem::offset_of!(Iocb, offset), 40);
+        assert_eq!(std::mem::offset_of!(Iocb, flags), 56);
+    }
+
+    #[test]
+    fn writes_then_reads_move_their_bytes_through_a_full_context() {
+        let tmp = tempfile::tempfile().unwrap();
+        let mut f = OpenFile::new(OwnedFd::from(tmp));
+        let mut bufs = IoBuffers::new(4096, 1, 7);
+        let mut aio = AioBackend::new(4).unwrap();
+        let xfers: Vec<Xfer> = (0..10)
+            .map(|k| Xfer {
+                offset: k * 4096,
+                len: 4096,
+            })
+            .collect();
+        let (moved, r) = aio.transfer(&mut f, Dir::Write, &xfers, &mut bufs);
+        r.unwrap();
+        assert_eq!((moved.bytes, moved.calls), (40960, 10));
+        // Four at most in flight: three left after the last submission's wait.
+        assert!(aio.in_flight() < 4, "{} in flight", aio.in_flight());
+        aio.drain().unwrap();
+        assert_eq!(aio.in_flight(), 0);
+        assert_eq!(rustix::fs::fstat(f.fd()).unwrap().st_size, 40960);
+        let written = bufs.slot(0, 4096).to_vec();
+        bufs.slot(0, 4096).fill(0);
+        let (moved, r) = aio.transfer(&mut f, Dir::Read, &xfers[9..], &mut bufs);
+        r.unwrap();
+        aio.drain().unwrap();
+        assert_eq!(moved.bytes, 4096);
+        assert_eq!(bufs.slot(0, 4096), &written[..]);
+    }
+
+    #[test]
+    fn a_read_past_the_end_fails_where_it_is_reaped() {
+        let tmp = tempfile::tempfile().unwrap();
+        let mut f = OpenFile::new(OwnedFd::from(tmp));
+        let mut bufs = IoBuffers::new(4096, 1, 7);
+        let mut aio = AioBackend::new(8).unwrap();
+        let (_, r) = aio.transfer(
+            &mut f,
+            Dir::Read,
+            &[Xfer {
+                offset: 8192,
+                len: 4096,
+            }],
+            &mut bufs,
+        );
+        r.unwrap();
+        let e = aio.drain().unwrap_err();
+        assert_eq!(e.to_string(), "asynchronous read of 4096 bytes at offset 8192 moved 0");
+        // Once said, it is not said again.
+        aio.drain().unwrap();
+    }
+}
