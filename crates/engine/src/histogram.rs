@@ -144,6 +144,13 @@ impl OpStats {
         self.hist.record(ns);
     }
 
+    /// Times an operation counted already (with [`count_only`](Self::count_only)), whose
+    /// latency is known only once its request completes.
+    #[inline]
+    pub fn record_latency(&mut self, ns: u64) {
+        self.hist.record(ns);
+    }
+
     /// Counts an operation without timing it (latency recording switched off).
     #[inline]
     pub fn count_only(&mut self, bytes: u64, transactions: u64) {

@@ -89,6 +89,9 @@ pub fn workload(o: &Options) -> Workload {
         },
         // sysbench's backlog: each event one io_submit(), an io_getevents() once it is full.
         iodepth: if o.io_mode == IoMode::Async { o.async_backlog } else { 1 },
+        // sysbench times an event's call (and the wait when the backlog is full), not its
+        // request's completion.
+        submit_latency: o.io_mode == IoMode::Async,
         // sysbench's event generator: exponential gaps at the rate, for all threads, each
         // event's latency counted from its arrival.
         rate: (o.rate > 0).then_some(Rate {

@@ -16,7 +16,7 @@
 //! The requests all use one buffer, as sysbench's do: what a read brings in is not looked at,
 //! and what a write sends is the same for every request.
 
-use super::{Backend, Dir, IoBuffers, Moved, OpenFile, Tags, Xfer};
+use super::{Backend, Dir, IoBuffers, Moved, OpenFile, Tag, Tags, Xfer};
 use std::io;
 use std::os::fd::AsRawFd;
 
@@ -61,8 +61,8 @@ struct Pending {
     dir: Dir,
     offset: u64,
     len: u32,
-    /// The mix entry whose operation ends with this request.
-    tag: Option<u32>,
+    /// The operation that ends with this request.
+    tag: Option<Tag>,
 }
 
 pub struct AioBackend {
@@ -121,7 +121,7 @@ impl AioBackend {
     }
 
     /// `io_submit()` of one request.
-    fn submit(&mut self, file: &OpenFile, dir: Dir, x: Xfer, buf: *mut u8, tag: Option<u32>) -> io::Result<()> {
+    fn submit(&mut self, file: &OpenFile, dir: Dir, x: Xfer, buf: *mut u8, tag: Option<Tag>) -> io::Result<()> {
         let index = self.free.pop().expect("a request submitted with the context full");
         let mut iocb = Iocb {
             data: index as u64,

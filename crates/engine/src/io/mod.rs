@@ -276,13 +276,21 @@ pub trait Backend: Send {
     }
 }
 
-/// Which mix entry each transfer of a deferred backend is for: the worker sets `next` before
-/// an operation, the operation's last transfer takes it (an operation that submits none leaves
-/// it), and the entries of the transfers completed since are in `done`.
+/// Which operation each transfer of a deferred backend ends: the worker sets `next` before an
+/// operation, the operation's last transfer takes it (an operation that submits none leaves
+/// it), and the tags of the transfers completed since are in `done`.
 #[derive(Debug, Default)]
 pub struct Tags {
-    pub next: Option<u32>,
-    pub done: Vec<u32>,
+    pub next: Option<Tag>,
+    pub done: Vec<Tag>,
+}
+
+/// An operation of the mix in flight: its entry, and when it started (`clock::now`, 0 when
+/// untimed).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Tag {
+    pub entry: u32,
+    pub start: u64,
 }
 
 pub(crate) fn sync_fd(fd: BorrowedFd<'_>, kind: SyncKind) -> io::Result<()> {

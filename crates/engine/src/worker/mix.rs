@@ -4,6 +4,7 @@
 use super::tally::Slot;
 use super::{Flow, Outcome, ThreadOutcome, Worker};
 use crate::clock;
+use crate::io::Tag;
 use crate::result::Cause;
 use crate::result::ThreadError;
 use crate::space;
@@ -98,24 +99,25 @@ impl<'a> Worker<'a> {
         Some(self.account(Slot::Mix(i), kind, t0, result))
     }
 
-    /// [`mix_op`](Self::mix_op) on a backend whose transfers complete later (libaio's): an
+    /// [`mix_op`](Self::mix_op) on a backend whose transfers complete later (libaio's). An
     /// operation counts as done for the ratio pick when its last transfer completes, as
-    /// sysbench's async mode counts its reads and writes when `io_getevents()` reaps them.
+    /// sysbench's async mode counts its reads and writes when `io_getevents()` reaps them; its
+    /// latency runs until then too (fio's), or with `submit_latency` only through its call.
     #[inline(never)]
     fn deferred_mix_op(&mut self, i: usize) -> Option<(Flow, u64)> {
         let kind = self.group.ops[i].op;
         let t0 = self.shared.latency.then(clock::now);
         if let Some(tags) = self.io.backend.tags() {
-            tags.next = Some(i as u32);
+            tags.next = Some(Tag {
+                entry: i as u32,
+                start: t0.unwrap_or(0),
+            });
         }
         let result = self.exec(i);
-        let tags = self.io.backend.tags().expect("a deferred backend has tags");
         // An operation that submitted no transfer (a skip, a failure, another kind of
         // operation) is done now.
-        let untransferred = tags.next.take().is_some();
-        for e in tags.done.drain(..) {
-            self.mix.count_done(e as usize);
-        }
+        let untransferred = self.io.backend.tags().is_some_and(|t| t.next.take().is_some());
+        self.settle_reaped();
         if let Ok(Outcome::StreamEnded) = result {
             self.mix.retire(i);
             return None;
@@ -123,7 +125,29 @@ impl<'a> Worker<'a> {
         if untransferred {
             self.mix.count_done(i);
         }
-        Some(self.account(Slot::Mix(i), kind, t0, result))
+        let timed_now = untransferred || self.group.submit_latency;
+        Some(self.account(Slot::Mix(i), kind, t0.filter(|_| timed_now), result))
+    }
+
+    /// Counts the operations whose requests the backend has reaped as done and, unless the
+    /// group times only the submission, records their latencies to now.
+    pub(super) fn settle_reaped(&mut self) {
+        let Some(tags) = self.io.backend.tags() else {
+            return;
+        };
+        if tags.done.is_empty() {
+            return;
+        }
+        let timed = self.shared.latency && !self.group.submit_latency;
+        let now = if timed { clock::now() } else { 0 };
+        for t in tags.done.drain(..) {
+            self.mix.count_done(t.entry as usize);
+            if timed {
+                let ns = clock::between_ns(t.start, now);
+                self.tally.stats[t.entry as usize].record_latency(ns);
+                self.tally.live.latency.record(ns);
+            }
+        }
     }
 
     /// With `rate.arrivals = "poisson"`, takes the group's next arrival (an exponential gap

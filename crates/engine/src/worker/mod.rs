@@ -378,6 +378,7 @@ impl<'a> Worker<'a> {
             self.tally.first_error.get_or_insert_with(|| ThreadError::of(kind, &e));
             self.guard.stop_all();
         }
+        self.settle_reaped();
         if finished && self.shared.stonewall {
             self.guard.stop_all();
         }

@@ -510,6 +510,11 @@ pub struct Group {
     /// `seek` engines only, with `[[group.op]]`.
     #[serde(default, skip_serializing_if = "is_false")]
     pub call_latency: bool,
+    /// With `engine = "libaio"`: an operation's latency is its `io_submit()` and any wait for a
+    /// free slot, as sysbench times its events, instead of the time until its request is reaped
+    /// (fio's, submission to completion).
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub submit_latency: bool,
 }
 
 impl Group {
@@ -536,6 +541,7 @@ impl Group {
             script: None,
             child_end: None,
             call_latency: false,
+            submit_latency: false,
         }
     }
 }

@@ -274,6 +274,12 @@ impl Workload {
                     );
                 }
             }
+            if g.submit_latency && g.engine != EngineKind::Libaio {
+                return bad(
+                    here("submit_latency"),
+                    "submit_latency needs engine = \"libaio\"".into(),
+                );
+            }
             if g.call_latency {
                 let why = if !matches!(g.engine, EngineKind::Sync | EngineKind::Seek) {
                     Some(format!(

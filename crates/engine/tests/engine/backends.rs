@@ -95,6 +95,32 @@ fn libaio_at_depth_8_counts_like_sync() {
     check_against_sync("engine = \"libaio\"\niodepth = 8", READ_WRITE);
 }
 
+/// Every operation on libaio gets one latency: until its request is reaped (the last ones when
+/// the thread drains its requests), or with `submit_latency` through its own call.
+#[test]
+fn libaio_times_every_operation_once() {
+    for extra in ["", "submit_latency = true"] {
+        let r = run_ok(
+            &mixed(
+                &format!("engine = \"libaio\"\niodepth = 8\n{extra}"),
+                SINGLE_BLOCK_READS,
+            ),
+            tempdir().path(),
+        );
+        let rd = op(&r, OpKind::Read);
+        let timed: u64 = rd.histogram.iter().map(|b| b.1).sum();
+        assert_eq!((rd.count, timed), (300, 300), "`{extra}`");
+    }
+    let text = mixed("engine = \"libaio\"\nsubmit_latency = true", SINGLE_BLOCK_READS)
+        .to_toml()
+        .replace("engine = \"libaio\"\n", "");
+    let e = Workload::from_toml(&text, "w.toml").expect_err("submit_latency on the sync engine");
+    assert!(
+        e.to_string().contains("submit_latency needs engine = \"libaio\""),
+        "{e}\n{text}"
+    );
+}
+
 #[test]
 fn mmap_reads_and_writes_count_like_sync() {
     check_against_sync("engine = \"mmap\"", READ_WRITE);
