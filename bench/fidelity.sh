@@ -24,7 +24,7 @@
 #
 #  3. Output. Each original's text and fslab's for the same small jobs on one tmpfs, every number
 #     masked so that only the layout is compared (widths aside), diffed line by line: dbench,
-#     sysbench's prepare, runs and cleanup, FFSB, and a dozen IOzone command lines (throughput
+#     sysbench's prepare, runs (async mode too) and cleanup, FFSB, and a dozen IOzone command lines (throughput
 #     and automatic mode, -R, -C, -O, -T, -E, the mixed workload). Also masked: what fslab
 #     deliberately adds or changes (its version line, its figures after the original's report), and what
 #     differs from run to run (IOzone's start time and command line, each tool's directory).
@@ -556,6 +556,9 @@ outputs() { # tool
         compare_output sysbench "${a[@]}" prepare
         for mode in rndrw seqrd seqwr; do
             KEEP_DIRS=1 compare_output sysbench "${a[@]}" --file-test-mode=$mode --time=1 run
+        done
+        for mode in rndrw seqrd; do
+            KEEP_DIRS=1 compare_output sysbench "${a[@]}" --file-io-mode=async --file-test-mode=$mode --time=1 run
         done
         KEEP_DIRS=1 compare_output sysbench "${a[@]}" --file-test-mode=rndrd --time=1 --histogram run
         KEEP_DIRS=1 compare_output sysbench "${a[@]}" --file-test-mode=rndwr --threads=2 --events=500 --time=0 --verbosity=4 run
