@@ -92,6 +92,8 @@ pub fn workload(o: &Options) -> Workload {
         // sysbench times an event's call (and the wait when the backlog is full), not its
         // request's completion.
         submit_latency: o.io_mode == IoMode::Async,
+        // ... and reaps what has completed of its whole backlog once it is full.
+        reap_max: (o.io_mode == IoMode::Async).then_some(o.async_backlog),
         // sysbench's event generator: exponential gaps at the rate, for all threads, each
         // event's latency counted from its arrival.
         rate: (o.rate > 0).then_some(Rate {

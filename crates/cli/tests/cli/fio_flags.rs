@@ -230,3 +230,61 @@ fn random_patterns_visit_each_block_once_per_pass_unless_norandommap() {
     }
     assert!(!explain(&["--op", "read"]).contains("shuffle"));
 }
+
+/// `--ioengine libaio` makes fio's libaio calls with fio's defaults: an `io_submit()` of one
+/// request at a time and, once `--iodepth` are in flight, an `io_getevents(1, 1)` for each next
+/// one, so that the queue stays full; the last ones are reaped together before `io_destroy()`.
+#[test]
+#[ignore = "system tier: strace"]
+fn libaio_submits_one_request_and_reaps_one_as_fio_does() {
+    fslab_testkit::require_tool("strace", "strace");
+    let d = tempdir();
+    let dir = s(d.path());
+    let args = [
+        "run",
+        "--op",
+        "randread",
+        "--bs",
+        "4k",
+        "--size",
+        "64k",
+        "--ioengine",
+        "libaio",
+        "--iodepth",
+        "4",
+        "--dir",
+        dir,
+    ];
+    let calls = crate::common::strace_fslab(
+        None,
+        &d.path().join("strace.log"),
+        "io_setup,io_submit,io_getevents,io_destroy,io_uring_setup,pread64",
+        &args,
+    );
+    let names: Vec<&str> = calls
+        .iter()
+        .map(|(_, c)| c.split('(').next().unwrap_or_default())
+        .collect();
+    let count = |n: &str| names.iter().filter(|&&m| m == n).count();
+    // 64 KiB in 4 KiB reads: 16 requests, none by pread or io_uring.
+    assert_eq!(
+        (count("io_setup"), count("io_submit"), count("io_destroy")),
+        (1, 16, 1),
+        "{calls:#?}"
+    );
+    let block_preads = calls
+        .iter()
+        .filter(|(_, c)| c.starts_with("pread64(") && c.contains(", 4096, "))
+        .count();
+    assert_eq!((block_preads, count("io_uring_setup")), (0, 0), "{calls:#?}");
+    let reaps: Vec<String> = calls
+        .iter()
+        .filter(|(_, c)| c.starts_with("io_getevents("))
+        .map(|(_, c)| c.split(", ").skip(1).take(2).collect::<Vec<_>>().join(","))
+        .collect();
+    let (last, steady) = reaps.split_last().expect("io_getevents calls");
+    assert!(steady.len() >= 12 && steady.iter().all(|r| r == "1,1"), "{reaps:?}");
+    assert!(last.starts_with("3,"), "the last three reaped together: {reaps:?}");
+    let aio_calls: Vec<&&str> = names.iter().filter(|n| n.starts_with("io_")).collect();
+    assert_eq!(aio_calls.last(), Some(&&"io_destroy"), "{calls:#?}");
+}

@@ -515,6 +515,12 @@ pub struct Group {
     /// (fio's, submission to completion).
     #[serde(default, skip_serializing_if = "is_false")]
     pub submit_latency: bool,
+    /// With `engine = "libaio"`: the most requests one `io_getevents()` reaps once `iodepth`
+    /// are in flight (fio's `iodepth_batch_complete_max`). When absent, 1: each completion
+    /// frees one slot for the next request, and the queue stays full, as fio's defaults keep
+    /// it. sysbench's async mode reaps up to its whole backlog.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reap_max: Option<u32>,
 }
 
 impl Group {
@@ -542,6 +548,7 @@ impl Group {
             child_end: None,
             call_latency: false,
             submit_latency: false,
+            reap_max: None,
         }
     }
 }

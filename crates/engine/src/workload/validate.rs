@@ -280,6 +280,17 @@ impl Workload {
                     "submit_latency needs engine = \"libaio\"".into(),
                 );
             }
+            if let Some(r) = g.reap_max {
+                if g.engine != EngineKind::Libaio {
+                    return bad(here("reap_max"), "reap_max needs engine = \"libaio\"".into());
+                }
+                if r == 0 || r > g.iodepth {
+                    return bad(
+                        here("reap_max"),
+                        format!("reap_max must be from 1 to iodepth ({})", g.iodepth),
+                    );
+                }
+            }
             if g.call_latency {
                 let why = if !matches!(g.engine, EngineKind::Sync | EngineKind::Seek) {
                     Some(format!(
