@@ -11,7 +11,10 @@
 # many the kernel punts to io-wq workers, and the io_uring_enter calls per request (a thread that
 # spins before it sleeps, as fslab's lone thread does on a tmpfs, makes more of them).
 #
-# Environment: U_DEPTHS ("1 8 32 128"), U_THREADS ("1 2 4"), U_SECS (SECS), U_FS ("tmpfs direct"),
+# With U_ENGINE=libaio the same matrix runs on Linux native AIO (fslab's `--engine libaio`, fio's
+# `--ioengine=libaio`), without the census and the t/io_uring limit.
+#
+# Environment: U_ENGINE (io_uring), U_DEPTHS ("1 8 32 128"), U_THREADS ("1 2 4"), U_SECS (SECS), U_FS ("tmpfs direct"),
 # FIO_URING_EXTRA (more fio options, e.g. --registerfiles=1 --fixedbufs=1 --force_async=1), and
 # for the limit (without either, no limit column):
 #   T_IO_URING  the path of a t/io_uring built from fio's source outside this repository, e.g.
@@ -21,6 +24,8 @@
 # sched_autogroup_enabled each session is a scheduling group of its own, so on a busy machine four
 # fio processes get four shares of the CPU where fslab's four threads get one.
 
+U_ENGINE=${U_ENGINE:-io_uring}
+case $U_ENGINE in io_uring | libaio) ;; *) echo "bench/uring.sh: U_ENGINE is io_uring or libaio" >&2 && exit 2 ;; esac
 U_DEPTHS=${U_DEPTHS:-1 8 32 128}
 U_THREADS=${U_THREADS:-1 2 4}
 U_SECS=${U_SECS:-$SECS}
@@ -50,7 +55,7 @@ uring_case() {
     for ((r = 1; r <= ROUNDS; r++)); do
         next
         o=$NEXT.fslab.json e=$NEXT.fslab.err
-        run "$o" "$e" "$FSLAB" run --op randread --bs 4k --size 1g --threads "$th" --engine io_uring \
+        run "$o" "$e" "$FSLAB" run --op randread --bs 4k --size 1g --threads "$th" --engine "$U_ENGINE" \
             --iodepth "$qd" --time "${U_SECS}s" --dir "$dir" --json "${direct_fslab[@]}" || fail_run fslab "$o" "$e"
         check_fslab "$o" time yes
         f=$(jq "$o" 'r["totals"]["ops_per_sec"]')
@@ -59,7 +64,7 @@ uring_case() {
         o=$NEXT.fio.json e=$NEXT.fio.err
         # shellcheck disable=SC2086
         run "$o.stdout" "$e" "$FIO" --name=case --filename="$dir/adhoc/f0" --rw=randread --bs=4k --size=1g \
-            --ioengine=io_uring --iodepth="$qd" --numjobs="$th" --thread --group_reporting --time_based \
+            --ioengine="$U_ENGINE" --iodepth="$qd" --numjobs="$th" --thread --group_reporting --time_based \
             --runtime="$U_SECS" --output-format=json --output="$o" "${direct_fio[@]}" $FIO_URING_EXTRA ||
             fail_run fio "$o" "$e"
         [[ $(jq "$o" 'j["error"]') == 0 ]] || fail_run fio "$o" "$e"
@@ -67,7 +72,7 @@ uring_case() {
         ic+=" $(calc 'a[0] / a[1]' "$(jq "$o" 'j["read"]["total_ios"]')" "$CPU_S")"
         fv+=" $f" iv+=" $i"
         p=""
-        if [[ $th == 1 ]]; then
+        if [[ $th == 1 && $U_ENGINE == io_uring ]]; then
             tio_peak "$dir/adhoc/f0" "$qd" "$U_SECS" "$([[ $fs == direct ]] && echo 1 || echo 0)"
             p=$TIO_PEAK
             [[ -n $p ]] && pv+=" $p" pc+=" $TIO_PER_CPU" p="  t/io_uring peak $(fmt_int "$p") (mean $(fmt_int "$TIO_MEAN"))"
@@ -95,6 +100,7 @@ uring_case() {
 # workers and the io_uring_enter calls per request. Args: fs depth
 uring_census() {
     local fs=$1 qd=$2 dir direct_fslab=() direct_fio=() o
+    [[ $U_ENGINE == io_uring ]] || return 0
     command -v perf >/dev/null || { log "  (no perf: no census of io-wq punts)"; return 0; }
     [[ $fs == direct ]] && direct_fslab=(--direct) direct_fio=(--direct=1)
     dir=$(uring_dir "$fs")
@@ -133,7 +139,7 @@ uring_cases() {
     URING_ROWS=()
     URING_TOTAL=0 URING_PASS=0 URING_MISS=0
     log ""
-    log "case 7: io_uring 4k randread, fslab vs fio, iodepth {$U_DEPTHS} x threads {$U_THREADS} x {$U_FS}, ${U_SECS}s runs"
+    log "case 7: $U_ENGINE 4k randread, fslab vs fio, iodepth {$U_DEPTHS} x threads {$U_THREADS} x {$U_FS}, ${U_SECS}s runs"
     if [[ -n $TIO_BIN ]]; then
         log "  limit: $TIO_BIN, at 1 thread"
     else
@@ -163,5 +169,5 @@ uring_cases() {
     local overall=UNSETTLED
     ((URING_PASS == URING_TOTAL)) && overall=PASS
     ((URING_MISS > 0)) && overall=MISS
-    RESULTS+=("7|io_uring matrix, $URING_TOTAL cases|||$URING_PASS PASS, $URING_MISS MISS, $((URING_TOTAL - URING_PASS - URING_MISS)) UNSETTLED|>= 1.10 each|$overall")
+    RESULTS+=("7|$U_ENGINE matrix, $URING_TOTAL cases|||$URING_PASS PASS, $URING_MISS MISS, $((URING_TOTAL - URING_PASS - URING_MISS)) UNSETTLED|>= 1.10 each|$overall")
 }
