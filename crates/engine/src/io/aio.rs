@@ -324,18 +324,22 @@ mod tests {
         assert_eq!(std::mem::offset_of!(Iocb, flags), 56);
     }
 
-    #[test]
-    fn writes_then_reads_move_their_bytes_through_a_full_context() {
-        let tmp = tempfile::tempfile().unwrap();
-        let mut f = OpenFile::new(OwnedFd::from(tmp));
-        let mut bufs = IoBuffers::new(4096, 1, 7);
-        let mut aio = AioBackend::new(4, 4).unwrap();
-        let xfers: Vec<Xfer> = (0..10)
+    /// A scratch file, one buffer, and ten 4 KiB transfers from its start.
+    fn scratch() -> (OpenFile, IoBuffers, Vec<Xfer>) {
+        let f = OpenFile::new(OwnedFd::from(tempfile::tempfile().unwrap()));
+        let xfers = (0..10)
             .map(|k| Xfer {
                 offset: k * 4096,
                 len: 4096,
             })
             .collect();
+        (f, IoBuffers::new(4096, 1, 7), xfers)
+    }
+
+    #[test]
+    fn writes_then_reads_move_their_bytes_through_a_full_context() {
+        let (mut f, mut bufs, xfers) = scratch();
+        let mut aio = AioBackend::new(4, 4).unwrap();
         let (moved, r) = aio.transfer(&mut f, Dir::Write, &xfers, &mut bufs);
         r.unwrap();
         assert_eq!((moved.bytes, moved.calls), (40960, 10));
@@ -356,16 +360,8 @@ mod tests {
 
     #[test]
     fn reaping_one_at_a_time_keeps_the_queue_full() {
-        let tmp = tempfile::tempfile().unwrap();
-        let mut f = OpenFile::new(OwnedFd::from(tmp));
-        let mut bufs = IoBuffers::new(4096, 1, 7);
+        let (mut f, mut bufs, xfers) = scratch();
         let mut aio = AioBackend::new(4, 1).unwrap();
-        let xfers: Vec<Xfer> = (0..10)
-            .map(|k| Xfer {
-                offset: k * 4096,
-                len: 4096,
-            })
-            .collect();
         aio.transfer(&mut f, Dir::Write, &xfers, &mut bufs).1.unwrap();
         assert_eq!(aio.in_flight(), 3);
         aio.drain().unwrap();
@@ -374,9 +370,7 @@ mod tests {
 
     #[test]
     fn a_read_past_the_end_fails_where_it_is_reaped() {
-        let tmp = tempfile::tempfile().unwrap();
-        let mut f = OpenFile::new(OwnedFd::from(tmp));
-        let mut bufs = IoBuffers::new(4096, 1, 7);
+        let (mut f, mut bufs, _) = scratch();
         let mut aio = AioBackend::new(8, 1).unwrap();
         let (_, r) = aio.transfer(
             &mut f,

@@ -264,13 +264,15 @@ impl Drop for Ext4Mount {
 #[ignore = "system tier: root, a loop device, mkfs.ext4"]
 fn direct_io_on_ext4_reads_and_writes_without_errors() {
     let fs = Ext4Mount::new();
-    let run_dir = fs.path().join("run");
-    std::fs::create_dir(&run_dir).unwrap();
-    let w = workload(
-        r#"
+    // The sync engine, and libaio with its requests really in flight.
+    for (k, engine) in ["", "engine = \"libaio\"\niodepth = 8"].iter().enumerate() {
+        let run_dir = fs.path().join(format!("run{k}"));
+        std::fs::create_dir(&run_dir).unwrap();
+        let w = workload(&format!(
+            r#"
 name = "direct"
 seed = 99
-stop = { ops = 400 }
+stop = {{ ops = 400 }}
 
 [[fileset]]
 name = "data"
@@ -282,6 +284,7 @@ size = "4m"
 name = "g"
 fileset = "data"
 direct = true
+{engine}
 
 [[group.op]]
 op = "read"
@@ -292,18 +295,19 @@ bs = "4k"
 op = "write"
 size = "4k"
 bs = "4k"
-"#,
-    );
-    let r = run_ok(&w, &run_dir);
-    let (rd, wr) = (op(&r, OpKind::Read), op(&r, OpKind::Write));
-    assert_eq!(rd.count + wr.count, 400);
-    assert!(rd.count > 0 && wr.count > 0, "both kinds ran: {:?}", counts(&r));
-    assert_eq!((rd.errors, wr.errors), (0, 0));
-    assert_eq!(rd.bytes, rd.count * 4096);
-    assert_eq!(wr.bytes, wr.count * 4096);
-    assert_eq!(r.totals.transactions, 400);
-    for (path, size) in data_files(&run_dir) {
-        assert_eq!(size, 4 << 20, "{} changed size", path.display());
+"#
+        ));
+        let r = run_ok(&w, &run_dir);
+        let (rd, wr) = (op(&r, OpKind::Read), op(&r, OpKind::Write));
+        assert_eq!(rd.count + wr.count, 400, "`{engine}`");
+        assert!(rd.count > 0 && wr.count > 0, "both kinds ran: {:?}", counts(&r));
+        assert_eq!((rd.errors, wr.errors), (0, 0), "`{engine}`");
+        assert_eq!(rd.bytes, rd.count * 4096);
+        assert_eq!(wr.bytes, wr.count * 4096);
+        assert_eq!(r.totals.transactions, 400);
+        for (path, size) in data_files(&run_dir) {
+            assert_eq!(size, 4 << 20, "{} changed size with `{engine}`", path.display());
+        }
     }
 }
 
@@ -339,48 +343,4 @@ bs = "4k"
     let r = run_ok(&w, fs.path());
     let rd = op(&r, OpKind::Read);
     assert_eq!((rd.count, rd.errors, rd.bytes), (400, 0, 400 * 4096));
-}
-
-#[test]
-#[ignore = "system tier: root, a loop device, mkfs.ext4"]
-fn direct_io_on_ext4_with_libaio_at_depth_8() {
-    let fs = Ext4Mount::new();
-    let w = workload(
-        r#"
-name = "direct-libaio"
-seed = 5
-stop = { ops = 400 }
-
-[[fileset]]
-name = "data"
-files = 1
-dirs = 0
-size = "4m"
-
-[[group]]
-name = "g"
-fileset = "data"
-direct = true
-engine = "libaio"
-iodepth = 8
-
-[[group.op]]
-op = "read"
-size = "4k"
-bs = "4k"
-
-[[group.op]]
-op = "write"
-size = "4k"
-bs = "4k"
-"#,
-    );
-    let r = run_ok(&w, fs.path());
-    let (rd, wr) = (op(&r, OpKind::Read), op(&r, OpKind::Write));
-    assert_eq!(rd.count + wr.count, 400);
-    assert_eq!((rd.errors, wr.errors), (0, 0));
-    assert_eq!((rd.bytes, wr.bytes), (rd.count * 4096, wr.count * 4096));
-    for (path, size) in data_files(fs.path()) {
-        assert_eq!(size, 4 << 20, "{} changed size", path.display());
-    }
 }
