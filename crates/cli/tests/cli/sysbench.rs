@@ -672,6 +672,36 @@ fn fsync_mode_fdatasync_applies_to_the_bursts_and_the_end() {
     assert_eq!(syncs(d.path(), &fdatasync), (0, 16));
 }
 
+/// In mmap mode sysbench 1.0.20 (64-bit) syncs a file with `msync(MS_SYNC|MS_INVALIDATE)` of its
+/// mapping and no fsync(): 16 of them for these options under strace, as here.
+#[test]
+#[ignore = "system tier: strace"]
+fn mmap_mode_syncs_with_msync_alone() {
+    require_tool("strace", "strace");
+    let d = tempdir();
+    ok(d.path(), &with(&["prepare"]));
+    let run = with(&[
+        "--file-test-mode=rndwr",
+        "--file-io-mode=mmap",
+        "--file-fsync-freq=3",
+        "--events=21",
+        "--time=0",
+        "run",
+    ]);
+    let calls = crate::common::strace_fslab(
+        Some(d.path()),
+        &d.path().join("strace.log"),
+        "msync,fsync,fdatasync",
+        &[&["sysbench"], &run[..]].concat(),
+    );
+    let msyncs = calls.iter().filter(|(_, c)| c.starts_with("msync(")).count();
+    let flagged = calls
+        .iter()
+        .filter(|(_, c)| c.contains("MS_SYNC|MS_INVALIDATE"))
+        .count();
+    assert_eq!((msyncs, flagged, calls.len()), (16, 16, 16), "{calls:#?}");
+}
+
 #[test]
 fn help_lists_the_options() {
     let d = tempdir();
