@@ -5,7 +5,9 @@
 use crate::contract::{
     self, option_words, Call, Common, Context, Error, FrontEnd, Outcome, Phase, Plan, Request, Style, Tool,
 };
-use fslab_engine::workload::{EngineKind, Fileset, Group, OpKind, OpSpec, Scope, SizeDist, Stop, Taskrun, UringOpts};
+use fslab_engine::workload::{
+    AioOpts, EngineKind, Fileset, Group, OpKind, OpSpec, Scope, SizeDist, Stop, Taskrun, UringOpts,
+};
 use fslab_engine::{Bytes, RunOptions, Span, Workload};
 use std::path::PathBuf;
 
@@ -110,25 +112,30 @@ pub struct AdHoc {
     /// io_uring: IOSQE_ASYNC on every transfer, straight to io-wq workers (fio's force_async=1);
     /// when not given, when the file cannot do non-blocking reads (tmpfs), as the kernel punts
     /// those anyway, unless there are 2 processors (but not 3) per thread.
-    #[arg(long)]
+    #[arg(long, visible_aliases = ["force_async"])]
     pub force_async: Option<bool>,
     /// io_uring: the most io-wq workers for regular files, per thread (0: the kernel's limit).
     #[arg(long, default_value_t = 0)]
     pub iowq_workers: u32,
-    /// io_uring: transfers submitted together (fio's iodepth_batch_submit; 0: all that fit);
-    /// when not given, 1 where transfers are tried inline, all that fit where they are async.
-    #[arg(long)]
+    /// io_uring and libaio: transfers submitted together (fio's iodepth_batch_submit; 0: all
+    /// that fit); when not given, 1, except on io_uring where transfers are async: all that fit.
+    #[arg(long, visible_aliases = ["iodepth_batch_submit", "iodepth_batch"])]
     pub iodepth_batch_submit: Option<u32>,
-    /// io_uring: completions waited for in one call (fio's iodepth_batch_complete_min).
-    #[arg(long, default_value_t = 1)]
+    /// io_uring and libaio: completions waited for in one call (fio's
+    /// iodepth_batch_complete_min).
+    #[arg(long, default_value_t = 1, visible_aliases = ["iodepth_batch_complete_min", "iodepth_batch_complete"])]
     pub iodepth_batch_complete_min: u32,
+    /// libaio: the most completions reaped in one call (fio's iodepth_batch_complete_max); when
+    /// not given, --iodepth_batch_complete_min. io_uring reaps all it finds without a call.
+    #[arg(long, visible_aliases = ["iodepth_batch_complete_max"])]
+    pub iodepth_batch_complete_max: Option<u32>,
     /// io_uring: how long a wait for completions keeps checking for them before it sleeps
     /// (e.g. 20us; 0s sleeps at once); when not given, 20us when the file cannot do
     /// non-blocking reads (tmpfs) and there are 2 processors or more per thread.
     #[arg(long)]
     pub spin: Option<Span>,
     /// io_uring: a kernel thread polls the submission queue (fio's sqthread_poll).
-    #[arg(long)]
+    #[arg(long, visible_aliases = ["sqthread_poll"])]
     pub sqthread_poll: bool,
     /// io_uring: polled completions, with --direct on a device that polls (fio's hipri).
     #[arg(long)]
@@ -245,6 +252,15 @@ pub fn frontend(mut args: Args) -> Result<(Box<dyn FrontEnd>, Common), Error> {
     if args.adhoc.op.is_some() && args.adhoc.engine == Engine::Posixaio {
         notes.push("--ioengine posixaio: fslab runs it as io_uring, with --iodepth transfers in flight".into());
     }
+    if args.adhoc.op.is_some()
+        && matches!(args.adhoc.engine, Engine::IoUring | Engine::Posixaio)
+        && args.adhoc.iodepth_batch_complete_max.is_some()
+    {
+        notes.push(
+            "--iodepth_batch_complete_max: fslab's io_uring reaps every completion it finds, without a system call"
+                .into(),
+        );
+    }
     if args.adhoc.op == Some(Pattern::Randrw) && args.adhoc.fsync > 0 {
         notes.push(format!(
             "--fsync {} with randrw: fslab fsyncs after every {0} reads and writes; fio counts only the writes",
@@ -332,6 +348,16 @@ impl FrontEnd for Native {
 }
 
 impl AdHoc {
+    /// The libaio settings the batch flags give.
+    fn aio(&self) -> AioOpts {
+        AioOpts {
+            batch_submit: self.iodepth_batch_submit.unwrap_or(1),
+            batch_complete: self.iodepth_batch_complete_min,
+            reap_max: self.iodepth_batch_complete_max,
+            submit_latency: false,
+        }
+    }
+
     /// The io_uring settings these flags give (the defaults unless some flag was given).
     fn uring(&self) -> UringOpts {
         UringOpts {
@@ -437,7 +463,26 @@ impl AdHoc {
                 threads,
                 engine,
                 iodepth: self.iodepth,
-                uring: self.uring(),
+                // The batch flags are the io_uring engine's or libaio's; the io_uring flags
+                // given with another engine stay, for validation to refuse.
+                uring: if engine == EngineKind::Libaio {
+                    UringOpts {
+                        batch_submit: None,
+                        batch_complete: 1,
+                        ..self.uring()
+                    }
+                } else {
+                    self.uring()
+                },
+                aio: match engine {
+                    EngineKind::Libaio => self.aio(),
+                    // io_uring reaps without a call (see the note in `parse`).
+                    EngineKind::IoUring => AioOpts::default(),
+                    _ => AioOpts {
+                        reap_max: self.iodepth_batch_complete_max,
+                        ..AioOpts::default()
+                    },
+                },
                 direct: self.direct.unwrap_or(false),
                 // The engine's periodic fsync counts reads and writes: for the write patterns,
                 // fio's count of writes.

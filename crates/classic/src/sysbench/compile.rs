@@ -15,8 +15,8 @@
 
 use super::options::{IoMode, Options, TestMode};
 use fslab_engine::workload::{
-    Arrivals, Data, EngineKind, Fileset, Group, OSync, OpKind, OpSpec, Pick, Rate, Scope, SetupCalls, SizeDist, Stop,
-    SyncKind,
+    AioOpts, Arrivals, Data, EngineKind, Fileset, Group, OSync, OpKind, OpSpec, Pick, Rate, Scope, SetupCalls,
+    SizeDist, Stop, SyncKind,
 };
 use fslab_engine::{Bytes, Span, Workload};
 use std::time::Duration;
@@ -89,11 +89,17 @@ pub fn workload(o: &Options) -> Workload {
         },
         // sysbench's backlog: each event one io_submit(), an io_getevents() once it is full.
         iodepth: if o.io_mode == IoMode::Async { o.async_backlog } else { 1 },
-        // sysbench times an event's call (and the wait when the backlog is full), not its
-        // request's completion.
-        submit_latency: o.io_mode == IoMode::Async,
-        // ... and reaps what has completed of its whole backlog once it is full.
-        reap_max: (o.io_mode == IoMode::Async).then_some(o.async_backlog),
+        // sysbench reaps what has completed of its whole backlog once it is full, and times an
+        // event's call (and that wait), not its request's completion.
+        aio: if o.io_mode == IoMode::Async {
+            AioOpts {
+                reap_max: Some(o.async_backlog),
+                submit_latency: true,
+                ..AioOpts::default()
+            }
+        } else {
+            AioOpts::default()
+        },
         // sysbench's event generator: exponential gaps at the rate, for all threads, each
         // event's latency counted from its arrival.
         rate: (o.rate > 0).then_some(Rate {

@@ -288,3 +288,48 @@ fn libaio_submits_one_request_and_reaps_one_as_fio_does() {
     let aio_calls: Vec<&&str> = names.iter().filter(|n| n.starts_with("io_")).collect();
     assert_eq!(aio_calls.last(), Some(&&"io_destroy"), "{calls:#?}");
 }
+
+/// fio's batch flags, in fio's spelling, shape libaio's calls as they shape fio's: with
+/// `--iodepth_batch_submit 4 --iodepth_batch_complete_min 4` at iodepth 4, fio 3.33 makes four
+/// `io_submit()`s of 4 requests, each followed by an `io_getevents(4, 4)`.
+#[test]
+#[ignore = "system tier: strace"]
+fn libaio_submits_and_reaps_in_batches_as_fio_does() {
+    fslab_testkit::require_tool("strace", "strace");
+    let d = tempdir();
+    let dir = s(d.path());
+    let args = [
+        "run",
+        "--op",
+        "randread",
+        "--bs",
+        "4k",
+        "--size",
+        "64k",
+        "--ioengine",
+        "libaio",
+        "--iodepth",
+        "4",
+        "--iodepth_batch_submit",
+        "4",
+        "--iodepth_batch_complete_min",
+        "4",
+        "--dir",
+        dir,
+    ];
+    let calls = crate::common::strace_fslab(None, &d.path().join("strace.log"), "io_submit,io_getevents", &args);
+    let seen: Vec<String> = calls
+        .iter()
+        .map(|(_, c)| {
+            let arg = |k: usize| c.split(", ").nth(k).unwrap_or_default().to_string();
+            match c.split('(').next().unwrap_or_default() {
+                "io_submit" => format!("submit {}", arg(1)),
+                _ => format!("get {},{}", arg(1), arg(2)),
+            }
+        })
+        .collect();
+    let want: Vec<String> = (0..4)
+        .flat_map(|_| ["submit 4".to_string(), "get 4,4".to_string()])
+        .collect();
+    assert_eq!(seen, want, "{calls:#?}");
+}

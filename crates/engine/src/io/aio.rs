@@ -1,23 +1,32 @@
 //! The `libaio` backend: Linux native AIO, the calls libaio makes for sysbench's
-//! `--file-io-mode=async` and fio's `libaio` engine. Each transfer is one `io_submit()` of one
-//! request; once `iodepth` requests are in flight, one `io_getevents()` waits for at least one
-//! and reaps up to `reap_max` of those completed: 1 by fio's defaults, which keep the queue
-//! full; the whole backlog in sysbench's `file_submit_or_wait()`. fsync is the `fsync()` call,
-//! made with requests still in flight, as both make it.
+//! `--file-io-mode=async` and fio's `libaio` engine, with up to `iodepth` requests in flight.
+//! [`AioOpts`] shapes the calls as fio's batch options do, with fio's defaults:
+//! - requests are queued, and one `io_submit()` sends `batch_submit` of them together (1 by
+//!   default: each as it comes), or whatever is queued once the context is full;
+//! - once `iodepth` are in flight, one `io_getevents()` waits for at least `batch_complete` and
+//!   reaps up to `reap_max` of those completed: 1 and 1 by fio's defaults, which keep the queue
+//!   full; the whole backlog in sysbench's `file_submit_or_wait()`;
+//! - at the end one `io_getevents()` waits for all the rest, asking for up to `reap_max` or
+//!   the rest, whichever is more: fio's final call with its default `reap_max`, and sysbench's
+//!   (fio asks for no more than the rest, so with a larger `reap_max` its last call's third
+//!   argument is smaller than fslab's).
+//!
+//! fsync is the `fsync()` call, made with requests still in flight, as both make it.
 //!
 //! On a file opened without O_DIRECT the kernel does the read or write inside `io_submit()`
 //! (buffered I/O is not asynchronous under native AIO), so there the calls cost what pread and
 //! pwrite cost; with O_DIRECT on a block filesystem the requests are really in flight.
 //!
-//! A transfer is counted as submitted. A request that fails or moves fewer bytes than asked is
+//! A transfer is counted as queued. A request that fails or moves fewer bytes than asked is
 //! the error of the transfer (or the [`drain`](Backend::drain)) whose call reaps it, as sysbench
-//! fails at its `io_getevents()`. With checked data each request is reaped before the next, so
-//! that its block is claimed, stamped and checked around its own transfer.
+//! fails at its `io_getevents()`. With checked data each request is submitted and reaped before
+//! the next, so that its block is claimed, stamped and checked around its own transfer.
 //!
 //! The requests all use one buffer, as sysbench's do: what a read brings in is not looked at,
 //! and what a write sends is the same for every request.
 
-use super::{Backend, Dir, IoBuffers, Moved, OpenFile, Tag, Tags, Xfer};
+use super::{sync_fd, Backend, Dir, IoBuffers, Moved, OpenFile, Tag, Tags, Xfer};
+use crate::workload::{AioOpts, SyncKind};
 use std::io;
 use std::os::fd::AsRawFd;
 
@@ -70,12 +79,22 @@ pub struct AioBackend {
     /// The kernel's context (`aio_context_t`), from `io_setup()`.
     ctx: libc::c_ulong,
     depth: usize,
-    /// The most requests one `io_getevents()` reaps while the thread goes on submitting.
+    /// Requests queued before one `io_submit()` sends them.
+    batch_submit: usize,
+    /// The fewest completions one `io_getevents()` waits for while the thread goes on submitting.
+    batch_complete: usize,
+    /// The most requests one `io_getevents()` reaps.
     reap_max: usize,
-    /// One entry per request the context can hold; `data` of a request is its index.
+    /// One entry per request the context can hold, queued or submitted; `data` of a request is
+    /// its index.
     pending: Vec<Option<Pending>>,
     /// The free indices of `pending`.
     free: Vec<usize>,
+    /// Requests queued and not yet submitted, in order.
+    queued: Vec<Iocb>,
+    /// The addresses of the iocbs an `io_submit()` is given (a `struct iocb **`), kept between
+    /// calls so that submitting allocates nothing.
+    list: Vec<usize>,
     events: Vec<IoEvent>,
     /// The first failure reaped that no call has returned yet.
     failed: Option<io::Error>,
@@ -83,11 +102,16 @@ pub struct AioBackend {
 }
 
 impl AioBackend {
-    /// A context for `depth` requests in flight (`io_setup(depth)`), reaping up to `reap_max`
-    /// at a time once they are all in flight.
-    pub fn new(depth: u32, reap_max: u32) -> io::Result<AioBackend> {
+    /// A context for `depth` requests in flight (`io_setup(depth)`), submitted and reaped as
+    /// `opts` says.
+    pub fn new(depth: u32, opts: &AioOpts) -> io::Result<AioBackend> {
         let depth = depth.max(1) as usize;
-        let reap_max = (reap_max as usize).clamp(1, depth);
+        let batch_submit = match opts.batch_submit as usize {
+            0 => depth,
+            n => n.min(depth),
+        };
+        let batch_complete = (opts.batch_complete as usize).clamp(1, depth);
+        let reap_max = (opts.reap_max() as usize).clamp(batch_complete, depth);
         let mut ctx: libc::c_ulong = 0;
         // SAFETY: io_setup writes the context to `ctx`, which outlives the call.
         let r = unsafe {
@@ -112,24 +136,28 @@ impl AioBackend {
         Ok(AioBackend {
             ctx,
             depth,
+            batch_submit,
+            batch_complete,
             reap_max,
             pending: vec![None; depth],
             free: (0..depth).rev().collect(),
+            queued: Vec::with_capacity(depth),
+            list: Vec::with_capacity(depth),
             events: vec![IoEvent::default(); depth],
             failed: None,
             tags: Tags::default(),
         })
     }
 
-    /// Requests submitted and not yet reaped.
+    /// Requests queued or submitted and not yet reaped (fio's `cur_depth`).
     fn in_flight(&self) -> usize {
         self.depth - self.free.len()
     }
 
-    /// `io_submit()` of one request.
-    fn submit(&mut self, file: &OpenFile, dir: Dir, x: Xfer, buf: *mut u8, tag: Option<Tag>) -> io::Result<()> {
-        let index = self.free.pop().expect("a request submitted with the context full");
-        let mut iocb = Iocb {
+    /// Queues one request for the next [`commit`](Self::commit).
+    fn queue(&mut self, file: &OpenFile, dir: Dir, x: Xfer, buf: *mut u8, tag: Option<Tag>) {
+        let index = self.free.pop().expect("a request queued with the context full");
+        self.queued.push(Iocb {
             data: index as u64,
             lio_opcode: if dir == Dir::Read {
                 IOCB_CMD_PREAD
@@ -141,21 +169,37 @@ impl AioBackend {
             nbytes: x.len as u64,
             offset: x.offset as i64,
             ..Iocb::default()
-        };
-        let mut list = [&mut iocb as *mut Iocb];
-        loop {
-            // SAFETY: the list holds one valid iocb, which the kernel copies; the buffer it names
-            // lives in `IoBuffers`, which outlives this backend's requests (the worker drops the
-            // backend first, and `Drop` waits for them).
-            let r = unsafe { libc::syscall(libc::SYS_io_submit, self.ctx, 1 as libc::c_long, list.as_mut_ptr()) };
-            if r == 1 {
-                self.pending[index] = Some(Pending {
-                    dir,
-                    offset: x.offset,
-                    len: x.len,
-                    tag,
-                });
-                return Ok(());
+        });
+        self.pending[index] = Some(Pending {
+            dir,
+            offset: x.offset,
+            len: x.len,
+            tag,
+        });
+    }
+
+    /// `io_submit()` of every queued request, in one call unless the kernel takes fewer. If a
+    /// call fails, the requests it did not take are dropped and their operations count as done.
+    fn commit(&mut self) -> io::Result<()> {
+        let mut sent = 0;
+        while sent < self.queued.len() {
+            self.list.clear();
+            self.list
+                .extend(self.queued[sent..].iter_mut().map(|c| c as *mut Iocb as usize));
+            // SAFETY: the list holds the addresses of valid iocbs, which the kernel copies; the
+            // buffer they name lives in `IoBuffers`, which outlives this backend's requests (the
+            // worker drops the backend first, and `Drop` waits for them).
+            let r = unsafe {
+                libc::syscall(
+                    libc::SYS_io_submit,
+                    self.ctx,
+                    self.list.len() as libc::c_long,
+                    self.list.as_mut_ptr(),
+                )
+            };
+            if r > 0 {
+                sent += r as usize;
+                continue;
             }
             let e = if r < 0 {
                 io::Error::last_os_error()
@@ -165,9 +209,18 @@ impl AioBackend {
             if e.kind() == io::ErrorKind::Interrupted {
                 continue;
             }
-            self.free.push(index);
+            for c in self.queued.drain(sent..) {
+                let index = c.data as usize;
+                if let Some(p) = self.pending[index].take() {
+                    self.tags.done.extend(p.tag);
+                }
+                self.free.push(index);
+            }
+            self.queued.clear();
             return Err(e);
         }
+        self.queued.clear();
+        Ok(())
     }
 
     /// `io_getevents()`: waits for at least `min` requests and reaps up to `max` of those that
@@ -262,18 +315,24 @@ impl Backend for AioBackend {
             } else {
                 None
             };
-            if let Err(e) = self.submit(file, dir, *x, buf, tag) {
-                self.tags.next = self.tags.next.or(tag);
-                return (moved, Err(e));
+            self.queue(file, dir, *x, buf, tag);
+            // With checked data, this request is submitted and reaped at once; else it is
+            // submitted with its batch, or with what is queued once the context is full, and
+            // reaped when the context is full.
+            let full = self.in_flight() >= self.depth;
+            if checked || full || self.queued.len() >= self.batch_submit {
+                if let Err(e) = self.commit() {
+                    return (moved, Err(e));
+                }
             }
-            // With checked data, this request is reaped at once; else only when the context
-            // is full.
-            let (min, max) = if checked {
-                (self.in_flight(), self.depth)
+            let reaped = if checked {
+                self.reap(self.in_flight(), self.depth)
+            } else if full {
+                self.reap(self.batch_complete, self.reap_max)
             } else {
-                (usize::from(self.in_flight() >= self.depth), self.reap_max)
+                Ok(())
             };
-            if let Err(e) = self.reap(min, max) {
+            if let Err(e) = reaped {
                 return (moved, Err(e));
             }
             if let Err(e) = self.take_failure() {
@@ -289,8 +348,21 @@ impl Backend for AioBackend {
         (moved, Ok(()))
     }
 
+    /// Requests still queued are submitted first, and one `io_getevents()` waits for
+    /// `batch_complete` of them, as fio's libaio engine does when an fsync meets a queue that
+    /// has not been submitted yet; then the fsync, with requests still in flight.
+    fn sync(&mut self, file: &mut OpenFile, kind: SyncKind) -> io::Result<()> {
+        if !self.queued.is_empty() {
+            self.commit()?;
+            self.reap(self.batch_complete, self.reap_max)?;
+        }
+        sync_fd(file.fd(), kind)
+    }
+
     fn drain(&mut self) -> io::Result<()> {
-        self.reap(self.in_flight(), self.depth)?;
+        self.commit()?;
+        let rest = self.in_flight();
+        self.reap(rest, rest.max(self.reap_max))?;
         self.take_failure()
     }
 
@@ -324,6 +396,14 @@ mod tests {
         assert_eq!(std::mem::offset_of!(Iocb, flags), 56);
     }
 
+    /// fio's defaults, but reaping up to `max` at a time.
+    fn reaping(max: u32) -> AioOpts {
+        AioOpts {
+            reap_max: Some(max),
+            ..AioOpts::default()
+        }
+    }
+
     /// A scratch file, one buffer, and ten 4 KiB transfers from its start.
     fn scratch() -> (OpenFile, IoBuffers, Vec<Xfer>) {
         let f = OpenFile::new(OwnedFd::from(tempfile::tempfile().unwrap()));
@@ -339,7 +419,7 @@ mod tests {
     #[test]
     fn writes_then_reads_move_their_bytes_through_a_full_context() {
         let (mut f, mut bufs, xfers) = scratch();
-        let mut aio = AioBackend::new(4, 4).unwrap();
+        let mut aio = AioBackend::new(4, &reaping(4)).unwrap();
         let (moved, r) = aio.transfer(&mut f, Dir::Write, &xfers, &mut bufs);
         r.unwrap();
         assert_eq!((moved.bytes, moved.calls), (40960, 10));
@@ -361,7 +441,7 @@ mod tests {
     #[test]
     fn reaping_one_at_a_time_keeps_the_queue_full() {
         let (mut f, mut bufs, xfers) = scratch();
-        let mut aio = AioBackend::new(4, 1).unwrap();
+        let mut aio = AioBackend::new(4, &AioOpts::default()).unwrap();
         aio.transfer(&mut f, Dir::Write, &xfers, &mut bufs).1.unwrap();
         assert_eq!(aio.in_flight(), 3);
         aio.drain().unwrap();
@@ -369,9 +449,45 @@ mod tests {
     }
 
     #[test]
+    fn batches_wait_in_the_queue_until_they_are_whole_or_the_context_is_full() {
+        let (mut f, mut bufs, xfers) = scratch();
+        let batched = AioOpts {
+            batch_submit: 4,
+            ..AioOpts::default()
+        };
+        let mut aio = AioBackend::new(8, &batched).unwrap();
+        aio.transfer(&mut f, Dir::Write, &xfers[..3], &mut bufs).1.unwrap();
+        assert_eq!((aio.queued.len(), aio.in_flight()), (3, 3), "three wait for a fourth");
+        aio.transfer(&mut f, Dir::Write, &xfers[3..4], &mut bufs).1.unwrap();
+        assert_eq!((aio.queued.len(), aio.in_flight()), (0, 4), "the batch of four went");
+        aio.transfer(&mut f, Dir::Write, &xfers[4..], &mut bufs).1.unwrap();
+        // The 8th filled the context: the queued 5th to 8th went together, and one was reaped.
+        // From then on each request fills it again, so each goes alone (as in fio).
+        assert_eq!((aio.queued.len(), aio.in_flight()), (0, 7));
+        aio.drain().unwrap();
+        assert_eq!((aio.queued.len(), aio.in_flight()), (0, 0));
+        assert_eq!(rustix::fs::fstat(f.fd()).unwrap().st_size, 40960);
+    }
+
+    #[test]
+    fn batch_complete_waits_for_that_many_and_reaps_no_more_by_default() {
+        let (mut f, mut bufs, xfers) = scratch();
+        let two = AioOpts {
+            batch_complete: 2,
+            ..AioOpts::default()
+        };
+        let mut aio = AioBackend::new(4, &two).unwrap();
+        aio.transfer(&mut f, Dir::Write, &xfers, &mut bufs).1.unwrap();
+        // Full at the 4th, 6th, 8th and 10th; each time two reaped.
+        assert_eq!(aio.in_flight(), 2);
+        aio.drain().unwrap();
+        assert_eq!(aio.in_flight(), 0);
+    }
+
+    #[test]
     fn a_read_past_the_end_fails_where_it_is_reaped() {
         let (mut f, mut bufs, _) = scratch();
-        let mut aio = AioBackend::new(8, 1).unwrap();
+        let mut aio = AioBackend::new(8, &AioOpts::default()).unwrap();
         let (_, r) = aio.transfer(
             &mut f,
             Dir::Read,

@@ -308,7 +308,7 @@ pub fn backend(group: &Group) -> io::Result<Box<dyn Backend>> {
         EngineKind::Seek => Box::new(SeekBackend),
         EngineKind::Mmap => Box::new(MmapBackend),
         EngineKind::IoUring => Box::new(UringBackend::new(group.iodepth, &group.uring)?.for_threads(group.threads)),
-        EngineKind::Libaio => Box::new(AioBackend::new(group.iodepth, group.reap_max.unwrap_or(1))?),
+        EngineKind::Libaio => Box::new(AioBackend::new(group.iodepth, &group.aio)?),
     })
 }
 

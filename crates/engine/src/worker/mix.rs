@@ -125,7 +125,7 @@ impl<'a> Worker<'a> {
         if untransferred {
             self.mix.count_done(i);
         }
-        let timed_now = untransferred || self.group.submit_latency;
+        let timed_now = untransferred || self.group.aio.submit_latency;
         Some(self.account(Slot::Mix(i), kind, t0.filter(|_| timed_now), result))
     }
 
@@ -138,7 +138,7 @@ impl<'a> Worker<'a> {
         if tags.done.is_empty() {
             return;
         }
-        let timed = self.shared.latency && !self.group.submit_latency;
+        let timed = self.shared.latency && !self.group.aio.submit_latency;
         let now = if timed { clock::now() } else { 0 };
         for t in tags.done.drain(..) {
             self.mix.count_done(t.entry as usize);

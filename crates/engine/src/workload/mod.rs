@@ -482,6 +482,10 @@ pub struct Group {
     /// How an io_uring group uses its ring (io_uring only; fio's io_uring engine options).
     #[serde(default, skip_serializing_if = "is_default")]
     pub uring: UringOpts,
+    /// How a libaio group submits, reaps and times its requests (libaio only; fio's batch
+    /// options, sysbench's async mode).
+    #[serde(default, skip_serializing_if = "is_default")]
+    pub aio: AioOpts,
     /// O_DIRECT, with buffers and offsets aligned.
     #[serde(default, skip_serializing_if = "is_false")]
     pub direct: bool,
@@ -510,17 +514,6 @@ pub struct Group {
     /// `seek` engines only, with `[[group.op]]`.
     #[serde(default, skip_serializing_if = "is_false")]
     pub call_latency: bool,
-    /// With `engine = "libaio"`: an operation's latency is its `io_submit()` and any wait for a
-    /// free slot, as sysbench times its events, instead of the time until its request is reaped
-    /// (fio's, submission to completion).
-    #[serde(default, skip_serializing_if = "is_false")]
-    pub submit_latency: bool,
-    /// With `engine = "libaio"`: the most requests one `io_getevents()` reaps once `iodepth`
-    /// are in flight (fio's `iodepth_batch_complete_max`). When absent, 1: each completion
-    /// frees one slot for the next request, and the queue stays full, as fio's defaults keep
-    /// it. sysbench's async mode reaps up to its whole backlog.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub reap_max: Option<u32>,
 }
 
 impl Group {
@@ -539,6 +532,7 @@ impl Group {
             engine: EngineKind::default(),
             iodepth: 1,
             uring: UringOpts::default(),
+            aio: AioOpts::default(),
             direct: false,
             osync: OSync::default(),
             open: OpenMode::default(),
@@ -547,8 +541,6 @@ impl Group {
             script: None,
             child_end: None,
             call_latency: false,
-            submit_latency: false,
-            reap_max: None,
         }
     }
 }
@@ -817,6 +809,52 @@ impl Default for UringOpts {
             sqpoll: false,
             hipri: false,
         }
+    }
+}
+
+/// How a libaio group submits, reaps and times its requests: `[group.aio]`. The batch settings
+/// are named as `[group.uring]`'s and mean what fio's options of the same names mean for its
+/// libaio engine; their defaults are fio's.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct AioOpts {
+    /// Requests queued before one `io_submit()` sends them together (fio's
+    /// iodepth_batch_submit); 0: as many as the context has room for. Whatever is queued is also
+    /// sent once the context is full, before the thread waits for a completion.
+    #[serde(default = "one_u32", skip_serializing_if = "is_one")]
+    pub batch_submit: u32,
+    /// Completions one `io_getevents()` waits for once `iodepth` requests are in flight (fio's
+    /// iodepth_batch_complete_min).
+    #[serde(default = "one_u32", skip_serializing_if = "is_one")]
+    pub batch_complete: u32,
+    /// The most requests that `io_getevents()` reaps (fio's iodepth_batch_complete_max). When
+    /// absent, `batch_complete`, as in fio: with the defaults each completion frees one slot for
+    /// the next request and the queue stays full. sysbench's async mode reaps up to its whole
+    /// backlog.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reap_max: Option<u32>,
+    /// An operation's latency is its `io_submit()` and any wait for a free slot, as sysbench
+    /// times its events, instead of the time until its request is reaped (fio's, submission to
+    /// completion).
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub submit_latency: bool,
+}
+
+impl Default for AioOpts {
+    fn default() -> Self {
+        AioOpts {
+            batch_submit: 1,
+            batch_complete: 1,
+            reap_max: None,
+            submit_latency: false,
+        }
+    }
+}
+
+impl AioOpts {
+    /// The most requests one `io_getevents()` reaps: `reap_max`, else `batch_complete`.
+    pub fn reap_max(&self) -> u32 {
+        self.reap_max.unwrap_or(self.batch_complete)
     }
 }
 

@@ -3,7 +3,7 @@
 //! each operation.
 
 use super::{
-    Arrivals, Data, EngineKind, Fileset, Group, OpKind, OpSpec, Scope, SizeDist, Taskrun, UringOpts, Workload,
+    AioOpts, Arrivals, Data, EngineKind, Fileset, Group, OpKind, OpSpec, Scope, SizeDist, Taskrun, UringOpts, Workload,
 };
 use crate::confine;
 use crate::marker;
@@ -208,6 +208,34 @@ impl Workload {
                     );
                 }
             }
+            if g.aio != AioOpts::default() {
+                let a = &g.aio;
+                let at = |k| vec![Key("group"), Index(gi), Key("aio"), Key(k)];
+                if g.engine != EngineKind::Libaio {
+                    return bad(here("aio"), "[group.aio] needs engine = \"libaio\"".into());
+                }
+                if a.batch_submit > g.iodepth {
+                    return bad(
+                        at("batch_submit"),
+                        format!("batch_submit {} is above iodepth {}", a.batch_submit, g.iodepth),
+                    );
+                }
+                if a.batch_complete == 0 || a.batch_complete > g.iodepth {
+                    return bad(
+                        at("batch_complete"),
+                        format!("batch_complete must be from 1 to iodepth ({})", g.iodepth),
+                    );
+                }
+                if a.reap_max.is_some_and(|r| r < a.batch_complete || r > g.iodepth) {
+                    return bad(
+                        at("reap_max"),
+                        format!(
+                            "reap_max must be from batch_complete ({}) to iodepth ({})",
+                            a.batch_complete, g.iodepth
+                        ),
+                    );
+                }
+            }
             if g.direct && g.engine == EngineKind::Mmap {
                 return bad(here("direct"), "O_DIRECT does not apply to the mmap engine".into());
             }
@@ -271,23 +299,6 @@ impl Workload {
                              would then fail to read: use random or zeros",
                             o.op
                         ),
-                    );
-                }
-            }
-            if g.submit_latency && g.engine != EngineKind::Libaio {
-                return bad(
-                    here("submit_latency"),
-                    "submit_latency needs engine = \"libaio\"".into(),
-                );
-            }
-            if let Some(r) = g.reap_max {
-                if g.engine != EngineKind::Libaio {
-                    return bad(here("reap_max"), "reap_max needs engine = \"libaio\"".into());
-                }
-                if r == 0 || r > g.iodepth {
-                    return bad(
-                        here("reap_max"),
-                        format!("reap_max must be from 1 to iodepth ({})", g.iodepth),
                     );
                 }
             }

@@ -10,7 +10,12 @@ use std::process::Command;
 
 /// A seeded random mix on two files of 256k; `group_extra` sets the engine and iodepth.
 fn mixed(group_extra: &str, ops: &str) -> Workload {
-    workload(&format!(
+    workload(&mixed_text(group_extra, ops))
+}
+
+/// The text of [`mixed`]'s workload, not yet checked.
+fn mixed_text(group_extra: &str, ops: &str) -> String {
+    format!(
         r#"
 name = "mixed"
 seed = 1234
@@ -29,7 +34,7 @@ fileset = "data"
 
 {ops}
 "#
-    ))
+    )
 }
 
 const READ_WRITE: &str = r#"
@@ -96,10 +101,16 @@ fn libaio_at_depth_8_counts_like_sync() {
 }
 
 /// Every operation on libaio gets one latency: until its request is reaped (the last ones when
-/// the thread drains its requests), or with `submit_latency` through its own call.
+/// the thread drains its requests), or with `submit_latency` through its own call. Batched
+/// submission and reaping change neither the counts nor that.
 #[test]
 fn libaio_times_every_operation_once() {
-    for extra in ["", "submit_latency = true"] {
+    for extra in [
+        "",
+        "[group.aio]\nsubmit_latency = true",
+        "[group.aio]\nbatch_submit = 3\nbatch_complete = 2\nreap_max = 8",
+        "[group.aio]\nbatch_submit = 0\nbatch_complete = 8",
+    ] {
         let r = run_ok(
             &mixed(
                 &format!("engine = \"libaio\"\niodepth = 8\n{extra}"),
@@ -109,16 +120,44 @@ fn libaio_times_every_operation_once() {
         );
         let rd = op(&r, OpKind::Read);
         let timed: u64 = rd.histogram.iter().map(|b| b.1).sum();
-        assert_eq!((rd.count, timed), (300, 300), "`{extra}`");
+        assert_eq!((rd.count, rd.bytes, timed), (300, 300 * 4096, 300), "`{extra}`");
     }
-    let text = mixed("engine = \"libaio\"\nsubmit_latency = true", SINGLE_BLOCK_READS)
-        .to_toml()
-        .replace("engine = \"libaio\"\n", "");
-    let e = Workload::from_toml(&text, "w.toml").expect_err("submit_latency on the sync engine");
-    assert!(
-        e.to_string().contains("submit_latency needs engine = \"libaio\""),
-        "{e}\n{text}"
-    );
+}
+
+/// `[group.aio]` belongs to libaio, and its batches fit the context.
+#[test]
+fn libaio_settings_out_of_range_are_refused_with_their_key() {
+    let refused = |group: &str| {
+        Workload::from_toml(&mixed_text(group, SINGLE_BLOCK_READS), "w.toml")
+            .expect_err(group)
+            .to_string()
+    };
+    let cases = [
+        (
+            "[group.aio]\nsubmit_latency = true",
+            "[group.aio] needs engine = \"libaio\"",
+        ),
+        (
+            "engine = \"libaio\"\niodepth = 4\n[group.aio]\nbatch_submit = 5",
+            "batch_submit 5 is above iodepth 4",
+        ),
+        (
+            "engine = \"libaio\"\niodepth = 4\n[group.aio]\nbatch_complete = 0",
+            "batch_complete must be from 1 to iodepth (4)",
+        ),
+        (
+            "engine = \"libaio\"\niodepth = 4\n[group.aio]\nbatch_complete = 2\nreap_max = 1",
+            "reap_max must be from batch_complete (2) to iodepth (4)",
+        ),
+        (
+            "engine = \"libaio\"\niodepth = 4\n[group.aio]\nreap_max = 5",
+            "reap_max must be from batch_complete (1) to iodepth (4)",
+        ),
+    ];
+    for (group, want) in cases {
+        let e = refused(group);
+        assert!(e.starts_with("w.toml:") && e.ends_with(want), "`{group}`: {e}");
+    }
 }
 
 #[test]
