@@ -513,6 +513,35 @@ fn group(
             tg.read_size
         ));
     }
+    if reads && tg.read_skip && tg.read_blocksize > 0 {
+        // FFSB's skip reads start at the head of the file and need this much of it (whole
+        // blocks, each with its gap, then the rest); FFSB 6.0 stops the run at a file too small.
+        let (whole, rest) = (tg.read_size / tg.read_blocksize, tg.read_size % tg.read_blocksize);
+        let stride = tg.read_blocksize + tg.read_skipsize;
+        let span = match rest {
+            0 => (whole - 1) * stride + tg.read_blocksize,
+            _ => whole * stride + rest,
+        };
+        if span > smallest {
+            warnings.push(format!(
+                "line {}: read_size {} with read_skipsize {} spans {span} bytes, more than the smallest \
+                 file read ({smallest} bytes); FFSB stops the run on such a file, fslab reads up to its end",
+                at("read_skipsize"),
+                tg.read_size,
+                tg.read_skipsize
+            ));
+        } else if rest == 0 && profile.grammar == Grammar::V6 {
+            // fileops.c of 6.0 computes `read_blocksize + iterations - 1 * (read_blocksize +
+            // read_skipsize)` there, which wraps below zero.
+            warnings.push(format!(
+                "line {}: read_size {} is a multiple of read_blocksize {}: FFSB 6.0 stops at its first skip read \
+                 (\"read size too big\": its size check wraps below zero), fslab reads as FFSB 5.x does",
+                at("read_size"),
+                tg.read_size,
+                tg.read_blocksize
+            ));
+        }
+    }
     if profile.directio {
         for (used, bs, option) in [
             (
@@ -597,7 +626,9 @@ fn op_spec(profile: &Profile, tg: &TgSpec, op: FfsbOp, weight: u32, align: Bytes
                 // Every block at a random offset of its own.
                 spec.seeks = Some((tg.read_size / tg.read_blocksize).clamp(1, u32::MAX as u64) as u32);
             } else if tg.read_skip {
+                // From the file's head, a read_skipsize gap after every whole block.
                 spec.skip = Some(Bytes(tg.read_skipsize));
+                spec.from_start = Some(true);
             }
         }
         OpKind::Write => {

@@ -17,7 +17,7 @@
 //!
 //! | operation | FFSB | fslab |
 //! |---|---|---|
-//! | read | `open(O_RDONLY[\|O_DIRECT])`, `stat(name)`, `lseek(SEEK_SET)` to a random offset when the file is longer than `read_size`, `read()` × `read_size / read_blocksize` (and the rest), `close()`; `read_random`: `lseek` + `read` per block; `read_skip`: `read` + `lseek(SEEK_CUR, skipsize)` per block | the same; `openat()` and `newfstatat()` relative to the fileset's directory; a skip read starts at a random offset (one `lseek(SEEK_SET)`) and seeks with `SEEK_SET` between blocks, FFSB starts at 0 and seeks with `SEEK_CUR`: as many `lseek()`s |
+//! | read | `open(O_RDONLY[\|O_DIRECT])`, `stat(name)`, `lseek(SEEK_SET)` to a random offset when the file is longer than `read_size`, `read()` × `read_size / read_blocksize` (and the rest), `close()`; `read_random`: `lseek` + `read` per block; `read_skip`: `read` + `lseek(SEEK_CUR, skipsize)` per block | the same; `openat()` and `newfstatat()` relative to the fileset's directory; a skip read as FFSB's: from offset 0, an `lseek(SEEK_CUR)` after every whole block, and made whole even at the run's end |
 //! | readall | `open(O_RDONLY[\|O_DIRECT])`, `stat(name)`, `read()` × size / `read_blocksize` (and the rest), `close()` | the same |
 //! | write, write_fsync | `open(O_WRONLY[\|O_DIRECT])`, `stat(name)`, `lseek` (as read), `write()` × `write_size / write_blocksize`, `fsync()` (write_fsync; 5.x write with `fsync_file`), `close()` | the same |
 //! | writeall, writeall_fsync (6.0) | `open(O_WRONLY[\|O_DIRECT])`, `stat(name)`, `write()` over the whole file, [`fsync()`], `close()` | the same |
@@ -26,11 +26,11 @@
 //! | delete | `unlink(name)` | `unlinkat()` |
 //! | metaop | `mkdir(0700)`, `mkdir(0700)`, `rmdir` (a random one), `rename` (a random one) | `mkdirat(0700)`, `mkdirat(0700)`, `unlinkat(AT_REMOVEDIR)` of the first, `renameat` of the second |
 //! | createdir (6.0) | `mkdir(name, 0700)` | `mkdirat(0700)` |
-//! | stat (6.0) | `stat(name)` | `newfstatat(AT_SYMLINK_NOFOLLOW)` |
+//! | stat (6.0) | `stat(name)` | `newfstatat()`, which follows a link as `stat()` does |
 //! | open_close (6.0) | `open(O_RDONLY[\|O_DIRECT])`, `close()` | the same |
 //!
 //! Every path is relative to a directory descriptor (`*at()` calls) where FFSB passes full
-//! paths; fslab never follows a symlink in the fileset. The starting files, made before the
+//! paths; fslab opens nothing through a symlink in the fileset (`O_NOFOLLOW`). The starting files, made before the
 //! timed run, are made as FFSB's `add_files()` makes them (`SetupCalls::Ffsb`): one at a time,
 //! in order, each `open(O_CREAT|O_RDWR|O_TRUNC, 0700)` (fslab adds `O_EXCL|O_NOFOLLOW`), never
 //! with `O_DIRECT` (5.2.1's `fhopencreate()` leaves it out; 6.0's `add_files()` turns `directio`

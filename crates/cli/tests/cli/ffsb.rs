@@ -404,6 +404,10 @@ fn per_open_calls(args: &[&str], logs: &Path, opened: &str) -> Vec<Vec<String>> 
                 .is_some_and(|(_, r)| r.starts_with(&format!("{fd},")) || r.starts_with(&format!("{fd})")));
             match name {
                 "newfstatat" | "stat" if l.contains(opened) => calls.push("stat".into()),
+                "lseek" if on_fd && l.contains("SEEK_CUR") => {
+                    let by = l.split(", ").nth(1).unwrap_or_default();
+                    calls.push(format!("lseek+{by}"));
+                }
                 "lseek" if on_fd => calls.push("lseek".into()),
                 "read" if on_fd => calls.push(format!("read={ret}")),
                 "close" if on_fd => {
@@ -444,6 +448,34 @@ fn the_read_op_makes_ffsb_s_stat_lseek_and_read_calls() {
     ];
     for calls in &ops {
         assert_eq!(calls, &want, "one read op's calls");
+    }
+}
+
+/// FFSB's read_skip reads (fileops.c, ffsb_readfile) start at the head of the file and skip
+/// read_skipsize with `lseek(SEEK_CUR)` after every whole block, the last one too; a last part
+/// of a block is read without a seek after it.
+#[test]
+#[ignore = "system tier: strace"]
+fn skip_reads_start_at_the_head_and_seek_on_from_where_they_are() {
+    require_tool("strace", "strace");
+    for (read_size, tail) in [("10000", &["read=1808"][..]), ("8192", &[][..])] {
+        let dir = tempdir();
+        let args = ffsb_args(
+            dir.path(),
+            &format!(
+                "time=1\n[filesystem]\nlocation=/unused\nnum_files=4\nnum_dirs=1\nmin_filesize=64k\n\
+                 max_filesize=64k\n[end]\n[threadgroup]\nnum_threads=1\nread_weight=1\nread_size={read_size}\n\
+                 read_blocksize=4k\nread_skip=1\nread_skipsize=4k\n[end]\n"
+            ),
+        );
+        let ops = per_open_calls(&refs(&args), &dir.path().join("strace.log"), "\"datafile");
+        assert!(ops.len() > 10, "too few reads seen: {ops:?}");
+        let mut want = vec!["openat", "stat", "read=4096", "lseek+4096", "read=4096", "lseek+4096"];
+        want.extend(tail);
+        want.push("close");
+        for calls in &ops {
+            assert_eq!(calls, &want, "read_size {read_size}: one read op's calls");
+        }
     }
 }
 

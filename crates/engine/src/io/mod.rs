@@ -339,13 +339,15 @@ pub(crate) fn plain_transfer(
 
 /// `read()`/`write()` at the file position `pos` (FFSB's calls), after an `lseek(SEEK_SET)`
 /// wherever a transfer does not start there, and before the transfers whose indices `forced`
-/// lists (ascending) in any case: FFSB seeks at the start of every run of blocks.
+/// lists (ascending) in any case: FFSB seeks at the start of every run of blocks. With
+/// `relative`, a gap ahead of the position between blocks is an `lseek(SEEK_CUR)` by its length
+/// instead, as FFSB's read_skip reads skip it.
 pub(crate) fn seek_transfer(
     file: &OpenFile,
     dir: Dir,
     xfers: &[Xfer],
     bufs: &mut IoBuffers,
-    (pos, mut forced): (&mut u64, &[usize]),
+    (pos, mut forced, relative): (&mut u64, &[usize], bool),
 ) -> (Moved, io::Result<()>) {
     let fd = file.fd();
     each_call(dir, xfers, bufs, file.ident, |k, buf, offset| {
@@ -355,7 +357,10 @@ pub(crate) fn seek_transfer(
         if force {
             forced = &forced[1..];
         }
-        if force || *pos != offset {
+        if relative && !force && offset > *pos {
+            seek_by(fd, offset - *pos)?;
+            *pos = offset;
+        } else if force || *pos != offset {
             seek(fd, offset)?;
             *pos = offset;
         }
@@ -369,6 +374,13 @@ pub(crate) fn seek_transfer(
 pub(crate) fn seek(fd: BorrowedFd<'_>, offset: u64) -> rustix::io::Result<u64> {
     calls::time(Call::Lseek, || {
         rustix::fs::seek(fd, rustix::fs::SeekFrom::Start(offset))
+    })
+}
+
+/// `lseek(SEEK_CUR)` `gap` bytes on.
+pub(crate) fn seek_by(fd: BorrowedFd<'_>, gap: u64) -> rustix::io::Result<u64> {
+    calls::time(Call::Lseek, || {
+        rustix::fs::seek(fd, rustix::fs::SeekFrom::Current(gap as i64))
     })
 }
 

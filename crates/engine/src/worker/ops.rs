@@ -153,6 +153,8 @@ impl<'a> Worker<'a> {
         let stop = &self.shared.stop;
         let table = self.table;
         let seeking = self.group.ops[i].ffsb_calls;
+        // FFSB's read_skip reads skip each gap with lseek(SEEK_CUR), after every whole block.
+        let skip = self.group.ops[i].skip.filter(|_| seeking).map_or(0, |s| s.0);
         // A file opened for this operation is at offset 0; a kept one anywhere.
         let start = if self.group.open == OpenMode::PerOp {
             0
@@ -166,13 +168,13 @@ impl<'a> Worker<'a> {
             if seeking {
                 // FFSB's ffsb_get_filesize(): stat() by name once the file is open.
                 let mut b: NameBuf = [0; 64];
-                if let Err(e) = rustix::fs::statat(table.dir_of(id), table.name(id, &mut b), AtFlags::SYMLINK_NOFOLLOW)
-                {
+                if let Err(e) = rustix::fs::statat(table.dir_of(id), table.name(id, &mut b), AtFlags::empty()) {
                     return (Moved::default(), 0, Err(e.into()));
                 }
             }
             let pos = seeking.then_some(start);
-            let (moved, tx, mut result) = transfer_all(backend, file, dir, (xfers, bufs), (blocks, bs, pos), stop);
+            let (moved, tx, mut result) =
+                transfer_all(backend, file, dir, (xfers, bufs), (blocks, bs, pos, skip), stop);
             if let (Ok(()), Some(kind)) = (&result, sync) {
                 result = backend.sync(file, kind);
             }
@@ -210,7 +212,8 @@ impl<'a> Worker<'a> {
         let blocks = want.div_ceil(bs);
         let shuffle = spec.shuffle == Some(true);
         let align = spec.align.map_or(bs, |a| a.0).max(1);
-        if blocks == 1 && !shuffle && !spec.ffsb_calls {
+        let from_start = spec.from_start == Some(true);
+        if blocks == 1 && !shuffle && !spec.ffsb_calls && !from_start {
             // One block at a random offset, the commonest operation (fio's, sysbench's): the
             // transfer `Runs` would give, moved without its batches.
             self.io.xfers.clear();
@@ -231,6 +234,7 @@ impl<'a> Worker<'a> {
             per_run: blocks.div_ceil(seeks).max(1),
             bs,
             skip: spec.skip.map_or(0, |s| s.0),
+            from_start,
             align,
             fsize,
             off: 0,
@@ -346,7 +350,7 @@ impl<'a> Worker<'a> {
                     &mut file,
                     Dir::Write,
                     (&mut io.xfers, &mut io.bufs),
-                    (&mut blocks, bs, spec.ffsb_calls.then_some(0)),
+                    (&mut blocks, bs, spec.ffsb_calls.then_some(0), 0),
                     stop,
                 );
                 r?;
@@ -411,8 +415,9 @@ impl<'a> Worker<'a> {
         };
         let mut b: NameBuf = [0; 64];
         let name = self.table.name(id, &mut b);
+        // stat(), which follows a link, as FFSB's, fio's filestat and mdtest's stat.
         let r = calls::time(Call::Stat, || {
-            rustix::fs::statat(self.table.dir_of(id), name, AtFlags::SYMLINK_NOFOLLOW)
+            rustix::fs::statat(self.table.dir_of(id), name, AtFlags::empty())
         });
         self.table.release(id, None);
         r.map_err(|e| self.annotate(id, "stat", e.into()))?;
@@ -618,6 +623,8 @@ struct Runs {
     per_run: u64,
     bs: u64,
     skip: u64,
+    /// Runs start at the file's first byte.
+    from_start: bool,
     align: u64,
     fsize: u64,
     /// The next block of the current run, and what the run has left to move.
@@ -645,7 +652,7 @@ impl Blocks for Runs {
                 let run_bytes = (run_blocks * self.bs).min(self.left);
                 let span = run_bytes + (run_blocks - 1) * self.skip;
                 let room = self.fsize.saturating_sub(span);
-                self.off = if room == 0 {
+                self.off = if room == 0 || self.from_start {
                     0
                 } else {
                     self.starts.push(xfers.len());
@@ -699,26 +706,34 @@ fn one_block(rng: &mut rand::rngs::SmallRng, fsize: u64, want: u64, align: u64) 
 /// when larger), until they run out, a read meets the end of the file, a transfer fails or the
 /// run stops: (what moved, its FFSB transactions, how it ended). With `pos` (the file offset,
 /// `u64::MAX` when unknown) it moves them with FFSB's calls instead of the backend's: `lseek()`
-/// where needed, then `read()`/`write()`.
+/// where needed, then `read()`/`write()`; with a `skip` too, each gap is an `lseek(SEEK_CUR)`,
+/// made after every whole block, the last one included, as FFSB's read_skip loop makes it.
 fn transfer_all(
     backend: &mut dyn Backend,
     file: &mut OpenFile,
     dir: Dir,
     (xfers, bufs): (&mut Vec<Xfer>, &mut IoBuffers),
-    (blocks, bs, mut pos): (&mut dyn Blocks, u64, Option<u64>),
+    (blocks, bs, mut pos, skip): (&mut dyn Blocks, u64, Option<u64>, u64),
     stop: &std::sync::atomic::AtomicBool,
 ) -> (Moved, u64, stdio::Result<()>) {
     let batch = BATCH.max(bufs.slots());
     let mut total = Moved::default();
     let mut tx = 0;
+    let mut last_whole = false;
     loop {
         xfers.clear();
         blocks.fill(xfers, batch);
         if xfers.is_empty() {
+            if let (Some(_), true, true) = (pos, skip > 0, last_whole) {
+                if let Err(e) = crate::io::seek_by(file.fd(), skip) {
+                    return (total, tx, Err(e.into()));
+                }
+            }
             return (total, tx, Ok(()));
         }
+        last_whole = xfers.last().is_some_and(|x| x.len as u64 == bs);
         let (moved, result) = match pos.as_mut() {
-            Some(p) => crate::io::seek_transfer(file, dir, xfers, bufs, (p, blocks.forced_seeks())),
+            Some(p) => crate::io::seek_transfer(file, dir, xfers, bufs, (p, blocks.forced_seeks(), skip > 0)),
             None => backend.transfer(file, dir, xfers, bufs),
         };
         total.bytes += moved.bytes;
@@ -726,7 +741,9 @@ fn transfer_all(
         total.whole_calls += moved.whole_calls;
         total.eof |= moved.eof;
         tx += transactions(dir, &moved, xfers, bs);
-        if result.is_err() || moved.eof || stop.load(std::sync::atomic::Ordering::Relaxed) {
+        // The run's end cuts an operation short between batches, but not FFSB's skip reads,
+        // which FFSB makes whole (a few blocks each).
+        if result.is_err() || moved.eof || (skip == 0 && stop.load(std::sync::atomic::Ordering::Relaxed)) {
             return (total, tx, result);
         }
     }
@@ -754,6 +771,7 @@ mod tests {
                             per_run: 1,
                             bs,
                             skip,
+                            from_start: false,
                             align,
                             fsize,
                             off: 0,

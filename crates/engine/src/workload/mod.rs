@@ -953,6 +953,10 @@ pub struct OpSpec {
     /// read, write: a gap left between consecutive blocks of a run.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub skip: Option<Bytes>,
+    /// read, write: the operation starts at the file's first byte, not at a random offset
+    /// (FFSB's read_skip reads, each a stride from the head of its file); one run only.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub from_start: Option<bool>,
     /// read, write: random offsets are multiples of this (default: the block size).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub align: Option<Bytes>,
@@ -1020,6 +1024,7 @@ impl OpSpec {
             bs: None,
             seeks: None,
             skip: None,
+            from_start: None,
             align: None,
             shuffle: None,
             sync: None,

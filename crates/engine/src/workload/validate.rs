@@ -588,6 +588,7 @@ fn check_op(op: &OpSpec, fs: &Fileset, g: &Group) -> Result<(), (&'static str, S
         for (field, set) in [
             ("seeks", op.seeks.is_some()),
             ("skip", op.skip.is_some()),
+            ("from_start", op.from_start.is_some()),
             ("align", op.align.is_some()),
             ("shuffle", op.shuffle.is_some()),
         ] {
@@ -655,6 +656,13 @@ fn check_op(op: &OpSpec, fs: &Fileset, g: &Group) -> Result<(), (&'static str, S
         }
         if op.align.is_some_and(|a| a.0 == 0) {
             return Err(("align", "align must be above 0".into()));
+        }
+        if op.from_start == Some(true) && (op.seeks.unwrap_or(1) > 1 || op.shuffle == Some(true)) {
+            return Err((
+                "from_start",
+                "from_start reads or writes one run from the file's head: it takes no seeks above 1 and no shuffle"
+                    .into(),
+            ));
         }
     }
     if g.direct && takes_bs(k) {

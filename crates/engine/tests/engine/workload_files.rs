@@ -103,6 +103,16 @@ fn a_field_that_does_not_apply_names_its_line() {
 }
 
 #[test]
+fn from_start_with_more_than_one_run_names_its_line() {
+    refused_at(
+        19,
+        "from_start = true\nsize = \"16k\"\nseeks = 2",
+        14,
+        &["from_start reads or writes one run from the file's head"],
+    );
+}
+
+#[test]
 fn a_fileset_dir_outside_the_run_directory_names_the_dir_line() {
     refused_at(10, "dir = \"../x\"", 7, &["../x", "run directory"]);
 }
