@@ -16,7 +16,7 @@
 use super::options::{IoMode, Options, TestMode};
 use fslab_engine::workload::{
     AioOpts, Arrivals, Data, EngineKind, Fileset, Group, OSync, OpKind, OpSpec, Pick, Rate, Scope, SetupCalls,
-    SizeDist, Stop, SyncKind,
+    SizeDist, Stop,
 };
 use fslab_engine::{Bytes, Span, Workload};
 use std::time::Duration;
@@ -114,10 +114,13 @@ pub fn workload(o: &Options) -> Workload {
         ..Group::new("fileio", FILESET)
     };
     let block = Bytes(o.block_size);
-    let stream = |op| OpSpec {
+    // A sequential write with --file-fsync-all syncs its file after every request.
+    let stream = |op: OpKind| OpSpec {
         bs: Some(Bytes(o.sequential_request())),
         scope: Some(Scope::Shared),
         wrap: Some(true),
+        sync: (op.writes() && o.fsync_all).then_some(o.fsync_mode),
+        sync_each: (op.writes() && o.fsync_all).then_some(true),
         ..OpSpec::new(op)
     };
     let random = |op, weight| OpSpec {
@@ -140,14 +143,6 @@ pub fn workload(o: &Options) -> Workload {
             vec![random(OpKind::Read, reads), random(OpKind::Write, writes)]
         }
     };
-    if mode.is_sequential() && mode.writes() && o.fsync_all && group.osync == OSync::None {
-        // The engine's streams sync at the end of each file only; an fsync after every write
-        // is O_SYNC (O_DSYNC for fdatasync) on every write instead.
-        group.osync = match o.fsync_mode {
-            SyncKind::Fsync => OSync::Sync,
-            SyncKind::Fdatasync => OSync::Dsync,
-        };
-    }
     let mut w = Workload::new(&format!("sysbench-fileio-{}", mode.name()));
     w.description = format!(
         "sysbench 1.0.20 fileio --file-test-mode={} --file-num={} --file-total-size={} --file-block-size={} --threads={}",
@@ -166,19 +161,6 @@ pub fn workload(o: &Options) -> Workload {
     w.filesets = vec![fileset(o)];
     w.groups = vec![group];
     w
-}
-
-/// Where the engine runs these options differently from sysbench: said on stderr before a run.
-pub fn notes(o: &Options) -> Vec<String> {
-    let mut notes = Vec::new();
-    if o.mode().is_sequential() && o.mode().writes() && o.fsync_all {
-        notes.push(
-            "--file-fsync-all on a sequential mode opens the files O_SYNC (O_DSYNC for fdatasync) \
-             instead of calling fsync() after each write"
-                .into(),
-        );
-    }
-    notes
 }
 
 /// `--file-rw-ratio` as the integer weights of the engine's ratio pick: `1.5` → (3, 2), to a
@@ -201,6 +183,7 @@ fn gcd(a: u64, b: u64) -> u64 {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use fslab_engine::workload::SyncKind;
 
     fn opts(mode: TestMode) -> Options {
         Options {
@@ -272,8 +255,24 @@ mod tests {
             (g.fsync_every, g.fsync_end, g.fsync_kind),
             (Some(100), true, SyncKind::Fdatasync)
         );
-        assert!(notes(&o).is_empty(), "{:?}", notes(&o));
         assert_eq!(workload(&opts(TestMode::RndWr)).groups[0].fsync_kind, SyncKind::Fsync);
+        // A sequential write syncs after every request, with fsync() or fdatasync(), as
+        // sysbench's file_execute_event() does; its files are opened without O_SYNC.
+        for (mode, kind) in [
+            (TestMode::SeqWr, SyncKind::Fsync),
+            (TestMode::SeqRewr, SyncKind::Fdatasync),
+        ] {
+            let o = Options {
+                fsync_all: true,
+                fsync_mode: kind,
+                ..opts(mode)
+            };
+            let g = &workload(&o).groups[0];
+            assert_eq!(
+                (g.ops[0].sync, g.ops[0].sync_each, g.osync),
+                (Some(kind), Some(true), OSync::None)
+            );
+        }
         let o = Options {
             io_mode: IoMode::Async,
             ..opts(TestMode::RndWr)
@@ -297,7 +296,6 @@ mod tests {
                 };
                 let g = &workload(&o).groups[0];
                 assert_eq!((g.engine, g.iodepth), (EngineKind::Libaio, 16), "{}", mode.name());
-                assert!(notes(&o).is_empty(), "{}: {:?}", mode.name(), notes(&o));
             }
         }
     }

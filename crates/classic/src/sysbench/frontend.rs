@@ -110,13 +110,6 @@ impl FrontEnd for Sysbench {
         w.to_toml()
     }
 
-    fn notes(&self) -> Vec<String> {
-        match self.inv.command {
-            Command::Run => super::compile::notes(&self.inv.options),
-            _ => Vec::new(),
-        }
-    }
-
     fn execute(&mut self, ctx: &mut Context) -> Result<Outcome, Error> {
         let mut outcome = Outcome::new(Tool::Sysbench);
         if self.inv.command == Command::Help {

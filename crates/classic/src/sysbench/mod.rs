@@ -25,7 +25,7 @@
 //! |---|---|---|
 //! | `prepare` (every mode, seqwr too) | per file in order: `open(O_CREAT\|O_WRONLY[\|extra], 0600)`, `lseek(0, SEEK_END)`, `write()` of `--file-block-size` zeros until the size, `fsync()`, `close()` | the same (`SetupCalls::SysbenchPrepare`), `openat()` beneath DIR with `O_EXCL\|O_NOFOLLOW` added, plus the marker file |
 //! | `run`, seqwr | `unlink()` then `open(O_CREAT\|O_EXCL, 0600)`, `close()` per file, then as below | the same calls (`O_WRONLY\|O_CREAT\|O_EXCL\|O_NOFOLLOW`); only the files fslab made are unlinked |
-//! | `run` | `open(O_RDWR[\|extra])` per file, kept open; `pread`/`pwrite` of a block (or merged blocks); `fsync`/`fdatasync` bursts and at the end | the same |
+//! | `run` | `open(O_RDWR[\|extra])` per file, kept open; `pread`/`pwrite` of a block (or merged blocks); `fsync`/`fdatasync` bursts and at the end; with `--file-fsync-all` one after every write, in every mode | the same |
 //! | `run`, `--file-io-mode=mmap` | every file `mmap(MAP_SHARED)` of its whole size before the run; each block a memcpy; each fsync (bursts, end, `--file-fsync-all`) one `msync(MS_SYNC\|MS_INVALIDATE)` of the file's mapping, no `fsync()` | the same, each file mapped at its first transfer or sync (the engine's `mmap`) |
 //! | `run`, `--file-io-mode=async` | `io_setup(backlog)` per thread; per event one `io_submit()` of one `pread`/`pwrite` request; once `backlog` are in flight, `io_getevents(1, backlog)`; `fsync()`/`fdatasync()` called as in sync mode, requests still in flight; at the end `io_getevents()` for the rest, then `io_destroy()` | the same (the engine's `libaio`) |
 //! | `cleanup` | `unlink()` of `test_file.0..N-1` | `unlink()` of the `test_file.N` fslab made, and its marker |
@@ -49,6 +49,10 @@
 //! its latencies, not in fslab's. Once 131,072 events wait (the engine's `rate.queue`, counted
 //! from how long ago the oldest waiting one arrived), the run stops with sysbench's `FATAL: The
 //! event queue is full` line.
+//!
+//! `--file-extra-flags` with direct and sync or dsync is refused, as sysbench 1.0.20 refuses it
+//! (`Unknown extra flags value`: it takes the list as a bit mask, and any value above direct's
+//! is unknown to it).
 //!
 //! Deliberate differences: prepare does not extend or reuse a shorter file it did not make (it
 //! refuses files without its marker), and it writes files it finds at another size again from

@@ -231,6 +231,15 @@ impl Options {
                 );
             }
         }
+        if self.extra_flags.direct && (self.extra_flags.sync || self.extra_flags.dsync) {
+            // sysbench 1.0.20's convert_extra_flags() takes the list as a bit mask (sync 1,
+            // dsync 2, direct 4) and refuses any value above direct's.
+            let value = 4 + u32::from(self.extra_flags.sync) + 2 * u32::from(self.extra_flags.dsync);
+            return bad(
+                "--file-extra-flags",
+                format!("direct does not go with sync or dsync (sysbench: \"Unknown extra flags value: {value}\")"),
+            );
+        }
         if self.extra_flags.direct {
             if self.io_mode == IoMode::Mmap {
                 return bad(
@@ -612,7 +621,7 @@ mod tests {
             "--file-test-mode=rndrw",
             "--file-fsync-all",
             "--file-fsync-end=off",
-            "--file-extra-flags=dsync,direct",
+            "--file-extra-flags=sync,dsync",
             "--file-rw-ratio=2.5",
             "--threads=3",
             "run",
@@ -626,9 +635,9 @@ mod tests {
         assert_eq!(
             o.extra_flags,
             ExtraFlags {
-                sync: false,
+                sync: true,
                 dsync: true,
-                direct: true
+                direct: false
             }
         );
         assert_eq!((o.rw_ratio, o.threads, o.time), (2.5, 3, 2));
@@ -717,6 +726,14 @@ mod tests {
         assert!(err(&["fileio", "--file-num=0", "prepare"]).starts_with("--file-num: 0 is too small"));
         assert!(err(&["fileio", "--file-rw-ratio=-1", "prepare"]).starts_with("--file-rw-ratio:"));
         assert!(err(&["fileio", "--file-extra-flags=odd", "prepare"]).starts_with("--file-extra-flags: `odd`"));
+        for (flags, value) in [("sync,direct", 5), ("direct,dsync", 6), ("sync,dsync,direct", 7)] {
+            let e = err(&["fileio", &format!("--file-extra-flags={flags}"), "prepare"]);
+            assert!(
+                e.starts_with("--file-extra-flags: direct does not go with sync or dsync")
+                    && e.contains(&format!("Unknown extra flags value: {value}")),
+                "{flags}: {e}"
+            );
+        }
         assert!(err(&["fileio", "--file-num", "prepare"]).starts_with("--file-num: needs a value"));
         assert!(err(&["fileio", "run"]).starts_with("--file-test-mode: missing"));
         assert!(err(&["fileio", "--file-test-mode=rndrd", "--time=0", "run"]).starts_with("--time:"));

@@ -672,6 +672,50 @@ fn fsync_mode_fdatasync_applies_to_the_bursts_and_the_end() {
     assert_eq!(syncs(d.path(), &fdatasync), (0, 16));
 }
 
+/// `--file-fsync-all` in a sequential mode syncs the file after every write, with fsync() or
+/// fdatasync(), on a descriptor opened without O_SYNC, as sysbench 1.0.20's
+/// file_execute_event() does: for 40 seqrewr events sysbench makes 40 pwrite64s, each followed
+/// by its sync, then the end fsyncs of the 4 files.
+#[test]
+#[ignore = "system tier: strace"]
+fn fsync_all_in_a_sequential_mode_syncs_after_every_write() {
+    require_tool("strace", "strace");
+    let d = tempdir();
+    ok(d.path(), &with(&["prepare"]));
+    for (mode, sync) in [("fsync", "fsync"), ("fdatasync", "fdatasync")] {
+        let fsync_mode = format!("--file-fsync-mode={mode}");
+        let run = with(&[
+            "--file-test-mode=seqrewr",
+            "--file-fsync-all=on",
+            "--file-fsync-end=off",
+            "--events=40",
+            "--time=0",
+            "run",
+        ]);
+        let args: Vec<&str> = [&["sysbench", fsync_mode.as_str()], &run[..]].concat();
+        let calls = crate::common::strace_fslab(
+            Some(d.path()),
+            &d.path().join("strace.log"),
+            "openat,pwrite64,fsync,fdatasync",
+            &args,
+        );
+        let seen: Vec<&str> = calls
+            .iter()
+            .filter(|(_, c)| !c.starts_with("openat(") || c.contains("test_file"))
+            .map(|(_, c)| c.split('(').next().unwrap_or_default())
+            .filter(|n| *n != "openat")
+            .collect();
+        let want: Vec<&str> = (0..40).flat_map(|_| ["pwrite64", sync]).collect();
+        assert_eq!(seen, want, "{mode}: {calls:#?}");
+        assert!(
+            calls
+                .iter()
+                .all(|(_, c)| !c.contains("O_SYNC") && !c.contains("O_DSYNC")),
+            "{mode}: no O_SYNC: {calls:#?}"
+        );
+    }
+}
+
 /// In mmap mode sysbench 1.0.20 (64-bit) syncs a file with `msync(MS_SYNC|MS_INVALIDATE)` of its
 /// mapping and no fsync(): 16 of them for these options under strace, as here.
 #[test]

@@ -97,8 +97,8 @@ impl<'a> Worker<'a> {
         }
     }
 
-    /// Moves `block` of stream `i` (and syncs its file after its last block, when the stream
-    /// asks): the operation's outcome.
+    /// Moves `block` of stream `i` (and syncs its file after its last block, or after each with
+    /// `sync_each`, when the stream asks): the operation's outcome.
     pub(super) fn stream_block(&mut self, i: usize, block: Block) -> stdio::Result<Outcome> {
         let spec: &OpSpec = &self.group.ops[i];
         let (kind, bs) = (spec.op, spec.block_size());
@@ -114,7 +114,7 @@ impl<'a> Worker<'a> {
             offset,
             len: len as u32,
         });
-        let sync = if last { spec.sync } else { None };
+        let sync = spec.sync.filter(|_| last || spec.sync_each == Some(true));
         let moved = self
             .move_blocks(file, dir, sync, false)
             .map_err(|e| self.annotate(file, kind.name(), e))?;

@@ -969,6 +969,10 @@ pub struct OpSpec {
     /// create, write, writeall, append, seqwrite, rewrite: fsync or fdatasync before close.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub sync: Option<SyncKind>,
+    /// seqwrite, rewrite: the `sync` after every block, not only after the file's last
+    /// (sysbench's --file-fsync-all in its sequential modes).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sync_each: Option<bool>,
     /// seqread, seqwrite, rewrite: each thread its own file, or one cursor over the whole fileset;
     /// read, write: `own` keeps each thread on its own file (file = thread mod files, the threads
     /// of every group on the fileset numbered together, in the groups' order).
@@ -1025,6 +1029,7 @@ impl OpSpec {
             seeks: None,
             skip: None,
             from_start: None,
+            sync_each: None,
             align: None,
             shuffle: None,
             sync: None,

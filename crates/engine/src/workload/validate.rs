@@ -600,6 +600,14 @@ fn check_op(op: &OpSpec, fs: &Fileset, g: &Group) -> Result<(), (&'static str, S
     if op.sync.is_some() && !takes_sync(k) {
         return not_for("sync");
     }
+    if op.sync_each.is_some() {
+        if !matches!(k, OpKind::SeqWrite | OpKind::Rewrite) {
+            return not_for("sync_each");
+        }
+        if op.sync.is_none() {
+            return Err(("sync_each", "sync_each needs sync (\"fsync\" or \"fdatasync\")".into()));
+        }
+    }
     if !k.is_stream() {
         let own_file = matches!(k, OpKind::Read | OpKind::Write) && op.scope == Some(Scope::Own);
         if op.scope.is_some() && !own_file {
