@@ -110,6 +110,8 @@ pub fn workload(o: &Options) -> Workload {
         }),
         direct: o.extra_flags.direct,
         osync: osync(o),
+        // sb_open() opens every test file O_RDWR, in the read modes too.
+        rdwr: true,
         data: data(o),
         ..Group::new("fileio", FILESET)
     };

@@ -716,6 +716,33 @@ fn fsync_all_in_a_sequential_mode_syncs_after_every_write() {
     }
 }
 
+/// sysbench's sb_open() opens every test file `O_RDWR`, in the read modes too: so does fslab, one
+/// open per file.
+#[test]
+#[ignore = "system tier: strace"]
+fn read_modes_open_the_files_for_reading_and_writing() {
+    require_tool("strace", "strace");
+    let d = tempdir();
+    ok(d.path(), &with(&["prepare"]));
+    for mode in ["--file-test-mode=rndrd", "--file-test-mode=seqrd"] {
+        // 64 events: every block of the 4 files once in seqrd.
+        let run = with(&[mode, "--events=64", "--time=0", "run"]);
+        let calls = crate::common::strace_fslab(
+            Some(d.path()),
+            &d.path().join("strace.log"),
+            "openat",
+            &[&["sysbench"], &run[..]].concat(),
+        );
+        let opens: Vec<&String> = calls
+            .iter()
+            .map(|(_, c)| c)
+            .filter(|c| c.contains("\"test_file."))
+            .collect();
+        assert_eq!(opens.len(), 4, "{mode}: {opens:#?}");
+        assert!(opens.iter().all(|c| c.contains("O_RDWR")), "{mode}: {opens:#?}");
+    }
+}
+
 /// In mmap mode sysbench 1.0.20 (64-bit) syncs a file with `msync(MS_SYNC|MS_INVALIDATE)` of its
 /// mapping and no fsync(): 16 of them for these options under strace, as here.
 #[test]

@@ -233,7 +233,12 @@ impl Io {
             run_starts: Vec::with_capacity(64),
             cache: FdCache::new(),
             base_flags,
-            keep_flags: base_flags | if writes { OFlags::RDWR } else { OFlags::RDONLY },
+            keep_flags: base_flags
+                | if writes || group.rdwr {
+                    OFlags::RDWR
+                } else {
+                    OFlags::RDONLY
+                },
             deferred,
         })
     }

@@ -96,6 +96,7 @@ impl<'a> Worker<'a> {
             }
             OpenMode::PerOp => {
                 let access = match (dir, self.group.engine) {
+                    _ if self.group.rdwr => OFlags::RDWR,
                     (Dir::Read, _) => OFlags::RDONLY,
                     // A mapping needs a readable descriptor even to write.
                     (Dir::Write, EngineKind::Mmap) => OFlags::RDWR,

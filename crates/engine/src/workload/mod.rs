@@ -496,6 +496,11 @@ pub struct Group {
     /// operation (as FFSB does).
     #[serde(default, skip_serializing_if = "is_default")]
     pub open: OpenMode,
+    /// Files are opened `O_RDWR` even to be read, as sysbench opens every test file; otherwise a
+    /// file is opened `O_RDONLY` when the group (or, opened per operation, the operation) only
+    /// reads it.
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub rdwr: bool,
     /// What the group's writes carry.
     #[serde(default, skip_serializing_if = "is_default")]
     pub data: Data,
@@ -536,6 +541,7 @@ impl Group {
             direct: false,
             osync: OSync::default(),
             open: OpenMode::default(),
+            rdwr: false,
             data: Data::default(),
             ops: Vec::new(),
             script: None,
