@@ -68,7 +68,10 @@
 //! - The data written is IOzone's: 8 bytes of `m` at the start of every 4 KiB, zeros elsewhere
 //!   (the engine's `data = "iozone"`), so a compressing or deduplicating filesystem sees what
 //!   IOzone gives it.
-//! - `-c` changes nothing: files stay open through a sub-test and are closed after its timing.
+//! - `-c`: IOzone closes each file inside the timing, and leaves out the fsync it otherwise makes
+//!   before its untimed close (`if(!include_close)`); fslab leaves out that fsync too, but its
+//!   close stays after the timing (a close costs microseconds). A stonewalled initial writer
+//!   finishes its file on the descriptor it has, where IOzone's closes and reopens it first.
 //! - With `-E` and `-i`, IOzone 3.487's automatic-mode `-R` report puts the mixed workload's two
 //!   empty cells under "Pwrite report" and "Re-Pwrite report" (zeros), and each later report
 //!   takes the figures of the one before it; fslab prints each report's own figures.

@@ -45,6 +45,8 @@ pub struct Params {
     pub file_size: u64,
     pub record: u64,
     pub fsync: bool,
+    /// `-c`: the close is timed, and the untimed fsync before it is not made.
+    pub close: bool,
     pub direct: bool,
     pub osync: bool,
     pub stonewall: bool,
@@ -107,7 +109,13 @@ pub fn workload(test: Test, p: &Params, layout: &Layout, name: &str) -> Workload
     // ones (random_perf_test) make no fsync before the clock, and fread (fread_perf_test), whose
     // fsync before the clock is on a second descriptor of the file, none after it, -e or not
     // (fflush() of a stream it only read writes nothing).
-    let stop_end = if p.throughput {
+    // With -c IOzone closes the file inside the timing, and the fsync it makes before an
+    // untimed close (`if(!include_close)`) is not made at all.
+    let closing = |e: ChildEnd| ChildEnd {
+        close_fsync: e.close_fsync && !p.close,
+        ..e
+    };
+    let stop_end = closing(if p.throughput {
         child_end(test, p.fsync)
     } else {
         let fread = matches!(test, Test::Fread | Test::Freread);
@@ -118,7 +126,7 @@ pub fn workload(test: Test, p: &Params, layout: &Layout, name: &str) -> Workload
             prime: matches!(test, Test::Read | Test::Reread),
             ..ChildEnd::default()
         }
-    };
+    });
     let group = |name: &str, threads: usize, ops: Vec<OpSpec>, fileset: &str| Group {
         threads: threads as u32,
         engine: test.engine(),
@@ -138,7 +146,7 @@ pub fn workload(test: Test, p: &Params, layout: &Layout, name: &str) -> Workload
         for (k, &child) in place.children.iter().enumerate() {
             // A reader or writer, random or sequential: its operations, and its ending.
             let role = p.mix.role(child, layout.children());
-            let end = child_end(role, p.fsync);
+            let end = closing(child_end(role, p.fsync));
             let ops = match role {
                 // IOzone's sequential writer opens its file without O_TRUNC unless -+F, and so
                 // writes over it.
@@ -356,6 +364,7 @@ mod tests {
             file_size: 1 << 20,
             record: 64 << 10,
             fsync: true,
+            close: false,
             direct: false,
             osync: false,
             stonewall: true,

@@ -42,7 +42,7 @@ pub struct Options {
     pub all_records: bool,
     /// `-e`: fsync inside the write timing.
     pub fsync: bool,
-    /// `-c`: close inside the timing.
+    /// `-c`: close inside the timing, with no untimed fsync before it.
     pub close: bool,
     /// `-C`: a line per child.
     pub per_child: bool,
@@ -668,7 +668,7 @@ IOzone 3.487's throughput and automatic modes on fslab's engine. Sizes are in kB
   -a        automatic mode: file sizes -n..-g (64k..512m), records -y..-q (4k..16m)
   -n -g -y -q SIZE   limits of automatic mode     -z   all record sizes in -a
   -f NAME   the file of automatic/single-process mode
-  -e        include fsync in the timing        -c   include close (a no-op: see --explain)
+  -e        include fsync in the timing        -c   include close (and no fsync before it)
   -C        a line per child                   -R   Excel-style report
   -w        keep the files                     -x   no stonewalling
   -I        O_DIRECT                           -o   O_SYNC

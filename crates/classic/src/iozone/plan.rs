@@ -97,9 +97,10 @@ impl Plan {
             },
         };
         warnings.extend(engine_notes(&tests));
-        if opts.close {
+        if opts.close && throughput && tests.contains(&Test::Write) && !opts.no_stonewall {
             warnings.push(
-                "-c: each child keeps its file open through the sub-test and closes it after the timing, so including close changes nothing"
+                "-c: a stonewalled initial writer finishes its file on the descriptor it has, where IOzone closes the \
+                 file and opens it again first"
                     .into(),
             );
         }
@@ -118,6 +119,7 @@ impl Plan {
             file_size: 0,
             record: 0,
             fsync: opts.fsync,
+            close: opts.close,
             direct: opts.direct,
             osync: opts.osync,
             stonewall: throughput && !opts.no_stonewall,

@@ -551,6 +551,42 @@ fn automatic_mode_makes_iozones_calls_and_primes_its_readers() {
     assert_eq!(calls.get("sync"), None, "automatic mode does not sync between tests");
 }
 
+/// `-c` puts the close inside the timing, and IOzone 3.487 then makes no fsync before it (its
+/// `if(!include_close)` block): the automatic-mode process keeps only its fsync after the open,
+/// and throughput mode's children make none at all without `-e`.
+#[test]
+#[ignore = "system tier: needs strace"]
+fn c_leaves_out_the_fsync_before_close() {
+    let (_tmp, cwd) = strace_dir();
+    let (calls, _, order) = traced_on(
+        &cwd,
+        &["-s", "256k", "-r", "64k", "-i", "0", "-i", "1", "-c"],
+        "iozone.tmp",
+    );
+    let writer = ["openat", "fsync", "write", "write", "write", "write", "close"];
+    let reader = [
+        "openat", "fsync", "read", "lseek", "read", "read", "read", "read", "close",
+    ];
+    let tests: Vec<&[&str]> = vec![&writer, &writer, &reader, &reader];
+    let expected: Vec<String> = ["openat", "close"]
+        .into_iter()
+        .chain(tests.into_iter().flatten().copied())
+        .map(String::from)
+        .collect();
+    assert_eq!(order, expected, "{calls:?}");
+    let (_tmp, cwd) = strace_dir();
+    let (calls, _) = traced(
+        &cwd,
+        &["-t", "2", "-s", "256k", "-r", "64k", "-i", "0", "-i", "1", "-c", "-x"],
+    );
+    assert_eq!(calls.get("fsync"), None, "{calls:?}");
+    assert_eq!(
+        calls.get("write"),
+        Some(&16),
+        "two children, two tests, 4 records each: {calls:?}"
+    );
+}
+
 #[test]
 #[ignore = "system tier: needs strace"]
 fn automatic_mode_adds_few_calls_of_its_own_between_measurements() {
