@@ -20,7 +20,7 @@
 //! | rewriters | `open(O_RDWR)`; R × `write()`; `-e`: `fsync`; `fsync`; `close` | the same |
 //! | readers, re-readers | `open(O_RDONLY)`; R × `read()`; `-e`: `fsync`; `fsync`; `close` | the same |
 //! | reverse readers | R × (`lseek(-2 records, SEEK_CUR)`; `read()`), one more `lseek` failing at the start of the file | R × (`lseek(SEEK_SET)`; `read()`) |
-//! | stride readers | R × (`read()`; `lseek`) to records a stride apart, wrapping at the file's end | R × (`lseek`; `read()`) to records a stride apart |
+//! | stride readers | R × (`read()`; `lseek`): record 0, then `-j` records on each time, and when that would reach the last record, again from record 1, 2, ... | the same records in the same order (the engine's `stride`), without the `lseek` after the last read |
 //! | random readers | `open(O_RDONLY)`; R × (`lseek`; `read()`), each record once in a shuffled order; `-e`: `fsync`; `fsync`; `close` | the same (the engine's `shuffle`) |
 //! | random writers | `open(O_RDWR\|O_CREAT, 0640)`; R × (`lseek`; `write()`), each record once in a shuffled order; `-e`: `fsync`; `fsync`; `close` | the same (opened `O_RDWR`) |
 //! | mixed workload | each child a random reader or a random writer of its file (above): with `-+p N` the first N% of the children read, with `-+K N` the first N, otherwise the even-numbered ones; with `-+B` a reader or an initial writer instead, which opens its file `O_RDWR\|O_CREAT` (with `-+F` also `O_TRUNC`) | the same (each child a group of one, ending as the sub-test it runs as); `-+F`'s writers empty their files with `ftruncate(0)` before the clock |

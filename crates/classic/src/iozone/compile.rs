@@ -255,20 +255,15 @@ fn ops_of(test: Test, p: &Params, records: u64) -> (Vec<OpSpec>, Option<u64>) {
         // Each child is a reader or writer, in a group of its own (see `workload`): a random one
         // does a file of records, a sequential one goes to the end of its file.
         Test::Mixed => (Vec::new(), (!p.mix.sequential).then_some(records)),
-        Test::Stride => {
-            let per_op = stride_run(records, p.stride);
-            let op = OpSpec {
-                bs,
-                size: Some(Bytes(per_op * p.record)),
-                // Lazily: a stride past the file's end (one record per operation) can be so
-                // large that the skip it would make does not fit in 64 bits.
-                skip: (per_op > 1).then(|| Bytes((p.stride - 1) * p.record)),
-                seeks: Some(1),
-                scope: Some(Scope::Own),
-                ..OpSpec::new(OpKind::Read)
-            };
-            (vec![op], Some(records / per_op))
-        }
+        // IOzone's stride walk (read_stride_perf_test): a record, `-j` records on, starting again
+        // one record further in at the end of the file; as many records as the file holds.
+        Test::Stride => (
+            vec![OpSpec {
+                stride: Some(p.stride.max(1)),
+                ..stream(OpKind::SeqRead)
+            }],
+            Some(records),
+        ),
     }
 }
 
@@ -309,55 +304,9 @@ pub fn seat(test: Test, mix: Mix, layout: &Layout, place: &Place, k: u32) -> Sea
     }
 }
 
-/// Records per stride operation: the largest divisor of `records` whose strided span fits the
-/// file (at most records ÷ stride), so that the operations add up to the file exactly.
-pub fn stride_run(records: u64, stride: u64) -> u64 {
-    let most = (records / stride.max(1)).max(1);
-    if records <= 1 {
-        return 1;
-    }
-    // Not a walk down from `most` (linear in the records: hours for a file of terabytes), but
-    // O(√records): the largest divisor d ≤ most is records ÷ the smallest co-divisor e ≥
-    // records ÷ most; look for e up to √records, then for d below √records.
-    let root = records.isqrt();
-    let first = records.div_ceil(most);
-    if let Some(e) = (first..=root).find(|e| records.is_multiple_of(*e)) {
-        return records / e;
-    }
-    (1..=most.min(root))
-        .rev()
-        .find(|d| records.is_multiple_of(*d))
-        .unwrap_or(1)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn stride_run_is_the_largest_divisor_that_fits() {
-        let naive = |records: u64, stride: u64| {
-            let most = (records / stride.max(1)).max(1);
-            (1..=most).rev().find(|d| records.is_multiple_of(*d)).unwrap_or(1)
-        };
-        for records in 0..600 {
-            for stride in 0..40 {
-                assert_eq!(
-                    stride_run(records, stride),
-                    naive(records, stride),
-                    "{records} {stride}"
-                );
-            }
-        }
-        // A 4 PiB file of 4 KiB records: the walk down took minutes (fuzzing found it hung).
-        let (records, stride) = (1u64 << 40, 17);
-        let d = fslab_testkit::within(std::time::Duration::from_secs(60), "stride_run", move || {
-            stride_run(records, stride)
-        });
-        assert_eq!(d, 1 << 35);
-        // A prime number of records: only 1 divides it below the limit.
-        assert_eq!(stride_run(1_000_000_007, 17), 1);
-    }
 
     fn params() -> Params {
         Params {
@@ -710,29 +659,21 @@ mod tests {
     }
 
     #[test]
-    fn stride_runs_divide_the_file() {
-        assert_eq!(stride_run(256, 17), 8);
-        assert_eq!(stride_run(16, 17), 1);
-        assert_eq!(stride_run(1000, 17), 50);
-        for (records, stride) in [(256, 17), (100, 3), (7, 2), (4096, 17)] {
-            let k = stride_run(records, stride);
-            assert!(records.is_multiple_of(k));
-            // The strided span of one operation fits in the file.
-            assert!(k * stride - stride < records || k == 1);
+    fn the_stride_read_is_a_stride_stream_of_a_file_of_records() {
+        // The fuzzer's case too: -j near 2^64 with a large record.
+        for stride in [17, u64::MAX / 2] {
+            let p = Params {
+                stride,
+                record: 16 << 20,
+                ..params()
+            };
+            let w = workload(Test::Stride, &p, &Layout::simple(1, "iozone.DUMMY."), "x");
+            let op = &w.groups[0].ops[0];
+            assert_eq!(
+                (op.op, op.stride, op.bs),
+                (OpKind::SeqRead, Some(stride), Some(Bytes(16 << 20)))
+            );
+            assert_eq!(w.stop.ops, Some(p.records()));
         }
-    }
-
-    #[test]
-    fn a_stride_beyond_the_file_reads_one_record_per_operation_without_overflow() {
-        // The fuzzer's case: -j near 2^64 with a large record; the skip is never computed.
-        let p = Params {
-            stride: u64::MAX / 2,
-            record: 16 << 20,
-            ..params()
-        };
-        let w = workload(Test::Stride, &p, &Layout::simple(1, "iozone.DUMMY."), "x");
-        let op = &w.groups[0].ops[0];
-        assert_eq!(op.skip, None);
-        assert_eq!(op.size, Some(Bytes(16 << 20)));
     }
 }

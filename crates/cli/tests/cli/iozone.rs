@@ -551,6 +551,50 @@ fn automatic_mode_makes_iozones_calls_and_primes_its_readers() {
     assert_eq!(calls.get("sync"), None, "automatic mode does not sync between tests");
 }
 
+/// The stride read (`-i 5`) walks the file as IOzone 3.487's read_stride_perf_test does: record
+/// 0, then `-j` records on each time, starting again one record further in when the next
+/// would reach the last record. The records below are what IOzone read under strace for these
+/// options (64 records, stride 4).
+#[test]
+#[ignore = "system tier: needs strace"]
+fn the_stride_read_walks_the_records_as_iozone_does() {
+    let (_tmp, cwd) = strace_dir();
+    let calls = strace_iozone(
+        &cwd,
+        "openat,read,lseek",
+        &["-s", "256k", "-r", "4k", "-i", "0", "-i", "5", "-j", "4"],
+    );
+    // The records the stride reader's descriptor (the last read-only open of the file) reads.
+    let ret = |c: &str| c.rsplit("= ").next().and_then(|r| r.trim().parse::<i64>().ok());
+    let opened = calls
+        .iter()
+        .rposition(|c| c.contains("\"iozone.tmp\", O_RDONLY"))
+        .expect("the stride reader's open");
+    let fd = ret(&calls[opened]).expect("a descriptor");
+    let on_fd = format!("({fd}, ");
+    let mut pos = 0;
+    let mut records = Vec::new();
+    for c in calls[opened + 1..].iter().filter(|c| c.contains(&on_fd)) {
+        match (c.split('(').next(), ret(c)) {
+            (Some("lseek"), Some(to)) => pos = to,
+            (Some("read"), Some(n)) if n > 0 => {
+                records.push(pos / 4096);
+                pos += n;
+            }
+            _ => {}
+        }
+    }
+    let iozone: Vec<i64> = [
+        (0..=60).step_by(4).collect::<Vec<_>>(),
+        (1..=61).step_by(4).collect(),
+        (2..=58).step_by(4).collect(),
+        (3..=59).step_by(4).collect(),
+        vec![4, 8],
+    ]
+    .concat();
+    assert_eq!(records, iozone);
+}
+
 /// `-c` puts the close inside the timing, and IOzone 3.487 then makes no fsync before it (its
 /// `if(!include_close)` block): the automatic-mode process keeps only its fsync after the open,
 /// and throughput mode's children make none at all without `-e`.

@@ -138,6 +138,9 @@ impl<'a> Worker<'a> {
             pass: 0,
         });
         let flen = file_len(self.table, kind, s.file);
+        if let Some(stride) = spec.stride {
+            return stride_block(s, flen, bs, stride);
+        }
         if s.block * bs >= flen {
             if !spec.wrap.unwrap_or(false) || flen == 0 {
                 return None;
@@ -191,4 +194,33 @@ fn file_len(t: &FileTable, kind: OpKind, file: u64) -> u64 {
     } else {
         t.static_size(file)
     }
+}
+
+/// The next block of a stride stream (`s.block` the block to read now, `s.pass` the times it
+/// started again), the cursor moved past it, as IOzone 3.487's read_stride_perf_test moves
+/// `current_position`: one block on, then `stride - 1` more, unless that reaches the file's
+/// last block, when it starts again at block `pass` (0 when the stride spans the file).
+fn stride_block(s: &mut Stream, flen: u64, bs: u64, stride: u64) -> Option<Block> {
+    let blocks = flen / bs;
+    if blocks == 0 {
+        return None;
+    }
+    let block = s.block.min(blocks - 1);
+    let next = block + 1;
+    s.block = if next.saturating_add(stride) >= blocks.saturating_sub(1) {
+        s.pass += 1;
+        if blocks <= stride {
+            0
+        } else {
+            s.pass % blocks
+        }
+    } else {
+        next + stride - 1
+    };
+    Some(Block {
+        file: s.file,
+        offset: block * bs,
+        len: bs,
+        last: false,
+    })
 }

@@ -991,6 +991,12 @@ pub struct OpSpec {
     /// seqread with own scope: from the end of the file to its start (IOzone's backward read).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub reverse: Option<bool>,
+    /// seqread with own scope: IOzone's stride read, `stride` blocks apart. From block 0, each
+    /// next block is `stride` on; when that would reach the file's last block, the stream
+    /// starts again one block further in (block 1, then 2, ...), so that it touches every block.
+    /// It never ends: a quota of operations stops it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub stride: Option<u64>,
     /// stat, delete, open_close: which file is next, a random one (the default) or the files in
     /// the order they were made (see [`Order`]).
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -1035,6 +1041,7 @@ impl OpSpec {
             seeks: None,
             skip: None,
             from_start: None,
+            stride: None,
             sync_each: None,
             align: None,
             shuffle: None,

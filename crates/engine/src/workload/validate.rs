@@ -626,6 +626,17 @@ fn check_op(op: &OpSpec, fs: &Fileset, g: &Group) -> Result<(), (&'static str, S
             "`reverse` applies to seqread with scope = \"own\" only".into(),
         ));
     }
+    if let Some(stride) = op.stride {
+        if k != OpKind::SeqRead || op.scope == Some(Scope::Shared) || op.reverse == Some(true) {
+            return Err((
+                "stride",
+                "`stride` applies to seqread with scope = \"own\", forwards, only".into(),
+            ));
+        }
+        if stride == 0 {
+            return Err(("stride", "stride must be at least 1 block".into()));
+        }
+    }
     if op.order.is_some() && !matches!(k, OpKind::Stat | OpKind::Delete | OpKind::OpenClose) {
         return Err((
             "order",

@@ -113,6 +113,16 @@ fn from_start_with_more_than_one_run_names_its_line() {
 }
 
 #[test]
+fn stride_on_a_random_read_names_its_line() {
+    refused_at(
+        19,
+        "stride = 4",
+        10,
+        &["`stride` applies to seqread with scope = \"own\""],
+    );
+}
+
+#[test]
 fn a_fileset_dir_outside_the_run_directory_names_the_dir_line() {
     refused_at(10, "dir = \"../x\"", 7, &["../x", "run directory"]);
 }
