@@ -35,12 +35,14 @@
 //!
 //! Each child's clock starts when it is let go and stops when it takes its figures; the parent's
 //! runs from letting them go to the last child's end (`stop.child_end` in the engine):
-//! - initial and random writers (and throughput mode's pwrite writers and fwriters): the first to
+//! - initial and random writers (and throughput mode's pwrite writers): the first to
 //!   write its last record raises the stonewall *before* its `-e` fsync; a stopped writer fsyncs
 //!   (`-e`), takes its figures, then finishes its file uncounted and fsyncs again, inside the
 //!   parent's time, so that the sub-tests after it find whole files;
 //! - rewriters and readers: the first to finish fsyncs (`-e`, readers too), takes its figures,
-//!   then raises the stonewall; a stopped one fsyncs (`-e`), takes its figures and stops there.
+//!   then raises the stonewall; a stopped one fsyncs (`-e`), takes its figures and stops there;
+//! - fwriters and freaders (`thread_fwrite_test`, `thread_fread_test`) neither raise the
+//!   stonewall nor look at it: each moves its whole file, and Min xfer is the file.
 //!
 //! # Processes, as IOzone's
 //!

@@ -171,7 +171,9 @@ pub fn workload(test: Test, p: &Params, layout: &Layout, name: &str) -> Workload
         seed: p.seed,
         stop: Stop {
             ops: per_child_ops.map(|n| n.saturating_mul(children)),
-            stonewall: p.stonewall,
+            // IOzone's stdio children (thread_fwrite_test, thread_fread_test) neither raise the
+            // stonewall nor look at it: each moves its whole file.
+            stonewall: p.stonewall && !matches!(test, Test::Fwrite | Test::Frewrite | Test::Fread | Test::Freread),
             child_end: Some(stop_end),
             final_sync: p.final_sync,
             ..Stop::default()
@@ -656,6 +658,21 @@ mod tests {
                 file: 3
             }
         );
+    }
+
+    #[test]
+    fn the_stdio_children_are_never_stonewalled() {
+        let stonewalled = |test| {
+            workload(test, &params(), &Layout::simple(2, "iozone.DUMMY."), "x")
+                .stop
+                .stonewall
+        };
+        for test in [Test::Fwrite, Test::Frewrite, Test::Fread, Test::Freread] {
+            assert!(!stonewalled(test), "{test:?}");
+        }
+        for test in [Test::Write, Test::Read, Test::Stride, Test::RandomRead] {
+            assert!(stonewalled(test), "{test:?}");
+        }
     }
 
     #[test]
