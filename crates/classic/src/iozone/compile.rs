@@ -380,7 +380,7 @@ mod tests {
         let layout = Layout::simple(2, "p");
         let end = |test| workload(test, &params(), &layout, "x").stop.child_end.unwrap();
         // Writers of whole files: the stonewall before their -e fsync, stopped ones finish.
-        for test in [Test::Write, Test::RandomWrite, Test::Pwrite, Test::Fwrite] {
+        for test in [Test::Write, Test::RandomWrite, Test::Pwrite] {
             let e = end(test);
             assert!(
                 e.fsync && e.raise_before_sync && e.finish_uncounted && e.close_fsync,
@@ -397,6 +397,9 @@ mod tests {
                 "{test:?}"
             );
         }
+        // A fwriter writes over its file (fopen "r+"), fsyncing it once more before its clock.
+        let e = end(Test::Fwrite);
+        assert!(e.fsync && e.open_fsync && !e.raise_before_sync && !e.finish_uncounted && e.close_fsync);
         let no_e = Params {
             fsync: false,
             ..params()
@@ -416,17 +419,17 @@ mod tests {
     }
 
     #[test]
-    fn pwrite_and_fwrite_writers_start_from_empty_only_in_throughput_mode() {
+    fn pwrite_writers_start_from_empty_only_in_throughput_mode_and_fwriters_never() {
         let layout = Layout::simple(2, "p");
-        for test in [Test::Pwrite, Test::Fwrite] {
-            let w = workload(test, &params(), &layout, "x");
-            assert_eq!(w.groups[0].ops[0].op, OpKind::SeqWrite, "{test:?}");
-            assert!(!w.filesets[0].reuse, "{test:?}");
-            let auto = Params {
-                throughput: false,
-                ..params()
-            };
-            let w = workload(test, &auto, &layout, "x");
+        let auto = Params {
+            throughput: false,
+            ..params()
+        };
+        let w = workload(Test::Pwrite, &params(), &layout, "x");
+        assert_eq!(w.groups[0].ops[0].op, OpKind::SeqWrite);
+        assert!(!w.filesets[0].reuse);
+        for (test, p) in [(Test::Pwrite, &auto), (Test::Fwrite, &auto), (Test::Fwrite, &params())] {
+            let w = workload(test, p, &layout, "x");
             assert_eq!(w.groups[0].ops[0].op, OpKind::Rewrite, "{test:?}");
             assert!(w.filesets[0].reuse && w.filesets[0].prealloc, "{test:?}");
         }

@@ -5,7 +5,7 @@
 //! outside its timing (`final_sync = "outside"`) and the runner pauses `--pause` (2 s).
 //!
 //! A child the stonewall stops while writing its whole file (initial and random writers, and
-//! throughput mode's pwrite writers and fwriters) finishes it uncounted inside the engine run, as
+//! throughput mode's pwrite writers) finishes it uncounted inside the engine run, as
 //! IOzone's does (`stop.child_end`), so the sub-tests after it find whole files.
 
 use super::figures::{self, CpuUse, Figures};

@@ -262,12 +262,14 @@ impl Test {
     }
 
     /// Whether each child writes its file from empty, as IOzone's throughput writers that create
-    /// their files do (initial writers, pwrite writers, fwriters); in automatic mode only the
-    /// first write starts from empty, the pwrite and fwrite tests write over the file.
+    /// their files do (initial writers, and pwrite writers, whose `creat()` truncates the file);
+    /// in automatic mode only the first write starts from empty, the pwrite and fwrite tests
+    /// write over the file. A throughput fwriter opens the file there with `fopen("r+")` and
+    /// writes over it too.
     pub fn from_empty(self, throughput: bool) -> bool {
         match self {
             Test::Write => true,
-            Test::Pwrite | Test::Fwrite => throughput,
+            Test::Pwrite => throughput,
             _ => false,
         }
     }
