@@ -69,7 +69,17 @@
 //!   split (`/proc/stat`, which their few records' time cannot split).
 //! - The data written is IOzone's: 8 bytes of `m` at the start of every 4 KiB, zeros elsewhere
 //!   (the engine's `data = "iozone"`), so a compressing or deduplicating filesystem sees what
-//!   IOzone gives it.
+//!   IOzone gives it. Not yet IOzone's in one case: in throughput mode with processes, IOzone's
+//!   parent `prepage()`s the first record of its buffer once it has forked the first sub-test's
+//!   children (an `m` every 32 bytes), and the children forked after that whose records start
+//!   there (every rewriter, child 0 of the random and pwrite writers) write it too.
+//! - Syncs: single-process and automatic mode make one `syncfs()` of the run directory's
+//!   filesystem after the setup, where IOzone calls `sync()` twice before each file and record
+//!   size; throughput mode adds a `syncfs()` before the first sub-test and makes no `sync()`
+//!   after its final unlinks, where IOzone does.
+//! - A file already there (a rerun after `-w`) is made again by fslab, empty, where IOzone's
+//!   initial writers write over it without truncating it. With `-o`, single-process mode's
+//!   readers open `O_SYNC` too (IOzone's only in throughput mode): Linux's reads do not look at it.
 //! - `-c`: IOzone closes each file inside the timing, and leaves out the fsync it otherwise makes
 //!   before its untimed close (`if(!include_close)`); fslab leaves out that fsync too, but its
 //!   close stays after the timing (a close costs microseconds). A stonewalled initial writer

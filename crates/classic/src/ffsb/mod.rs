@@ -3,7 +3,7 @@
 //! [`parse`] reads a profile in FFSB 6.0's or 5.x's grammar into a [`Profile`] and checks it,
 //! [`compile`] turns it into engine workloads (the benchmark, and one aging run per filesystem
 //! with `agefs`), [`execute`] runs them as FFSB would (aging, untimed fileset setup, the callout,
-//! the timed run with its final sync), and [`report`] prints what FFSB prints and puts FFSB's
+//! the timed run with its final sync), and `report` prints what FFSB prints and puts FFSB's
 //! figures into [`RunResult::classic`](fslab_engine::RunResult).
 //!
 //! What FFSB does and how it counts is in ../shared/reference/classic-benchmarks.md (section 1).
@@ -20,12 +20,12 @@
 //! | read | `open(O_RDONLY[\|O_DIRECT])`, `stat(name)`, `lseek(SEEK_SET)` to a random offset when the file is longer than `read_size`, `read()` × `read_size / read_blocksize` (and the rest), `close()`; `read_random`: `lseek` + `read` per block; `read_skip`: `read` + `lseek(SEEK_CUR, skipsize)` per block | the same; `openat()` and `newfstatat()` relative to the fileset's directory; a skip read as FFSB's: from offset 0, an `lseek(SEEK_CUR)` after every whole block, and made whole even at the run's end |
 //! | readall | `open(O_RDONLY[\|O_DIRECT])`, `stat(name)`, `read()` × size / `read_blocksize` (and the rest), `close()` | the same |
 //! | write, write_fsync | `open(O_WRONLY[\|O_DIRECT])`, `stat(name)`, `lseek` (as read), `write()` × `write_size / write_blocksize`, `fsync()` (write_fsync; 5.x write with `fsync_file`), `close()` | the same |
-//! | writeall, writeall_fsync (6.0) | `open(O_WRONLY[\|O_DIRECT])`, `stat(name)`, `write()` over the whole file, [`fsync()`], `close()` | the same |
-//! | append, append_fsync | `open(O_APPEND\|O_WRONLY[\|O_DIRECT])`, `write()` × `write_size / write_blocksize`, [`fsync()`], `close()` | the same |
-//! | create, create_fsync | `open(O_CREAT\|O_RDWR\|O_TRUNC[\|O_DIRECT], 0700)`, `write()`s of `write_blocksize` over a size drawn from min..max, [`fsync()`], `close()` | the same (`openat()`): the name is always a new one, so `O_TRUNC` truncates nothing; as 5.2.1's, a 5.x profile's create opens without `O_DIRECT` even with `directio=1` (6.0 adds it) |
+//! | writeall, writeall_fsync (6.0) | `open(O_WRONLY[\|O_DIRECT])`, `stat(name)`, `write()` over the whole file, (`fsync()`), `close()` | the same |
+//! | append, append_fsync | `open(O_APPEND\|O_WRONLY[\|O_DIRECT])`, `write()` × `write_size / write_blocksize`, (`fsync()`), `close()` | the same |
+//! | create, create_fsync | `open(O_CREAT\|O_RDWR\|O_TRUNC[\|O_DIRECT], 0700)`, `write()`s of `write_blocksize` over a size drawn from min..max, (`fsync()`), `close()` | the same (`openat()`): the name is always a new one, so `O_TRUNC` truncates nothing; as 5.2.1's, a 5.x profile's create opens without `O_DIRECT` even with `directio=1` (6.0 adds it) |
 //! | delete | `unlink(name)` | `unlinkat()` |
-//! | metaop | `mkdir(0700)`, `mkdir(0700)`, `rmdir` (a random one), `rename` (a random one) | `mkdirat(0700)`, `mkdirat(0700)`, `unlinkat(AT_REMOVEDIR)` of the first, `renameat` of the second |
-//! | createdir (6.0) | `mkdir(name, 0700)` | `mkdirat(0700)` |
+//! | metaop | in `meta/`: `mkdir(0700)`, `mkdir(0700)`, `rmdir` (a random one), `rename` (a random one, its name and an `a`); a removed name is made again by a later mkdir | in `data/meta/`: `mkdirat(0700)`, `mkdirat(0700)`, `unlinkat(AT_REMOVEDIR)` of the first, `renameat` of the second, each name a new one |
+//! | createdir (6.0) | `mkdir(data/datadir<N>, 0700)`, N counting on from `num_dirs`, and later creates may put files in it | `mkdirat(data/meta/m<N>, 0700)`, which later creates leave alone |
 //! | stat (6.0) | `stat(name)` | `newfstatat()`, which follows a link as `stat()` does |
 //! | open_close (6.0) | `open(O_RDONLY[\|O_DIRECT])`, `close()` | the same |
 //!

@@ -63,6 +63,22 @@
 //! checks the buffer as soon as the request is queued. When several threads meet bad blocks
 //! before the run stops, each prints its `FATAL:` lines, as in sysbench: the first thread's
 //! first, then the others' in thread order (sysbench's in the order they fail).
+//!
+//! Differences not made up yet:
+//! - With several threads sysbench draws every request from one generator under a lock: one
+//!   count of requests for the periodic fsync, one read/write ratio, one event budget, and each
+//!   thread takes the next event. fslab's threads each keep their own (each `--events ÷
+//!   threads`, each an fsync burst after its own `--file-fsync-freq` requests): the same
+//!   number of bursts per request over a run, in other places (4 threads, 1000 rndwr events:
+//!   52 fsyncs in sysbench, 48 in fslab).
+//! - When a file's size (`--file-total-size ÷ --file-num`) is not a whole number of blocks,
+//!   sysbench's random offsets are aligned over the total size, not each file (so they fall off
+//!   block boundaries in every file but the first), and its sequential modes end each file with
+//!   a short request; fslab's requests are always whole blocks of each file.
+//! - seqwr's run makes each file with `open(O_CREAT|O_EXCL)` read-only, closes it and opens
+//!   every file `O_RDWR` before the first request; fslab makes them write-only and opens each at
+//!   its first request. A reused fileset is found through fslab's marker (`.fslab-fileset`) and
+//!   a listing of the directory.
 
 pub mod compile;
 pub mod files;
