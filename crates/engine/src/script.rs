@@ -584,6 +584,12 @@ impl<'s> Replayer<'s> {
 
     /// Runs one call; returns the bytes it counts (a read's or a write's length).
     pub fn call(&mut self, call: &Call) -> io::Result<u64> {
+        self.call_expecting(call, Expect::Ok)
+    }
+
+    /// Runs one step's call, which `expect` says how it should end: an open expected to fail
+    /// that succeeds is closed at once and gives no handle, as dbench's nb_createx does.
+    pub fn call_expecting(&mut self, call: &Call, expect: Expect) -> io::Result<u64> {
         let none = 0;
         let walks = self.place.walks();
         match call {
@@ -614,6 +620,9 @@ impl<'s> Replayer<'s> {
                         fd => fd?,
                     }
                 };
+                if expect == Expect::Fail {
+                    return Ok(none);
+                }
                 // dbench looks at what it opened.
                 rustix::fs::fstat(&fd)?;
                 let path = if walks { name.to_string() } else { String::new() };
@@ -669,16 +678,23 @@ impl<'s> Replayer<'s> {
             Call::Unlink { path, resolve } => {
                 let (dir, name) = self.place.at(path)?;
                 self.entries.look_up(dir, name, *resolve);
-                rustix::fs::unlinkat(dir, name, AtFlags::empty())?;
-                self.sync_parent(path)?;
+                // dbench's -S syncs the directory whether or not the call worked.
+                let r = rustix::fs::unlinkat(dir, name, AtFlags::empty());
+                let synced = self.sync_parent(path);
+                r?;
+                synced?;
                 Ok(none)
             }
             Call::Rmdir { path, resolve } => {
                 let (dir, name) = self.place.at(path)?;
                 self.entries.look_up(dir, name, *resolve);
-                rustix::fs::unlinkat(dir, name, AtFlags::REMOVEDIR)?;
-                self.place.forget(path);
-                self.sync_parent(path)?;
+                let r = rustix::fs::unlinkat(dir, name, AtFlags::REMOVEDIR);
+                if r.is_ok() {
+                    self.place.forget(path);
+                }
+                let synced = self.sync_parent(path);
+                r?;
+                synced?;
                 Ok(none)
             }
             Call::Mkdir { path, resolve } => {
@@ -691,9 +707,13 @@ impl<'s> Replayer<'s> {
                 let ((fdir, fname), (tdir, tname)) = self.place.at2(from, to)?;
                 self.entries.look_up(fdir, fname, *resolve);
                 self.entries.look_up(tdir, tname, *resolve);
-                rustix::fs::renameat(fdir, fname, tdir, tname)?;
-                self.place.forget(from);
-                self.sync_parent(to)?;
+                let r = rustix::fs::renameat(fdir, fname, tdir, tname);
+                if r.is_ok() {
+                    self.place.forget(from);
+                }
+                let synced = self.sync_parent(to);
+                r?;
+                synced?;
                 Ok(none)
             }
             Call::DeleteFiles { path } => {

@@ -54,7 +54,10 @@
 //!   (`0 of N` first, `N of N` last); fslab prints the first and the last.
 //! - A line whose outcome differs from its status (dbench: a message, or its client killed for
 //!   Unlink, Rename and Rmdir) is counted as a mismatch and the replay goes on; the counts are
-//!   printed after dbench's report.
+//!   printed after dbench's report. As dbench's, a line that fails as its status expects still
+//!   syncs its directory with `-S` (Unlink, Rmdir, Rename), and an NTCreateX expected to fail
+//!   that opens its file closes it at once, with no handle. Handles a loadfile pass leaves open
+//!   are closed at its end, where dbench keeps them (and stops once its table is full).
 //! - Before the run, fslab refuses a `clients/client<N>` holding a file (the loadfile's Deltree
 //!   would unlink it; dbench would); a tree of directories, what dbench leaves, is run over.
 //!   `Deltree "\clients"` (every client's files) is refused too.

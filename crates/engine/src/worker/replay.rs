@@ -45,7 +45,7 @@ impl<'a> Worker<'a> {
                 let kind = step.call.kind();
                 let label = step.label as usize;
                 let t0 = self.shared.latency.then(clock::now);
-                let result = replay.call(&step.call);
+                let result = replay.call_expecting(&step.call, step.expect);
                 let mismatch = matches!((&result, step.expect), (Ok(_), Expect::Fail) | (Err(_), Expect::Ok));
                 let outcome = match result {
                     Err(e) if step.expect == Expect::Ok && is_hard(&e) => {
