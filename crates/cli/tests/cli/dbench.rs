@@ -363,36 +363,36 @@ const AT_CALLS: [&str; 10] = [
     "faccessat",
 ];
 
-#[test]
-#[ignore = "system tier: needs strace"]
-fn each_operation_makes_dbench_s_system_calls() {
+/// `fslab dbench OPTIONS -c LOADFILE -t 2 --warmup 0 1` under `strace -f`, in a fresh
+/// directory: that directory, and strace's log.
+fn traced_run(loadfile: &str, options: &[&str]) -> (tempfile::TempDir, String) {
     fslab_testkit::require_tool("strace", "strace");
     let strace = fslab_testkit::program("strace").unwrap();
     let files = tempfile::tempdir().unwrap();
     let run_dir = tempfile::tempdir().unwrap();
-    let load = write_load(files.path(), EVERY_OP);
+    let load = write_load(files.path(), loadfile);
     let trace = files.path().join("trace");
-    let fslab = env!("CARGO_BIN_EXE_fslab");
     let dir = run_dir.path().to_str().unwrap();
-    let args = [
+    let mut args = vec![
         "-f",
         "-o",
         trace.to_str().unwrap(),
-        fslab,
+        env!("CARGO_BIN_EXE_fslab"),
         "dbench",
-        "-c",
-        &load,
-        "-D",
-        dir,
-        "-t",
-        "2",
-        "--warmup",
-        "0",
-        "1",
     ];
+    args.extend(options);
+    args.extend(["-c", &load, "-D", dir, "-t", "2", "--warmup", "0", "1"]);
     let r = fslab_testkit::run_binary(&strace, None, &[], &args, Duration::from_secs(120));
     assert_eq!(r.code, 0, "{}{}", r.stdout, r.stderr);
     let text = std::fs::read_to_string(&trace).unwrap();
+    (run_dir, text)
+}
+
+#[test]
+#[ignore = "system tier: needs strace"]
+fn each_operation_makes_dbench_s_system_calls() {
+    let (run_dir, text) = traced_run(EVERY_OP, &[]);
+    let dir = run_dir.path().to_str().unwrap();
     let client = format!("{dir}/clients/client0");
     // The client's thread: the one that names its directory most.
     let mut by_tid = std::collections::HashMap::<&str, usize>::new();
@@ -495,33 +495,8 @@ Deltree "\clients\client1\d" NT_STATUS_OK
 #[test]
 #[ignore = "system tier: needs strace"]
 fn expected_failures_sync_the_directory_and_close_what_opened_as_dbench() {
-    fslab_testkit::require_tool("strace", "strace");
-    let strace = fslab_testkit::program("strace").unwrap();
-    let files = tempfile::tempdir().unwrap();
-    let run_dir = tempfile::tempdir().unwrap();
-    let load = write_load(files.path(), EXPECTED_FAILURES);
-    let trace = files.path().join("trace");
+    let (run_dir, text) = traced_run(EXPECTED_FAILURES, &["-S"]);
     let dir = run_dir.path().to_str().unwrap();
-    let args = [
-        "-f",
-        "-o",
-        trace.to_str().unwrap(),
-        env!("CARGO_BIN_EXE_fslab"),
-        "dbench",
-        "-S",
-        "-c",
-        &load,
-        "-D",
-        dir,
-        "-t",
-        "2",
-        "--warmup",
-        "0",
-        "1",
-    ];
-    let r = fslab_testkit::run_binary(&strace, None, &[], &args, Duration::from_secs(120));
-    assert_eq!(r.code, 0, "{}{}", r.stdout, r.stderr);
-    let text = std::fs::read_to_string(&trace).unwrap();
     let whole = fslab_testkit::strace::whole_calls(&text);
     let file = format!("{dir}/clients/client0/d/f\"");
     let creates = whole

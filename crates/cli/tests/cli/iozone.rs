@@ -536,19 +536,33 @@ fn automatic_mode_makes_iozones_calls_and_primes_its_readers() {
     // before its clock; the readers (read_perf_test) then read one record and seek back to 0,
     // untimed; the records; and an fsync before close.
     let (calls, _, order) = traced_on(&cwd, &["-s", "256k", "-r", "64k", "-i", "0", "-i", "1"], "iozone.tmp");
-    let writer = ["openat", "fsync", "write", "write", "write", "write", "fsync", "close"];
-    let reader = [
-        "openat", "fsync", "read", "lseek", "read", "read", "read", "read", "fsync", "close",
-    ];
-    // The setup makes the file first (open, close): fslab's deliberate difference.
-    let tests: Vec<&[&str]> = vec![&writer, &writer, &reader, &reader];
-    let expected: Vec<String> = ["openat", "close"]
-        .into_iter()
-        .chain(tests.into_iter().flatten().copied())
-        .map(String::from)
-        .collect();
-    assert_eq!(order, expected, "{calls:?}");
+    assert_eq!(order, automatic_calls(true), "{calls:?}");
     assert_eq!(calls.get("sync"), None, "automatic mode does not sync between tests");
+}
+
+/// The calls on `iozone.tmp` of automatic mode's `-s 256k -r 64k -i 0 -i 1` (write, rewrite,
+/// read, re-read of 4 records), with or without the fsync before each close: each test opens
+/// the file and fsyncs it before its clock; the readers first read one record and seek back.
+/// The setup makes the file first (open, close): fslab's deliberate difference.
+fn automatic_calls(close_fsync: bool) -> Vec<String> {
+    let sync: &[&str] = if close_fsync { &["fsync"] } else { &[] };
+    let writer = [
+        &["openat", "fsync", "write", "write", "write", "write"][..],
+        sync,
+        &["close"],
+    ]
+    .concat();
+    let reader = [
+        &["openat", "fsync", "read", "lseek", "read", "read", "read", "read"][..],
+        sync,
+        &["close"],
+    ]
+    .concat();
+    [&["openat", "close"][..], &writer, &writer, &reader, &reader]
+        .concat()
+        .into_iter()
+        .map(String::from)
+        .collect()
 }
 
 /// The stride read (`-i 5`) walks the file as IOzone 3.487's read_stride_perf_test does: record
@@ -607,17 +621,7 @@ fn c_leaves_out_the_fsync_before_close() {
         &["-s", "256k", "-r", "64k", "-i", "0", "-i", "1", "-c"],
         "iozone.tmp",
     );
-    let writer = ["openat", "fsync", "write", "write", "write", "write", "close"];
-    let reader = [
-        "openat", "fsync", "read", "lseek", "read", "read", "read", "read", "close",
-    ];
-    let tests: Vec<&[&str]> = vec![&writer, &writer, &reader, &reader];
-    let expected: Vec<String> = ["openat", "close"]
-        .into_iter()
-        .chain(tests.into_iter().flatten().copied())
-        .map(String::from)
-        .collect();
-    assert_eq!(order, expected, "{calls:?}");
+    assert_eq!(order, automatic_calls(false), "{calls:?}");
     let (_tmp, cwd) = strace_dir();
     let (calls, _) = traced(
         &cwd,
