@@ -311,14 +311,15 @@ Close 8 NT_STATUS_OK
     let r = run(&passes(&options(&load, 2), 3), run_dir.path());
     assert_eq!(r.status, Status::Ok, "mismatches are not errors: {:?}", r.first_error);
     // Three passes of two clients: every line ran six times; the stat and the unlink of a missing
-    // file and the open that should have failed are mismatches each time; the Close of the handle
-    // the open filled is as expected.
+    // file and the open that should have failed are mismatches each time. That open is closed at
+    // once and fills no handle, as dbench's nb_createx does, so the Close of its handle finds
+    // none (dbench stops there; fslab counts it and goes on).
     assert_eq!((step(&r, "Qpathinfo").count, step(&r, "Qpathinfo").mismatches), (6, 6));
     assert_eq!((step(&r, "Unlink").count, step(&r, "Unlink").mismatches), (6, 6));
     assert_eq!((step(&r, "NTCreateX").count, step(&r, "NTCreateX").mismatches), (18, 6));
-    assert_eq!((step(&r, "Close").count, step(&r, "Close").mismatches), (18, 0));
+    assert_eq!((step(&r, "Close").count, step(&r, "Close").mismatches), (18, 6));
     let rows = report::op_rows(&r);
-    assert_eq!(rows.iter().map(|r| r.mismatches).sum::<u64>(), 18);
+    assert_eq!(rows.iter().map(|r| r.mismatches).sum::<u64>(), 24);
 }
 
 #[test]

@@ -393,10 +393,10 @@ fn pwrite_pread_fwrite_fread_in_throughput_mode() {
         ]
     );
     use fslab_engine::workload::OpKind;
-    for (s, kind) in
-        report.subtests[2..]
-            .iter()
-            .zip([OpKind::SeqWrite, OpKind::SeqRead, OpKind::SeqWrite, OpKind::SeqRead])
+    for (s, kind) in report.subtests[2..]
+        .iter()
+        // The fwriters write over the files, as IOzone's fopen("r+").
+        .zip([OpKind::SeqWrite, OpKind::SeqRead, OpKind::Rewrite, OpKind::SeqRead])
     {
         let o = s
             .result
