@@ -348,6 +348,24 @@ impl FrontEnd for Native {
 }
 
 impl AdHoc {
+    /// The io_uring and libaio settings the flags give. The batch flags go to the engine that
+    /// runs; with another engine every flag stays in its table, for validation to refuse.
+    fn queue_settings(&self, engine: EngineKind) -> (UringOpts, AioOpts) {
+        let (mut uring, mut aio) = (self.uring(), self.aio());
+        match engine {
+            EngineKind::Libaio => (uring.batch_submit, uring.batch_complete) = (None, 1),
+            // io_uring reaps without a call (see the note in `parse`).
+            EngineKind::IoUring => aio = AioOpts::default(),
+            _ => {
+                aio = AioOpts {
+                    reap_max: self.iodepth_batch_complete_max,
+                    ..AioOpts::default()
+                }
+            }
+        }
+        (uring, aio)
+    }
+
     /// The libaio settings the batch flags give.
     fn aio(&self) -> AioOpts {
         AioOpts {
@@ -451,6 +469,7 @@ impl AdHoc {
             fileset.names = names;
         }
         let files = fileset.files;
+        let (uring, aio) = self.queue_settings(engine);
         Workload {
             description: format!("ad-hoc: {name}, bs {bs}, {files} file(s) of {}", self.size),
             stop: Stop {
@@ -463,26 +482,8 @@ impl AdHoc {
                 threads,
                 engine,
                 iodepth: self.iodepth,
-                // The batch flags are the io_uring engine's or libaio's; the io_uring flags
-                // given with another engine stay, for validation to refuse.
-                uring: if engine == EngineKind::Libaio {
-                    UringOpts {
-                        batch_submit: None,
-                        batch_complete: 1,
-                        ..self.uring()
-                    }
-                } else {
-                    self.uring()
-                },
-                aio: match engine {
-                    EngineKind::Libaio => self.aio(),
-                    // io_uring reaps without a call (see the note in `parse`).
-                    EngineKind::IoUring => AioOpts::default(),
-                    _ => AioOpts {
-                        reap_max: self.iodepth_batch_complete_max,
-                        ..AioOpts::default()
-                    },
-                },
+                uring,
+                aio,
                 direct: self.direct.unwrap_or(false),
                 // The engine's periodic fsync counts reads and writes: for the write patterns,
                 // fio's count of writes.
