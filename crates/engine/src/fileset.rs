@@ -21,6 +21,7 @@
 use crate::confine::{self, ConfineError, RunDir};
 use crate::idmap::IdMap;
 use crate::marker;
+use crate::meta_dirs::MetaDirs;
 use crate::workload::{Data, Fileset, OpKind, SetupCalls, SizeDist, Workload};
 use rand::{Rng, RngExt, SeedableRng};
 use rustix::fs::{AtFlags, Mode, OFlags};
@@ -252,6 +253,8 @@ pub struct FileTable {
     cursor: AtomicU64,
     made_dirs: Mutex<Vec<u64>>,
     next_dir: AtomicU64,
+    /// FFSB's metaop's directories.
+    meta_dirs: Mutex<MetaDirs>,
 }
 
 /// A random index below `len`, none when `len` is 0.
@@ -432,6 +435,7 @@ impl FileTable {
             cursor: AtomicU64::new(0),
             made_dirs: Mutex::new(Vec::new()),
             next_dir: AtomicU64::new(0),
+            meta_dirs: Mutex::default(),
         };
         let report = SetupReport {
             fileset: spec.name.clone(),
@@ -492,6 +496,7 @@ impl FileTable {
             cursor: AtomicU64::new(0),
             made_dirs: Mutex::new(Vec::new()),
             next_dir: AtomicU64::new(0),
+            meta_dirs: Mutex::default(),
         })
     }
 
@@ -732,6 +737,11 @@ impl FileTable {
         }
         let i = rng.random_range(0..d.len());
         Some(d.swap_remove(i))
+    }
+
+    /// FFSB's metaop's directories, for one of its steps.
+    pub(crate) fn meta_dirs(&self) -> std::sync::MutexGuard<'_, MetaDirs> {
+        self.meta_dirs.lock().expect("meta directory table")
     }
 }
 

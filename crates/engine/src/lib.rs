@@ -17,6 +17,7 @@ pub mod input;
 pub mod io;
 pub mod live_latency;
 mod marker;
+mod meta_dirs;
 pub mod metric;
 mod op;
 pub mod result;

@@ -547,6 +547,60 @@ fn creates_open_as_ffsb_s_and_every_file_and_directory_is_0700() {
     assert!(seen > 4, "no data files in data/datadir0");
 }
 
+/// FFSB's metaop (metaops.c, filelist.c): two mkdirs, an rmdir of a live directory and a rename
+/// of one, which appends `a`. Names are `metafile<N>`; an rmdir'd entry, with its name as it was,
+/// is made again by the next mkdir, the first removed first; a new number only when none waits.
+/// The trace is checked against that model, call by call.
+#[test]
+#[ignore = "system tier: strace"]
+fn metaop_names_renames_and_takes_removed_names_again_as_ffsb() {
+    require_tool("strace", "strace");
+    let dir = tempdir();
+    let args = ffsb_args(
+        dir.path(),
+        "time=1\n[filesystem]\nlocation=/unused\nnum_files=2\nnum_dirs=1\nmin_filesize=4k\nmax_filesize=4k\n[end]\n\
+         [threadgroup]\nnum_threads=1\nmetaop_weight=1\n[end]\n",
+    );
+    let log = dir.path().join("strace.log");
+    let calls = crate::common::strace_fslab(None, &log, "mkdirat,unlinkat,renameat,renameat2", &refs(&args));
+    let quoted = |c: &str| -> Vec<String> { c.split('"').skip(1).step_by(2).map(String::from).collect() };
+    let (mut live, mut holes) = (std::collections::HashSet::new(), std::collections::VecDeque::new());
+    let (mut numbers, mut counts) = (0u64, [0u64; 3]);
+    for (_, c) in calls.iter().filter(|(_, c)| c.contains("\"metafile")) {
+        assert!(c.ends_with("= 0"), "{c}");
+        let names = quoted(c);
+        if c.starts_with("mkdirat(") {
+            let want = holes.pop_front().unwrap_or_else(|| {
+                numbers += 1;
+                format!("metafile{}", numbers - 1)
+            });
+            assert_eq!(names[0], want, "{c}");
+            assert!(c.contains(", 0700)"), "{c}");
+            live.insert(want);
+            counts[0] += 1;
+        } else if c.starts_with("unlinkat(") {
+            assert!(c.contains("AT_REMOVEDIR"), "{c}");
+            assert!(live.remove(&names[0]), "rmdir of a directory not there: {c}");
+            holes.push_back(names[0].clone());
+            counts[1] += 1;
+        } else {
+            assert_eq!(names[1], format!("{}a", names[0]), "{c}");
+            assert!(live.remove(&names[0]), "rename of a directory not there: {c}");
+            live.insert(names[1].clone());
+            counts[2] += 1;
+        }
+    }
+    assert!(counts[1] > 50, "too few metaops to see anything: {counts:?}");
+    assert!(counts[0] == 2 * counts[1] && counts[1] == counts[2], "{counts:?}");
+    assert!(numbers < counts[0], "no removed name was made again: {counts:?}");
+    // What is left on disk is what the model says is live.
+    let meta = dir.path().join("run/data/meta");
+    let mut on_disk: Vec<String> = entries(&meta).into_iter().collect();
+    let mut model: Vec<String> = live.into_iter().collect();
+    on_disk.sort();
+    model.sort();
+    assert_eq!(on_disk, model);
+}
 /// With directio=1, FFSB 5.2.1's fhopencreate() opens without O_DIRECT and 6.0's with it; every
 /// other open of the run has it. (The setup's never do: see the next test.) (On a tmpfs, which
 /// takes O_DIRECT.)

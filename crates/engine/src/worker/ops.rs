@@ -11,6 +11,7 @@ use crate::io::{read_or_write, Backend, Buf, Dir, IoBuffers, Moved, OpenFile, Xf
 use crate::workload::{EngineKind, OpKind, OpenMode, Order, Scope, SyncKind};
 use rand::RngExt;
 use rustix::fs::{AtFlags, Mode, OFlags};
+use std::ffi::CStr;
 use std::io as stdio;
 use std::os::fd::BorrowedFd;
 
@@ -516,30 +517,47 @@ impl<'a> Worker<'a> {
         Ok(Outcome::META)
     }
 
-    /// FFSB's metaop, in the fileset's meta directory: two directories made, the first removed,
-    /// the second renamed. One transaction, as FFSB counts it.
+    /// FFSB's metaop, in the fileset's meta directory (`metaops.c`): two directories made, one
+    /// of the live ones removed and one renamed, each chosen at random, named and taken again
+    /// as FFSB's list does ([`crate::meta_dirs`]). One transaction, as FFSB counts it.
     fn metaop(&mut self) -> stdio::Result<Outcome> {
         let meta = self.meta_dir()?;
-        let (a, b, c) = (
-            self.table.new_dir_id(),
-            self.table.new_dir_id(),
-            self.table.new_dir_id(),
-        );
-        let (mut na, mut nb, mut nc): (NameBuf, NameBuf, NameBuf) = ([0; 64], [0; 64], [0; 64]);
-        let (na, nb, nc) = (
-            file_name("m", a, &mut na),
-            file_name("m", b, &mut nb),
-            file_name("m", c, &mut nc),
-        );
-        let fail = |what: &str, e: rustix::io::Errno| {
-            stdio::Error::new(stdio::Error::from(e).kind(), format!("metaop: {what}: {e}"))
+        let table = self.table;
+        let fail = |what: &str, name: &CStr, e: rustix::io::Errno| {
+            let name = name.to_string_lossy();
+            stdio::Error::new(stdio::Error::from(e).kind(), format!("metaop: {what} meta/{name}: {e}"))
         };
-        let mode = Mode::from_raw_mode(self.table.spec.dir_mode());
-        rustix::fs::mkdirat(meta, na, mode).map_err(|e| fail("mkdir", e))?;
-        rustix::fs::mkdirat(meta, nb, mode).map_err(|e| fail("mkdir", e))?;
-        rustix::fs::unlinkat(meta, na, AtFlags::REMOVEDIR).map_err(|e| fail("rmdir", e))?;
-        rustix::fs::renameat(meta, nb, meta, nc).map_err(|e| fail("rename", e))?;
-        self.table.made_dir(c);
+        let mode = Mode::from_raw_mode(table.spec.dir_mode());
+        for _ in 0..2 {
+            let (n, name) = {
+                let mut d = table.meta_dirs();
+                let n = d.create();
+                (n, d.name(n))
+            };
+            let r = rustix::fs::mkdirat(meta, &name, mode);
+            table.meta_dirs().release(n);
+            r.map_err(|e| fail("mkdir", &name, e))?;
+        }
+        let taken = {
+            let mut d = table.meta_dirs();
+            d.choose(&mut self.rng).map(|n| {
+                d.remove(n);
+                (n, d.name(n))
+            })
+        };
+        if let Some((n, name)) = taken {
+            rustix::fs::unlinkat(meta, &name, AtFlags::REMOVEDIR).map_err(|e| fail("rmdir", &name, e))?;
+            table.meta_dirs().hole(n);
+        }
+        let renamed = {
+            let mut d = table.meta_dirs();
+            d.choose(&mut self.rng).map(|n| (n, d.rename(n), d.name(n)))
+        };
+        if let Some((n, old, new)) = renamed {
+            let r = rustix::fs::renameat(meta, &old, meta, &new);
+            table.meta_dirs().release(n);
+            r.map_err(|e| fail("rename", &old, e))?;
+        }
         Ok(Outcome::META)
     }
 
