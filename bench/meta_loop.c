@@ -2,7 +2,7 @@
  * calls in a bare loop. Each of THREADS threads works in its own directory DIR/t<k> on the files
  * f0 .. f<FILES-1>:
  *   create  openat(O_CREAT | O_EXCL | O_WRONLY | O_CLOEXEC | O_NOFOLLOW, 0644), then close
- *   stat    fstatat(AT_SYMLINK_NOFOLLOW)
+ *   stat    fstatat(0), which follows a link, as fslab's stat op (and fio's filestat) does
  *   unlink  unlinkat
  * The clock runs from just before the barrier that starts the threads to the end of the last
  * thread, as fslab times its threads. Prints one line of JSON: {"op", "threads", "files", "ops",
@@ -67,7 +67,7 @@ static void *work(void *arg)
 				r = close(r);
 			break;
 		case STAT:
-			r = fstatat(w->dir, buf, &st, AT_SYMLINK_NOFOLLOW);
+			r = fstatat(w->dir, buf, &st, 0);
 			break;
 		default:
 			r = unlinkat(w->dir, buf, 0);
