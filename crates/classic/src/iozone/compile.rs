@@ -13,8 +13,9 @@
 //!   record size times (a `write` whose `align` is the file size, so that its only offset is 0).
 //! - random readers / writers: one record per `read`/`write` at a random record-aligned offset,
 //!   file size ÷ record size operations per child (`stop.ops`, shared evenly), the offsets
-//!   dealt from a shuffled deck (`shuffle`) so that each record comes once, as IOzone's
-//!   children shuffle their record numbers.
+//!   dealt from a shuffled deck (`shuffle`) so that each record comes once, in the order
+//!   IOzone's children shuffle their record numbers into (`shuffle_order = "iozone"`: the same
+//!   for every child, test and run, as IOzone seeds its generator with one fixed key).
 //! - stride readers: each `read` takes records a stride apart (`skip` = stride − 1 records) from
 //!   a random record-aligned start, as many records per operation as fit, so that the operations
 //!   of a child add up to its file.
@@ -35,7 +36,9 @@
 
 use super::layout::{Layout, Place};
 use super::subtest::{Mix, Test};
-use fslab_engine::workload::{ChildEnd, Data, Fileset, FinalSync, Group, OSync, OpKind, OpSpec, Scope, SizeDist, Stop};
+use fslab_engine::workload::{
+    ChildEnd, Data, Fileset, FinalSync, Group, OSync, OpKind, OpSpec, Scope, ShuffleOrder, SizeDist, Stop,
+};
 use fslab_engine::{Bytes, Workload};
 
 /// What every sub-test of one IOzone invocation shares.
@@ -222,8 +225,11 @@ fn ops_of(test: Test, p: &Params, records: u64) -> (Vec<OpSpec>, Option<u64>) {
         scope: Some(Scope::Own),
         ..OpSpec::new(op)
     };
+    // In IOzone's order of its records (MT19937-64 keyed as IOzone keys it), the same for
+    // every child and test.
     let shuffled = |op| OpSpec {
         shuffle: Some(true),
+        shuffle_order: Some(ShuffleOrder::Iozone),
         ..random(op)
     };
     match test {
@@ -472,7 +478,11 @@ mod tests {
         for test in [Test::RandomRead, Test::RandomWrite, Test::Mixed] {
             let w = workload(test, &params(), &layout, "x");
             let ops = w.groups.iter().flat_map(|g| &g.ops);
-            assert!(ops.clone().all(|o| o.shuffle == Some(true)), "{test:?}");
+            assert!(
+                ops.clone()
+                    .all(|o| o.shuffle == Some(true) && o.shuffle_order == Some(ShuffleOrder::Iozone)),
+                "{test:?}"
+            );
         }
         let auto = Params {
             throughput: false,

@@ -690,7 +690,7 @@ fslab's options:
   --explain     print the workloads as fslab will run them (native TOML); run nothing
   --check       check the options and plan the runs; print nothing, run nothing
   --drop-caches drop the page cache before the first sub-test (root only)
-  --seed N      seed of the random offsets
+  --seed N      the engine's seed (recorded; random records come in IOzone's own fixed order)
 
 Examples:
   fslab iozone -i 0 -i 1 -s 512m -r 64k --dir /mnt/test

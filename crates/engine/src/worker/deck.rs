@@ -7,6 +7,11 @@
 //! below n (cycle walking: at most two tries per slot on average). A pass is therefore every slot
 //! exactly once, in constant memory for any file size. Each pass draws new keys from the
 //! thread's generator, so the same seed gives the same offsets.
+//!
+//! A deck in IOzone's order (`shuffle_order = "iozone"`) deals the slots from a list, made once
+//! per thread and number of slots as IOzone 3.487 makes its `recnum` array: the slots in order,
+//! then slot i swapped with slot (a draw of MT19937-64 mod n), for each i in turn, the generator
+//! keyed with IOzone's four words. Every pass, thread and run deals that same order.
 
 use rand::rngs::SmallRng;
 use rand::RngExt;
@@ -27,8 +32,11 @@ pub(crate) struct Deck {
     mask: u64,
     shift: u32,
     keys: [u64; ROUNDS],
-    /// The counter's next value in [0, 2^b]; 2^b ends the pass.
+    /// The counter's next value in [0, 2^b]; 2^b ends the pass. In IOzone's order, the next
+    /// place in its list.
     next: u64,
+    /// Deals IOzone's order.
+    iozone: bool,
 }
 
 impl Deck {
@@ -38,6 +46,15 @@ impl Deck {
         let n = n.min(1 << 63);
         if n <= 1 {
             return 0;
+        }
+        if self.iozone {
+            if n != self.n {
+                self.n = n;
+                self.next = 0;
+            }
+            let slot = IOZONE_ORDER.with_borrow_mut(|o| o.slot(n, self.next));
+            self.next = (self.next + 1) % n;
+            return slot;
         }
         if n != self.n {
             let bits = u64::BITS - (n - 1).leading_zeros();
@@ -67,6 +84,110 @@ impl Deck {
             x ^= x >> self.shift;
         }
         x
+    }
+}
+
+thread_local! {
+    /// This thread's list of IOzone's order, for the last number of slots dealt.
+    static IOZONE_ORDER: std::cell::RefCell<IozoneOrder> = const {
+        std::cell::RefCell::new(IozoneOrder { n: 0, slots: Vec::new() })
+    };
+}
+
+/// IOzone's order of `n` slots (`random_perf_test()`, `thread_ranread_test()`...).
+struct IozoneOrder {
+    n: u64,
+    slots: Vec<u64>,
+}
+
+impl IozoneOrder {
+    /// The slot at place `k` of the order of `n` slots, the list made first for a new `n`.
+    fn slot(&mut self, n: u64, k: u64) -> u64 {
+        if self.n != n {
+            self.slots = (0..n).collect();
+            let mut mt = Mt64::iozone();
+            for i in 0..n as usize {
+                let j = (mt.next_u64() % n) as usize;
+                self.slots.swap(i, j);
+            }
+            self.n = n;
+        }
+        self.slots[k as usize]
+    }
+}
+
+/// MT19937-64 (Matsumoto and Nishimura's 64-bit Mersenne Twister), the generator IOzone builds
+/// with (`MERSENNE`), as its `init_by_array64()` and `genrand64_int64()` define it.
+struct Mt64 {
+    state: Box<[u64; MT_N]>,
+    next: usize,
+}
+
+const MT_N: usize = 312;
+const MT_M: usize = 156;
+
+impl Mt64 {
+    /// Keyed with IOzone's `init[4] = {0x12345, 0x23456, 0x34567, 0x45678}`.
+    fn iozone() -> Mt64 {
+        Mt64::keyed(&[0x12345, 0x23456, 0x34567, 0x45678])
+    }
+
+    fn keyed(key: &[u64]) -> Mt64 {
+        let mut mt = Box::new([0u64; MT_N]);
+        mt[0] = 19_650_218;
+        for i in 1..MT_N {
+            mt[i] = 6_364_136_223_846_793_005u64
+                .wrapping_mul(mt[i - 1] ^ (mt[i - 1] >> 62))
+                .wrapping_add(i as u64);
+        }
+        let (mut i, mut j) = (1, 0);
+        for _ in 0..MT_N.max(key.len()) {
+            let prev = mt[i - 1] ^ (mt[i - 1] >> 62);
+            mt[i] = (mt[i] ^ prev.wrapping_mul(3_935_559_000_370_003_845))
+                .wrapping_add(key[j])
+                .wrapping_add(j as u64);
+            i += 1;
+            j += 1;
+            if i >= MT_N {
+                mt[0] = mt[MT_N - 1];
+                i = 1;
+            }
+            if j >= key.len() {
+                j = 0;
+            }
+        }
+        for _ in 0..MT_N - 1 {
+            let prev = mt[i - 1] ^ (mt[i - 1] >> 62);
+            mt[i] = (mt[i] ^ prev.wrapping_mul(2_862_933_555_777_941_757)).wrapping_sub(i as u64);
+            i += 1;
+            if i >= MT_N {
+                mt[0] = mt[MT_N - 1];
+                i = 1;
+            }
+        }
+        mt[0] = 1 << 63;
+        Mt64 { state: mt, next: MT_N }
+    }
+
+    fn next_u64(&mut self) -> u64 {
+        const UPPER: u64 = 0xFFFF_FFFF_8000_0000;
+        const LOWER: u64 = 0x7FFF_FFFF;
+        const MATRIX_A: u64 = 0xB502_6F5A_A966_19E9;
+        if self.next >= MT_N {
+            let mt = &mut self.state;
+            for i in 0..MT_N {
+                let x = (mt[i] & UPPER) | (mt[(i + 1) % MT_N] & LOWER);
+                let mag = if x & 1 == 1 { MATRIX_A } else { 0 };
+                mt[i] = mt[(i + MT_M) % MT_N] ^ (x >> 1) ^ mag;
+            }
+            self.next = 0;
+        }
+        let mut x = self.state[self.next];
+        self.next += 1;
+        x ^= (x >> 29) & 0x5555_5555_5555_5555;
+        x ^= (x << 17) & 0x71D6_7FFF_EDA6_0000;
+        x ^= (x << 37) & 0xFFF7_EEE0_0000_0000;
+        x ^ (x >> 43)
     }
 }
 
@@ -109,13 +230,15 @@ impl Hasher for KeyHasher {
 impl Decks {
     /// The deck of entry `op` on file `file`, lent out for one operation: give it back
     /// ([`Decks::give_back`]) before the next is lent.
-    pub fn lend(&mut self, op: usize, file: u64) -> Deck {
+    /// `iozone`: the deck deals IOzone's order.
+    pub fn lend(&mut self, op: usize, file: u64, iozone: bool) -> Deck {
         let key = (op, file);
         if self.last != Some(key) {
             if let Some(last) = self.last.replace(key) {
                 self.others.insert(last, self.deck);
             }
             self.deck = self.others.get(&key).copied().unwrap_or_default();
+            self.deck.iozone = iozone;
         }
         self.deck
     }
@@ -125,8 +248,8 @@ impl Decks {
     }
 
     /// The next slot of entry `op` on file `file`, of `n`.
-    pub fn draw(&mut self, op: usize, file: u64, n: u64, rng: &mut SmallRng) -> u64 {
-        let mut deck = self.lend(op, file);
+    pub fn draw(&mut self, op: usize, file: u64, n: u64, iozone: bool, rng: &mut SmallRng) -> u64 {
+        let mut deck = self.lend(op, file, iozone);
         let slot = deck.draw(n, rng);
         self.give_back(deck);
         slot
@@ -202,16 +325,54 @@ mod tests {
         let mut seen = [Vec::new(), Vec::new()];
         for _ in 0..8 {
             for (file, seen) in seen.iter_mut().enumerate() {
-                seen.push(decks.draw(0, file as u64, 8, &mut rng));
+                seen.push(decks.draw(0, file as u64, 8, false, &mut rng));
             }
         }
         for mut s in seen {
             s.sort_unstable();
             assert!(s.into_iter().eq(0..8));
         }
-        let mut deck = decks.lend(0, 0);
+        let mut deck = decks.lend(0, 0, false);
         let next = deck.draw(8, &mut rng);
         decks.give_back(deck);
         assert!(next < 8);
+    }
+
+    #[test]
+    fn the_generator_is_the_reference_mersenne_twister() {
+        // The first outputs of mt19937-64.c's own test, keyed as IOzone keys it.
+        let mut mt = Mt64::iozone();
+        assert_eq!(
+            [mt.next_u64(), mt.next_u64()],
+            [7_266_447_313_870_364_031, 4_946_485_549_665_804_864]
+        );
+        let mut mt = Mt64::iozone();
+        let thousandth = (0..1000).map(|_| mt.next_u64()).last();
+        assert_eq!(thousandth, Some(994_412_663_058_993_407), "past the first refill");
+    }
+
+    #[test]
+    fn an_iozone_deck_deals_iozone_s_order_every_pass_and_in_every_deck() {
+        // The records IOzone 3.487 seeks to under strace: 4 MB in 4 kB records (-s 4m -r 4k -i
+        // 2: the first and last offsets 2068480 and 266240), and 256 kB (-t 2 -s 256k -r 4k,
+        // each child).
+        let mut rng = SmallRng::seed_from_u64(3);
+        let mut decks = Decks::default();
+        let mut deal =
+            |file: u64, n: u64| -> Vec<u64> { (0..n).map(|_| decks.draw(0, file, n, true, &mut rng)).collect() };
+        let big = deal(0, 1024);
+        assert_eq!((&big[..6], big[1023]), (&[505, 56, 602, 672, 161, 94][..], 65));
+        let mut sorted = big.clone();
+        sorted.sort_unstable();
+        assert!(sorted.into_iter().eq(0..1024), "each record once");
+        let iozone_64 = [
+            1, 55, 28, 7, 18, 58, 39, 3, 22, 0, 34, 10, 19, 13, 26, 21, 42, 41, 47, 16, 23, 15, 31, 9, 24, 33, 25, 40,
+            56, 14, 52, 35, 36, 54, 12, 50, 60, 5, 8, 57, 17, 32, 49, 38, 62, 44, 4, 48, 29, 45, 53, 37, 20, 46, 43,
+            61, 63, 30, 11, 59, 27, 51, 6, 2,
+        ];
+        for file in [1, 2, 1] {
+            assert_eq!(deal(file, 64), iozone_64, "file {file}: every deck, every pass");
+        }
+        assert_eq!(deal(0, 1024), big, "its second pass");
     }
 }

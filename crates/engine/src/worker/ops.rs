@@ -8,7 +8,7 @@ use crate::calls::{self, Call};
 use crate::confine;
 use crate::fileset::{file_name, NameBuf, Picked};
 use crate::io::{read_or_write, Backend, Buf, Dir, IoBuffers, Moved, OpenFile, Xfer};
-use crate::workload::{EngineKind, OpKind, OpenMode, Order, Scope, SyncKind};
+use crate::workload::{EngineKind, OpKind, OpenMode, Order, Scope, ShuffleOrder, SyncKind};
 use rand::RngExt;
 use rustix::fs::{AtFlags, Mode, OFlags};
 use std::ffi::CStr;
@@ -231,7 +231,7 @@ impl<'a> Worker<'a> {
         let seeks = spec.seeks.unwrap_or(1).max(1) as u64;
         let mut runs = Runs {
             rng: self.rng.clone(),
-            deck: shuffle.then(|| self.decks.lend(i, id)),
+            deck: shuffle.then(|| self.decks.lend(i, id, spec.shuffle_order == Some(ShuffleOrder::Iozone))),
             left: want,
             per_run: blocks.div_ceil(seeks).max(1),
             bs,

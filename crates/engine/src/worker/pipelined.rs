@@ -7,7 +7,7 @@ use crate::clock;
 use crate::io::checked::{self, Claim};
 use crate::io::{Dir, SyncBackend, Target, Xfer};
 use crate::result::ThreadError;
-use crate::workload::{EngineKind, OpKind, OpenMode, Pick};
+use crate::workload::{EngineKind, OpKind, OpenMode, Pick, ShuffleOrder};
 use rand::RngExt;
 use std::io as stdio;
 use std::os::fd::{AsRawFd, RawFd};
@@ -123,7 +123,8 @@ impl<'a> Worker<'a> {
                     0
                 } else if spec.shuffle == Some(true) {
                     let slots = room / align + 1;
-                    self.decks.draw(i, id as u64, slots, &mut self.rng) * align
+                    let iozone = spec.shuffle_order == Some(ShuffleOrder::Iozone);
+                    self.decks.draw(i, id as u64, slots, iozone, &mut self.rng) * align
                 } else {
                     self.rng.random_range(0..=room / align) * align
                 };

@@ -972,6 +972,13 @@ pub struct OpSpec {
     /// `norandommap`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub shuffle: Option<bool>,
+    /// read, write with `shuffle`: the order of the deck. `keyed` (the default) deals a new
+    /// order every pass, drawn from the thread's generator. `iozone` deals IOzone 3.487's: its
+    /// records shuffled by swapping record i with record (a draw of MT19937-64, keyed as IOzone
+    /// keys it) mod n, for i from 0 to n; the same order for every thread, pass and run, as each
+    /// of IOzone's random children and tests makes it again.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub shuffle_order: Option<ShuffleOrder>,
     /// create, write, writeall, append, seqwrite, rewrite: fsync or fdatasync before close.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub sync: Option<SyncKind>,
@@ -1017,6 +1024,17 @@ pub struct OpSpec {
     pub buffered_create: bool,
 }
 
+/// The order of a shuffled deck (`OpSpec::shuffle_order`).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum ShuffleOrder {
+    /// A new order every pass, from the thread's generator.
+    #[default]
+    Keyed,
+    /// IOzone 3.487's order of its records, the same every time.
+    Iozone,
+}
+
 /// The order in which an operation goes through the files of its fileset.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "snake_case")]
@@ -1045,6 +1063,7 @@ impl OpSpec {
             sync_each: None,
             align: None,
             shuffle: None,
+            shuffle_order: None,
             sync: None,
             scope: None,
             wrap: None,

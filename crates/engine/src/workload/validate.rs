@@ -591,6 +591,7 @@ fn check_op(op: &OpSpec, fs: &Fileset, g: &Group) -> Result<(), (&'static str, S
             ("from_start", op.from_start.is_some()),
             ("align", op.align.is_some()),
             ("shuffle", op.shuffle.is_some()),
+            ("shuffle_order", op.shuffle_order.is_some()),
         ] {
             if set {
                 return not_for(field);
@@ -681,6 +682,12 @@ fn check_op(op: &OpSpec, fs: &Fileset, g: &Group) -> Result<(), (&'static str, S
                 "from_start",
                 "from_start reads or writes one run from the file's head: it takes no seeks above 1 and no shuffle"
                     .into(),
+            ));
+        }
+        if op.shuffle_order.is_some() && op.shuffle != Some(true) {
+            return Err((
+                "shuffle_order",
+                "shuffle_order orders a shuffled deck: it needs shuffle = true".into(),
             ));
         }
     }

@@ -113,6 +113,16 @@ fn from_start_with_more_than_one_run_names_its_line() {
 }
 
 #[test]
+fn a_deck_order_without_a_deck_names_its_line() {
+    refused_at(
+        19,
+        "shuffle_order = \"iozone\"",
+        17,
+        &["shuffle_order orders a shuffled deck: it needs shuffle = true"],
+    );
+}
+
+#[test]
 fn stride_on_a_random_read_names_its_line() {
     refused_at(
         19,
