@@ -727,7 +727,7 @@ impl<'s> Replayer<'s> {
                     }
                     Place::Walk(w) => {
                         let mut full = Walk::full(&w.prefix, path, &mut w.a).to_string();
-                        deltree(&mut full, &mut self.entries.buf);
+                        deltree(&mut full);
                     }
                 }
                 Ok(none)
@@ -842,27 +842,28 @@ fn open_listing(path: &str) -> io::Result<OwnedFd> {
     Ok(fd)
 }
 
-/// dbench's Deltree by whole paths: the directory `path` read, each entry stat'ed by its path,
-/// files unlinked and directories emptied the same way (and kept). `path` is restored on return.
-/// Nothing it meets stops it, as nothing stops dbench's.
-fn deltree(path: &mut String, buf: &mut [MaybeUninit<u8>]) {
+/// dbench's Deltree by whole paths (`nb_deltree`): the directory `path` read an entry at a time,
+/// each entry stat'ed by its path as it comes, a file unlinked and a directory emptied the same
+/// way (and kept) before the next entry is read, so that the listing goes on (its getdents as
+/// its buffer empties, glibc's readdir) over what was removed, as dbench's does. `path` is
+/// restored on return. Nothing it meets stops it, as nothing stops dbench's.
+fn deltree(path: &mut String) {
     let Ok(fd) = open_listing(path) else { return };
-    let mut names = Vec::new();
-    let mut dir = rustix::fs::RawDir::new(&fd, buf);
+    // A buffer of its own at each level, as each opendir has one: the levels below are read
+    // while this one is open.
+    let mut buf = vec![MaybeUninit::uninit(); 32 * 1024];
+    let mut dir = rustix::fs::RawDir::new(&fd, &mut buf);
+    let len = path.len();
     while let Some(Ok(entry)) = dir.next() {
         let name = entry.file_name().to_bytes();
-        if name != b"." && name != b".." {
-            names.push(String::from_utf8_lossy(name).into_owned());
+        if name == b"." || name == b".." {
+            continue;
         }
-    }
-    drop(fd);
-    let len = path.len();
-    for name in names {
         path.push('/');
-        path.push_str(&name);
+        path.push_str(&String::from_utf8_lossy(name));
         match rustix::fs::stat(path.as_str()) {
             Ok(st) if rustix::fs::FileType::from_raw_mode(st.st_mode) == rustix::fs::FileType::Directory => {
-                deltree(path, buf)
+                deltree(path)
             }
             Ok(_) => {
                 let _ = rustix::fs::unlink(path.as_str());
@@ -878,8 +879,7 @@ fn deltree(path: &mut String, buf: &mut [MaybeUninit<u8>]) {
 /// fails while any client's directory is left in it.
 pub fn walk_cleanup(root: &str, base: &str) {
     let mut path = format!("{root}/{base}");
-    let mut buf = vec![MaybeUninit::uninit(); 32 * 1024];
-    deltree(&mut path, &mut buf);
+    deltree(&mut path);
     if let Some((parent, _)) = split_parent(&path) {
         let _ = rustix::fs::unlinkat(CWD, parent, AtFlags::REMOVEDIR);
     }

@@ -39,7 +39,7 @@
 //! | Rename | look-up of both; `rename(P1, P2)`; `-S` as Unlink (the new name's directory) |
 //! | Rmdir | look-up; `rmdir(P)`; `-S` as Unlink |
 //! | Mkdir | look-up; `mkdir(P, 0777)`, its status ignored |
-//! | Deltree | opendir of P; for each entry, `stat` of its path, then `unlink` (a file) or the same again (a directory, kept) |
+//! | Deltree | opendir of P; for each entry as readdir gives it, `stat` of its path, then `unlink` (a file) or the same again (a directory, kept), before the next is read: the listing stays open, and is read on, while its entries go |
 //! | end of run | each client's Deltree of `<dir>/clients/client<N>`, then `rmdir(<dir>/clients)`, which fails while any client's directory is left: the empty tree stays, and a later run goes over it |
 //!
 //! # Where fslab deliberately differs

@@ -475,6 +475,66 @@ fn each_operation_makes_dbench_s_system_calls() {
     assert!(made(&format!("{dir}/clients"), "0777"), "no mkdir of clients, 0777");
 }
 
+/// A directory for Deltree to empty: a file beside a directory holding another.
+const DELTREE: &str = r#"Mkdir "\clients" NT_STATUS_OK
+Mkdir "\clients\client1" NT_STATUS_OK
+Mkdir "\clients\client1\d" NT_STATUS_OK
+Mkdir "\clients\client1\d\e" NT_STATUS_OK
+NTCreateX "\clients\client1\d\File.Txt" 0x40 0x5 1 NT_STATUS_OK
+WriteX 1 0 4096 4096 NT_STATUS_OK
+Close 1 NT_STATUS_OK
+NTCreateX "\clients\client1\d\e\g" 0x40 0x5 2 NT_STATUS_OK
+Close 2 NT_STATUS_OK
+Deltree "\clients\client1\d" NT_STATUS_OK
+"#;
+
+/// dbench's nb_deltree reads a directory an entry at a time and stats, unlinks or goes down
+/// into each before reading the next: the listing's descriptor stays open (and is read on)
+/// while its files are unlinked and the directory below is emptied.
+#[test]
+#[ignore = "system tier: needs strace"]
+fn deltree_unlinks_and_goes_down_while_it_reads_the_directory_as_dbench() {
+    let (run_dir, text) = traced_run(DELTREE, &["--skip-cleanup"]);
+    let dir = run_dir.path().to_str().unwrap();
+    let d = format!("{dir}/clients/client0/d");
+    let whole = fslab_testkit::strace::whole_calls(&text);
+    let listing = |path: &str| {
+        let quoted = format!("\"{path}\"");
+        move |c: &str| c.starts_with("openat(") && c.contains(&quoted) && c.contains("O_DIRECTORY")
+    };
+    let ret = |c: &str| c.rsplit("= ").next().unwrap().trim().to_string();
+    let mut checked = 0;
+    for (k, (tid, call)) in whole.iter().enumerate().filter(|(_, (_, c))| listing(&d)(c)) {
+        let fd = ret(call);
+        let rest: Vec<&str> = whole[k + 1..]
+            .iter()
+            .filter(|(t, _)| t == tid)
+            .map(|(_, c)| c.as_str())
+            .collect();
+        let closed = rest
+            .iter()
+            .position(|c| c.starts_with(&format!("close({fd})")))
+            .unwrap_or_else(|| panic!("{d} never closed after {call}"));
+        let at = |what: &dyn Fn(&str) -> bool| rest[..closed].iter().position(|c| what(c));
+        // A Deltree stats what it lists (other listings of d look a name up and stat nothing).
+        if at(&|c| c.contains("stat") && c.contains(&format!("\"{d}/"))).is_none() {
+            continue;
+        }
+        let unlinked = at(&|c| c.starts_with("unlink") && c.contains(&format!("{d}/File.Txt\"")));
+        let nested = at(&listing(&format!("{d}/e")));
+        let last_read = rest[..closed]
+            .iter()
+            .rposition(|c| c.starts_with(&format!("getdents64({fd},")));
+        assert!(
+            unlinked.is_some() && nested.is_some() && last_read > unlinked.max(nested),
+            "before {d}'s listing ends: unlink {unlinked:?}, d/e opened {nested:?}, last getdents {last_read:?}: {:?}",
+            &rest[..=closed]
+        );
+        checked += 1;
+    }
+    assert!(checked >= 3, "only {checked} Deltrees of {d} seen");
+}
+
 /// Lines whose status expects a failure, as dbench 4.0's fileio.c answers them (its calls under
 /// strace, 3 fdatasyncs a pass for this loadfile, as here): with `-S` the directory is synced
 /// after an Unlink or Rename whether or not it worked, and an NTCreateX expected to fail that

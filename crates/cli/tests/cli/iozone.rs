@@ -619,7 +619,13 @@ fn the_single_process_random_tests_seek_in_iozone_s_order() {
     let records: Vec<u64> = calls
         .iter()
         .filter(|c| c.contains("SEEK_SET"))
-        .map(|c| c.split(", ").nth(1).and_then(|o| o.parse::<u64>().ok()).expect("an offset") / 4096)
+        .map(|c| {
+            c.split(", ")
+                .nth(1)
+                .and_then(|o| o.parse::<u64>().ok())
+                .expect("an offset")
+                / 4096
+        })
         .collect();
     let order = &records[records.len().saturating_sub(128)..];
     assert_eq!(order[..64], order[64..], "{records:?}");
