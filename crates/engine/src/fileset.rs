@@ -1017,7 +1017,8 @@ fn is_ours(name: &str, prefix: &str) -> bool {
 }
 
 /// Removes what an earlier run of fslab left in a fileset directory: only `d<k>/f<id>`,
-/// `f<id>`, `meta/m<n>` and the marker. Anything else stops the run untouched.
+/// `f<id>`, `meta/m<n>`, `meta/metafile<n>` (with its renames' `a`s) and the marker. Anything
+/// else stops the run untouched.
 fn clear(root: &OwnedFd, spec: &Fileset, run_root: &str, name: &str) -> Result<(), SetupError> {
     if !spec.names.is_empty() {
         return clear_named(root, spec, run_root, name);
@@ -1065,7 +1066,9 @@ fn clear(root: &OwnedFd, spec: &Fileset, run_root: &str, name: &str) -> Result<(
             path: format!("{run_root}/{name}/{e}"),
             error: err,
         })?;
-        if let Some(bad) = inner.iter().find(|i| !is_ours(i, inner_prefix)) {
+        // meta/ holds the mkdir op's m<N> and FFSB's metaop's metafile<N>(a...).
+        let inner_ours = |i: &str| is_ours(i, inner_prefix) || (e == "meta" && crate::meta_dirs::is_metaop_name(i));
+        if let Some(bad) = inner.iter().find(|i| !inner_ours(i)) {
             return Err(foreign(format!("{run_root}/{name}/{e}"), bad));
         }
         plan.push((e.clone(), inner));

@@ -12,6 +12,15 @@ use std::ffi::CString;
 /// The name FFSB gives its meta fileset's entries (`META_BASE` and `FILENAME_BASE`).
 const BASE: &str = "metafile";
 
+/// Whether `name` is one metaop makes: `metafile<N>`, then any number of `a`s.
+pub(crate) fn is_metaop_name(name: &str) -> bool {
+    let Some(rest) = name.strip_prefix(BASE) else {
+        return false;
+    };
+    let digits = rest.bytes().take_while(u8::is_ascii_digit).count();
+    digits > 0 && rest[digits..].bytes().all(|b| b == b'a')
+}
+
 #[derive(Debug, Clone, Copy)]
 struct Entry {
     /// The `a`s its renames appended.
@@ -131,6 +140,16 @@ mod tests {
         let mut live = d.live.clone();
         live.sort_unstable();
         assert_eq!(live, vec![0, 1, 2, 3]);
+    }
+
+    #[test]
+    fn metaop_names_are_told_from_others() {
+        for yes in ["metafile0", "metafile12", "metafile3aaa"] {
+            assert!(is_metaop_name(yes), "{yes}");
+        }
+        for no in ["metafile", "metafilea", "metafile1b", "metafile1a2", "m3", "xmetafile1"] {
+            assert!(!is_metaop_name(no), "{no}");
+        }
     }
 
     #[test]

@@ -600,6 +600,14 @@ fn metaop_names_renames_and_takes_removed_names_again_as_ffsb() {
     on_disk.sort();
     model.sort();
     assert_eq!(on_disk, model);
+    // A second run in the same directory clears what the first left (its names are fslab's).
+    let again = fslab(&refs(&args));
+    assert_eq!(again.code, 0, "{}{}", again.stdout, again.stderr);
+    let left = entries(&meta);
+    assert!(
+        !left.is_empty() && left.iter().all(|n| n.starts_with("metafile")),
+        "{left:?}"
+    );
 }
 /// With directio=1, FFSB 5.2.1's fhopencreate() opens without O_DIRECT and 6.0's with it; every
 /// other open of the run has it. (The setup's never do: see the next test.) (On a tmpfs, which
