@@ -88,32 +88,50 @@ impl Deck {
 }
 
 thread_local! {
-    /// This thread's list of IOzone's order, for the last number of slots dealt.
-    static IOZONE_ORDER: std::cell::RefCell<IozoneOrder> = const {
-        std::cell::RefCell::new(IozoneOrder { n: 0, slots: Vec::new() })
+    /// This thread's lists of IOzone's order, for the numbers of slots it deals lately.
+    static IOZONE_ORDER: std::cell::RefCell<IozoneOrders> = const {
+        std::cell::RefCell::new(IozoneOrders(Vec::new()))
     };
 }
 
-/// IOzone's order of `n` slots (`random_perf_test()`, `thread_ranread_test()`...).
-struct IozoneOrder {
-    n: u64,
-    slots: Vec<u64>,
+/// IOzone's orders (`random_perf_test()`, `thread_ranread_test()`...), by number of slots, the
+/// last used first: IOzone's files are all of one size, but a workload's need not be, and a
+/// list is made in time and memory proportional to its slots.
+struct IozoneOrders(Vec<(u64, Vec<u64>)>);
+
+/// The numbers of slots whose lists a thread keeps.
+const KEPT_ORDERS: usize = 4;
+
+impl IozoneOrders {
+    /// The slot at place `k` of the order of `n` slots, the list made first when it is not kept.
+    fn slot(&mut self, n: u64, k: u64) -> u64 {
+        let at = match self.0.iter().position(|(m, _)| *m == n) {
+            Some(at) => at,
+            None => {
+                if self.0.len() == KEPT_ORDERS {
+                    self.0.pop();
+                }
+                self.0.push((n, iozone_order(n)));
+                self.0.len() - 1
+            }
+        };
+        if at > 0 {
+            let kept = self.0.remove(at);
+            self.0.insert(0, kept);
+        }
+        self.0[0].1[k as usize]
+    }
 }
 
-impl IozoneOrder {
-    /// The slot at place `k` of the order of `n` slots, the list made first for a new `n`.
-    fn slot(&mut self, n: u64, k: u64) -> u64 {
-        if self.n != n {
-            self.slots = (0..n).collect();
-            let mut mt = Mt64::iozone();
-            for i in 0..n as usize {
-                let j = (mt.next_u64() % n) as usize;
-                self.slots.swap(i, j);
-            }
-            self.n = n;
-        }
-        self.slots[k as usize]
+/// IOzone's order of `n` slots: 0..n, then slot i swapped with slot (a draw mod n) for each i.
+fn iozone_order(n: u64) -> Vec<u64> {
+    let mut slots: Vec<u64> = (0..n).collect();
+    let mut mt = Mt64::iozone();
+    for i in 0..n as usize {
+        let j = (mt.next_u64() % n) as usize;
+        slots.swap(i, j);
     }
+    slots
 }
 
 /// MT19937-64 (Matsumoto and Nishimura's 64-bit Mersenne Twister), the generator IOzone builds
@@ -374,5 +392,12 @@ mod tests {
             assert_eq!(deal(file, 64), iozone_64, "file {file}: every deck, every pass");
         }
         assert_eq!(deal(0, 1024), big, "its second pass");
+        // Two files of two sizes dealt turn about: each deck keeps its own order.
+        let (mut small, mut large) = (Vec::new(), Vec::new());
+        for _ in 0..64 {
+            small.push(decks.draw(0, 5, 64, true, &mut rng));
+            large.push(decks.draw(0, 6, 1024, true, &mut rng));
+        }
+        assert_eq!((small, &large[..]), (iozone_64.to_vec(), &big[..64]));
     }
 }
