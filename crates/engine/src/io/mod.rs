@@ -384,6 +384,79 @@ pub(crate) fn seek_by(fd: BorrowedFd<'_>, gap: u64) -> rustix::io::Result<u64> {
     })
 }
 
+/// One block moved whole by one kind of call, for blocks that are not checked: `buf` at
+/// `offset` by `pread()`/`pwrite()`, or with `seek` by `read()`/`write()` at the descriptor's
+/// position (an `lseek()` first where the position is not `offset`). As [`each_call`], a short
+/// write goes on with the rest and an interrupted call is made again; a read stops at the end of
+/// the file. The bytes moved, and the error that stopped the block.
+#[inline]
+pub(crate) fn whole_block(
+    file: &mut OpenFile,
+    seek: bool,
+    dir: Dir,
+    buf: &mut [u8],
+    offset: u64,
+) -> (usize, rustix::io::Result<()>) {
+    // The one call nearly every block is, kept apart from the rarer rest.
+    if seek && file.pos != offset {
+        return rest_of_block(file, seek, dir, buf, offset, 0);
+    }
+    match one_call(file, seek, dir, buf, offset) {
+        Ok(n) if n == buf.len() || n == 0 || dir == Dir::Read => (n, Ok(())),
+        Ok(n) => rest_of_block(file, seek, dir, buf, offset, n),
+        Err(rustix::io::Errno::INTR) => rest_of_block(file, seek, dir, buf, offset, 0),
+        Err(e) => (0, Err(e)),
+    }
+}
+
+/// One `read()`/`write()` (`seek`, at the position, which it moves) or `pread()`/`pwrite()` of
+/// `buf` at `offset`.
+#[inline]
+fn one_call(file: &mut OpenFile, seek: bool, dir: Dir, buf: &mut [u8], offset: u64) -> rustix::io::Result<usize> {
+    let n = match (dir, seek) {
+        (Dir::Read, false) => rustix::io::pread(&file.fd, buf, offset)?,
+        (Dir::Write, false) => rustix::io::pwrite(&file.fd, buf, offset)?,
+        (Dir::Read, true) => rustix::io::read(&file.fd, buf)?,
+        (Dir::Write, true) => rustix::io::write(&file.fd, buf)?,
+    };
+    if seek {
+        file.pos += n as u64;
+    }
+    Ok(n)
+}
+
+/// [`whole_block`] from `done` bytes on: the seek, the retried call, the rest of a short write.
+#[cold]
+fn rest_of_block(
+    file: &mut OpenFile,
+    seek: bool,
+    dir: Dir,
+    buf: &mut [u8],
+    offset: u64,
+    mut done: usize,
+) -> (usize, rustix::io::Result<()>) {
+    while done < buf.len() {
+        let at = offset + done as u64;
+        if seek && file.pos != at {
+            if let Err(e) = rustix::fs::seek(&file.fd, rustix::fs::SeekFrom::Start(at)) {
+                return (done, Err(e));
+            }
+            file.pos = at;
+        }
+        match one_call(file, seek, dir, &mut buf[done..], at) {
+            Ok(n) => {
+                done += n;
+                if n == 0 || dir == Dir::Read {
+                    break;
+                }
+            }
+            Err(rustix::io::Errno::INTR) => {}
+            Err(e) => return (done, Err(e)),
+        }
+    }
+    (done, Ok(()))
+}
+
 /// `read()` or `write()` at the file position.
 pub(crate) fn read_or_write(fd: BorrowedFd<'_>, buf: Buf<'_>) -> rustix::io::Result<usize> {
     match buf {

@@ -88,4 +88,37 @@ mod tests {
             .unwrap();
         assert_eq!(offset_of(&f), 8192);
     }
+
+    #[test]
+    fn a_whole_block_is_one_call_where_the_position_is_and_a_read_stops_at_the_end() {
+        use crate::io::whole_block;
+        let tmp = tempfile::tempfile().unwrap();
+        let mut f = OpenFile::new(OwnedFd::from(tmp));
+        let mut buf = vec![7u8; 4096];
+        // pwrite() at the offset: the descriptor's position stays where it was.
+        let (n, r) = whole_block(&mut f, false, Dir::Write, &mut buf, 8192);
+        r.unwrap();
+        assert_eq!((n, f.pos, offset_of(&f)), (4096, 0, 0));
+        // write() where the position is not: an lseek first, then the position moves on.
+        let (n, r) = whole_block(&mut f, true, Dir::Write, &mut buf, 4096);
+        r.unwrap();
+        assert_eq!((n, f.pos, offset_of(&f)), (4096, 8192, 8192));
+        // The next block where the position is: no lseek (moving the descriptor behind its
+        // back shows it: the write lands at 0, where the descriptor is).
+        rustix::fs::seek(&f.fd, rustix::fs::SeekFrom::Start(0)).unwrap();
+        whole_block(&mut f, true, Dir::Write, &mut buf, 8192).1.unwrap();
+        assert_eq!(offset_of(&f), 4096);
+        assert_eq!(rustix::fs::fstat(&f.fd).unwrap().st_size, 12288);
+        // A read past the end stops there; one at the end moves nothing; neither is an error.
+        f.pos = 4096;
+        let mut big = vec![0u8; 16384];
+        let (n, r) = whole_block(&mut f, true, Dir::Read, &mut big, 4096);
+        r.unwrap();
+        assert_eq!((n, f.pos), (8192, 12288));
+        assert_eq!(whole_block(&mut f, false, Dir::Read, &mut big, 12288).0, 0);
+        // A call that fails is made once and gives its error: nothing was moved.
+        let mut ro = OpenFile::new(OwnedFd::from(std::fs::File::open("/dev/null").unwrap()));
+        let (n, r) = whole_block(&mut ro, true, Dir::Write, &mut buf, 0);
+        assert_eq!((n, r), (0, Err(rustix::io::Errno::BADF)));
+    }
 }

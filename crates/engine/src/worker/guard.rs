@@ -42,6 +42,12 @@ impl<'a> Guard<'a> {
         true
     }
 
+    /// The thread counts what it does: the ramp has ended, or the run has none.
+    #[inline]
+    pub fn measuring(&self) -> bool {
+        self.measuring
+    }
+
     /// The monitor or some thread has stopped the run.
     #[inline]
     pub fn stopping(&self) -> bool {

@@ -27,7 +27,7 @@ use crate::clock;
 use crate::fileset::FileTable;
 use crate::histogram::OpStats;
 use crate::io::{self, Backend, IoBuffers, Xfer};
-use crate::workload::{ChildEnd, EngineKind, Group, OpKind};
+use crate::workload::{ChildEnd, EngineKind, Group, OpKind, OpenMode};
 use error::errno_of;
 use fd_cache::FdCache;
 use fsync::Burst;
@@ -208,6 +208,12 @@ struct Io {
     /// The backend's transfers complete after it returns (libaio's), and its
     /// [`Tags`](crate::io::Tags) say when an operation is done.
     deferred: bool,
+    /// Whether a block can be one call on the kept descriptor ([`io::whole_block`]), without
+    /// the backend and its batch of transfers, as an IOzone child's bare stream makes them
+    /// (`run_bare_stream`): `Some(seek)` when the backend is the sync one (`pread()`/`pwrite()`)
+    /// or, with `seek`, the seek one (`read()`/`write()`), files stay open, blocks are not
+    /// checked and calls are not timed one by one.
+    whole_blocks: Option<bool>,
 }
 
 impl Io {
@@ -226,9 +232,16 @@ impl Io {
         }
         base_flags |= crate::io::osync_flags(group.osync);
         let writes = group.ops.iter().any(|o| o.op.writes() || o.op == OpKind::Truncate);
+        let bufs = IoBuffers::with_data(max_bs, slots, group.data, seed);
+        let plain = group.open == OpenMode::Keep && !bufs.is_checked() && !group.call_latency;
+        let whole_blocks = match group.engine {
+            EngineKind::Sync if plain => Some(false),
+            EngineKind::Seek if plain => Some(true),
+            _ => None,
+        };
         Ok(Io {
             backend,
-            bufs: IoBuffers::with_data(max_bs, slots, group.data, seed),
+            bufs,
             xfers: Vec::with_capacity(256),
             run_starts: Vec::with_capacity(64),
             cache: FdCache::new(),
@@ -240,6 +253,7 @@ impl Io {
                     OFlags::RDONLY
                 },
             deferred,
+            whole_blocks,
         })
     }
 }

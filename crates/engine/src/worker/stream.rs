@@ -188,7 +188,7 @@ pub(super) struct Block {
 }
 
 /// How long a stream's file is: what a seqwrite writes it to, or what it holds.
-fn file_len(t: &FileTable, kind: OpKind, file: u64) -> u64 {
+pub(super) fn file_len(t: &FileTable, kind: OpKind, file: u64) -> u64 {
     if kind == OpKind::SeqWrite {
         t.spec.size.max()
     } else {

@@ -2,13 +2,19 @@
 //! and nothing else runs a loop of its own, without the mix's choice of operation per call: it
 //! must count, move and leave on disk exactly what the mix's loop does.
 
-use crate::common::{counts, data_files, run_ok, workload};
+use crate::common::{counts, data_files, run_ok, try_run_opts, workload};
 use fslab_engine::result::RunResult;
+use fslab_engine::RunOptions;
 use fslab_testkit::tempdir;
 
 /// Two threads, each streaming `op` through its own file of 100,000 bytes (24 whole 4 KiB
 /// blocks and a short one), as IOzone's children or as a plain mix.
 fn streams(op: &str, extra_op: &str, child_end: bool, stop: &str) -> fslab_engine::Workload {
+    streams_by("seek", op, extra_op, child_end, stop)
+}
+
+/// [`streams`] by the `engine`'s calls.
+fn streams_by(engine: &str, op: &str, extra_op: &str, child_end: bool, stop: &str) -> fslab_engine::Workload {
     let end = if child_end {
         // No fsync at its end, so that its figures are the stream's alone.
         "child_end = { close_fsync = false }\n"
@@ -18,7 +24,7 @@ fn streams(op: &str, extra_op: &str, child_end: bool, stop: &str) -> fslab_engin
     workload(&format!(
         "name = \"streams\"\nseed = 11\n[stop]\n{end}{stop}\n\
          [[fileset]]\nname = \"data\"\nfiles = 2\ndirs = 0\nsize = 100000\n\
-         [[group]]\nname = \"g\"\nthreads = 2\nfileset = \"data\"\nengine = \"seek\"\n\
+         [[group]]\nname = \"g\"\nthreads = 2\nfileset = \"data\"\nengine = \"{engine}\"\n\
          [[group.op]]\nop = \"{op}\"\nbs = \"4k\"\n{extra_op}"
     ))
 }
@@ -75,6 +81,57 @@ fn a_child_streaming_its_own_file_counts_and_writes_what_the_mix_does() {
             "{op} {extra}: the files left behind differ"
         );
     }
+}
+
+/// `streams` run without latencies, as IOzone's automatic mode runs: then a child's stream is
+/// made by a loop that leaves nothing but the calls between them (`run_bare_stream`).
+fn untimed(w: &fslab_engine::Workload, dir: &std::path::Path) -> RunResult {
+    let opts = RunOptions {
+        dir: dir.to_path_buf(),
+        no_latency: true,
+        ..RunOptions::default()
+    };
+    let r = try_run_opts(w, opts).unwrap_or_else(|e| panic!("the run failed: {e}"));
+    assert!(r.first_error.is_none(), "{:?}", r.first_error);
+    r
+}
+
+#[test]
+fn an_untimed_child_counts_and_writes_what_the_mix_does_by_each_kind_of_call() {
+    for engine in ["seek", "sync"] {
+        for op in ["seqread", "rewrite", "seqwrite"] {
+            let (child_dir, mix_dir) = (tempdir(), tempdir());
+            let child = untimed(&streams_by(engine, op, "", true, ""), child_dir.path());
+            let mix = run_ok(&streams_by(engine, op, "", false, ""), mix_dir.path());
+            assert_eq!(
+                (counts(&child), threads(&child)),
+                (counts(&mix), threads(&mix)),
+                "{engine} {op}"
+            );
+            assert_eq!(counts(&child)[0].4, 200_000, "{engine} {op}");
+            let sizes = |dir: &std::path::Path| {
+                data_files(&dir.join("data"))
+                    .into_iter()
+                    .map(|(_, n)| n)
+                    .collect::<Vec<_>>()
+            };
+            assert_eq!(sizes(child_dir.path()), [100_000; 2], "{engine} {op}");
+            for (a, b) in data_files(&child_dir.path().join("data"))
+                .iter()
+                .zip(data_files(&mix_dir.path().join("data")))
+            {
+                assert!(
+                    std::fs::read(&a.0).unwrap() == std::fs::read(&b.0).unwrap(),
+                    "{engine} {op}: {:?} differs",
+                    a.0
+                );
+            }
+        }
+    }
+    // A quota stops the loop where the mix's stops.
+    let dir = tempdir();
+    let r = untimed(&streams("seqread", "", true, "ops = 20"), dir.path());
+    assert_eq!(threads(&r), [(0, 10, 40960, true), (1, 10, 40960, true)]);
 }
 
 #[test]
