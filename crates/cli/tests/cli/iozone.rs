@@ -292,7 +292,7 @@ fn bad_options_exit_2_naming_the_option_and_make_nothing() {
         (vec!["-i", "11", "-t", "2"], "option -i 11: pwritev/preadv"),
         (
             vec!["-i", "4", "-t", "2"],
-            "option -i 4: record rewrite is not offered with -t",
+            "-i 4 (record rewrite) runs only without -t: nothing is left to run",
         ),
         (vec!["-t", "1", "-F", "nodir/f"], "option -F: `nodir/f`: its directory"),
         (vec!["-t", "2", "-F", "a"], "-F names 1 file(s) but -t 2"),
