@@ -205,24 +205,23 @@ impl<'a> Worker<'a> {
     }
 
     /// Whether the lean stream `i` can run as [`run_bare_stream`](Self::run_bare_stream), and
-    /// with which calls (`Io::whole_blocks`): it goes forward through its file once, nothing
-    /// times its operations, no sync follows a block, and the ramp (which throws counts away) is
-    /// over.
+    /// with which calls (`Io::whole_blocks`): it goes forward through its file once, no sync
+    /// follows a block, and the ramp (which throws counts away) is over.
     fn bare_calls(&self, i: usize) -> Option<bool> {
         let spec = &self.group.ops[i];
         let bare = spec.stride.is_none()
             && spec.reverse != Some(true)
             && spec.wrap != Some(true)
             && spec.sync.is_none()
-            && !self.shared.latency
             && self.guard.measuring();
         self.io.whole_blocks.filter(|_| bare)
     }
 
     /// [`run_lean_stream`](Self::run_lean_stream) with nothing of fslab's between two calls but
-    /// the stop flag, the quotas and the live counters: the descriptor and the buffer found once,
-    /// each block one call ([`io::whole_block`]), and the cursor, the file's size and the
-    /// statistics brought up to date once the loop ends. IOzone's loop is that. The general one
+    /// the stop flag, the quotas, the live counters and, when operations are timed, the clock
+    /// and the latency's count: the descriptor and the buffer found once, each block one call
+    /// ([`io::whole_block`]), and the cursor and the file's size brought up to date once the loop
+    /// ends (and the statistics, when nothing is timed). IOzone's loop is that. The general one
     /// took some 0.3 µs more than IOzone's for each 4 KiB record of a cached file, a third more
     /// time over 64 kB files. A block that fails is counted as the general loop counts it, which
     /// then goes on (with `continue_on_error`) from the next.
@@ -236,8 +235,8 @@ impl<'a> Worker<'a> {
         };
         let (file, mut offset) = (first.file, first.offset);
         let flen = stream::file_len(self.table, kind, file);
-        // Operations, bytes and transactions done; where the last write ended; a read found the
-        // end of the file; the error that stopped the loop.
+        // Operations, bytes and transactions done untimed; where the last write ended; a read
+        // found the end of the file; the error that stopped the loop.
         let (mut ops, mut bytes, mut transactions) = (0u64, 0u64, 0u64);
         let (mut written_to, mut eof) = (None, false);
         let mut failure = None;
@@ -256,21 +255,29 @@ impl<'a> Worker<'a> {
                 }
                 let len = bs.min(flen - offset);
                 let buf = self.io.bufs.slot(0, len as usize);
+                let t0 = self.shared.latency.then(clock::now);
                 let (n, result) = io::whole_block(&mut self.io.cache.entries[slot].1, seek, dir, buf, offset);
                 if let Err(e) = result {
                     failure = Some(e.into());
                     break Ended::Failed;
                 }
                 let n = n as u64;
-                self.mix.count_done(i);
-                self.tally.live.add(kind, n);
-                self.guard.count(1, n);
-                (ops, bytes) = (ops + 1, bytes + n);
                 // What `ops::transactions` makes of the one transfer.
-                transactions += match dir {
+                let tx = match dir {
                     Dir::Write => 1,
                     Dir::Read => u64::from(n == len && len == bs),
                 };
+                match t0 {
+                    Some(t0) => {
+                        let ns = clock::since_ns(t0);
+                        self.tally.stats[i].record(ns, n, tx);
+                        self.tally.live.latency.record(ns);
+                    }
+                    None => (ops, bytes, transactions) = (ops + 1, bytes + n, transactions + tx),
+                }
+                self.mix.count_done(i);
+                self.tally.live.add(kind, n);
+                self.guard.count(1, n);
                 match dir {
                     Dir::Write => written_to = Some(offset + n),
                     Dir::Read => eof = n == 0,

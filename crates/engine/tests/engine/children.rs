@@ -68,6 +68,9 @@ fn a_child_streaming_its_own_file_counts_and_writes_what_the_mix_does() {
             [(0, 25, 100_000, true), (1, 25, 100_000, true)],
             "{op} {extra}"
         );
+        // Every call was timed: its latency is in the histogram.
+        let timed: u64 = child.ops[0].histogram.iter().map(|b| b.1).sum();
+        assert_eq!(timed, 50, "{op} {extra}");
         let contents = |dir: &std::path::Path| -> Vec<Vec<u8>> {
             data_files(&dir.join("data"))
                 .iter()
