@@ -154,13 +154,7 @@ impl OpStats {
     /// Counts an operation without timing it (latency recording switched off).
     #[inline]
     pub fn count_only(&mut self, bytes: u64, transactions: u64) {
-        self.count_many(1, bytes, transactions);
-    }
-
-    /// Counts `ops` operations without timing them, which moved `bytes` bytes in all.
-    #[inline]
-    pub fn count_many(&mut self, ops: u64, bytes: u64, transactions: u64) {
-        self.count += ops;
+        self.count += 1;
         self.bytes += bytes;
         self.transactions += transactions;
     }

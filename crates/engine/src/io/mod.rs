@@ -438,7 +438,7 @@ fn rest_of_block(
     while done < buf.len() {
         let at = offset + done as u64;
         if seek && file.pos != at {
-            if let Err(e) = rustix::fs::seek(&file.fd, rustix::fs::SeekFrom::Start(at)) {
+            if let Err(e) = self::seek(file.fd(), at) {
                 return (done, Err(e));
             }
             file.pos = at;

@@ -218,10 +218,10 @@ impl<'a> Worker<'a> {
     }
 
     /// [`run_lean_stream`](Self::run_lean_stream) with nothing of fslab's between two calls but
-    /// the stop flag, the quotas, the live counters and, when operations are timed, the clock
-    /// and the latency's count: the descriptor and the buffer found once, each block one call
+    /// the stop flag and the operation's booking (`account`: its count or latency, the live
+    /// counters, the quotas): the descriptor and the buffer found once, each block one call
     /// ([`io::whole_block`]), and the cursor and the file's size brought up to date once the loop
-    /// ends (and the statistics, when nothing is timed). IOzone's loop is that. The general one
+    /// ends. IOzone's loop is that. The general one
     /// took some 0.3 µs more than IOzone's for each 4 KiB record of a cached file, a third more
     /// time over 64 kB files. A block that fails is counted as the general loop counts it, which
     /// then goes on (with `continue_on_error`) from the next.
@@ -235,9 +235,8 @@ impl<'a> Worker<'a> {
         };
         let (file, mut offset) = (first.file, first.offset);
         let flen = stream::file_len(self.table, kind, file);
-        // Operations, bytes and transactions done untimed; where the last write ended; a read
-        // found the end of the file; the error that stopped the loop.
-        let (mut ops, mut bytes, mut transactions) = (0u64, 0u64, 0u64);
+        // Where the last write ended; a read found the end of the file; the error that stopped
+        // the loop.
         let (mut written_to, mut eof) = (None, false);
         let mut failure = None;
         let ended = match self.kept_open(file) {
@@ -267,17 +266,12 @@ impl<'a> Worker<'a> {
                     Dir::Write => 1,
                     Dir::Read => u64::from(n == len && len == bs),
                 };
-                match t0 {
-                    Some(t0) => {
-                        let ns = clock::since_ns(t0);
-                        self.tally.stats[i].record(ns, n, tx);
-                        self.tally.live.latency.record(ns);
-                    }
-                    None => (ops, bytes, transactions) = (ops + 1, bytes + n, transactions + tx),
-                }
                 self.mix.count_done(i);
-                self.tally.live.add(kind, n);
-                self.guard.count(1, n);
+                let done = Outcome::Done {
+                    bytes: n,
+                    transactions: tx,
+                };
+                self.account(Slot::Mix(i), kind, t0, Ok(done));
                 match dir {
                     Dir::Write => written_to = Some(offset + n),
                     Dir::Read => eof = n == 0,
@@ -288,7 +282,6 @@ impl<'a> Worker<'a> {
                 }
             },
         };
-        self.tally.stats[i].count_many(ops, bytes, transactions);
         if let Some(end) = written_to.filter(|&end| end > self.table.static_size(file)) {
             self.table.release(file, Some(end));
         }
