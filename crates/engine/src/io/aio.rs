@@ -303,7 +303,7 @@ impl Backend for AioBackend {
         if let Err(e) = self.take_failure() {
             return (moved, Err(e));
         }
-        let checked = bufs.is_checked();
+        let checked = bufs.checked();
         for (k, x) in xfers.iter().enumerate() {
             let _claim = bufs.claim(file.ident, x.offset);
             if dir == Dir::Write {

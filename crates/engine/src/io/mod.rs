@@ -203,11 +203,6 @@ impl IoBuffers {
         checked::check(unsafe { std::slice::from_raw_parts(self.slot_ptr(slot), len) }, offset)
     }
 
-    /// Whether the blocks are checked ([`Data::Checked`]).
-    pub(crate) fn is_checked(&self) -> bool {
-        self.checked.is_some()
-    }
-
     /// With checked blocks, a claim on the block at `offset` of the file `ident` names
     /// ([`OpenFile`]'s), waited for; none otherwise.
     pub(crate) fn claim(&self, ident: u64, offset: u64) -> Option<checked::Claim> {

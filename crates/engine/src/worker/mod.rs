@@ -233,7 +233,7 @@ impl Io {
         base_flags |= crate::io::osync_flags(group.osync);
         let writes = group.ops.iter().any(|o| o.op.writes() || o.op == OpKind::Truncate);
         let bufs = IoBuffers::with_data(max_bs, slots, group.data, seed);
-        let plain = group.open == OpenMode::Keep && !bufs.is_checked() && !group.call_latency;
+        let plain = group.open == OpenMode::Keep && !bufs.checked() && !group.call_latency;
         let whole_blocks = match group.engine {
             EngineKind::Sync if plain => Some(false),
             EngineKind::Seek if plain => Some(true),
