@@ -340,8 +340,7 @@ impl Nodes {
 /// learns whether every host could: all fail together, none waits for one that gave up.
 pub fn drop_caches(ranks: &dyn Ranks, nodes: &Nodes) -> Result<(), String> {
     let mine = if nodes.first_on_host.get(ranks.rank()).copied().unwrap_or(true) {
-        // SAFETY: sync() takes no arguments and cannot fail.
-        unsafe { libc::sync() };
+        crate::sync();
         std::fs::write("/proc/sys/vm/drop_caches", "3").err()
     } else {
         None

@@ -27,6 +27,8 @@
 //! | pwrite writers, pread readers | R × `pwrite()` / `pread()` | the same |
 //! | fwriters, freaders | stdio with a one-record buffer: R × `write()` / `read()`; a fwriter `fsync`s once more before its clock; a freader `fsync`s only before its clock, through a second `open()` of its file, never after (`-e` or not) | R × `write()` / `read()`, and the same `fsync`s (the freader's on its one descriptor) |
 //! | between sub-tests | `sync()`; `sleep(2)` | the same (`final_sync = "outside"`, `--pause`) |
+//! | end of a throughput test | the cleanup's `unlink()`s (unless `-w`); `sync()`; `sleep(2)`; `sync()` | the same |
+//! | single-process and automatic mode, before each file and record size | `sync()`; `sync()` | the same |
 //!
 //! Measured per 100 reads+writes (`-i 0 -i 1 -i 2 -t 4 -s 64m -r 64k -e -w -x`, tmpfs): IOzone
 //! 33.2 lseeks, 0.2 fsyncs, 49.8 reads, 50.2 writes; fslab 33.0, 0.2, 50.5, 49.5.
@@ -73,10 +75,6 @@
 //!   parent `prepage()`s the first record of its buffer once it has forked the first sub-test's
 //!   children (an `m` every 32 bytes), and the children forked after that whose records start
 //!   there (every rewriter, child 0 of the random and pwrite writers) write it too.
-//! - Syncs: single-process and automatic mode make one `syncfs()` of the run directory's
-//!   filesystem after the setup, where IOzone calls `sync()` twice before each file and record
-//!   size; throughput mode adds a `syncfs()` before the first sub-test and makes no `sync()`
-//!   after its final unlinks, where IOzone does.
 //! - A file already there (a rerun after `-w`) is made again by fslab, empty, where IOzone's
 //!   initial writers write over it without truncating it. With `-o`, single-process mode's
 //!   readers open `O_SYNC` too (IOzone's only in throughput mode): Linux's reads do not look at it.

@@ -21,3 +21,9 @@ pub mod sysbench;
 pub mod text;
 
 pub use contract::{Common, Context, Error, ErrorKind, FrontEnd, Outcome, Tool};
+
+/// `sync()`: every filesystem's dirty data written back, as IOzone and FFSB call it.
+pub fn sync() {
+    // SAFETY: sync() takes no arguments and cannot fail.
+    unsafe { libc::sync() }
+}

@@ -402,10 +402,10 @@ impl FileTable {
                 unmake(file_dirs, spec, &made.into_inner().unwrap_or_else(|p| p.into_inner()));
             }
             bytes = marked?;
-            // fslab's own setup ends with one syncfs, as FFSB's does with sync(); sysbench's
-            // prepare fsynced each file instead.
-            if in_order.as_ref().is_none_or(|how| how.syncfs) {
-                rustix::fs::syncfs(&root).map_err(|e| io_err(name, e.into()))?;
+            match spec.setup_calls.sync_after() {
+                SyncAfter::Nothing => {}
+                SyncAfter::Filesystem => rustix::fs::syncfs(&root).map_err(|e| io_err(name, e.into()))?,
+                SyncAfter::Everything => rustix::fs::sync(),
             }
         }
         let sizes = on_disk.unwrap_or(sizes);
@@ -1263,30 +1263,49 @@ struct InOrder {
     whole_writes: bool,
     /// `fsync()` each file once written (sysbench).
     fsync: bool,
-    /// One `syncfs()` once every file is made (FFSB's `sync()` after its setup).
-    syncfs: bool,
+}
+
+/// What a setup calls once every file is made.
+enum SyncAfter {
+    Nothing,
+    /// `syncfs()` of the fileset's filesystem: fslab's own.
+    Filesystem,
+    /// `sync()` of every filesystem, as FFSB calls it.
+    Everything,
+}
+
+impl SetupCalls {
+    fn sync_after(self) -> SyncAfter {
+        match self {
+            SetupCalls::Parallel => SyncAfter::Filesystem,
+            // sysbench fsyncs each file instead; IOzone syncs before its measurements, and
+            // its front-end makes those calls.
+            SetupCalls::SysbenchPrepare { .. } | SetupCalls::Ffsb { sync: false } | SetupCalls::Iozone => {
+                SyncAfter::Nothing
+            }
+            SetupCalls::Ffsb { sync: true } => SyncAfter::Everything,
+        }
+    }
 }
 
 impl InOrder {
     fn of(calls: SetupCalls) -> Option<InOrder> {
         let direct = |on: bool| if on { OFlags::DIRECT } else { OFlags::empty() };
         match calls {
-            SetupCalls::Parallel => None,
+            SetupCalls::Parallel | SetupCalls::Iozone => None,
             SetupCalls::SysbenchPrepare { direct: d, osync } => Some(InOrder {
                 flags: OFlags::WRONLY | crate::io::osync_flags(osync) | direct(d),
                 mode: 0o600,
                 seek_end: true,
                 whole_writes: true,
                 fsync: true,
-                syncfs: false,
             }),
-            SetupCalls::Ffsb { sync } => Some(InOrder {
+            SetupCalls::Ffsb { .. } => Some(InOrder {
                 flags: OFlags::RDWR | OFlags::TRUNC,
                 mode: 0o700,
                 seek_end: false,
                 whole_writes: false,
                 fsync: false,
-                syncfs: sync,
             }),
         }
     }

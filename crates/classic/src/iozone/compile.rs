@@ -37,7 +37,7 @@
 use super::layout::{Layout, Place};
 use super::subtest::{Mix, Test};
 use fslab_engine::workload::{
-    ChildEnd, Data, Fileset, FinalSync, Group, OSync, OpKind, OpSpec, Scope, ShuffleOrder, SizeDist, Stop,
+    ChildEnd, Data, Fileset, FinalSync, Group, OSync, OpKind, OpSpec, Scope, SetupCalls, ShuffleOrder, SizeDist, Stop,
 };
 use fslab_engine::{Bytes, Workload};
 
@@ -95,6 +95,7 @@ pub fn workload(test: Test, p: &Params, layout: &Layout, name: &str) -> Workload
                 reuse: !first,
                 // IOzone's open(O_CREAT, 0640).
                 mode: Some(0o640),
+                setup_calls: SetupCalls::Iozone,
                 ..Fileset::new(&place.fileset)
             };
             if place.names.is_empty() {

@@ -252,7 +252,7 @@ impl Plan {
         if matches!(self.mode, Mode::Throughput { .. }) {
             let _ = writeln!(
                 s,
-                "# between runs: sync() (final_sync = \"outside\") and a pause of {:?}",
+                "# between runs: sync() (final_sync = \"outside\") and a pause of {:?}; after the last, sync(), the pause and sync() again",
                 self.opts.pause
             );
         } else {
@@ -260,6 +260,7 @@ impl Plan {
                 s,
                 "# each run made by fslab's one thread, with no other beside it, as by IOzone's one process"
             );
+            let _ = writeln!(s, "# before the first run of each file and record size: sync() twice");
         }
         let _ = writeln!(
             s,

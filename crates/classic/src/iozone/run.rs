@@ -2,7 +2,10 @@
 //! does between sub-tests.
 //!
 //! Between throughput sub-tests IOzone calls `sync()` and sleeps 2 s: each run's workload syncs
-//! outside its timing (`final_sync = "outside"`) and the runner pauses `--pause` (2 s).
+//! outside its timing (`final_sync = "outside"`) and the runner pauses `--pause` (2 s). After
+//! the last one's cleanup it calls `sync()`, sleeps 2 s and calls `sync()` again, and so does
+//! the runner. Single-process and automatic mode call `sync()` twice before each file and
+//! record size, as IOzone's `begin()`; no setup syncs (`SetupCalls::Iozone`).
 //!
 //! A child the stonewall stops while writing its whole file (initial and random writers, and
 //! throughput mode's pwrite writers) finishes it uncounted inside the engine run, as
@@ -173,7 +176,7 @@ fn run_steps(plan: &Plan, with: &RunWith, out: &mut dyn FnMut(&str)) -> Result<R
     // The largest record size of a time below the clock's resolution.
     let mut unresolved: Option<u64> = None;
     for (k, step) in plan.steps.iter().enumerate() {
-        if with.interrupt.as_ref().is_some_and(|i| i.load(Ordering::Relaxed)) {
+        if interrupted(with) {
             report.interrupted = true;
             break;
         }
@@ -184,6 +187,13 @@ fn run_steps(plan: &Plan, with: &RunWith, out: &mut dyn FnMut(&str)) -> Result<R
         if throughput && k > 0 && plan.steps[k - 1].children != step.children {
             out(print::THROUGHPUT_END);
             out(&plan.each_writes());
+        }
+        // IOzone's begin() calls sync() twice before each file and record size.
+        let new_size =
+            k == 0 || (plan.steps[k - 1].file_size, plan.steps[k - 1].record) != (step.file_size, step.record);
+        if !throughput && new_size {
+            crate::sync();
+            crate::sync();
         }
         let unit_bytes = if opts.ops_mode { step.record } else { KB };
         let result = crate::job::run(&with.job, &step.workload, run_opts.clone(), &mut |_| {})?;
@@ -259,6 +269,18 @@ fn run_steps(plan: &Plan, with: &RunWith, out: &mut dyn FnMut(&str)) -> Result<R
             unresolved = unresolved.max(Some(step.record));
         }
         report.subtests.push(sub);
+        // The end of a throughput test (IOzone's for one number of children): its cleanup's
+        // unlinks, then sync() and a pause, and one more sync().
+        let last_of_test = plan.steps.get(k + 1).is_none_or(|n| n.children != step.children);
+        if throughput && last_of_test && !failed {
+            if step.workload.cleanup {
+                crate::sync();
+                if !opts.pause.is_zero() && !interrupted(with) {
+                    std::thread::sleep(opts.pause);
+                }
+            }
+            crate::sync();
+        }
         if failed {
             report.failed = true;
             report.report = report_rows(&rows);
@@ -300,6 +322,11 @@ fn run_steps(plan: &Plan, with: &RunWith, out: &mut dyn FnMut(&str)) -> Result<R
         }
     }
     Ok(report)
+}
+
+/// Whether the run was stopped from outside.
+fn interrupted(with: &RunWith) -> bool {
+    with.interrupt.as_ref().is_some_and(|i| i.load(Ordering::Relaxed))
 }
 
 /// Throughput mode's `-R` rows as the report holds them: IOzone's row name, and Children see

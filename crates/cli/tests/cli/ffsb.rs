@@ -677,8 +677,12 @@ fn the_setup_makes_its_files_one_at_a_time_as_ffsb_s_add_files() {
         let dir = fs.path().join(if aged { "v6" } else { "v5" });
         std::fs::create_dir(&dir).unwrap();
         let args = ffsb_args(&dir, &text);
-        let calls =
-            crate::common::strace_fslab(None, &dir.join("strace.log"), "openat,write,close,syncfs", &refs(&args));
+        let calls = crate::common::strace_fslab(
+            None,
+            &dir.join("strace.log"),
+            "openat,write,close,sync,syncfs",
+            &refs(&args),
+        );
         let data = setup_calls(&calls, "datafile");
         let file = |n: u32| {
             [
@@ -710,8 +714,9 @@ fn the_setup_makes_its_files_one_at_a_time_as_ffsb_s_add_files() {
 
 /// The calls of a setup on the files named `prefix<N>`, from the first one's open to the sync
 /// that follows or to the first open of such a file that is not FFSB's `add_files()` one (the
-/// aging run's creates, with O_DIRECT): `open <name>`, `write <bytes>`, `close`, `sync`. Each
-/// file is opened while no other file of the setup is open.
+/// aging run's creates, with O_DIRECT): `open <name>`, `write <bytes>`, `close`, `sync` (or
+/// `syncfs`, which FFSB does not call). Each file is opened while no other file of the setup is
+/// open.
 fn setup_calls(calls: &[(String, String)], prefix: &str) -> Vec<String> {
     let add_files =
         |c: &str| c.contains("O_RDWR|O_CREAT|O_EXCL|O_TRUNC") && c.contains(", 0700)") && !c.contains("O_DIRECT");
@@ -738,8 +743,11 @@ fn setup_calls(calls: &[(String, String)], prefix: &str) -> Vec<String> {
                 seen.push("close".into());
                 open_fd = None;
             }
-        } else if c.starts_with("syncfs(") && !seen.is_empty() {
+        } else if c.starts_with("sync(") && !seen.is_empty() {
             seen.push("sync".into());
+            break;
+        } else if c.starts_with("syncfs(") && !seen.is_empty() {
+            seen.push("syncfs".into());
             break;
         }
     }

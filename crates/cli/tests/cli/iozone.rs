@@ -487,7 +487,7 @@ fn traced_on(
     file: &str,
 ) -> (std::collections::BTreeMap<String, usize>, Vec<String>, Vec<String>) {
     let args: Vec<&str> = std::iter::once("iozone").chain(args.iter().copied()).collect();
-    let trace = "openat,close,read,write,pread64,pwrite64,lseek,fsync,sync";
+    let trace = "openat,close,read,write,pread64,pwrite64,lseek,fsync,sync,syncfs";
     let whole = strace_fslab(Some(cwd), &cwd.join("..").join("strace.log"), trace, &args);
     // The descriptors open on the children's files, by process (each child has its own table).
     let mut fds = std::collections::BTreeSet::new();
@@ -517,7 +517,7 @@ fn traced_on(
             }
             "close" if fd.is_some_and(|fd| fds.remove(&fd)) => order.push(name.to_string()),
             "close" => {}
-            "sync" => *calls.entry("sync".to_string()).or_insert(0) += 1,
+            "sync" | "syncfs" => *calls.entry(name.to_string()).or_insert(0) += 1,
             _ if fd.is_some_and(|fd| fds.contains(&fd)) => {
                 *calls.entry(name.to_string()).or_insert(0) += 1;
                 order.push(name.to_string());
@@ -537,7 +537,10 @@ fn automatic_mode_makes_iozones_calls_and_primes_its_readers() {
     // untimed; the records; and an fsync before close.
     let (calls, _, order) = traced_on(&cwd, &["-s", "256k", "-r", "64k", "-i", "0", "-i", "1"], "iozone.tmp");
     assert_eq!(order, automatic_calls(true), "{calls:?}");
-    assert_eq!(calls.get("sync"), None, "automatic mode does not sync between tests");
+    // IOzone's begin() calls sync() twice before each file and record size, and nothing else
+    // syncs: not the setup, not between the tests.
+    assert_eq!(calls.get("sync"), Some(&2), "{calls:?}");
+    assert_eq!(calls.get("syncfs"), None, "{calls:?}");
 }
 
 /// The calls on `iozone.tmp` of automatic mode's `-s 256k -r 64k -i 0 -i 1` (write, rewrite,
@@ -724,6 +727,37 @@ fn automatic_mode_measures_on_the_only_thread_and_throughput_children_are_proces
 
 #[test]
 #[ignore = "system tier: needs strace"]
+fn a_throughput_test_ends_as_iozones_its_files_unlinked_then_two_syncs() {
+    let (_tmp, cwd) = strace_dir();
+    let args = ["-i", "0", "-t", "2", "-s", "64k", "-r", "64k", "--pause", "0"];
+    let calls = strace_iozone(&cwd, "unlink,unlinkat,sync,syncfs", &args);
+    // The sync()s, and the unlinks of the children's files that removed them.
+    let seen: Vec<String> = calls
+        .iter()
+        .filter_map(|c| match c.split_once('(')?.0 {
+            "sync" | "syncfs" => Some(c.split_once('(')?.0.to_string()),
+            _ if c.contains("\"iozone.DUMMY.") && c.ends_with("= 0") => {
+                Some(format!("unlink {}", c.split('"').nth(1)?))
+            }
+            _ => None,
+        })
+        .collect();
+    // IOzone 3.487: sync() after each sub-test (initial writers, rewriters), the cleanup's
+    // unlinks, then sync(), a pause, sync(). The setup does not sync.
+    let want = [
+        "sync",
+        "sync",
+        "unlink iozone.DUMMY.0",
+        "unlink iozone.DUMMY.1",
+        "sync",
+        "sync",
+    ];
+    assert_eq!(seen, want, "{calls:#?}");
+    assert!(!cwd.join("iozone.DUMMY.0").exists());
+}
+
+#[test]
+#[ignore = "system tier: needs strace"]
 fn each_sub_test_makes_iozones_calls_per_record() {
     let (_tmp, cwd) = strace_dir();
     // 2 children, 4 records of 64 kB each, no stonewall: every child does all its records.
@@ -741,7 +775,9 @@ fn each_sub_test_makes_iozones_calls_per_record() {
     assert_eq!(n("lseek"), 2 * 4 * 2, "random readers and writers: {calls:?}");
     assert_eq!((n("pread64"), n("pwrite64")), (0, 0), "{calls:?}");
     assert_eq!(n("fsync"), 2 * 2 * 6, "{calls:?}");
-    assert_eq!(n("sync"), 6, "{calls:?}");
+    // After each sub-test, and once more at the end; the setup does not sync.
+    assert_eq!(n("sync"), 6 + 1, "{calls:?}");
+    assert_eq!(n("syncfs"), 0, "{calls:?}");
     // The setup makes the files (fslab's deliberate difference: IOzone's writers open them
     // O_CREAT); then each child opens its own file once per sub-test, read-only to read,
     // read-write to write, by its name in the run directory.
