@@ -102,6 +102,14 @@ impl OpKind {
         matches!(self, OpKind::SeqRead | OpKind::SeqWrite | OpKind::Rewrite)
     }
 
+    /// A read or write request of sysbench's: the operations its periodic fsync counts.
+    pub fn is_request(self) -> bool {
+        matches!(
+            self,
+            OpKind::Read | OpKind::Write | OpKind::SeqRead | OpKind::SeqWrite | OpKind::Rewrite
+        )
+    }
+
     /// Operations that add files to, or take files from, a fileset.
     pub fn changes_membership(self) -> bool {
         matches!(self, OpKind::Create | OpKind::Delete | OpKind::Rename)

@@ -7,8 +7,13 @@
 //! - Random modes read or write one block at a block-aligned offset of a file picked at random
 //!   (sysbench draws an offset over the whole set; with files of one size that is the same
 //!   distribution). rndrw picks by ratio: a read while (reads+1)/(writes+1) < `--file-rw-ratio`.
+//! - All threads draw their events from one generator (`shared_requests`), as sysbench's do
+//!   under its lock: `--events` is one budget, each event taken by the next free thread; the
+//!   fsync bursts count every thread's requests; rndrw's ratio is the threads' reads and writes
+//!   together.
 //! - fsyncs: every `--file-fsync-freq` requests, when a write dirtied the files, every file is
-//!   fsynced, each an event (a burst, cut short when `--events` runs out mid-way); each thread
+//!   fsynced, each an event taken by the next thread that asks (a burst, cut short when
+//!   `--events` runs out mid-way); each thread
 //!   fsyncs every file at its end (`--file-fsync-end`; no events, not in the latency figures);
 //!   `--file-fsync-all` fsyncs after each write instead of both. All of them call fdatasync()
 //!   instead with `--file-fsync-mode=fdatasync`. The read modes never fsync.
@@ -80,6 +85,9 @@ pub fn workload(o: &Options) -> Workload {
     let mut group = Group {
         threads: o.threads,
         fsync_every: o.periodic_fsync().then_some(o.fsync_freq),
+        // sysbench's one generator under its lock: one budget of events, one count of
+        // requests for the fsync bursts, one read/write ratio, for all threads.
+        shared_requests: true,
         fsync_end: o.end_fsync(),
         fsync_kind: o.fsync_mode,
         engine: match o.io_mode {

@@ -65,12 +65,6 @@
 //! first, then the others' in thread order (sysbench's in the order they fail).
 //!
 //! Differences not made up yet:
-//! - With several threads sysbench draws every request from one generator under a lock: one
-//!   count of requests for the periodic fsync, one read/write ratio, one event budget, and each
-//!   thread takes the next event. fslab's threads each keep their own (each `--events ÷
-//!   threads`, each an fsync burst after its own `--file-fsync-freq` requests): the same
-//!   number of bursts per request over a run, in other places (4 threads, 1000 rndwr events:
-//!   52 fsyncs in sysbench, 48 in fslab).
 //! - When a file's size (`--file-total-size ÷ --file-num`) is not a whole number of blocks,
 //!   sysbench's random offsets are aligned over the total size, not each file (so they fall off
 //!   block boundaries in every file but the first), and its sequential modes end each file with

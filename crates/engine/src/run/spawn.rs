@@ -72,11 +72,14 @@ pub(super) fn run_threads(
     let shared = &shared[0];
     let live = Shm::new(total_threads as usize, share, |_| LiveCounters::new()).map_err(RunError::Shared)?;
     // One cursor per entry of each group's mix, then the group's next arrival
-    // (`rate.arrivals = "poisson"`).
+    // (`rate.arrivals = "poisson"`), then its request generator (`shared_requests`).
     let cursors = workload
         .groups
         .iter()
-        .map(|g| Shm::new(g.ops.len() + 1, share, |_| AtomicU64::new(0)))
+        .map(|g| {
+            let n = g.ops.len() + 1 + crate::worker::requests::slots(g.ops.len());
+            Shm::new(n, share, |_| AtomicU64::new(0))
+        })
         .collect::<Result<Vec<_>, _>>()
         .map_err(RunError::Shared)?;
     let cursors = |gi: usize| &cursors[gi][..];
@@ -85,11 +88,22 @@ pub(super) fn run_threads(
     // Thread `t` of its group, `global` of all: its own seed and its shares of the quotas; its
     // own file (`thread_on_fileset`) counts it after the threads of the groups before its own
     // on the same filesets.
-    let plan_of = |global: u64, t: u32, gi: usize| ThreadPlan {
-        thread_on_fileset: workload.thread_on_fileset(gi, t),
-        seed: seed ^ (global + 1).wrapping_mul(0x9e37_79b9_7f4a_7c15),
-        ops_quota: stop.ops.map(|o| share(o, global)),
-        bytes_quota: stop.bytes.map(|b| share(b.0, global)),
+    // With `shared_requests`, a group's threads claim their events from the group's share of
+    // stop.ops: every one of its threads' shares, summed.
+    let first_of = |gi: usize| workload.groups[..gi].iter().map(|g| u64::from(g.threads)).sum::<u64>();
+    let plan_of = |global: u64, t: u32, gi: usize| {
+        let g = &workload.groups[gi];
+        let group_ops = stop.ops.filter(|_| g.shared_requests).map(|o| {
+            let first = first_of(gi);
+            (first..first + u64::from(g.threads)).map(|k| share(o, k)).sum()
+        });
+        ThreadPlan {
+            thread_on_fileset: workload.thread_on_fileset(gi, t),
+            seed: seed ^ (global + 1).wrapping_mul(0x9e37_79b9_7f4a_7c15),
+            ops_quota: stop.ops.filter(|_| !g.shared_requests).map(|o| share(o, global)),
+            bytes_quota: stop.bytes.map(|b| share(b.0, global)),
+            group_ops,
+        }
     };
     let util = stop.util.map(|u| (prepared.tables[0].root(), u));
     if on_this_thread {

@@ -73,9 +73,10 @@ impl<'a> Worker<'a> {
     }
 
     /// sysbench's periodic fsync: after every `fsync_every` read and write requests, when a
-    /// write dirtied the files, an fsync of every file of the fileset.
+    /// write dirtied the files, an fsync of every file of the fileset. With `shared_requests`
+    /// the group's generator says when instead (`Worker::fsync_instead`).
     pub(super) fn periodic_fsync(&mut self, kind: OpKind) -> Flow {
-        let Some(every) = self.group.fsync_every else {
+        let Some(every) = self.group.fsync_every.filter(|_| self.requests.is_none()) else {
             return Flow::Go;
         };
         if self.burst.due(kind, every) {
@@ -120,10 +121,7 @@ impl Burst {
     /// requests, when a write dirtied the files.
     #[inline]
     pub fn due(&mut self, kind: OpKind, every: u64) -> bool {
-        if !matches!(
-            kind,
-            OpKind::Read | OpKind::Write | OpKind::SeqRead | OpKind::SeqWrite | OpKind::Rewrite
-        ) {
+        if !kind.is_request() {
             return false;
         }
         self.requests += 1;

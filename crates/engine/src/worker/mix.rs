@@ -26,13 +26,25 @@ impl<'a> Worker<'a> {
             if self.await_arrival() == Flow::Stop {
                 break;
             }
-            let Some(i) = self.mix.choose(&mut self.rng) else {
+            if !self.claim_event() {
+                finished = true;
+                break;
+            }
+            let Some(i) = self.choose() else {
                 finished = true;
                 break;
             };
             if self.tables.len() > 1 {
                 self.cur = self.rng.random_range(0..self.tables.len());
                 self.table = self.tables[self.cur];
+            }
+            if let Some(file) = self.fsync_instead(i) {
+                // The group's burst is under way: this event is one file's fsync.
+                if self.sync_file(file, self.group.fsync_kind, true, true) == Flow::Stop {
+                    failed = true;
+                    break;
+                }
+                continue;
             }
             let Some((flow, op_bytes)) = self.mix_op(i) else {
                 continue;
@@ -82,6 +94,46 @@ impl<'a> Worker<'a> {
         self.finish(finished)
     }
 
+    /// With `shared_requests`, takes an operation of the group's budget once the ramp is over;
+    /// false once it is spent.
+    #[inline]
+    fn claim_event(&self) -> bool {
+        self.requests
+            .as_ref()
+            .is_none_or(|r| !self.guard.measuring() || r.claim())
+    }
+
+    /// The entry of the next operation ([`Mix::choose`]); by the group's counts with
+    /// `shared_requests`.
+    #[inline]
+    fn choose(&mut self) -> Option<usize> {
+        match &self.requests {
+            Some(r) => self.mix.choose_by(&mut self.rng, |i| r.done(i)),
+            None => self.mix.choose(&mut self.rng),
+        }
+    }
+
+    /// Counts one operation of entry `i` done, for the ratio pick: the thread's, and with
+    /// `shared_requests` the group's.
+    #[inline]
+    pub(super) fn count_done(&mut self, i: usize) {
+        self.mix.count_done(i);
+        if let Some(r) = &self.requests {
+            r.count_done(i);
+        }
+    }
+
+    /// With `shared_requests` and `fsync_every`: the file whose fsync is the group's next event
+    /// in place of entry `i`'s request, when a burst is due or under way (the request is
+    /// counted otherwise).
+    #[inline]
+    fn fsync_instead(&self, i: usize) -> Option<u64> {
+        let (r, every) = (self.requests.as_ref()?, self.group.fsync_every?);
+        let kind = self.group.ops[i].op;
+        let files = self.table.static_len();
+        (kind.is_request() && files > 0).then(|| r.fsync_instead(kind.writes(), every, files))?
+    }
+
     /// Operation `i` of the mix: run, counted and accounted, as what [`account`](Self::account)
     /// says and the bytes it moved; none when its stream has ended (it leaves the mix).
     pub(super) fn mix_op(&mut self, i: usize) -> Option<(Flow, u64)> {
@@ -95,7 +147,7 @@ impl<'a> Worker<'a> {
             self.mix.retire(i);
             return None;
         }
-        self.mix.count_done(i);
+        self.count_done(i);
         Some(self.account(Slot::Mix(i), kind, t0, result))
     }
 
@@ -123,7 +175,7 @@ impl<'a> Worker<'a> {
             return None;
         }
         if untransferred {
-            self.mix.count_done(i);
+            self.count_done(i);
         }
         let timed_now = untransferred || self.group.aio.submit_latency;
         Some(self.account(Slot::Mix(i), kind, t0.filter(|_| timed_now), result))
@@ -142,6 +194,9 @@ impl<'a> Worker<'a> {
         let now = if timed { clock::now() } else { 0 };
         for t in tags.done.drain(..) {
             self.mix.count_done(t.entry as usize);
+            if let Some(r) = &self.requests {
+                r.count_done(t.entry as usize);
+            }
             if timed {
                 let ns = clock::between_ns(t.start, now);
                 self.tally.stats[t.entry as usize].record_latency(ns);
@@ -251,35 +306,48 @@ impl Mix {
     }
 
     /// The entry of the next operation: at random by weight, or with `pick = "ratio"` the
-    /// one furthest behind its share; none once every entry is retired.
+    /// one furthest behind its share of this thread's operations; none once every entry is
+    /// retired.
     #[inline]
     pub fn choose(&self, rng: &mut SmallRng) -> Option<usize> {
         if self.weights.len() == 1 {
             return (self.total_weight > 0).then_some(0);
         }
-        self.choose_among(rng)
+        if self.pick == Pick::Ratio {
+            return self.furthest_behind(|i| self.done[i]);
+        }
+        self.draw(rng)
     }
 
-    /// [`choose`](Self::choose) among several entries.
-    fn choose_among(&self, rng: &mut SmallRng) -> Option<usize> {
+    /// [`choose`](Self::choose), `pick = "ratio"` counting the operations `done` says (the
+    /// group's, with `shared_requests`).
+    pub fn choose_by(&self, rng: &mut SmallRng, done: impl Fn(usize) -> u64) -> Option<usize> {
+        if self.pick == Pick::Ratio && self.weights.len() > 1 {
+            return self.furthest_behind(done);
+        }
+        self.choose(rng)
+    }
+
+    /// The entry furthest behind its share: the smallest (done + 1) / weight, the later one on
+    /// a tie (so reads 3 : writes 2 reads while (reads+1)/(writes+1) < 1.5, as sysbench does).
+    fn furthest_behind(&self, done: impl Fn(usize) -> u64) -> Option<usize> {
+        let mut best: Option<(usize, u64, u64)> = None;
+        for (i, &w) in self.weights.iter().enumerate() {
+            if w == 0 {
+                continue;
+            }
+            let (num, den) = (done(i) + 1, w as u64);
+            if best.is_none_or(|(_, bn, bd)| num as u128 * bd as u128 <= bn as u128 * den as u128) {
+                best = Some((i, num, den));
+            }
+        }
+        best.map(|b| b.0)
+    }
+
+    /// An entry drawn at random by weight.
+    fn draw(&self, rng: &mut SmallRng) -> Option<usize> {
         if self.total_weight == 0 {
             return None;
-        }
-        if self.pick == Pick::Ratio {
-            // The entry furthest behind its share: the smallest (done + 1) / weight, the later
-            // one on a tie (so reads 3 : writes 2 reads while (reads+1)/(writes+1) < 1.5, as
-            // sysbench does).
-            let mut best: Option<(usize, u64, u64)> = None;
-            for (i, &w) in self.weights.iter().enumerate() {
-                if w == 0 {
-                    continue;
-                }
-                let (num, den) = (self.done[i] + 1, w as u64);
-                if best.is_none_or(|(_, bn, bd)| num as u128 * bd as u128 <= bn as u128 * den as u128) {
-                    best = Some((i, num, den));
-                }
-            }
-            return best.map(|b| b.0);
         }
         let mut draw = rng.random_range(0..self.total_weight);
         for (i, w) in self.weights.iter().enumerate() {

@@ -19,6 +19,7 @@ mod mix;
 mod ops;
 mod pipelined;
 mod replay;
+pub(crate) mod requests;
 mod stream;
 mod tally;
 
@@ -35,6 +36,7 @@ use guard::Guard;
 use mix::Mix;
 use rand::rngs::SmallRng;
 use rand::SeedableRng;
+use requests::Requests;
 use rustix::fs::OFlags;
 use std::io as stdio;
 use std::sync::atomic::{AtomicBool, AtomicU64};
@@ -79,6 +81,9 @@ pub(crate) struct ThreadPlan {
     pub seed: u64,
     pub ops_quota: Option<u64>,
     pub bytes_quota: Option<u64>,
+    /// With the group's `shared_requests`: the group's share of `stop.ops`, which its threads
+    /// claim an event at a time (their own `ops_quota` is then none).
+    pub group_ops: Option<u64>,
 }
 
 /// What one thread did, handed back when it ends.
@@ -178,6 +183,8 @@ pub(crate) struct Worker<'a> {
     streams: Streams<'a>,
     /// sysbench's periodic fsync (`fsync_every`).
     burst: Burst,
+    /// The group's one request generator, with `shared_requests`.
+    requests: Option<Requests<'a>>,
     /// This thread's base directory, for script groups.
     base: Option<crate::script::ScriptBase>,
     /// The process's CPU time as this thread started, with [`Shared::process_cpu`].
@@ -269,8 +276,9 @@ impl<'a> Worker<'a> {
         plan: ThreadPlan,
     ) -> stdio::Result<Worker<'a>> {
         let io = Io::new(group, plan.seed)?;
-        // The mix's cursors, then the group's next arrival.
-        let (cursors, arrival) = cursors.split_at(group.ops.len());
+        // The mix's cursors, the group's next arrival, then its request generator.
+        let (cursors, rest) = cursors.split_at(group.ops.len());
+        let (arrival, generator) = rest.split_at(1);
         let poisson = group
             .rate
             .is_some_and(|r| r.arrivals == crate::workload::Arrivals::Poisson);
@@ -289,6 +297,9 @@ impl<'a> Worker<'a> {
             mix: Mix::new(group),
             streams: Streams::new(group, cursors),
             burst: Burst::default(),
+            requests: group
+                .shared_requests
+                .then(|| Requests::new(generator, group.ops.len(), plan.group_ops)),
             base,
             cpu_start: None,
             arrivals: arrival.first().filter(|_| poisson),

@@ -28,6 +28,7 @@ impl<'a> Worker<'a> {
             && self.table.static_len() <= PIPELINE_MAX_FILES
             && g.pick == Pick::Random
             && g.fsync_every.is_none()
+            && !g.shared_requests
             && !g.fsync_end
             && g.delay.0.is_zero()
             && g.rate.is_none()

@@ -463,6 +463,13 @@ pub struct Group {
     /// made the files dirty, fsync every file of the fileset, each counted as an `fsync`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub fsync_every: Option<u64>,
+    /// The threads draw their operations from one generator, as sysbench's do: `stop.ops` is
+    /// the group's, claimed an operation at a time by whichever thread is free; `fsync_every`
+    /// counts the group's operations, and its fsyncs are taken one file at a time by the
+    /// threads that ask next; `pick = "ratio"` keeps the group's counts, not each thread's, in
+    /// proportion. The weighted mix only: not with a script, `stop.child_end` or io_uring.
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub shared_requests: bool,
     /// Each thread fsyncs every file of the fileset when it stops, inside the measured time
     /// (sysbench's end-of-test fsync).
     #[serde(default, skip_serializing_if = "is_false")]
@@ -533,6 +540,7 @@ impl Group {
             fileset: fileset.into(),
             pick: Pick::default(),
             fsync_every: None,
+            shared_requests: false,
             fsync_end: false,
             fsync_kind: SyncKind::Fsync,
             delay: Span::default(),

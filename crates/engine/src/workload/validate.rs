@@ -302,6 +302,24 @@ impl Workload {
                     );
                 }
             }
+            if g.shared_requests {
+                use crate::worker::requests::{MAX_EVERY, MAX_FILES};
+                let files = sets.iter().map(|fs| fs.files).max().unwrap_or(0);
+                let why = if g.script.is_some() {
+                    Some("shared_requests draws a mix of [[group.op]] from one generator, not a script".to_string())
+                } else if self.stop.child_end.is_some() {
+                    Some("shared_requests does not apply to IOzone's children (stop.child_end)".to_string())
+                } else if g.fsync_every.is_some_and(|n| n > MAX_EVERY) {
+                    Some(format!("shared_requests takes an fsync_every of at most {MAX_EVERY}"))
+                } else if g.fsync_every.is_some() && files > MAX_FILES {
+                    Some(format!("shared_requests syncs filesets of at most {MAX_FILES} files"))
+                } else {
+                    None
+                };
+                if let Some(why) = why {
+                    return bad(here("shared_requests"), why);
+                }
+            }
             if g.call_latency {
                 let why = if !matches!(g.engine, EngineKind::Sync | EngineKind::Seek) {
                     Some(format!(

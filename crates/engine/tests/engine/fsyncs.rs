@@ -77,3 +77,35 @@ fn the_end_fsyncs_are_counted_but_neither_timed_nor_in_the_quota() {
     let series_timed: u64 = r.series.iter().filter_map(|s| s.latency).map(|l| l.ops).sum();
     assert_eq!((series_ops, series_timed), (14, 10), "{:?}", r.series);
 }
+
+#[test]
+fn threads_of_one_generator_share_the_budget_and_the_bursts() {
+    let dir = tempdir();
+    // 4 threads, one generator: the 21 operations of one thread's run above, whichever thread
+    // takes each. Without it each thread makes its own 5 or 6, and its own bursts: 12 writes
+    // and 9 fsyncs.
+    let text = writes_with_bursts(21, false).replace(
+        "fsync_every = 3",
+        "threads = 4\nshared_requests = true\nfsync_every = 3",
+    );
+    for _ in 0..3 {
+        let r = run_ok(&workload(&text), dir.path());
+        assert_eq!(
+            (op(&r, OpKind::Write).count, op(&r, OpKind::Fsync).count, r.totals.ops),
+            (9, 12, 21)
+        );
+    }
+}
+
+#[test]
+fn one_generator_is_refused_where_it_cannot_apply() {
+    let text =
+        writes_with_bursts(21, false).replace("fsync_every = 3", "shared_requests = true\nfsync_every = 5000000000");
+    let e = fslab_engine::Workload::from_toml(&text, "w.toml")
+        .expect_err("refused")
+        .to_string();
+    assert!(
+        e.starts_with("w.toml:") && e.contains("shared_requests takes an fsync_every of at most 4294967295"),
+        "{e}"
+    );
+}
