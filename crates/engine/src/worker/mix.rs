@@ -1,6 +1,7 @@
 //! The weighted mix loop: operations chosen one at a time by weight (or by ratio), with the
 //! group's delay and rate limit between them; and the [`Mix`] that chooses them.
 
+use super::requests::Requests;
 use super::tally::Slot;
 use super::{Flow, Outcome, ThreadOutcome, Worker};
 use crate::clock;
@@ -107,8 +108,8 @@ impl<'a> Worker<'a> {
     /// `shared_requests`.
     #[inline]
     fn choose(&mut self) -> Option<usize> {
-        match &self.requests {
-            Some(r) => self.mix.choose_by(&mut self.rng, |i| r.done(i)),
+        match self.group_ratio() {
+            Some(r) => self.mix.furthest_behind(|i| r.done(i)),
             None => self.mix.choose(&mut self.rng),
         }
     }
@@ -118,9 +119,16 @@ impl<'a> Worker<'a> {
     #[inline]
     pub(super) fn count_done(&mut self, i: usize) {
         self.mix.count_done(i);
-        if let Some(r) = &self.requests {
+        if let Some(r) = self.group_ratio() {
             r.count_done(i);
         }
+    }
+
+    /// The group's generator when it picks by ratio: only then are the group's counts kept (an
+    /// atomic add every thread makes on one line).
+    #[inline]
+    fn group_ratio(&self) -> Option<&Requests<'a>> {
+        self.requests.as_ref().filter(|_| self.mix.pick == Pick::Ratio)
     }
 
     /// With `shared_requests` and `fsync_every`: the file whose fsync is the group's next event
@@ -192,9 +200,10 @@ impl<'a> Worker<'a> {
         }
         let timed = self.shared.latency && !self.group.aio.submit_latency;
         let now = if timed { clock::now() } else { 0 };
+        let group = self.requests.as_ref().filter(|_| self.mix.pick == Pick::Ratio);
         for t in tags.done.drain(..) {
             self.mix.count_done(t.entry as usize);
-            if let Some(r) = &self.requests {
+            if let Some(r) = group {
                 r.count_done(t.entry as usize);
             }
             if timed {
@@ -319,18 +328,10 @@ impl Mix {
         self.draw(rng)
     }
 
-    /// [`choose`](Self::choose), `pick = "ratio"` counting the operations `done` says (the
-    /// group's, with `shared_requests`).
-    pub fn choose_by(&self, rng: &mut SmallRng, done: impl Fn(usize) -> u64) -> Option<usize> {
-        if self.pick == Pick::Ratio && self.weights.len() > 1 {
-            return self.furthest_behind(done);
-        }
-        self.choose(rng)
-    }
-
-    /// The entry furthest behind its share: the smallest (done + 1) / weight, the later one on
+    /// The entry furthest behind its share of the operations `done` counts (the thread's, or
+    /// with `shared_requests` the group's): the smallest (done + 1) / weight, the later one on
     /// a tie (so reads 3 : writes 2 reads while (reads+1)/(writes+1) < 1.5, as sysbench does).
-    fn furthest_behind(&self, done: impl Fn(usize) -> u64) -> Option<usize> {
+    pub fn furthest_behind(&self, done: impl Fn(usize) -> u64) -> Option<usize> {
         let mut best: Option<(usize, u64, u64)> = None;
         for (i, &w) in self.weights.iter().enumerate() {
             if w == 0 {
