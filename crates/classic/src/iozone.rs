@@ -16,7 +16,7 @@
 //!
 //! | sub-test | IOzone 3.487 | fslab |
 //! |---|---|---|
-//! | initial writers | `open(O_RDWR\|O_CREAT, 0640)`; R × `write()`; `-e`: `fsync`; `fsync`; `close` | the same calls; the file is made by the setup (`O_CREAT\|O_EXCL`, 0640) and opened `O_RDWR`, emptied with `ftruncate(0)` before the clock |
+//! | initial writers | `open(O_RDWR\|O_CREAT, 0640)`; R × `write()`; `-e`: `fsync`; `fsync`; `close` | the same calls; the file is made empty by the setup (`O_CREAT\|O_EXCL`, 0640, no sync after) and opened `O_RDWR` |
 //! | rewriters | `open(O_RDWR)`; R × `write()`; `-e`: `fsync`; `fsync`; `close` | the same |
 //! | readers, re-readers | `open(O_RDONLY)`; R × `read()`; `-e`: `fsync`; `fsync`; `close` | the same |
 //! | reverse readers | R × (`lseek(-2 records, SEEK_CUR)`; `read()`), one more `lseek` failing at the start of the file | R × (`lseek(SEEK_SET)`; `read()`) |
@@ -76,8 +76,7 @@
 //!   children (an `m` every 32 bytes), and the children forked after that whose records start
 //!   there (every rewriter, child 0 of the random and pwrite writers) write it too.
 //! - A file already there (a rerun after `-w`) is made again by fslab, empty, where IOzone's
-//!   initial writers write over it without truncating it. With `-o`, single-process mode's
-//!   readers open `O_SYNC` too (IOzone's only in throughput mode): Linux's reads do not look at it.
+//!   initial writers write over it without truncating it.
 //! - `-c`: IOzone closes each file inside the timing, and leaves out the fsync it otherwise makes
 //!   before its untimed close (`if(!include_close)`); fslab leaves out that fsync too, but its
 //!   close stays after the timing (a close costs microseconds). A stonewalled initial writer

@@ -135,7 +135,13 @@ pub fn workload(test: Test, p: &Params, layout: &Layout, name: &str) -> Workload
         threads: threads as u32,
         engine: test.engine(),
         direct: p.direct,
-        osync: if p.osync { OSync::Sync } else { OSync::None },
+        osync: if p.osync && test.osync_with_o(p.throughput) {
+            OSync::Sync
+        } else {
+            OSync::None
+        },
+        // random_perf_test opens its file O_RDWR for the random reads too.
+        rdwr: test == Test::RandomRead && !p.throughput,
         data: Data::Iozone,
         ops,
         ..Group::new(name, fileset)

@@ -247,6 +247,19 @@ impl Test {
         )
     }
 
+    /// Whether `-o` opens the test's file `O_SYNC`, as IOzone 3.487 does: every throughput
+    /// child but the stdio ones; in single-process and automatic mode only the tests that write
+    /// and the random reader (random_perf_test opens its file the same for both), not the
+    /// sequential, backward, stride and pread readers.
+    pub fn osync_with_o(self, throughput: bool) -> bool {
+        match self {
+            Test::Fwrite | Test::Frewrite | Test::Fread | Test::Freread => false,
+            _ if throughput => true,
+            Test::Read | Test::Reread | Test::Reverse | Test::Stride | Test::Pread | Test::Repread => false,
+            _ => true,
+        }
+    }
+
     /// The re-run IOzone makes after this test (rewrite after write, re-read after read; in
     /// automatic mode also re-fwrite, re-fread, re-pwrite and re-pread), which `-+n` leaves out.
     pub fn retest(self, throughput: bool) -> Option<Test> {

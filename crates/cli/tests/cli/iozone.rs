@@ -543,6 +543,34 @@ fn automatic_mode_makes_iozones_calls_and_primes_its_readers() {
     assert_eq!(calls.get("syncfs"), None, "{calls:?}");
 }
 
+#[test]
+#[ignore = "system tier: needs strace"]
+fn o_opens_o_sync_where_iozone_does() {
+    let (_tmp, cwd) = strace_dir();
+    let (_, opens, _) = traced_on(
+        &cwd,
+        &["-s", "256k", "-r", "64k", "-i", "0", "-i", "1", "-i", "2", "-o"],
+        "iozone.tmp",
+    );
+    // The measurements' opens, in order (the setup's O_EXCL one aside): write and rewrite
+    // (write_perf_test, O_RDWR|O_SYNC), read and re-read (read_perf_test: O_RDONLY, without
+    // O_SYNC unless -+r), random read and random write (random_perf_test: O_RDWR|O_SYNC both).
+    let opens: Vec<&String> = opens.iter().filter(|o| !o.contains("O_EXCL")).collect();
+    let flags: Vec<(bool, bool)> = opens
+        .iter()
+        .map(|o| (o.contains("O_RDWR"), o.contains("O_SYNC")))
+        .collect();
+    let want = [
+        (true, true),
+        (true, true),
+        (false, false),
+        (false, false),
+        (true, true),
+        (true, true),
+    ];
+    assert_eq!(flags, want, "{opens:#?}");
+}
+
 /// The calls on `iozone.tmp` of automatic mode's `-s 256k -r 64k -i 0 -i 1` (write, rewrite,
 /// read, re-read of 4 records), with or without the fsync before each close: each test opens
 /// the file and fsyncs it before its clock; the readers first read one record and seek back.
@@ -922,6 +950,11 @@ fn sequential_mixed_workload_children_read_or_write_their_files_in_order() {
     for (plus_f, truncates) in [("", 0), (" -+F", 1)] {
         let args = format!("-i 0 -i 8 -t 3 -s 64k -r 4k -x -w --pause 0 -+B -+K 1{plus_f}");
         let all = sessions(&cwd, &args);
+        // The initial writers (the first three to write) open the files the setup has just
+        // made, and truncate nothing, as IOzone's open theirs O_CREAT.
+        let initial: Vec<&Session> = all.iter().filter(|c| c.writes > 0).take(3).collect();
+        assert_eq!(initial.len(), 3, "{args}: {all:#?}");
+        assert!(initial.iter().all(|c| c.truncates == 0), "{args}: {initial:#?}");
         // The last three opens are the mixed workload's children.
         let mut mixed: Vec<(String, usize, usize, usize, usize)> = all[all.len() - 3..]
             .iter()

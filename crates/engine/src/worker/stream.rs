@@ -35,7 +35,8 @@ pub(super) struct Stream {
 
 impl<'a> Worker<'a> {
     /// Before the clock starts, empties the file of each of this thread's own seqwrite streams,
-    /// as IOzone opens its writers' files with O_TRUNC before timing them.
+    /// as IOzone opens its writers' files with O_TRUNC before timing them (`-+F`); a file the
+    /// setup has just made empty is only opened, as IOzone's writers open theirs `O_CREAT`.
     pub(super) fn prepare_streams(&mut self) -> stdio::Result<()> {
         let files = self.table.static_len();
         for (i, spec) in self.group.ops.iter().enumerate() {
@@ -43,7 +44,15 @@ impl<'a> Worker<'a> {
                 continue;
             }
             let file = self.thread_on_fileset % files;
-            let r = self.with_file(file, Dir::Write, |_, f, _, _| rustix::fs::ftruncate(&f.fd, 0));
+            // Neither written by the setup nor kept from before: made empty just now.
+            let empty = !self.table.spec.prealloc && !self.table.spec.reuse;
+            let r = self.with_file(file, Dir::Write, |_, f, _, _| {
+                if empty {
+                    Ok(())
+                } else {
+                    rustix::fs::ftruncate(&f.fd, 0)
+                }
+            });
             r.and_then(|r| r.map_err(stdio::Error::from))
                 .map_err(|e| self.annotate(file, "seqwrite", e))?;
             self.table.release(file, Some(0));
