@@ -331,13 +331,16 @@ impl FileTable {
         };
         let nfiles = sizes.len() as u64;
         let stamp = marker_text(spec);
-        let on_disk = if spec.reuse {
+        let on_disk = if spec.reuse && meta_beside_empty(run, spec) {
             matches_on_disk(&root, spec, nfiles, &stamp, run.root())?
         } else {
             None
         };
         let reused = on_disk.is_some();
         if !reused {
+            if spec.meta_beside {
+                clear_meta_beside(run, spec, read_marker(&root).is_some())?;
+            }
             clear(&root, spec, run.root(), name)?;
         }
         // The data directories; a fileset of none keeps its files in `root` itself.
@@ -360,11 +363,19 @@ impl FileTable {
             dirs.push(rustix::io::fcntl_dupfd_cloexec(&root, 0).map_err(|e| io_err(name, e.into()))?);
         }
         let meta = if meta {
-            match rustix::fs::mkdirat(&root, "meta", Mode::from_raw_mode(spec.dir_mode())) {
+            let (parent, at) = if spec.meta_beside {
+                (meta_parent(run, name)?, meta_beside_path(name))
+            } else {
+                (
+                    rustix::io::fcntl_dupfd_cloexec(&root, 0).map_err(|e| io_err(name, e.into()))?,
+                    format!("{name}/meta"),
+                )
+            };
+            match rustix::fs::mkdirat(&parent, "meta", Mode::from_raw_mode(spec.dir_mode())) {
                 Ok(()) | Err(rustix::io::Errno::EXIST) => {}
-                Err(e) => return Err(io_err(&format!("{name}/meta"), e.into())),
+                Err(e) => return Err(io_err(&at, e.into())),
             }
-            Some(confine::open_beneath(root.as_fd(), "meta").map_err(|e| io_err(&format!("{name}/meta"), e))?)
+            Some(confine::open_beneath(parent.as_fd(), "meta").map_err(|e| io_err(&at, e))?)
         } else {
             None
         };
@@ -760,6 +771,9 @@ pub fn remove(run: &RunDir, spec: &Fileset) -> Result<(), SetupError> {
         Err(ConfineError::Io { error, .. }) if error.kind() == io::ErrorKind::NotFound => return Ok(()),
         Err(e) => return Err(e.into()),
     };
+    if spec.meta_beside {
+        clear_meta_beside(run, spec, read_marker(&root).is_some())?;
+    }
     clear(&root, spec, run.root(), name)?;
     let (parent, last) = match name.rsplit_once('/') {
         Some((p, l)) => (run.open_dir(p, false)?, l),
@@ -917,6 +931,72 @@ fn marker_is(root: &OwnedFd, stamp: &str) -> bool {
 /// the spec allows. A file the run would write into that has another name (a hard link planted
 /// in place of fslab's) is refused: fslab made no such file. The sizes found, file by file, when
 /// it does; none when the fileset must be made again.
+/// The directory that holds the fileset's directory `name`: where `meta_beside` puts `meta`.
+fn meta_parent(run: &RunDir, name: &str) -> Result<OwnedFd, SetupError> {
+    Ok(match name.rsplit_once('/') {
+        Some((p, _)) => run.open_dir(p, false)?,
+        None => run.open_dir_self()?,
+    })
+}
+
+/// `meta` beside the fileset's directory `name`, relative to the run directory.
+fn meta_beside_path(name: &str) -> String {
+    match name.rsplit_once('/') {
+        Some((p, _)) => format!("{p}/meta"),
+        None => "meta".to_string(),
+    }
+}
+
+/// Whether a fileset with `meta_beside` finds that directory empty or missing, as a kept
+/// fileset needs it (an earlier run's metaop names would collide with this run's); true for
+/// any other fileset.
+fn meta_beside_empty(run: &RunDir, spec: &Fileset) -> bool {
+    if !spec.meta_beside {
+        return true;
+    }
+    let Ok(parent) = meta_parent(run, spec.dir_name()) else {
+        return true;
+    };
+    confine::open_beneath(parent.as_fd(), "meta").map_or(true, |m| list(&m).is_ok_and(|l| l.is_empty()))
+}
+
+/// With `meta_beside`: empties the metaop directory beside the fileset's (FFSB's `L/meta`) of
+/// what an earlier run's metaop or mkdir made there, checked first, and only when `marked` (the
+/// fileset's own directory holds fslab's marker). Anything else there stops the run untouched;
+/// the directory itself stays.
+fn clear_meta_beside(run: &RunDir, spec: &Fileset, marked: bool) -> Result<(), SetupError> {
+    let name = spec.dir_name();
+    let at = meta_beside_path(name);
+    let fail = |error: io::Error| SetupError::Io {
+        fileset: spec.name.clone(),
+        path: format!("{}/{at}", run.root()),
+        error,
+    };
+    let parent = meta_parent(run, name)?;
+    let meta = match confine::open_beneath(parent.as_fd(), "meta") {
+        Ok(fd) => fd,
+        Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(()),
+        Err(e) => return Err(fail(e)),
+    };
+    let entries = list(&meta).map_err(fail)?;
+    let ours = |e: &str| is_ours(e, "m") || crate::meta_dirs::is_metaop_name(e);
+    if let Some(bad) = entries.iter().find(|e| !marked || !ours(e)) {
+        return Err(SetupError::Foreign {
+            fileset: spec.name.clone(),
+            path: format!("{}/{at}", run.root()),
+            entry: bad.clone(),
+        });
+    }
+    for e in &entries {
+        rustix::fs::unlinkat(&meta, e.as_str(), AtFlags::REMOVEDIR).map_err(|err| SetupError::Io {
+            fileset: spec.name.clone(),
+            path: format!("{}/{at}/{e}", run.root()),
+            error: err.into(),
+        })?;
+    }
+    Ok(())
+}
+
 fn matches_on_disk(
     root: &OwnedFd,
     spec: &Fileset,

@@ -404,6 +404,8 @@ fn fileset(
         reuse_names: true,
         // Each file in a directory drawn among num_dirs and data/ itself (filelist.c).
         spread: true,
+        // metaop's directories in meta/, beside data/ (ffsb_fs.c's fs->meta).
+        meta_beside: true,
         ..Fileset::new(&format!("fs{i}"))
     };
     if fs.init_size > 0 && fs.init_util > 0.0 {

@@ -530,7 +530,7 @@ fn creates_open_as_ffsb_s_and_every_file_and_directory_is_0700() {
         data.clone(),
         data.join("datadir0"),
         data.join("datadir1"),
-        data.join("meta"),
+        dir.path().join("run/meta"),
     ]
     .into_iter()
     .chain(
@@ -593,8 +593,10 @@ fn metaop_names_renames_and_takes_removed_names_again_as_ffsb() {
     assert!(counts[1] > 50, "too few metaops to see anything: {counts:?}");
     assert!(counts[0] == 2 * counts[1] && counts[1] == counts[2], "{counts:?}");
     assert!(numbers < counts[0], "no removed name was made again: {counts:?}");
-    // What is left on disk is what the model says is live.
-    let meta = dir.path().join("run/data/meta");
+    // What is left on disk is what the model says is live, in meta/ beside data/ (FFSB's
+    // fs->meta).
+    assert!(!dir.path().join("run/data/meta").exists());
+    let meta = dir.path().join("run/meta");
     let mut on_disk: Vec<String> = entries(&meta).into_iter().collect();
     let mut model: Vec<String> = live.into_iter().collect();
     on_disk.sort();
@@ -608,6 +610,21 @@ fn metaop_names_renames_and_takes_removed_names_again_as_ffsb() {
         !left.is_empty() && left.iter().all(|n| n.starts_with("metafile")),
         "{left:?}"
     );
+    // Something fslab did not make there stops the run, and nothing is removed.
+    std::fs::create_dir(meta.join("mine")).unwrap();
+    let refused = fslab(&refs(&args));
+    assert_ne!(refused.code, 0, "{}{}", refused.stdout, refused.stderr);
+    assert!(
+        refused.stderr.contains("meta") && refused.stderr.contains("mine"),
+        "{}",
+        refused.stderr
+    );
+    let mut kept = entries(&meta);
+    kept.sort();
+    let mut want = left.clone();
+    want.push("mine".to_string());
+    want.sort();
+    assert_eq!(kept, want);
 }
 /// With directio=1, FFSB 5.2.1's fhopencreate() opens without O_DIRECT and 6.0's with it; every
 /// other open of the run has it. (The setup's never do: see the next test.) (On a tmpfs, which

@@ -217,6 +217,12 @@ pub struct Fileset {
     #[serde(skip)]
     #[schemars(skip)]
     pub spread: bool,
+    /// The directory where `mkdir` and FFSB's `metaop` work, `meta`, lies beside the fileset's
+    /// directory instead of in it (FFSB's `L/meta`, beside `L/data`). Set by the front-ends;
+    /// not part of a workload file.
+    #[serde(skip)]
+    #[schemars(skip)]
+    pub meta_beside: bool,
     /// Prefixes of another fileset's files that share this fileset's directory (FFSB's aging
     /// `fillfile<N>` beside its `data` files): setup and removal leave them, and the directory,
     /// alone. Set by the front-ends; not part of a workload file.
@@ -272,6 +278,7 @@ impl Fileset {
             setup_calls: SetupCalls::Parallel,
             reuse_names: false,
             spread: false,
+            meta_beside: false,
             neighbours: Vec::new(),
         }
     }
