@@ -413,11 +413,13 @@ impl FileTable {
                 unmake(file_dirs, spec, &made.into_inner().unwrap_or_else(|p| p.into_inner()));
             }
             bytes = marked?;
-            match spec.setup_calls.sync_after() {
-                SyncAfter::Nothing => {}
-                SyncAfter::Filesystem => rustix::fs::syncfs(&root).map_err(|e| io_err(name, e.into()))?,
-                SyncAfter::Everything => rustix::fs::sync(),
+            if let SyncAfter::Filesystem = spec.setup_calls.sync_after() {
+                rustix::fs::syncfs(&root).map_err(|e| io_err(name, e.into()))?;
             }
+        }
+        // FFSB's sync() before its benchmark, whether its files were made or kept.
+        if let SyncAfter::Everything = spec.setup_calls.sync_after() {
+            rustix::fs::sync();
         }
         let sizes = on_disk.unwrap_or(sizes);
         let members = if dynamic {
@@ -1350,7 +1352,8 @@ enum SyncAfter {
     Nothing,
     /// `syncfs()` of the fileset's filesystem: fslab's own.
     Filesystem,
-    /// `sync()` of every filesystem, as FFSB calls it.
+    /// `sync()` of every filesystem, as FFSB calls it before its benchmark: also when the
+    /// files were kept from an earlier run.
     Everything,
 }
 

@@ -148,6 +148,11 @@ pub fn compile(profile: &Profile, opts: &Options) -> Result<Plan, ProfileError> 
         filesets.push(set);
         init_util.push(util);
     }
+    // FFSB syncs once, when every filesystem is set up: after the last fileset.
+    let last = filesets.len().saturating_sub(1);
+    for (k, set) in filesets.iter_mut().enumerate() {
+        set.setup_calls = SetupCalls::Ffsb { sync: k == last };
+    }
     let mut groups = Vec::new();
     let mut group_ops = Vec::new();
     for (i, tg) in profile.threadgroups.iter().enumerate() {
@@ -394,7 +399,8 @@ fn fileset(
         dirs: fs.num_dirs,
         size: size_dist(profile, fs)?,
         setup_bs: Some(Bytes(block_size(fs.create_blocksize))),
-        // One file at a time, as FFSB's add_files(), never O_DIRECT; then FFSB's sync().
+        // One file at a time, as FFSB's add_files(), never O_DIRECT; FFSB's sync() after the
+        // last filesystem's (compile).
         setup_calls: SetupCalls::Ffsb { sync: true },
         // FFSB's buffers are zeroed when allocated (ffsb_malloc) and never filled.
         data: Data::Zeros,

@@ -6,6 +6,7 @@ use fslab_engine::confine::{ConfineError, RunDir};
 use fslab_engine::fileset::{self, FileTable, SetupError, SetupReport};
 use fslab_engine::result::Status;
 use fslab_engine::run::utilisation;
+use fslab_engine::workload::SetupCalls;
 use fslab_engine::{Bytes, Progress, RunError, RunOptions, RunResult, Workload};
 use std::hash::{BuildHasher, Hasher};
 use std::path::{Path, PathBuf};
@@ -150,15 +151,23 @@ pub fn execute(
         workload: workload.clone(),
     };
     if plan.time == 0 || plan.callout.is_some() {
-        outcome.setup = set_up(plan, &workload, seed)?;
+        // FFSB's sync() comes after the setup only when a benchmark follows, and before the
+        // callout: it is made here, not by the setup.
+        let mut unsynced = workload.clone();
+        for fs in &mut unsynced.filesets {
+            fs.setup_calls = SetupCalls::Ffsb { sync: false };
+        }
+        outcome.setup = set_up(plan, &unsynced, seed)?;
         if plan.time == 0 {
             outcome.setup_secs = started.elapsed().as_secs_f64();
             return Ok(outcome);
         }
+        crate::sync();
         if let Some(command) = &plan.callout {
             outcome.callout_status = callout(command)?;
         }
-        // The files are there: the run keeps them.
+        // The files are there: the run keeps them, and syncs no more.
+        workload.filesets = unsynced.filesets;
         for fs in &mut workload.filesets {
             fs.reuse = true;
         }

@@ -34,8 +34,10 @@
 //! timed run, are made as FFSB's `add_files()` makes them (`SetupCalls::Ffsb`): one at a time,
 //! in order, each `open(O_CREAT|O_RDWR|O_TRUNC, 0700)` (fslab adds `O_EXCL|O_NOFOLLOW`), never
 //! with `O_DIRECT` (5.2.1's `fhopencreate()` leaves it out; 6.0's `add_files()` turns `directio`
-//! off while it runs), `write()`s of `create_blocksize` (the last one shorter), `close()`; then
-//! one `sync()`, as FFSB's. One at a time matters beyond the calls: files
+//! off while it runs), `write()`s of `create_blocksize` (the last one shorter), `close()`. Once
+//! every filesystem is set up, one `sync()`, as FFSB's main() makes it: before the callout and
+//! the benchmark, also when the files were kept (`reuse=1`), and none when `time=0` ends the run
+//! after the setup. One at a time matters beyond the calls: files
 //! written side by side interleave their blocks on the disk. The data, in the files the setup
 //! and the aging write and in every write of the run, is zeros in both: FFSB's buffers are
 //! zeroed when allocated (`ffsb_malloc`) and never filled (the engine's `data = "zeros"`).

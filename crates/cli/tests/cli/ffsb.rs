@@ -683,12 +683,12 @@ fn the_setup_makes_its_files_one_at_a_time_as_ffsb_s_add_files() {
         "location=/unused\nnum_files=3\nnum_dirs=0\nmin_filesize=10240\nmax_filesize=10240\ncreate_blocksize=4096\n";
     let tg = "num_threads=1\nread_weight=1\nread_size=4096\nread_blocksize=4096\n";
     let v5 = format!(
-        "num_filesystems=1\nnum_threadgroups=1\ndirectio=1\ntime=0\n[filesystem0]\n{fsys}[end0]\n[threadgroup0]\n{tg}[end0]\n"
+        "num_filesystems=1\nnum_threadgroups=1\ndirectio=1\ntime=1\n[filesystem0]\n{fsys}[end0]\n[threadgroup0]\n{tg}[end0]\n"
     );
     // 6.0, aged: the fill is made first, then aged to 1% of the tmpfs, then the data files.
     let ager = "[threadgroup]\nnum_threads=1\ncreate_weight=1\ndelete_weight=1\nwrite_blocksize=4096\n[end]\n";
     let v6 = format!(
-        "time=0\ndirectio=1\n[filesystem]\n{fsys}agefs=1\ndesired_util=0.01\n{ager}[end]\n[threadgroup]\n{tg}[end]\n"
+        "time=1\ndirectio=1\n[filesystem]\n{fsys}agefs=1\ndesired_util=0.01\n{ager}[end]\n[threadgroup]\n{tg}[end]\n"
     );
     for (text, aged) in [(v5, false), (v6, true)] {
         let dir = fs.path().join(if aged { "v6" } else { "v5" });
@@ -727,6 +727,41 @@ fn the_setup_makes_its_files_one_at_a_time_as_ffsb_s_add_files() {
         };
         assert_eq!(fill, want, "{calls:#?}");
     }
+}
+
+/// FFSB's main() calls sync() once its filesystems are set up, before the callout and the
+/// benchmark, whether their files were made or kept (`reuse=1`), and only when a benchmark
+/// follows: `time=0` ends after the setup with no sync.
+#[test]
+#[ignore = "system tier: strace"]
+fn ffsb_syncs_once_before_its_benchmark_and_not_for_a_setup_alone() {
+    require_tool("strace", "strace");
+    let dir = tempdir();
+    let fsys = "location=/unused\nnum_files=3\nnum_dirs=0\nmin_filesize=4096\nmax_filesize=4096\nreuse=1\n";
+    let profile = |time: u32| {
+        format!("time={time}\n[filesystem]\n{fsys}[end]\n[threadgroup]\nnum_threads=1\nread_weight=1\nread_size=4096\nread_blocksize=4096\n[end]\n")
+    };
+    let args = ffsb_args(dir.path(), &profile(0));
+    let syncs = |args: &[String]| {
+        let calls = crate::common::strace_fslab(None, &dir.path().join("strace.log"), "sync,syncfs", &refs(args));
+        calls
+            .into_iter()
+            .map(|(_, c)| c.split('(').next().unwrap().to_string())
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(syncs(&args), Vec::<String>::new(), "a setup alone");
+    assert_eq!(
+        entries(&dir.path().join("run/data")).len(),
+        3 + 1,
+        "the files and the marker"
+    );
+    // The files are kept (reuse=1): one sync() before the benchmark, one at its end.
+    std::fs::write(dir.path().join("p.ffsb"), profile(1)).unwrap();
+    assert_eq!(syncs(&args), ["sync", "sync"]);
+    // With a callout, the first comes before it.
+    let callout = profile(1).replace("time=1\n", "time=1\ncallout=true\n");
+    std::fs::write(dir.path().join("p.ffsb"), callout).unwrap();
+    assert_eq!(syncs(&args), ["sync", "sync"]);
 }
 
 /// The calls of a setup on the files named `prefix<N>`, from the first one's open to the sync

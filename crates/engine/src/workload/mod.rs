@@ -248,8 +248,8 @@ pub enum SetupCalls {
     /// `O_CREAT|O_RDWR|O_TRUNC` (fslab adds `O_EXCL|O_NOFOLLOW`) with mode 0700, written with
     /// `write()`s of `setup_bs` bytes (the last one shorter), closed. Never `O_DIRECT`: 5.2.1's
     /// `fhopencreate()` leaves it out, and 6.0 turns `directio` off while `add_files()` runs.
-    /// `sync`: then one `sync()`, as FFSB calls it once its setup is done; aging's ten starting
-    /// files get none.
+    /// `sync`: then one `sync()`, as FFSB calls it once its setup is done, also when the files
+    /// were kept (`reuse`); aging's ten starting files get none.
     Ffsb { sync: bool },
     /// IOzone's: as `Parallel`, with no sync after. IOzone calls `sync()` before each of its
     /// measurements, and its front-end makes those calls.
