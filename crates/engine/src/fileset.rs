@@ -1337,6 +1337,9 @@ struct InOrder {
     /// Flags beyond `O_CREAT|O_EXCL|O_NOFOLLOW|O_CLOEXEC`, which keep fslab off files it did not
     /// make.
     flags: OFlags,
+    /// The same, for a file made empty (no `prealloc`): sysbench's seqwr run makes each with
+    /// `open(O_CREAT|O_EXCL)` alone (`sb_create()`), read-only and without its extra flags.
+    empty_flags: OFlags,
     mode: u32,
     /// `lseek(fd, 0, SEEK_END)` before the first write (sysbench).
     seek_end: bool,
@@ -1378,6 +1381,7 @@ impl InOrder {
             SetupCalls::Parallel | SetupCalls::Iozone => None,
             SetupCalls::SysbenchPrepare { direct: d, osync } => Some(InOrder {
                 flags: OFlags::WRONLY | crate::io::osync_flags(osync) | direct(d),
+                empty_flags: OFlags::RDONLY,
                 mode: 0o600,
                 seek_end: true,
                 whole_writes: true,
@@ -1385,6 +1389,7 @@ impl InOrder {
             }),
             SetupCalls::Ffsb { .. } => Some(InOrder {
                 flags: OFlags::RDWR | OFlags::TRUNC,
+                empty_flags: OFlags::RDWR | OFlags::TRUNC,
                 mode: 0o700,
                 seek_end: false,
                 whole_writes: false,
@@ -1415,7 +1420,8 @@ fn write_files_in_order(
         let name = set_file_name(spec, id);
         let here = |e: rustix::io::Errno| (rel_path(spec, id), io::Error::from(e));
         let dir = &dirs[spec.file_dir(id) as usize];
-        let flags = OFlags::CREATE | OFlags::EXCL | OFlags::NOFOLLOW | OFlags::CLOEXEC | how.flags;
+        let flags = if spec.prealloc { how.flags } else { how.empty_flags };
+        let flags = OFlags::CREATE | OFlags::EXCL | OFlags::NOFOLLOW | OFlags::CLOEXEC | flags;
         let fd = rustix::fs::openat(dir, name.as_str(), flags, Mode::from_raw_mode(how.mode)).map_err(here)?;
         made_one(made, id);
         // Without prealloc the files start empty, as sysbench's seqwr run makes them

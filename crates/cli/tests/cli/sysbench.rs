@@ -673,6 +673,41 @@ fn fsync_mode_fdatasync_applies_to_the_bursts_and_the_end() {
     assert_eq!(syncs(d.path(), &fdatasync), (0, 16));
 }
 
+/// seqwr's run makes its files anew as sysbench 1.0.20's sb_create() does: `open(O_CREAT|O_EXCL,
+/// 0600)` alone, read-only, whatever --file-extra-flags says (it applies to the opens that
+/// write); then writes them through descriptors opened O_RDWR.
+#[test]
+#[ignore = "system tier: strace"]
+fn seqwr_creates_its_files_read_only_as_sb_create() {
+    require_tool("strace", "strace");
+    let d = tempdir();
+    ok(d.path(), &with(&["prepare"]));
+    let run = with(&[
+        "--file-test-mode=seqwr",
+        "--file-extra-flags=dsync",
+        "--events=8",
+        "--time=0",
+        "run",
+    ]);
+    let args: Vec<&str> = [&["sysbench"], &run[..]].concat();
+    let calls = crate::common::strace_fslab(Some(d.path()), &d.path().join("strace.log"), "openat", &args);
+    let opens: Vec<&String> = calls
+        .iter()
+        .map(|(_, c)| c)
+        .filter(|c| c.contains("\"test_file."))
+        .collect();
+    let (made, opened): (Vec<&&String>, Vec<&&String>) = opens.iter().partition(|c| c.contains("O_CREAT"));
+    assert_eq!(made.len(), 4, "{opens:#?}");
+    for c in &made {
+        assert!(
+            c.contains("O_RDONLY|O_CREAT|O_EXCL") && !c.contains("O_DSYNC") && c.contains(", 0600)"),
+            "{c}"
+        );
+    }
+    assert!(!opened.is_empty(), "{opens:#?}");
+    assert!(opened.iter().all(|c| c.contains("O_RDWR|O_DSYNC")), "{opened:#?}");
+}
+
 /// With several threads, sysbench 1.0.20 draws every event from one generator under a lock:
 /// `--events` is one budget, and the fsync bursts count every thread's requests, each fsync an
 /// event of whichever thread asks next. 1000 rndwr events, a burst of the 4 files after every
