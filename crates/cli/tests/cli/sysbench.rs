@@ -673,24 +673,27 @@ fn fsync_mode_fdatasync_applies_to_the_bursts_and_the_end() {
     assert_eq!(syncs(d.path(), &fdatasync), (0, 16));
 }
 
+/// The calls of kinds `trace`, by process, that `fslab sysbench` with `run_opts` and
+/// `--time=0 run` makes under strace, on files prepared in a directory of its own.
+fn traced_run(run_opts: &[&'static str], trace: &str) -> Vec<(String, String)> {
+    require_tool("strace", "strace");
+    let d = tempdir();
+    ok(d.path(), &with(&["prepare"]));
+    let run = with(&[run_opts, &["--time=0", "run"]].concat());
+    let args: Vec<&str> = [&["sysbench"], &run[..]].concat();
+    crate::common::strace_fslab(Some(d.path()), &d.path().join("strace.log"), trace, &args)
+}
+
 /// seqwr's run makes its files anew as sysbench 1.0.20's sb_create() does: `open(O_CREAT|O_EXCL,
 /// 0600)` alone, read-only, whatever --file-extra-flags says (it applies to the opens that
 /// write); then writes them through descriptors opened O_RDWR.
 #[test]
 #[ignore = "system tier: strace"]
 fn seqwr_creates_its_files_read_only_as_sb_create() {
-    require_tool("strace", "strace");
-    let d = tempdir();
-    ok(d.path(), &with(&["prepare"]));
-    let run = with(&[
-        "--file-test-mode=seqwr",
-        "--file-extra-flags=dsync",
-        "--events=8",
-        "--time=0",
-        "run",
-    ]);
-    let args: Vec<&str> = [&["sysbench"], &run[..]].concat();
-    let calls = crate::common::strace_fslab(Some(d.path()), &d.path().join("strace.log"), "openat", &args);
+    let calls = traced_run(
+        &["--file-test-mode=seqwr", "--file-extra-flags=dsync", "--events=8"],
+        "openat",
+    );
     let opens: Vec<&String> = calls
         .iter()
         .map(|(_, c)| c)
@@ -716,19 +719,13 @@ fn seqwr_creates_its_files_read_only_as_sb_create() {
 #[test]
 #[ignore = "system tier: strace"]
 fn threads_share_one_budget_of_events_and_one_count_for_the_fsync_bursts() {
-    require_tool("strace", "strace");
-    let d = tempdir();
-    ok(d.path(), &with(&["prepare"]));
-    let run = with(&[
+    let run = [
         "--file-test-mode=rndwr",
         "--threads=4",
         "--file-fsync-freq=10",
         "--events=1000",
-        "--time=0",
-        "run",
-    ]);
-    let args: Vec<&str> = [&["sysbench"], &run[..]].concat();
-    let calls = crate::common::strace_fslab(Some(d.path()), &d.path().join("strace.log"), "pwrite64,fsync", &args);
+    ];
+    let calls = traced_run(&run, "pwrite64,fsync");
     let count = |name: &str| calls.iter().filter(|(_, c)| c.starts_with(&format!("{name}("))).count();
     assert_eq!((count("pwrite64"), count("fsync")), (716, 284 + 16));
     // Every thread took events.
