@@ -1062,7 +1062,13 @@ fn matches_on_disk(
     }
     let meta_empty = spec.in_run_dir()
         || confine::open_beneath(root.as_fd(), "meta").map_or(true, |m| list(&m).is_ok_and(|l| l.is_empty()));
-    Ok((count == files && meta_empty).then_some(sizes))
+    // Directories FFSB's createdir added would collide with the ones this run adds.
+    let added_dirs = list(root).is_ok_and(|names| {
+        names.iter().any(|n| {
+            is_ours(n, &spec.dir_prefix) && n[spec.dir_prefix.len()..].parse::<u64>().is_ok_and(|k| k >= spec.dirs)
+        })
+    });
+    Ok((count == files && meta_empty && !added_dirs).then_some(sizes))
 }
 
 /// The name of file `id` of `spec`, for setup and cleanup (it allocates; the run itself uses

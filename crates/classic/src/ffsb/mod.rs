@@ -25,7 +25,7 @@
 //! | create, create_fsync | `open(O_CREAT\|O_RDWR\|O_TRUNC[\|O_DIRECT], 0700)`, `write()`s of `write_blocksize` over a size drawn from min..max, (`fsync()`), `close()` | the same (`openat()`): the name is always a new one, so `O_TRUNC` truncates nothing; as 5.2.1's, a 5.x profile's create opens without `O_DIRECT` even with `directio=1` (6.0 adds it) |
 //! | delete | `unlink(name)` | `unlinkat()` |
 //! | metaop | in `meta/`: `mkdir(0700)`, `mkdir(0700)`, `rmdir` (a random one), `rename` (a random one, its name and an `a`); a removed name is made again by a later mkdir, the first removed first | the same calls and names (`mkdirat`, `unlinkat(AT_REMOVEDIR)`, `renameat` in the directory), in `meta/` beside `data/` (`Fileset::meta_beside`) |
-//! | createdir (6.0) | `mkdir(data/datadir<N>, 0700)`, N counting on from `num_dirs`, and later creates may put files in it | `mkdirat(meta/m<N>, 0700)`, which later creates leave alone |
+//! | createdir (6.0) | `mkdir(data/datadir<N>, 0700)`, N counting on from `num_dirs`, and later creates may put files in it | the same `mkdir` (`mkdirat()` in `data/`); later creates leave it empty |
 //! | stat (6.0) | `stat(name)` | `newfstatat()`, which follows a link as `stat()` does |
 //! | open_close (6.0) | `open(O_RDONLY[\|O_DIRECT])`, `close()` | the same |
 //!

@@ -547,6 +547,37 @@ fn creates_open_as_ffsb_s_and_every_file_and_directory_is_0700() {
     assert!(seen > 4, "no data files in data/datadir0");
 }
 
+/// FFSB 6.0's createdir (metaops.c, filelist.c's add_dir()): `mkdir(data/datadir<N>, 0700)`, N
+/// counting on from num_dirs. A kept fileset (`reuse=1`) with such directories is made again,
+/// since this run's would collide with them.
+#[test]
+#[ignore = "system tier: strace"]
+fn createdir_adds_datadirs_numbered_on_from_num_dirs() {
+    require_tool("strace", "strace");
+    let dir = tempdir();
+    let args = ffsb_args(
+        dir.path(),
+        "time=1\n[filesystem]\nlocation=/unused\nnum_files=4\nnum_dirs=2\nmin_filesize=4k\nmax_filesize=4k\nreuse=1\n[end]\n\
+         [threadgroup]\nnum_threads=1\ncreatedir_weight=1\nop_delay=10\n[end]\n",
+    );
+    for _ in 0..2 {
+        let calls = crate::common::strace_fslab(None, &dir.path().join("strace.log"), "mkdir,mkdirat", &refs(&args));
+        let made: Vec<String> = calls
+            .iter()
+            .map(|(_, c)| c)
+            .filter(|c| c.contains("\"datadir") && c.ends_with("= 0"))
+            .map(|c| c.split('"').nth(1).unwrap().to_string())
+            .collect();
+        assert!(made.len() > 4, "{calls:#?}");
+        let want: Vec<String> = (0..made.len()).map(|n| format!("datadir{n}")).collect();
+        assert_eq!(made, want, "the setup's two, then createdir's from 2 on");
+        let data = dir.path().join("run/data");
+        let on_disk = entries(&data).into_iter().filter(|n| n.starts_with("datadir")).count();
+        assert_eq!(on_disk, made.len());
+        assert!(entries(&data.join(format!("datadir{}", made.len() - 1))).is_empty());
+    }
+}
+
 /// FFSB's metaop (metaops.c, filelist.c): two mkdirs, an rmdir of a live directory and a rename
 /// of one, which appends `a`. Names are `metafile<N>`; an rmdir'd entry, with its name as it was,
 /// is made again by the next mkdir, the first removed first; a new number only when none waits.

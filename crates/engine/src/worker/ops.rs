@@ -26,6 +26,7 @@ impl<'a> Worker<'a> {
             OpKind::Delete => self.delete(i),
             OpKind::Stat => self.stat(i),
             OpKind::OpenClose => self.open_close(i),
+            OpKind::Mkdir if spec.ffsb_calls => self.ffsb_createdir(),
             OpKind::Mkdir => self.mkdir(),
             OpKind::Rmdir => self.rmdir(),
             OpKind::Rename => self.rename(),
@@ -450,6 +451,21 @@ impl<'a> Worker<'a> {
         rustix::fs::mkdirat(meta, file_name("m", id, &mut b), mode)
             .map_err(|e| stdio::Error::new(stdio::Error::from(e).kind(), format!("mkdir meta/m{id}: {e}")))?;
         self.table.made_dir(id);
+        Ok(Outcome::META)
+    }
+
+    /// FFSB's createdir (`add_dir()` in filelist.c): a directory of the fileset's own,
+    /// `<dir_prefix><N>` in its directory, N counting on from `dirs` as FFSB numbers the
+    /// directories it adds. FFSB's later creates may put files in it; fslab's leave it empty.
+    fn ffsb_createdir(&mut self) -> stdio::Result<Outcome> {
+        let spec = &self.table.spec;
+        let n = spec.dirs + self.table.new_dir_id();
+        let mut b: NameBuf = [0; 64];
+        let name = file_name(&spec.dir_prefix, n, &mut b);
+        rustix::fs::mkdirat(self.table.root(), name, Mode::from_raw_mode(spec.dir_mode())).map_err(|e| {
+            let what = format!("createdir {}/{}{n}: {e}", spec.dir_name(), spec.dir_prefix);
+            stdio::Error::new(stdio::Error::from(e).kind(), what)
+        })?;
         Ok(Outcome::META)
     }
 

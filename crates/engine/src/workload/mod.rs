@@ -1031,7 +1031,9 @@ pub struct OpSpec {
     /// writeall), and blocks move with `read()`/`write()` at the file offset, an `lseek()`
     /// wherever the next block is not where the last one ended, instead of `pread`/`pwrite`;
     /// create opens with `O_CREAT | O_RDWR | O_TRUNC` instead of `O_CREAT | O_WRONLY | O_EXCL`
-    /// (the name is a fresh one or a deleted file's, so nothing is truncated). Sync engine only.
+    /// (the name is a fresh one or a deleted file's, so nothing is truncated); mkdir is
+    /// createdir's, `<dir_prefix><N>` in the fileset's directory, N counting on from `dirs`.
+    /// Sync engine only.
     #[serde(skip)]
     #[schemars(skip)]
     pub ffsb_calls: bool,
