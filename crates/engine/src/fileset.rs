@@ -929,10 +929,6 @@ fn marker_is(root: &OwnedFd, stamp: &str) -> bool {
     rustix::io::read(&fd, &mut buf).is_ok_and(|n| &buf[..n] == stamp.as_bytes())
 }
 
-/// The fileset on disk was made by fslab for this very spec and every file is there at a size
-/// the spec allows. A file the run would write into that has another name (a hard link planted
-/// in place of fslab's) is refused: fslab made no such file. The sizes found, file by file, when
-/// it does; none when the fileset must be made again.
 /// The directory that holds the fileset's directory `name`: where `meta_beside` puts `meta`.
 fn meta_parent(run: &RunDir, name: &str) -> Result<OwnedFd, SetupError> {
     Ok(match name.rsplit_once('/') {
@@ -999,6 +995,10 @@ fn clear_meta_beside(run: &RunDir, spec: &Fileset, marked: bool) -> Result<(), S
     Ok(())
 }
 
+/// The fileset on disk was made by fslab for this very spec and every file is there at a size
+/// the spec allows. A file the run would write into that has another name (a hard link planted
+/// in place of fslab's) is refused: fslab made no such file. The sizes found, file by file, when
+/// it does; none when the fileset must be made again.
 fn matches_on_disk(
     root: &OwnedFd,
     spec: &Fileset,

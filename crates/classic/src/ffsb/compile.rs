@@ -399,9 +399,9 @@ fn fileset(
         dirs: fs.num_dirs,
         size: size_dist(profile, fs)?,
         setup_bs: Some(Bytes(block_size(fs.create_blocksize))),
-        // One file at a time, as FFSB's add_files(), never O_DIRECT; FFSB's sync() after the
-        // last filesystem's (compile).
-        setup_calls: SetupCalls::Ffsb { sync: true },
+        // One file at a time, as FFSB's add_files(), never O_DIRECT; FFSB's sync() comes after
+        // the last filesystem's (`compile` says which).
+        setup_calls: SetupCalls::Ffsb { sync: false },
         // FFSB's buffers are zeroed when allocated (ffsb_malloc) and never filled.
         data: Data::Zeros,
         reuse: fs.reuse,
