@@ -139,7 +139,10 @@ impl<'a> Worker<'a> {
         let (r, every) = (self.requests.as_ref()?, self.group.fsync_every?);
         let kind = self.group.ops[i].op;
         let files = self.table.static_len();
-        (kind.is_request() && files > 0).then(|| r.fsync_instead(kind.writes(), every, files))?
+        if !kind.is_request() || files == 0 {
+            return None;
+        }
+        r.fsync_instead(kind.writes(), every, files)
     }
 
     /// Operation `i` of the mix: run, counted and accounted, as what [`account`](Self::account)
