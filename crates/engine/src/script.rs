@@ -14,7 +14,8 @@
 //! `rename` of paths, where the others use a directory descriptor and a name), following
 //! symlinks as those calls do; its base directories are not made for it (the script makes them,
 //! as dbench's loadfile does), a leftover base holding nothing but directories is run over, and
-//! the path `..` names the base's parent (`clients`), for the calls that leave it in place. Its
+//! the path `..` names the base's parent (`clients`), for the calls that leave it in place, and
+//! `{thread}` anywhere in a path (or a list's pattern) is the thread's number. Its
 //! paths are still checked to stay beneath the base (no `..` component, nothing absolute), but
 //! not against symlinks planted beneath it. Whatever the mode, writes write zeros, every open is
 //! followed by an fstat of what it opened, and locks are POSIX record locks (`F_SETLKW`), as
@@ -321,6 +322,18 @@ impl Call {
     /// one name, and a list that looks one up has one.
     fn validate(&self, full_paths: bool) -> Result<(), String> {
         let removes = matches!(self, Call::Unlink { .. } | Call::Rmdir { .. } | Call::Rename { .. });
+        let pattern = match self {
+            Call::List { pattern, .. } => pattern.as_deref(),
+            _ => None,
+        };
+        if let (false, Some(p)) = (
+            full_paths,
+            self.paths().into_iter().chain(pattern).find(|p| p.contains(THREAD)),
+        ) {
+            return Err(format!(
+                "`{p}`: {THREAD} in a path is the thread's number only in a script with full_paths"
+            ));
+        }
         for p in self.paths() {
             if p == PARENT_DIR && full_paths {
                 if removes || matches!(self, Call::DeleteFiles { .. }) {
@@ -363,7 +376,7 @@ const MAX_CALL_BUFFER: usize = 1 << 20;
 /// `full_paths`) the run directory's path and the base beneath it, which the script makes itself.
 pub enum ScriptBase {
     Dir(OwnedFd),
-    Path { root: String, base: String },
+    Path { root: String, base: String, thread: u32 },
 }
 
 /// One thread's replay state: where it works, its handles, its buffers.
@@ -407,14 +420,17 @@ struct Walk {
     root: String,
     /// `root/base`.
     prefix: String,
+    /// The thread's number, for `{thread}` in a path.
+    thread: String,
     /// The paths of the current call (two for a rename).
     a: String,
     b: String,
 }
 
 impl Walk {
-    /// `path` (`.`: the base; `..`: its parent) in full, into `buf`.
-    fn full<'b>(prefix: &str, path: &str, buf: &'b mut String) -> &'b str {
+    /// `path` (`.`: the base; `..`: its parent) in full, into `buf`, with `{thread}` in it
+    /// replaced by `thread`.
+    fn full<'b>(prefix: &str, thread: &str, path: &str, buf: &'b mut String) -> &'b str {
         buf.clear();
         match path {
             BASE_DIR => buf.push_str(prefix),
@@ -422,12 +438,31 @@ impl Walk {
             rel => {
                 buf.push_str(prefix);
                 buf.push('/');
-                buf.push_str(rel);
+                push_numbered(buf, rel, thread);
             }
         }
         buf
     }
 }
+
+/// Appends `s` to `buf` with each `{thread}` in it replaced by `thread` (dbench's `client1`
+/// anywhere in a loadfile's path). Most paths have none, and cost one byte search.
+fn push_numbered(buf: &mut String, s: &str, thread: &str) {
+    if !s.contains('{') {
+        buf.push_str(s);
+        return;
+    }
+    let mut rest = s;
+    while let Some(at) = rest.find(THREAD) {
+        buf.push_str(&rest[..at]);
+        buf.push_str(thread);
+        rest = &rest[at + THREAD.len()..];
+    }
+    buf.push_str(rest);
+}
+
+/// What a path of a script with `full_paths` may hold in place of the thread's number.
+pub const THREAD: &str = "{thread}";
 
 impl Place {
     fn walks(&self) -> bool {
@@ -439,7 +474,7 @@ impl Place {
     fn at<'p>(&'p mut self, path: &'p str) -> io::Result<(BorrowedFd<'p>, &'p str)> {
         match self {
             Place::Beneath(tree) => tree.parent(path),
-            Place::Walk(w) => Ok((CWD, Walk::full(&w.prefix, path, &mut w.a))),
+            Place::Walk(w) => Ok((CWD, Walk::full(&w.prefix, &w.thread, path, &mut w.a))),
         }
     }
 
@@ -457,8 +492,8 @@ impl Place {
                 Ok((tree.opened_parent(from), tree.opened_parent(to)))
             }
             Place::Walk(w) => Ok((
-                (CWD, Walk::full(&w.prefix, from, &mut w.a)),
-                (CWD, Walk::full(&w.prefix, to, &mut w.b)),
+                (CWD, Walk::full(&w.prefix, &w.thread, from, &mut w.a)),
+                (CWD, Walk::full(&w.prefix, &w.thread, to, &mut w.b)),
             )),
         }
     }
@@ -527,8 +562,9 @@ impl<'s> Replayer<'s> {
                 base,
                 dirs: HashMap::new(),
             }),
-            ScriptBase::Path { root, base } => Place::Walk(Walk {
+            ScriptBase::Path { root, base, thread } => Place::Walk(Walk {
                 prefix: format!("{root}/{base}"),
+                thread: thread.to_string(),
                 root,
                 a: String::new(),
                 b: String::new(),
@@ -573,7 +609,7 @@ impl<'s> Replayer<'s> {
                 rustix::fs::fdatasync(dir)?;
             }
             Place::Walk(w) => {
-                let full = Walk::full(&w.prefix, path, &mut w.a);
+                let full = Walk::full(&w.prefix, &w.thread, path, &mut w.a);
                 let dir = split_parent(full).map_or(".", |(d, _)| d);
                 let fd = rustix::fs::openat(CWD, dir, OFlags::RDONLY, Mode::empty())?;
                 rustix::fs::fdatasync(&fd)?;
@@ -726,7 +762,7 @@ impl<'s> Replayer<'s> {
                         delete_files(&fd, keep)?;
                     }
                     Place::Walk(w) => {
-                        let mut full = Walk::full(&w.prefix, path, &mut w.a).to_string();
+                        let mut full = Walk::full(&w.prefix, &w.thread, path, &mut w.a).to_string();
                         deltree(&mut full);
                     }
                 }
@@ -798,12 +834,12 @@ impl<'s> Replayer<'s> {
                     }
                     Place::Walk(w) => {
                         // dbench looks the pattern up by its whole path, then lists the directory.
-                        let dir = Walk::full(&w.prefix, path, &mut w.a);
+                        let dir = Walk::full(&w.prefix, &w.thread, path, &mut w.a);
                         if let Some(pattern) = pattern {
                             w.b.clear();
                             w.b.push_str(dir);
                             w.b.push('/');
-                            w.b.push_str(pattern);
+                            push_numbered(&mut w.b, pattern, &w.thread);
                             self.entries.look_up(CWD, &w.b, *resolve);
                         }
                         let fd = open_listing(dir)?;
@@ -1069,12 +1105,38 @@ mod tests {
         let mut buf = String::new();
         let prefix = "/mnt/t/clients/client3";
         assert_eq!(
-            Walk::full(prefix, "a/b.txt", &mut buf),
+            Walk::full(prefix, "3", "a/b.txt", &mut buf),
             "/mnt/t/clients/client3/a/b.txt"
         );
-        assert_eq!(Walk::full(prefix, BASE_DIR, &mut buf), prefix);
-        assert_eq!(Walk::full(prefix, PARENT_DIR, &mut buf), "/mnt/t/clients");
-        assert_eq!(Walk::full("./clients/client0", PARENT_DIR, &mut buf), "./clients");
+        assert_eq!(Walk::full(prefix, "3", BASE_DIR, &mut buf), prefix);
+        assert_eq!(Walk::full(prefix, "3", PARENT_DIR, &mut buf), "/mnt/t/clients");
+        assert_eq!(Walk::full("./clients/client0", "0", PARENT_DIR, &mut buf), "./clients");
+    }
+
+    #[test]
+    fn thread_in_a_whole_path_is_the_threads_number_each_time() {
+        let mut buf = String::new();
+        let prefix = "/mnt/t/clients/client12";
+        assert_eq!(
+            Walk::full(prefix, "12", "client{thread}.dat/x{thread}{thread}y", &mut buf),
+            "/mnt/t/clients/client12/client12.dat/x1212y"
+        );
+        assert_eq!(
+            Walk::full(prefix, "12", "{thread", &mut buf),
+            "/mnt/t/clients/client12/{thread"
+        );
+        let list = |path: &str, pattern: &str| Call::List {
+            path: path.into(),
+            max: 1,
+            pattern: Some(pattern.into()),
+            resolve: Resolve::Stat,
+        };
+        assert!(list("d{thread}", "*").validate(true).is_ok());
+        assert!(list("d", "f{thread}").validate(true).is_ok());
+        let e = list("d{thread}", "*").validate(false).unwrap_err();
+        assert!(e.contains("`d{thread}`") && e.contains("full_paths"), "{e}");
+        let e = list("d", "f{thread}").validate(false).unwrap_err();
+        assert!(e.contains("`f{thread}`"), "{e}");
     }
 
     #[test]

@@ -6,10 +6,11 @@
 //! client thread replays (from the start again at its end), and [`report`] turns the run's
 //! once-a-second samples and step statistics into what dbench prints, line for line.
 //!
-//! Paths: dbench prefixes each loadfile path with `-D` and rewrites `client1` to `client<N>`, so
-//! `\clients\client1\x` is `<dir>/clients/client<N>/x`; the script names it so, by the whole
-//! path (`full_paths`), as dbench does. `\clients\client1` itself is the script path `.`,
-//! `\clients` is `..`. Any other absolute path, and any `..`, is refused with its line.
+//! Paths: dbench prefixes each loadfile path with `-D` and rewrites every `client1` in it to
+//! `client<N>`, so `\clients\client1\client1.dat` is `<dir>/clients/client<N>/client<N>.dat`;
+//! the script names it so, by the whole path (`full_paths`, with `{thread}` for the number), as
+//! dbench does. `\clients\client1` itself is the script path `.`, `\clients` is `..`. Any other
+//! absolute path, and any `..`, is refused with its line.
 //!
 //! Every line is one step, counted under dbench's name for it, and a step makes the calls dbench
 //! makes for its line, the name look-up before the operation included.
@@ -61,8 +62,8 @@
 //! - Before the run, fslab refuses a `clients/client<N>` holding a file (the loadfile's Deltree
 //!   would unlink it; dbench would); a tree of directories, what dbench leaves, is run over.
 //!   `Deltree "\clients"` (every client's files) is refused too.
-//! - dbench rewrites `client1` anywhere in the path, `-D` included; fslab only in the loadfile's
-//!   path.
+//! - dbench rewrites `client1` in `-D` too (`-D /mnt/client1` is another directory per
+//!   client); fslab only in the loadfile's path, and runs where `-D` says.
 //! - Where glibc makes `mkdir`, `unlink`, `rmdir` and `rename`, fslab makes `mkdirat`,
 //!   `unlinkat` (`AT_REMOVEDIR` for rmdir) and `renameat` with `AT_FDCWD`: the same walk of the
 //!   same whole path from the working directory.
@@ -77,6 +78,7 @@ pub const DIFFERENCES: &str = "\
 # - a line whose outcome differs from its status is counted (printed after dbench's report), not
 #   fatal;
 # - a clients/client<N> holding a file is refused before the run; Deltree of \\clients is refused;
+# - client1 becomes client<N> in the loadfile's paths, not in -D;
 # - mkdirat/unlinkat/renameat with AT_FDCWD where glibc makes mkdir/unlink/rmdir/rename.
 ";
 
@@ -84,7 +86,7 @@ pub mod frontend;
 pub mod loadfile;
 pub mod report;
 
-use fslab_engine::script::{Call, Expect, Resolve, Script, Step, BASE_DIR, PARENT_DIR};
+use fslab_engine::script::{Call, Expect, Resolve, Script, Step, BASE_DIR, PARENT_DIR, THREAD};
 use fslab_engine::workload::{Group, Names, Stop};
 use fslab_engine::{Span, Workload};
 use loadfile::{Line, Op, Status};
@@ -341,7 +343,18 @@ fn target(raw: &str) -> Result<Target, String> {
     if comps.is_empty() {
         return Ok(Target::Base);
     }
-    Ok(Target::Rel(comps.join("/")))
+    Ok(Target::Rel(numbered(&comps.join("/"))?))
+}
+
+/// dbench's `client1` → `client<N>`, anywhere in a path beneath the client's directory: the
+/// script's `{thread}` (which a loadfile's own name may therefore not hold).
+fn numbered(rel: &str) -> Result<String, String> {
+    if rel.contains(THREAD) {
+        return Err(format!(
+            "the path `{rel}` holds `{THREAD}`, which fslab's script reads as the client's number"
+        ));
+    }
+    Ok(rel.replace("client1", &format!("client{THREAD}")))
 }
 
 /// What a step expects from the status a line carries.
@@ -459,7 +472,7 @@ fn compile_script(opts: &Options, lines: &[Line], source: &str) -> Result<Script
                     Some((dir, name)) => Call::List {
                         path: path_of(dir)?,
                         max: *max,
-                        pattern: Some(name.to_string()),
+                        pattern: Some(numbered(name).map_err(bad)?),
                         resolve,
                     },
                     None => Call::Stat {
@@ -557,6 +570,17 @@ mod tests {
         assert!(target("/etc/passwd").unwrap_err().contains("absolute"));
         assert!(target("/clients/client1/../../etc").unwrap_err().contains("`..`"));
         assert!(target("/clients/client2/x").is_err());
+    }
+
+    #[test]
+    fn client1_anywhere_in_a_path_becomes_the_clients_number() {
+        assert_eq!(
+            target("/clients/client1/client1.dat/xclient10client1"),
+            Ok(Target::Rel("client{thread}.dat/xclient{thread}0client{thread}".into()))
+        );
+        assert_eq!(target("/clients/client1/Client1"), Ok(Target::Rel("Client1".into())));
+        let e = target("/clients/client1/{thread}").unwrap_err();
+        assert!(e.contains("`{thread}`") && e.contains("client's number"), "{e}");
     }
 
     #[test]

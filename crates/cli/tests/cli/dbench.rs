@@ -366,6 +366,11 @@ const AT_CALLS: [&str; 10] = [
 /// `fslab dbench OPTIONS -c LOADFILE -t 2 --warmup 0 1` under `strace -f`, in a fresh
 /// directory: that directory, and strace's log.
 fn traced_run(loadfile: &str, options: &[&str]) -> (tempfile::TempDir, String) {
+    traced_clients(loadfile, options, 1)
+}
+
+/// [`traced_run`] with `clients` clients.
+fn traced_clients(loadfile: &str, options: &[&str], clients: u32) -> (tempfile::TempDir, String) {
     fslab_testkit::require_tool("strace", "strace");
     let strace = fslab_testkit::program("strace").unwrap();
     let files = tempfile::tempdir().unwrap();
@@ -381,7 +386,8 @@ fn traced_run(loadfile: &str, options: &[&str]) -> (tempfile::TempDir, String) {
         "dbench",
     ];
     args.extend(options);
-    args.extend(["-c", &load, "-D", dir, "-t", "2", "--warmup", "0", "1"]);
+    let clients = clients.to_string();
+    args.extend(["-c", &load, "-D", dir, "-t", "2", "--warmup", "0", &clients]);
     let r = fslab_testkit::run_binary(&strace, None, &[], &args, Duration::from_secs(120));
     assert_eq!(r.code, 0, "{}{}", r.stdout, r.stderr);
     let text = std::fs::read_to_string(&trace).unwrap();
@@ -590,4 +596,44 @@ fn expected_failures_sync_the_directory_and_close_what_opened_as_dbench() {
         checked += 1;
     }
     assert!(checked >= 5, "only {checked} such opens seen");
+}
+
+/// Names with `client1` in them beyond `\clients\client1`, which dbench 4.0 rewrites for each
+/// client wherever they stand (child.c: `all_string_sub(fname, "client1", cname)`).
+const CLIENT1_NAMES: &str = r#"Mkdir "\clients" NT_STATUS_OK
+Mkdir "\clients\client1" NT_STATUS_OK
+NTCreateX "\clients\client1\client1.dat" 0x40 0x5 1 NT_STATUS_OK
+Close 1 NT_STATUS_OK
+Rename "\clients\client1\client1.dat" "\clients\client1\xclient10" NT_STATUS_OK
+FIND_FIRST "\clients\client1\*client1" 260 1366 1 NT_STATUS_OK
+Unlink "\clients\client1\xclient10" 0x20 NT_STATUS_OK
+"#;
+
+#[test]
+#[ignore = "system tier: needs strace"]
+fn client1_anywhere_in_a_path_is_each_clients_number_as_in_dbench() {
+    let (run_dir, text) = traced_clients(CLIENT1_NAMES, &[], 2);
+    let dir = run_dir.path().to_str().unwrap();
+    let whole = fslab_testkit::strace::whole_calls(&text);
+    for n in 0..2 {
+        let c = format!("{dir}/clients/client{n}");
+        let renamed = format!("renameat(AT_FDCWD, \"{c}/client{n}.dat\", AT_FDCWD, \"{c}/xclient{n}0\")");
+        let renames = whole
+            .iter()
+            .filter(|(_, call)| call.starts_with(&renamed) && call.trim_end().ends_with("= 0"))
+            .count();
+        assert!(renames >= 3, "client {n}: {renames} times `{renamed}`");
+        let looked_up = format!("\"{c}/*client{n}\"");
+        assert!(
+            whole.iter().any(|(_, call)| call.contains(&looked_up)),
+            "client {n}: no look-up of {looked_up}"
+        );
+    }
+    let literal = whole
+        .iter()
+        .filter(|(_, call)| {
+            call.contains("{thread}") || call.contains("client0/client1") || call.contains("client1/client0")
+        })
+        .count();
+    assert_eq!(literal, 0, "paths left unnumbered or crossed");
 }

@@ -121,6 +121,7 @@ impl Prepared {
                             ScriptBase::Path {
                                 root: self.dirs.main.root().to_string(),
                                 base: rel,
+                                thread: t,
                             }
                         } else {
                             ScriptBase::Dir(script_base(&self.dirs.main, &rel)?)
