@@ -533,6 +533,38 @@ impl FileTable {
         }
     }
 
+    /// Every file of a static table opened with `flags`, in order, for all the run's threads
+    /// (`open = "shared"`); each file the setup wrote (`prealloc`) is fstat'ed and refused when
+    /// it holds less than its size, as sysbench's run checks its files.
+    pub fn open_every(&self, flags: OFlags) -> Result<Vec<OwnedFd>, SetupError> {
+        let err = |id: u64, error: io::Error| SetupError::Io {
+            fileset: self.spec.name.clone(),
+            path: self.describe(id),
+            error,
+        };
+        let mode = Mode::from_raw_mode(self.spec.file_mode());
+        let mut buf: NameBuf = [0; 64];
+        (0..self.static_len())
+            .map(|id| {
+                let fd = rustix::fs::openat(self.dir_of(id), self.name(id, &mut buf), flags, mode)
+                    .map_err(|e| err(id, e.into()))?;
+                if self.spec.prealloc {
+                    let (have, want) = (
+                        rustix::fs::fstat(&fd).map_err(|e| err(id, e.into()))?.st_size as u64,
+                        self.static_size(id),
+                    );
+                    if have < want {
+                        return Err(err(
+                            id,
+                            io::Error::other(format!("holds {have} bytes, fewer than its {want}")),
+                        ));
+                    }
+                }
+                Ok(fd)
+            })
+            .collect()
+    }
+
     pub fn is_static(&self) -> bool {
         matches!(self.members, Members::Static(_))
     }

@@ -20,8 +20,8 @@
 
 use super::options::{IoMode, Options, TestMode};
 use fslab_engine::workload::{
-    AioOpts, Arrivals, Data, EngineKind, Fileset, Group, OSync, OpKind, OpSpec, Pick, Rate, Scope, SetupCalls,
-    SizeDist, Stop,
+    AioOpts, Arrivals, Data, EngineKind, Fileset, Group, OSync, OpKind, OpSpec, OpenMode, Pick, Rate, Scope,
+    SetupCalls, SizeDist, Stop,
 };
 use fslab_engine::{Bytes, Span, Workload};
 use std::time::Duration;
@@ -118,8 +118,10 @@ pub fn workload(o: &Options) -> Workload {
         }),
         direct: o.extra_flags.direct,
         osync: osync(o),
-        // sb_open() opens every test file O_RDWR, in the read modes too.
+        // sb_open() opens every test file O_RDWR, in the read modes too, once before the
+        // threads start (file_prepare()), and they all use those descriptors.
         rdwr: true,
+        open: OpenMode::Shared,
         data: data(o),
         ..Group::new("fileio", FILESET)
     };

@@ -25,7 +25,7 @@
 //! |---|---|---|
 //! | `prepare` (every mode, seqwr too) | per file in order: `open(O_CREAT\|O_WRONLY[\|extra], 0600)`, `lseek(0, SEEK_END)`, `write()` of `--file-block-size` zeros until the size, `fsync()`, `close()` | the same (`SetupCalls::SysbenchPrepare`), `openat()` beneath DIR with `O_EXCL\|O_NOFOLLOW` added, plus the marker file |
 //! | `run`, seqwr | `unlink()` then `open(O_CREAT\|O_EXCL, 0600)`, `close()` per file, then as below | the same calls (`O_RDONLY\|O_CREAT\|O_EXCL\|O_NOFOLLOW`, none of `--file-extra-flags`); only the files fslab made are unlinked |
-//! | `run` | `open(O_RDWR[\|extra])` per file, kept open; `pread`/`pwrite` of a block (or merged blocks); `fsync`/`fdatasync` bursts and at the end; with `--file-fsync-all` one after every write, in every mode | the same |
+//! | `run` | `open(O_RDWR[\|extra])` and (seqwr aside) `fstat()` per file in order, before the threads start, every thread using those descriptors; `pread`/`pwrite` of a block (or merged blocks); `fsync`/`fdatasync` bursts and at the end; with `--file-fsync-all` one after every write, in every mode; each file `close()`d once the threads have ended | the same (the engine's `open = "shared"`), `openat()` beneath DIR with `O_NOFOLLOW\|O_CLOEXEC` added |
 //! | `run`, `--file-io-mode=mmap` | every file `mmap(MAP_SHARED)` of its whole size before the run; each block a memcpy; each fsync (bursts, end, `--file-fsync-all`) one `msync(MS_SYNC\|MS_INVALIDATE)` of the file's mapping, no `fsync()` | the same, each file mapped at its first transfer or sync (the engine's `mmap`) |
 //! | `run`, `--file-io-mode=async` | `io_setup(backlog)` per thread; per event one `io_submit()` of one `pread`/`pwrite` request; once `backlog` are in flight, `io_getevents(1, backlog)`; `fsync()`/`fdatasync()` called as in sync mode, requests still in flight; at the end `io_getevents()` for the rest, then `io_destroy()` | the same (the engine's `libaio`) |
 //! | `cleanup` | `unlink()` of `test_file.0..N-1` | `unlink()` of the `test_file.N` fslab made, and its marker |
@@ -69,10 +69,8 @@
 //!   sysbench's random offsets are aligned over the total size, not each file (so they fall off
 //!   block boundaries in every file but the first), and its sequential modes end each file with
 //!   a short request; fslab's requests are always whole blocks of each file.
-//! - sysbench's run opens every file `O_RDWR` before the first request, once for all threads,
-//!   and fstats it (seqwr aside); fslab's threads open each file at their first request to it,
-//!   each its own descriptor. A reused fileset is found through fslab's marker
-//!   (`.fslab-fileset`) and a listing of the directory.
+//! - Before it opens the files, fslab finds a prepared fileset through its marker
+//!   (`.fslab-fileset`) and a listing of the directory, with a stat of each file.
 
 pub mod compile;
 pub mod files;

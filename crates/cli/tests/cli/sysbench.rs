@@ -997,3 +997,68 @@ fn async_mode_makes_sysbenchs_libaio_calls_in_its_order() {
     want.extend(["R", "R", "fsync", "fsync", "fsync", "fsync", "get(2,4)", "io_destroy"].map(String::from));
     assert_eq!(seen, want, "{calls:#?}");
 }
+
+/// sysbench 1.0.20's run opens every test file once, in order, before its threads start
+/// (`file_prepare()`: `open(O_RDWR)` then `fstat()`, per file), every thread reads and writes
+/// through those descriptors, and `file_done()` closes each once the threads have ended.
+#[test]
+#[ignore = "system tier: strace"]
+fn the_files_are_opened_once_for_every_thread_as_sysbench_opens_them() {
+    let calls = traced_run(
+        &["--file-test-mode=rndrw", "--threads=4", "--events=400"],
+        "openat,fstat,newfstatat,statx,close,pread64,pwrite64",
+    );
+    let fd_of = |c: &str| c.split(['(', ',', ')']).nth(1).unwrap_or("").trim().to_string();
+    let opens: Vec<(usize, &String, &String)> = calls
+        .iter()
+        .enumerate()
+        .filter(|(_, (_, c))| c.starts_with("openat(") && c.contains("\"test_file."))
+        .map(|(k, (t, c))| (k, t, c))
+        .collect();
+    assert_eq!(opens.len(), 4, "{opens:#?}");
+    // The workers' reads and writes (the main thread reads fslab's marker, and /proc/stat).
+    let opener = opens[0].1;
+    let transfer = |t: &String, c: &str| t != opener && (c.starts_with("pread64(") || c.starts_with("pwrite64("));
+    let first_io = calls.iter().position(|(t, c)| transfer(t, c)).expect("transfers");
+    let mut fds = Vec::new();
+    for (n, (k, tid, c)) in opens.iter().enumerate() {
+        assert!(
+            c.contains(&format!("\"test_file.{n}\", O_RDWR")) && !c.contains("O_CREAT"),
+            "{c}"
+        );
+        assert_eq!(*tid, opener, "one thread opens them all: {opens:#?}");
+        assert!(*k < first_io, "{c} after the first transfer");
+        let fd = c.rsplit("= ").next().unwrap().trim().to_string();
+        // Its fstat next, on that thread, before anything else of it.
+        let next = calls[k + 1..]
+            .iter()
+            .find(|(t, _)| t == *tid)
+            .map(|(_, c)| c.as_str())
+            .unwrap_or("");
+        let stat = next.starts_with(&format!("fstat({fd},"))
+            || next.starts_with(&format!("newfstatat({fd}, \"\""))
+            || next.starts_with(&format!("statx({fd}, \"\""));
+        assert!(stat, "after {c}: {next}");
+        fds.push(fd);
+    }
+    let io: Vec<&(String, String)> = calls[first_io..].iter().filter(|(t, c)| transfer(t, c)).collect();
+    assert!(
+        io.iter().all(|(_, c)| fds.contains(&fd_of(c))),
+        "a transfer on another descriptor"
+    );
+    let threads: std::collections::BTreeSet<&String> = io.iter().map(|(t, _)| t).collect();
+    assert!(threads.len() >= 2, "only {threads:?} moved data");
+    let last_io = calls.iter().rposition(|(t, c)| transfer(t, c)).unwrap();
+    for fd in &fds {
+        let closes: Vec<usize> = (0..calls.len())
+            .filter(|&k| calls[k].1.starts_with(&format!("close({fd})")))
+            .filter(|&k| k > opens[0].0)
+            .collect();
+        let after: Vec<&usize> = closes.iter().filter(|&&k| k > last_io).collect();
+        assert!(!after.is_empty(), "descriptor {fd} never closed after the run");
+        assert!(
+            closes.iter().filter(|&&k| k < last_io).count() == 0,
+            "descriptor {fd} closed while the run still used it"
+        );
+    }
+}

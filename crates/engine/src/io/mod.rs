@@ -17,7 +17,7 @@ use crate::workload::{Data, EngineKind, Group, OSync, SyncKind};
 use rustix::fs::OFlags;
 use std::alloc::Layout;
 use std::io;
-use std::os::fd::{AsFd, BorrowedFd, OwnedFd};
+use std::os::fd::{AsFd, AsRawFd, BorrowedFd, OwnedFd, RawFd};
 
 /// The next of the random words a buffer is filled with (xorshift64, from a nonzero state):
 /// cheap, and enough to defeat compression and deduplication.
@@ -67,10 +67,36 @@ impl Moved {
     }
 }
 
+/// A thread's descriptor of a file: its own, closed with it, or one the run opened for all its
+/// threads (`open = "shared"`), which the run closes once they have all ended.
+#[derive(Debug)]
+pub enum FileFd {
+    Own(OwnedFd),
+    /// Open for as long as any thread may use it: the run holds it until every worker has
+    /// ended (threads are scoped to the run; a worker process inherits its own copy).
+    Shared(RawFd),
+}
+
+impl AsFd for FileFd {
+    fn as_fd(&self) -> BorrowedFd<'_> {
+        match self {
+            FileFd::Own(fd) => fd.as_fd(),
+            // SAFETY: the run keeps the descriptor open while any worker runs (see above).
+            FileFd::Shared(raw) => unsafe { BorrowedFd::borrow_raw(*raw) },
+        }
+    }
+}
+
+impl AsRawFd for FileFd {
+    fn as_raw_fd(&self) -> RawFd {
+        self.as_fd().as_raw_fd()
+    }
+}
+
 /// An open file and, for the mmap backend, its mapping.
 #[derive(Debug)]
 pub struct OpenFile {
-    pub fd: OwnedFd,
+    pub fd: FileFd,
     pub(crate) map: Option<mmap::Mapping>,
     /// Where the descriptor's file position is (the `seek` backend's read()/write() move it):
     /// 0 once opened.
@@ -82,6 +108,15 @@ pub struct OpenFile {
 
 impl OpenFile {
     pub fn new(fd: OwnedFd) -> OpenFile {
+        OpenFile::with_fd(FileFd::Own(fd))
+    }
+
+    /// A file the run opened for every thread: never closed by this thread.
+    pub(crate) fn shared(fd: BorrowedFd<'_>) -> OpenFile {
+        OpenFile::with_fd(FileFd::Shared(fd.as_raw_fd()))
+    }
+
+    fn with_fd(fd: FileFd) -> OpenFile {
         OpenFile {
             fd,
             map: None,
@@ -109,7 +144,9 @@ impl OpenFile {
     pub fn close(self) {
         let OpenFile { fd, map, .. } = self;
         drop(map);
-        calls::time(Call::Close, || drop(fd));
+        if let FileFd::Own(fd) = fd {
+            calls::time(Call::Close, || drop(fd));
+        }
     }
 }
 

@@ -139,6 +139,7 @@ pub fn run(workload: &Workload, opts: &RunOptions, progress: &mut dyn FnMut(&Pro
 
     let prepared = Prepared::new(workload, &opts.dir, seed, opts.layout.as_deref())?;
     let bases = prepared.script_bases(workload)?;
+    let opened = prepared.open_shared(workload)?;
     if opts.drop_caches {
         prepare::drop_caches()?;
     }
@@ -146,7 +147,9 @@ pub fn run(workload: &Workload, opts: &RunOptions, progress: &mut dyn FnMut(&Pro
         (gate.0)();
     }
 
-    let ran = spawn::run_threads(workload, opts, &prepared, bases, seed, progress)?;
+    let ran = spawn::run_threads(workload, opts, &prepared, bases, &opened, seed, progress)?;
+    // Closed once every thread has ended, as sysbench's file_done() closes its files.
+    drop(opened);
     let measured = Measured::after(&workload.stop, &ran, !opts.one_process);
     let secs = measured.duration.as_secs_f64().max(1e-9);
 

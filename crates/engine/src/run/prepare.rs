@@ -8,7 +8,7 @@ use crate::fileset::{self, FileTable, SetupError};
 use crate::marker;
 use crate::result::SetupReport;
 use crate::script::ScriptBase;
-use crate::workload::{Group, Workload};
+use crate::workload::{Group, OpenMode, Workload};
 use std::os::fd::{AsFd, OwnedFd};
 
 /// The run directory and the roots filesets name for themselves, each opened once.
@@ -83,6 +83,16 @@ impl Prepared {
             setup,
             no_fileset,
         })
+    }
+
+    /// For each group with `open = "shared"`, every file of its fileset opened once, in order
+    /// (as sysbench's `file_prepare()` opens them); none for the other groups.
+    pub fn open_shared(&self, workload: &Workload) -> Result<Vec<Vec<OwnedFd>>, RunError> {
+        let opened = workload.groups.iter().map(|g| match g.open {
+            OpenMode::Shared => self.group_tables(workload, g)[0].open_every(crate::worker::keep_flags(g)),
+            _ => Ok(Vec::new()),
+        });
+        Ok(opened.collect::<Result<_, _>>()?)
     }
 
     /// The tables of the filesets group `g` works on; a group that names none (a script group,

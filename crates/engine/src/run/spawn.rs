@@ -11,8 +11,9 @@ use super::{Progress, RunError, RunOptions};
 use crate::cpu::CpuSnapshot;
 use crate::result::{Second, StopReason};
 use crate::shm::{Share, Shm};
-use crate::worker::{Gate, LiveCounters, Shared, ThreadOutcome, ThreadPlan, Worker};
+use crate::worker::{Gate, GroupFiles, LiveCounters, Shared, ThreadOutcome, ThreadPlan, Worker};
 use crate::workload::{Group, Workload};
+use std::os::fd::OwnedFd;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering::Relaxed};
 use std::sync::mpsc;
 use std::time::Instant;
@@ -29,12 +30,14 @@ pub(super) struct Ran {
 }
 
 /// Runs every thread of the workload on the prepared filesets, `bases` being each script
-/// thread's directory (per group, per thread), and watches them until they have all ended.
+/// thread's directory (per group, per thread) and `opened` the files opened for each group's
+/// threads (`open = "shared"`), and watches them until they have all ended.
 pub(super) fn run_threads(
     workload: &Workload,
     opts: &RunOptions,
     prepared: &Prepared,
     bases: Vec<Vec<Option<crate::script::ScriptBase>>>,
+    opened: &[Vec<OwnedFd>],
     seed: u64,
     progress: &mut dyn FnMut(&Progress),
 ) -> Result<Ran, RunError> {
@@ -83,6 +86,10 @@ pub(super) fn run_threads(
         .collect::<Result<Vec<_>, _>>()
         .map_err(RunError::Shared)?;
     let cursors = |gi: usize| &cursors[gi][..];
+    let files = |gi: usize| GroupFiles {
+        tables: prepared.group_tables(workload, &workload.groups[gi]),
+        opened: &opened[gi],
+    };
     // Thread `idx` of all's share of a total: an even part, one more for the first remainder.
     let share = |total: u64, idx: u64| total / total_threads + u64::from(idx < total % total_threads);
     // Thread `t` of its group, `global` of all: its own seed and its shares of the quotas; its
@@ -109,10 +116,9 @@ pub(super) fn run_threads(
     if on_this_thread {
         let g = &workload.groups[0];
         let base = bases.into_iter().next().and_then(|b| b.into_iter().next()).flatten();
-        let tables = prepared.group_tables(workload, g);
         return Ok(run_here(
             g,
-            tables,
+            files(0),
             base,
             shared,
             &live[0],
@@ -152,15 +158,15 @@ pub(super) fn run_threads(
         let mut global = 0u64;
         let mut refusal = None;
         'start: for (gi, (g, bases)) in workload.groups.iter().zip(bases).enumerate() {
-            let group_tables = prepared.group_tables(workload, g);
+            let group_files = files(gi);
             for (t, base) in (0..g.threads).zip(bases) {
-                let (plan, live, cursors, tables) = (
+                let (plan, live, cursors, files) = (
                     plan_of(global, t, gi),
                     &live[global as usize],
                     cursors(gi),
-                    group_tables.clone(),
+                    group_files.clone(),
                 );
-                let work = move || match Worker::new(g, tables, base, shared, live, cursors, plan) {
+                let work = move || match Worker::new(g, files, base, shared, live, cursors, plan) {
                     Ok(w) => w.run(),
                     Err(e) => could_not_start(g, shared, e),
                 };
@@ -236,7 +242,7 @@ pub(super) fn run_threads(
 #[allow(clippy::too_many_arguments)]
 fn run_here(
     g: &Group,
-    tables: Vec<&crate::fileset::FileTable>,
+    files: GroupFiles,
     base: Option<crate::script::ScriptBase>,
     shared: &Shared,
     live: &LiveCounters,
@@ -244,7 +250,7 @@ fn run_here(
     plan: ThreadPlan,
     opts: &RunOptions,
 ) -> Ran {
-    let worker = Worker::new(g, tables, base, shared, live, cursors, plan);
+    let worker = Worker::new(g, files, base, shared, live, cursors, plan);
     let cpu_start = CpuSnapshot::take(false);
     let outcome = match worker {
         Ok(w) => w.run(),

@@ -39,6 +39,7 @@ use rand::SeedableRng;
 use requests::Requests;
 use rustix::fs::OFlags;
 use std::io as stdio;
+use std::os::fd::OwnedFd;
 use std::sync::atomic::{AtomicBool, AtomicU64};
 use std::time::{Duration, Instant};
 use stream::Streams;
@@ -166,6 +167,8 @@ pub(crate) struct Worker<'a> {
     /// The fileset of the current operation: one of `tables`, picked per operation.
     table: &'a FileTable,
     tables: Vec<&'a FileTable>,
+    /// With `open = "shared"`: the run's descriptor of each file of the group's fileset.
+    opened: &'a [OwnedFd],
     cur: usize,
     /// The thread's number among the threads of the groups on its filesets
     /// ([`Workload::thread_on_fileset`](crate::Workload::thread_on_fileset)): its own file is
@@ -233,12 +236,7 @@ impl Io {
         } else {
             1
         };
-        let mut base_flags = OFlags::CLOEXEC | OFlags::NOFOLLOW;
-        if group.direct {
-            base_flags |= OFlags::DIRECT;
-        }
-        base_flags |= crate::io::osync_flags(group.osync);
-        let writes = group.ops.iter().any(|o| o.op.writes() || o.op == OpKind::Truncate);
+        let base_flags = base_flags(group);
         let bufs = IoBuffers::with_data(max_bs, slots, group.data, seed);
         let plain = group.open == OpenMode::Keep && !bufs.checked() && !group.call_latency;
         let whole_blocks = match group.engine {
@@ -253,22 +251,46 @@ impl Io {
             run_starts: Vec::with_capacity(64),
             cache: FdCache::new(),
             base_flags,
-            keep_flags: base_flags
-                | if writes || group.rdwr {
-                    OFlags::RDWR
-                } else {
-                    OFlags::RDONLY
-                },
+            keep_flags: keep_flags(group),
             deferred,
             whole_blocks,
         })
     }
 }
 
+/// Flags of every open a group makes: no symlink followed, and its O_DIRECT and O_SYNC.
+fn base_flags(group: &Group) -> OFlags {
+    let mut flags = OFlags::CLOEXEC | OFlags::NOFOLLOW;
+    if group.direct {
+        flags |= OFlags::DIRECT;
+    }
+    flags | crate::io::osync_flags(group.osync)
+}
+
+/// The flags a group opens the files it keeps open with: [`base_flags`] and the access its
+/// operations need.
+pub(crate) fn keep_flags(group: &Group) -> OFlags {
+    let writes = group.ops.iter().any(|o| o.op.writes() || o.op == OpKind::Truncate);
+    base_flags(group)
+        | if writes || group.rdwr {
+            OFlags::RDWR
+        } else {
+            OFlags::RDONLY
+        }
+}
+
+/// The files a group's threads work on: the tables of its filesets and, with `open =
+/// "shared"`, the descriptors the run opened for them all, file `id` at `opened[id]`.
+#[derive(Clone)]
+pub(crate) struct GroupFiles<'a> {
+    pub tables: Vec<&'a FileTable>,
+    pub opened: &'a [OwnedFd],
+}
+
 impl<'a> Worker<'a> {
     pub fn new(
         group: &'a Group,
-        tables: Vec<&'a FileTable>,
+        files: GroupFiles<'a>,
         base: Option<crate::script::ScriptBase>,
         shared: &'a Shared,
         live: &'a LiveCounters,
@@ -285,8 +307,9 @@ impl<'a> Worker<'a> {
         Ok(Worker {
             group,
             shared,
-            table: tables[0],
-            tables,
+            table: files.tables[0],
+            tables: files.tables,
+            opened: files.opened,
             cur: 0,
             thread_on_fileset: plan.thread_on_fileset,
             rng: SmallRng::seed_from_u64(plan.seed),

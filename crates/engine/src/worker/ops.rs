@@ -13,7 +13,7 @@ use rand::RngExt;
 use rustix::fs::{AtFlags, Mode, OFlags};
 use std::ffi::CStr;
 use std::io as stdio;
-use std::os::fd::BorrowedFd;
+use std::os::fd::{AsFd, BorrowedFd};
 
 impl<'a> Worker<'a> {
     pub(super) fn exec(&mut self, i: usize) -> stdio::Result<Outcome> {
@@ -46,8 +46,7 @@ impl<'a> Worker<'a> {
         let mut b: NameBuf = [0; 64];
         let name = self.table.name(id, &mut b);
         let mode = Mode::from_raw_mode(self.table.spec.file_mode());
-        // The same in every thread: the table they share, and the file's id in it.
-        let ident = (self.table as *const _ as u64).rotate_left(32) ^ id;
+        let ident = self.ident(id);
         calls::time(Call::Open, || {
             rustix::fs::openat(self.table.dir_of(id), name, flags, mode)
         })
@@ -64,19 +63,28 @@ impl<'a> Worker<'a> {
         })
     }
 
+    /// File `id` of the current fileset as every thread names it: the table they share, and
+    /// the file's id in it.
+    fn ident(&self, id: u64) -> u64 {
+        (self.table as *const _ as u64).rotate_left(32) ^ id
+    }
+
     /// The key of file `id` of the current fileset in the fd cache.
     fn cache_key(&self, id: u64) -> u64 {
         (self.cur as u64) << 48 | id
     }
 
-    /// Where file `id` is in the cache of open files (`OpenMode::Keep`), opened now if it is not
-    /// there yet.
+    /// Where file `id` is in the cache of open files (`OpenMode::Keep`, `Shared`), opened now
+    /// if it is not there yet (with `Shared`, the run's descriptor taken).
     pub(super) fn kept_open(&mut self, id: u64) -> stdio::Result<usize> {
         let key = self.cache_key(id);
         match self.io.cache.find(key) {
             Some(slot) => Ok(slot),
             None => {
-                let file = self.open(id, self.io.keep_flags)?;
+                let file = match self.opened.get(id as usize) {
+                    Some(fd) => OpenFile::shared(fd.as_fd()).with_ident(self.ident(id)),
+                    None => self.open(id, self.io.keep_flags)?,
+                };
                 Ok(self.io.cache.insert(key, file))
             }
         }
@@ -91,7 +99,7 @@ impl<'a> Worker<'a> {
         f: impl FnOnce(&mut dyn Backend, &mut OpenFile, &mut IoBuffers, &mut Vec<Xfer>) -> T,
     ) -> stdio::Result<T> {
         match self.group.open {
-            OpenMode::Keep => {
+            OpenMode::Keep | OpenMode::Shared => {
                 let slot = self.kept_open(id)?;
                 let file = &mut self.io.cache.entries[slot].1;
                 Ok(f(self.io.backend.as_mut(), file, &mut self.io.bufs, &mut self.io.xfers))

@@ -509,8 +509,8 @@ pub struct Group {
     /// O_SYNC or O_DSYNC on every open.
     #[serde(default, skip_serializing_if = "is_default")]
     pub osync: OSync,
-    /// Keep files open between operations (as fio does) or open and close them in every
-    /// operation (as FFSB does).
+    /// Keep files open between operations (as fio does), open and close them in every
+    /// operation (as FFSB does), or open them once for all the threads (as sysbench does).
     #[serde(default, skip_serializing_if = "is_default")]
     pub open: OpenMode,
     /// Files are opened `O_RDWR` even to be read, as sysbench opens every test file; otherwise a
@@ -946,9 +946,16 @@ impl Data {
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum OpenMode {
+    /// Each thread opens a file at its first operation on it and keeps it open (fio).
     #[default]
     Keep,
+    /// Each operation opens its file and closes it again (FFSB).
     PerOp,
+    /// The run opens every file of the group's one fileset once, in order, before the threads
+    /// start (an fstat of each checks the size of a file the setup wrote), and every thread
+    /// uses those descriptors; they are closed once the threads have ended (sysbench's
+    /// `file_prepare()` and `file_done()`).
+    Shared,
 }
 
 /// One operation of a group's mix. Which fields apply depends on `op`; `validate` refuses the

@@ -3,7 +3,8 @@
 //! each operation.
 
 use super::{
-    AioOpts, Arrivals, Data, EngineKind, Fileset, Group, OpKind, OpSpec, Scope, SizeDist, Taskrun, UringOpts, Workload,
+    AioOpts, Arrivals, Data, EngineKind, Fileset, Group, OpKind, OpSpec, OpenMode, Scope, SizeDist, Taskrun, UringOpts,
+    Workload,
 };
 use crate::confine;
 use crate::marker;
@@ -300,6 +301,48 @@ impl Workload {
                             o.op
                         ),
                     );
+                }
+            }
+            if g.open == OpenMode::Shared {
+                let moves_data = |k: OpKind| {
+                    matches!(
+                        k,
+                        OpKind::Read
+                            | OpKind::ReadAll
+                            | OpKind::Write
+                            | OpKind::WriteAll
+                            | OpKind::SeqRead
+                            | OpKind::SeqWrite
+                            | OpKind::Rewrite
+                            | OpKind::Fsync
+                    )
+                };
+                let why = if g.script.is_some() {
+                    Some("open = \"shared\" opens a fileset's files, which a script does not use".to_string())
+                } else if sets.len() != 1 {
+                    Some("open = \"shared\" opens the files of one fileset: name one".to_string())
+                } else if self.fileset_use(&sets[0].name).0 {
+                    Some(format!(
+                        "open = \"shared\" opens every file of `{}` once, so no group may create, delete or rename \
+                         its files",
+                        sets[0].name
+                    ))
+                } else if g.engine == EngineKind::Seek {
+                    Some(
+                        "the seek engine moves each descriptor's position, which threads sharing it would move \
+                          under each other: use the sync engine with open = \"shared\""
+                            .to_string(),
+                    )
+                } else {
+                    g.ops.iter().find(|o| !moves_data(o.op)).map(|o| {
+                        format!(
+                            "open = \"shared\" takes reads, writes and fsyncs of the files it opened, not {}",
+                            o.op
+                        )
+                    })
+                };
+                if let Some(why) = why {
+                    return bad(here("open"), why);
                 }
             }
             if g.shared_requests {

@@ -22,6 +22,7 @@ mod ranks;
 mod script;
 mod series;
 mod setup_bs;
+mod shared_open;
 mod steady;
 mod stop;
 mod stopped_sync;
