@@ -362,7 +362,7 @@ impl FileTable {
             // The fileset's own directory is the last of those its files lie in.
             dirs.push(rustix::io::fcntl_dupfd_cloexec(&root, 0).map_err(|e| io_err(name, e.into()))?);
         }
-        let meta = if meta {
+        let meta = if meta || spec.meta_beside {
             let (parent, at) = if spec.meta_beside {
                 (meta_parent(run, name)?, meta_beside_path(name))
             } else {

@@ -55,8 +55,10 @@
 //! always sit in `data/` itself.)
 //!
 //! Names: as FFSB, a file is `data/datafile<N>` and with `num_dirs` the directories are
-//! `data/datadir<k>`, so that a `reuse=1` run of either tool takes the other's files. Both put
-//! each file in a directory drawn among the `num_dirs` and `data/` itself: FFSB from its random
+//! `data/datadir<k>`; `meta/` is made beside `data/`, after its directories, whether or not a
+//! metaop works there, as `construct_new_fileset()` makes it. The names are FFSB's so that a
+//! `reuse=1` run of either tool takes the other's files. Both put each file in a directory
+//! drawn among the `num_dirs` and `data/` itself: FFSB from its random
 //! generator, fslab from a hash of the file's number (`Fileset::spread`), the same in every run
 //! so that a kept fileset is found again; which files share a directory differs, how full each
 //! is does not, beyond chance. A file created

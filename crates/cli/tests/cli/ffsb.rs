@@ -318,6 +318,9 @@ fn time_zero_builds_the_fileset_and_says_so() {
     assert_eq!(here + 6, data.len(), "{data:?}");
     let inside: usize = dirs.iter().map(|d| entries(&run_dir.join("data").join(d)).len()).sum();
     assert_eq!(here + inside, 30, "{data:?}");
+    // FFSB's fs setup makes meta/ beside data/ whether or not metaop runs.
+    assert_eq!(entries(&run_dir), ["data", "meta"]);
+    assert!(entries(&run_dir.join("meta")).is_empty());
 }
 
 #[test]

@@ -218,8 +218,9 @@ pub struct Fileset {
     #[schemars(skip)]
     pub spread: bool,
     /// The directory where `mkdir` and FFSB's `metaop` work, `meta`, lies beside the fileset's
-    /// directory instead of in it (FFSB's `L/meta`, beside `L/data`). Set by the front-ends;
-    /// not part of a workload file.
+    /// directory instead of in it (FFSB's `L/meta`, beside `L/data`), and is made with the
+    /// fileset whether or not an operation works there, as FFSB makes it. Set by the
+    /// front-ends; not part of a workload file.
     #[serde(skip)]
     #[schemars(skip)]
     pub meta_beside: bool,
