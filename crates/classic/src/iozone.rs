@@ -71,10 +71,14 @@
 //!   split (`/proc/stat`, which their few records' time cannot split).
 //! - The data written is IOzone's: 8 bytes of `m` at the start of every 4 KiB, zeros elsewhere
 //!   (the engine's `data = "iozone"`), so a compressing or deduplicating filesystem sees what
-//!   IOzone gives it. Not yet IOzone's in one case: in throughput mode with processes, IOzone's
-//!   parent `prepage()`s the first record of its buffer once it has forked the first sub-test's
-//!   children (an `m` every 32 bytes), and the children forked after that whose records start
-//!   there (every rewriter, child 0 of the random and pwrite writers) write it too.
+//!   IOzone gives it. In throughput mode with processes, IOzone's parent `prepage()`s the first
+//!   record of its buffer once it has forked the initial writers (an `m` every 32 bytes), and
+//!   the children forked after that whose records start there write it too: every rewriter and
+//!   fwriter (`data = "iozone_prepaged"`), and the random, pwrite and mixed writers whose
+//!   record in IOzone's 1 MiB buffer is the first, child 0 of each 1 MiB ÷ record
+//!   (`"iozone_shared"`, by the engine's worker numbers; with `-F` over several directories
+//!   fslab's workers go directory by directory, so a child's number there may not be
+//!   IOzone's).
 //! - A file already there (a rerun after `-w`) is made again by fslab, empty, where IOzone's
 //!   initial writers write over it without truncating it.
 //! - `-c`: IOzone closes each file inside the timing, and leaves out the fsync it otherwise makes

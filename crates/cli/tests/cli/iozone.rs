@@ -816,15 +816,21 @@ fn each_sub_test_makes_iozones_calls_per_record() {
     assert_eq!(opened.iter().filter(|o| o.contains("O_RDONLY")).count(), 2 * 3);
     assert!(opened.iter().all(|o| !o.contains('/')), "{opened:#?}");
     // The files are IOzone's: iozone.DUMMY.N in the current directory, mode 0640, holding its
-    // data (8 bytes of `m` at the start of every 4 KiB, zeros elsewhere).
-    for k in 0..2 {
+    // data: 8 bytes of `m` at the start of every 4 KiB, zeros elsewhere, as the random writers
+    // left them; child 0's record of IOzone's buffer is the one its parent prepaged, with an
+    // `m` at every 32nd byte as well.
+    for (k, per_page) in [(0, 135), (1, 8)] {
         let meta = std::fs::metadata(cwd.join(format!("iozone.DUMMY.{k}"))).unwrap();
         assert_eq!(meta.len(), 256 * 1024);
         let data = std::fs::read(cwd.join(format!("iozone.DUMMY.{k}"))).unwrap();
         assert!(
-            data.chunks(4096)
-                .all(|p| &p[..8] == b"mmmmmmmm" && p[8..].iter().all(|&b| b == 0)),
+            data.chunks(4096).all(|p| &p[..8] == b"mmmmmmmm"),
             "iozone.DUMMY.{k} does not hold IOzone's data"
+        );
+        assert_eq!(
+            m_per_page(&cwd.join(format!("iozone.DUMMY.{k}"))),
+            vec![per_page; 64],
+            "iozone.DUMMY.{k}"
         );
         assert_eq!(
             std::os::unix::fs::PermissionsExt::mode(&meta.permissions()) & 0o777,
@@ -982,4 +988,44 @@ fn umask() -> u32 {
     let text = std::fs::read_to_string("/proc/self/status").unwrap();
     let line = text.lines().find(|l| l.starts_with("Umask:")).unwrap();
     u32::from_str_radix(line.split_whitespace().nth(1).unwrap(), 8).unwrap()
+}
+
+/// Bytes of `m` in each 4 KiB of `path`, which holds nothing else but zeros.
+fn m_per_page(path: &Path) -> Vec<usize> {
+    let bytes = std::fs::read(path).unwrap();
+    assert!(bytes.iter().all(|&b| b == 0 || b == b'm'), "{}", path.display());
+    bytes
+        .chunks(4096)
+        .map(|p| p.iter().filter(|&&b| b == b'm').count())
+        .collect()
+}
+
+/// IOzone 3.487's throughput parent prepages the first record of its buffer (an `m` at every
+/// 32nd byte) once it has forked the initial writers, and the child processes forked after it
+/// write that buffer: rewriters from its start, random and pwrite writers from record
+/// `child % (1 MiB / record)`. IOzone's `-w` files, checked against IOzone 3.487 (`-t 3 -s 64k
+/// -r 16k -x -w`): 135 bytes of `m` in each 4 KiB where a prepaged record was written last, 8
+/// (fill_buffer()'s) elsewhere. Threads (`-T`) have buffers of their own, and write the 8.
+#[test]
+fn children_forked_after_the_prepage_write_its_pattern_as_iozones_do() {
+    for (tests, threads, want) in [
+        ("-i 0", false, [135, 135, 135]),
+        ("-i 0", true, [8, 8, 8]),
+        ("-i 0 -+n", false, [8, 8, 8]),
+        ("-i 0 -i 2", false, [135, 8, 8]),
+        ("-i 0 -i 9", false, [135, 8, 8]),
+    ] {
+        let tmp = tempfile::tempdir().unwrap();
+        let mut args: Vec<&str> = tests.split(' ').collect();
+        args.extend(["-t", "3", "-s", "64k", "-r", "16k", "-x", "-w", "--pause", "0"]);
+        if threads {
+            args.push("-T");
+        }
+        let r = iozone(tmp.path(), &args);
+        assert_eq!(r.code, 0, "stderr: {}", r.stderr);
+        for (n, per_page) in want.into_iter().enumerate() {
+            let pages = m_per_page(&tmp.path().join(format!("iozone.DUMMY.{n}")));
+            assert_eq!(pages, vec![per_page; 16], "{tests} -T {threads}, file {n}");
+        }
+    }
 }

@@ -197,8 +197,14 @@ impl IoBuffers {
                     unsafe { words.add(i).write(word.to_le()) };
                 }
             }
-            Data::Iozone => {
+            Data::Iozone | Data::IozonePrepaged | Data::IozoneShared => {
                 zero();
+                if data == Data::IozonePrepaged {
+                    for line in (0..layout.size()).step_by(32) {
+                        // SAFETY: line < size.
+                        unsafe { ptr.add(line).write(b'm') };
+                    }
+                }
                 for page in 0..layout.size() / 4096 {
                     // SAFETY: page * 4096 + 8 <= size, and the allocation is aligned.
                     unsafe { words.add(page * 512).write(u64::from_ne_bytes([b'm'; 8])) };

@@ -105,6 +105,7 @@ pub(super) fn run_threads(
             (first..first + u64::from(g.threads)).map(|k| share(o, k)).sum()
         });
         ThreadPlan {
+            worker: global,
             thread_on_fileset: workload.thread_on_fileset(gi, t),
             seed: seed ^ (global + 1).wrapping_mul(0x9e37_79b9_7f4a_7c15),
             ops_quota: stop.ops.filter(|_| !g.shared_requests).map(|o| share(o, global)),

@@ -78,6 +78,8 @@ pub(crate) struct Shared {
 
 /// What one thread is asked to do.
 pub(crate) struct ThreadPlan {
+    /// Its number among all the run's workers, in group order.
+    pub worker: u64,
     pub thread_on_fileset: u64,
     pub seed: u64,
     pub ops_quota: Option<u64>,
@@ -227,7 +229,8 @@ struct Io {
 }
 
 impl Io {
-    fn new(group: &Group, seed: u64) -> stdio::Result<Io> {
+    /// The I/O of the run's worker number `worker`.
+    fn new(group: &Group, seed: u64, worker: u64) -> stdio::Result<Io> {
         let mut backend = io::backend(group)?;
         let deferred = backend.tags().is_some();
         let max_bs = group.ops.iter().map(|o| o.block_size()).max().unwrap_or(4096) as usize;
@@ -237,7 +240,7 @@ impl Io {
             1
         };
         let base_flags = base_flags(group);
-        let bufs = IoBuffers::with_data(max_bs, slots, group.data, seed);
+        let bufs = IoBuffers::with_data(max_bs, slots, group.data.for_worker(worker, max_bs as u64), seed);
         let plain = group.open == OpenMode::Keep && !bufs.checked() && !group.call_latency;
         let whole_blocks = match group.engine {
             EngineKind::Sync if plain => Some(false),
@@ -297,7 +300,7 @@ impl<'a> Worker<'a> {
         cursors: &'a [AtomicU64],
         plan: ThreadPlan,
     ) -> stdio::Result<Worker<'a>> {
-        let io = Io::new(group, plan.seed)?;
+        let io = Io::new(group, plan.seed, plan.worker)?;
         // The mix's cursors, the group's next arrival, then its request generator.
         let (cursors, rest) = cursors.split_at(group.ops.len());
         let (arrival, generator) = rest.split_at(1);

@@ -918,6 +918,17 @@ pub enum Data {
     /// IOzone 3.487's (`fill_buffer` without `-V`): 8 bytes of `m` (0x6d) at the start of every
     /// 4 KiB, zeros elsewhere.
     Iozone,
+    /// IOzone 3.487's record buffer once its throughput parent has `prepage()`d it (it does so
+    /// when it has forked the initial writers, without `-T`): [`Iozone`](Data::Iozone)'s, and
+    /// an `m` at every 32nd byte (one per cache line), 135 bytes of `m` in every 4 KiB. IOzone's
+    /// rewriters and fwriters write it.
+    IozonePrepaged,
+    /// IOzone 3.487's 1 MiB buffer as its random, pwrite and mixed writers forked after the
+    /// prepage use it: the run's worker number n writes from record n % (1 MiB ÷ its block) of
+    /// it (the first when the block is 1 MiB or more), and only the first record was prepaged:
+    /// [`IozonePrepaged`](Data::IozonePrepaged) for the workers whose record is the first,
+    /// [`Iozone`](Data::Iozone) for the others. A fileset's setup writes `Iozone`'s.
+    IozoneShared,
     /// sysbench's `--validate`: each block written (one write call) is random bytes, then their
     /// CRC-32 and the block's offset in the file; each block that a group with this data reads
     /// whole is checked, and a mismatch fails the read.
@@ -926,11 +937,31 @@ pub enum Data {
 
 impl Data {
     /// Every kind of data.
-    pub const ALL: [Data; 4] = [Data::Random, Data::Zeros, Data::Iozone, Data::Checked];
+    pub const ALL: [Data; 6] = [
+        Data::Random,
+        Data::Zeros,
+        Data::Iozone,
+        Data::IozonePrepaged,
+        Data::IozoneShared,
+        Data::Checked,
+    ];
 
     /// The data a workload file names `name`.
     pub fn named(name: &str) -> Option<Data> {
         Data::ALL.into_iter().find(|d| d.name() == name)
+    }
+
+    /// What worker number `worker` of the run writes, its blocks being `block` bytes: the
+    /// data itself, but for [`IozoneShared`](Data::IozoneShared).
+    pub(crate) fn for_worker(self, worker: u64, block: u64) -> Data {
+        const IOZONE_BUFFER: u64 = 1 << 20;
+        match self {
+            Data::IozoneShared if block >= IOZONE_BUFFER || worker.is_multiple_of(IOZONE_BUFFER / block.max(1)) => {
+                Data::IozonePrepaged
+            }
+            Data::IozoneShared => Data::Iozone,
+            data => data,
+        }
     }
 
     /// As a workload file writes it.
@@ -939,6 +970,8 @@ impl Data {
             Data::Random => "random",
             Data::Zeros => "zeros",
             Data::Iozone => "iozone",
+            Data::IozonePrepaged => "iozone_prepaged",
+            Data::IozoneShared => "iozone_shared",
             Data::Checked => "checked",
         }
     }
@@ -1190,5 +1223,21 @@ mod tests {
             assert_eq!(serde_json::to_string(&data).unwrap(), format!("\"{}\"", data.name()));
             assert_eq!(Data::named(data.name()), Some(data));
         }
+    }
+
+    #[test]
+    fn an_iozone_child_writes_the_prepaged_record_where_its_own_is_the_first() {
+        let k = 1024;
+        let of = |worker, block| Data::IozoneShared.for_worker(worker, block);
+        // 16 KiB records: 64 to IOzone's 1 MiB buffer, child n writing record n % 64.
+        assert_eq!(of(0, 16 * k), Data::IozonePrepaged);
+        assert_eq!(of(1, 16 * k), Data::Iozone);
+        assert_eq!(of(63, 16 * k), Data::Iozone);
+        assert_eq!(of(64, 16 * k), Data::IozonePrepaged);
+        // Records of 1 MiB or more: every child writes from the buffer's start.
+        assert_eq!(of(5, 1024 * k), Data::IozonePrepaged);
+        assert_eq!(of(5, 4096 * k), Data::IozonePrepaged);
+        assert_eq!(Data::IozonePrepaged.for_worker(3, 4 * k), Data::IozonePrepaged);
+        assert_eq!(Data::Iozone.for_worker(0, 4 * k), Data::Iozone);
     }
 }
