@@ -79,8 +79,10 @@
 //!   (`"iozone_shared"`, by the engine's worker numbers; with `-F` over several directories
 //!   fslab's workers go directory by directory, so a child's number there may not be
 //!   IOzone's).
-//! - A file already there (a rerun after `-w`) is made again by fslab, empty, where IOzone's
-//!   initial writers write over it without truncating it.
+//! - A file already there (a rerun after `-w`) is written over by the throughput initial
+//!   writers without being truncated, as IOzone's, when fslab's marker says it made it at this
+//!   size; otherwise it is made again, empty (IOzone would write over a file of another size
+//!   too, and refuses none it did not make).
 //! - `-c`: IOzone closes each file inside the timing, and leaves out the fsync it otherwise makes
 //!   before its untimed close (`if(!include_close)`); fslab leaves out that fsync too, but its
 //!   close stays after the timing (a close costs microseconds). A stonewalled initial writer

@@ -255,6 +255,8 @@ pub struct FileTable {
     next_dir: AtomicU64,
     /// FFSB's metaop's directories.
     meta_dirs: Mutex<MetaDirs>,
+    /// The files were found from an earlier run and kept as they were (`reuse`).
+    kept: bool,
 }
 
 /// A random index below `len`, none when `len` is 0.
@@ -449,6 +451,7 @@ impl FileTable {
             made_dirs: Mutex::new(Vec::new()),
             next_dir: AtomicU64::new(0),
             meta_dirs: Mutex::default(),
+            kept: reused,
         };
         let report = SetupReport {
             fileset: spec.name.clone(),
@@ -510,7 +513,13 @@ impl FileTable {
             made_dirs: Mutex::new(Vec::new()),
             next_dir: AtomicU64::new(0),
             meta_dirs: Mutex::default(),
+            kept: false,
         })
+    }
+
+    /// Whether the files were found from an earlier run and kept as they were (`reuse`).
+    pub fn kept(&self) -> bool {
+        self.kept
     }
 
     /// The name of file `id`: one of the fileset's `names`, or `<prefix><id>` written into

@@ -90,9 +90,11 @@ pub fn workload(test: Test, p: &Params, layout: &Layout, name: &str) -> Workload
                 dirs: 0,
                 size: SizeDist::Fixed(Bytes(p.file_size)),
                 // The writers that create their files start from empty ones; the other tests
-                // keep the files written before them.
+                // keep the files written before them. Throughput mode's initial writers open
+                // their files O_CREAT without O_TRUNC, so a file fslab left there (`-w`) is
+                // written over, not made again.
                 prealloc: !first,
-                reuse: !first,
+                reuse: !first || (test == Test::Write && p.throughput),
                 // IOzone's open(O_CREAT, 0640).
                 mode: Some(0o640),
                 setup_calls: SetupCalls::Iozone,

@@ -1029,3 +1029,35 @@ fn children_forked_after_the_prepage_write_its_pattern_as_iozones_do() {
         }
     }
 }
+
+/// IOzone 3.487's initial writers open their files `O_RDWR|O_CREAT`, no `O_TRUNC`: run again
+/// where `-w` left the files, they write over them. fslab keeps the files its marker names and
+/// writes over them too: no unlink, no create, no truncate.
+#[test]
+#[ignore = "system tier: needs strace"]
+fn initial_writers_write_over_the_files_a_w_run_left() {
+    let (_tmp, cwd) = strace_dir();
+    let args = [
+        "-i", "0", "-+n", "-t", "2", "-s", "64k", "-r", "16k", "-x", "-w", "--pause", "0",
+    ];
+    let r = iozone(&cwd, &args);
+    assert_eq!(r.code, 0, "stderr: {}", r.stderr);
+    // A file made again would have another inode number.
+    let ino = |n: u32| {
+        std::os::unix::fs::MetadataExt::ino(&std::fs::metadata(cwd.join(format!("iozone.DUMMY.{n}"))).unwrap())
+    };
+    let before = [ino(0), ino(1)];
+    let calls = strace_iozone(&cwd, "openat,unlink,unlinkat,ftruncate,truncate", &args);
+    let on_files: Vec<&String> = calls.iter().filter(|c| c.contains("iozone.DUMMY.")).collect();
+    assert!(
+        on_files
+            .iter()
+            .all(|c| !c.starts_with("unlink") && !c.contains("O_CREAT") && !c.contains("O_TRUNC")),
+        "{on_files:#?}"
+    );
+    assert!(calls.iter().all(|c| !c.contains("truncate(")), "{calls:#?}");
+    assert_eq!([ino(0), ino(1)], before, "the files were made again");
+    for n in 0..2 {
+        assert_eq!(m_per_page(&cwd.join(format!("iozone.DUMMY.{n}"))), vec![8; 16]);
+    }
+}

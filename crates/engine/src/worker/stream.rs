@@ -44,18 +44,22 @@ impl<'a> Worker<'a> {
                 continue;
             }
             let file = self.thread_on_fileset % files;
-            // Neither written by the setup nor kept from before: made empty just now.
-            let empty = !self.table.spec.prealloc && !self.table.spec.reuse;
+            // A file the setup wrote is emptied, a sequential write making it from nothing. One
+            // the setup did not write is either empty, made just now, or kept from an earlier
+            // run (`reuse`), which the write goes over from its start, as IOzone's initial
+            // writers open a file left by `-w`: O_CREAT without O_TRUNC.
+            let truncate = self.table.spec.prealloc;
             let r = self.with_file(file, Dir::Write, |_, f, _, _| {
-                if empty {
-                    Ok(())
-                } else {
+                if truncate {
                     rustix::fs::ftruncate(&f.fd, 0)
+                } else {
+                    Ok(())
                 }
             });
             r.and_then(|r| r.map_err(stdio::Error::from))
                 .map_err(|e| self.annotate(file, "seqwrite", e))?;
-            self.table.release(file, Some(0));
+            let kept_as_found = !truncate && self.table.kept();
+            self.table.release(file, (!kept_as_found).then_some(0));
             self.streams.own[i] = Some(Stream {
                 file,
                 block: 0,

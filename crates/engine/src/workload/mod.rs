@@ -195,6 +195,8 @@ pub struct Fileset {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub mode: Option<u32>,
     /// Keep files already there when their number and sizes match, instead of writing them again.
+    /// Without `prealloc` as well, a sequential write of a thread's own file goes over a kept
+    /// file from its start, without emptying it first (IOzone's initial writers, fio's).
     #[serde(default, skip_serializing_if = "is_false")]
     pub reuse: bool,
     /// Which system calls write the files before the run: fslab's own, or an original's (set by
