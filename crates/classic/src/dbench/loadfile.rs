@@ -173,6 +173,13 @@ pub fn parse_line(raw: &str, number: usize, file: &str) -> Result<Option<Line>, 
         None => None,
     };
     let name = tokens[0].clone();
+    if name == "Sleep" {
+        return Err(bad(
+            "`Sleep` (dbench 4.0's pause of the client, usleep()) is not replayed by fslab dbench: \
+             remove its lines, or give the lines after it timestamps"
+                .into(),
+        ));
+    }
     let Some(&(_, grammar)) = GRAMMAR.iter().find(|(n, _)| *n == name) else {
         return Err(bad(format!(
             "unknown operation `{name}` (a dbench 4.0 loadfile has {})",
@@ -453,6 +460,11 @@ mod tests {
         );
         let e = err("SLEEP 10 NT_STATUS_OK");
         assert!(e.contains("unknown operation `SLEEP`"), "{e}");
+        let e = err("Sleep 10 NT_STATUS_OK");
+        assert!(
+            e.contains("t.txt:7") && e.contains("`Sleep`") && e.contains("not replayed"),
+            "{e}"
+        );
         let e = err("ReadX 5 zero 10 10 NT_STATUS_OK");
         assert!(e.contains("offset `zero` is not a number"), "{e}");
         let e = err(r#"Unlink "\clients\client1\x NT_STATUS_OK"#);

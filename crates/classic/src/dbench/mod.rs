@@ -62,6 +62,10 @@
 //! - Before the run, fslab refuses a `clients/client<N>` holding a file (the loadfile's Deltree
 //!   would unlink it; dbench would); a tree of directories, what dbench leaves, is run over.
 //!   `Deltree "\clients"` (every client's files) is refused too.
+//! - A loadfile line dbench skips (a malformed status), warns about and passes (an unknown
+//!   operation) or sleeps on (`Sleep`, a `usleep()`) is refused with its line, and so is a path
+//!   that is neither `\clients` nor beneath `\clients\client1` (dbench takes it beneath `-D`,
+//!   shared by every client). None of them is in client.txt.
 //! - dbench rewrites `client1` in `-D` too (`-D /mnt/client1` is another directory per
 //!   client); fslab only in the loadfile's path, and runs where `-D` says.
 //! - Where glibc makes `mkdir`, `unlink`, `rmdir` and `rename`, fslab makes `mkdirat`,
@@ -79,6 +83,9 @@ pub const DIFFERENCES: &str = "\
 #   fatal;
 # - a clients/client<N> holding a file is refused before the run; Deltree of \\clients is refused;
 # - client1 becomes client<N> in the loadfile's paths, not in -D;
+# - lines dbench skips, warns about or sleeps on are refused, naming their line: an unknown
+#   operation, a malformed status, Sleep, and a path that is neither \\clients nor beneath
+#   \\clients\\client1;
 # - mkdirat/unlinkat/renameat with AT_FDCWD where glibc makes mkdir/unlink/rmdir/rename.
 ";
 
