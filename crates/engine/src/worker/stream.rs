@@ -58,8 +58,9 @@ impl<'a> Worker<'a> {
             });
             r.and_then(|r| r.map_err(stdio::Error::from))
                 .map_err(|e| self.annotate(file, "seqwrite", e))?;
-            let kept_as_found = !truncate && self.table.kept();
-            self.table.release(file, (!kept_as_found).then_some(0));
+            // Its size now: 0, emptied or made empty; a kept file's, as it was found.
+            let size = if !truncate && self.table.kept() { None } else { Some(0) };
+            self.table.release(file, size);
             self.streams.own[i] = Some(Stream {
                 file,
                 block: 0,
