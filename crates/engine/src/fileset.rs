@@ -20,6 +20,7 @@
 
 use crate::confine::{self, ConfineError, RunDir};
 use crate::idmap::IdMap;
+use crate::io::{Mapping, SharedFile};
 use crate::marker;
 use crate::meta_dirs::MetaDirs;
 use crate::workload::{Data, Fileset, OpKind, SetupCalls, SizeDist, Workload};
@@ -544,8 +545,11 @@ impl FileTable {
 
     /// Every file of a static table opened with `flags`, in order, for all the run's threads
     /// (`open = "shared"`); each file the setup wrote (`prealloc`) is fstat'ed and refused when
-    /// it holds less than its size, as sysbench's run checks its files.
-    pub fn open_every(&self, flags: OFlags) -> Result<Vec<OwnedFd>, SetupError> {
+    /// it holds less than its size, as sysbench's run checks its files. With `map` (the mmap
+    /// engine), every file is then mapped whole, in order, as sysbench's mmap mode maps its
+    /// files before the run; first, when the setup did not write them, each is given its size
+    /// with `ftruncate()`, as sysbench does for seqwr.
+    pub fn open_every(&self, flags: OFlags, map: bool) -> Result<Vec<SharedFile>, SetupError> {
         let err = |id: u64, error: io::Error| SetupError::Io {
             fileset: self.spec.name.clone(),
             path: self.describe(id),
@@ -553,7 +557,7 @@ impl FileTable {
         };
         let mode = Mode::from_raw_mode(self.spec.file_mode());
         let mut buf: NameBuf = [0; 64];
-        (0..self.static_len())
+        let fds = (0..self.static_len())
             .map(|id| {
                 let fd = rustix::fs::openat(self.dir_of(id), self.name(id, &mut buf), flags, mode)
                     .map_err(|e| err(id, e.into()))?;
@@ -570,6 +574,22 @@ impl FileTable {
                     }
                 }
                 Ok(fd)
+            })
+            .collect::<Result<Vec<_>, _>>()?;
+        if map && !self.spec.prealloc {
+            for (id, fd) in (0..).zip(&fds) {
+                rustix::fs::ftruncate(fd, self.static_size(id)).map_err(|e| err(id, e.into()))?;
+            }
+        }
+        (0..)
+            .zip(fds)
+            .map(|(id, fd)| {
+                let len = self.static_size(id);
+                let map = match map && len > 0 {
+                    true => Some(Mapping::of(fd.as_fd(), len as usize).map_err(|e| err(id, e))?),
+                    false => None,
+                };
+                Ok(SharedFile { fd, map })
             })
             .collect()
     }

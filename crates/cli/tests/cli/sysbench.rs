@@ -684,6 +684,103 @@ fn traced_run(run_opts: &[&'static str], trace: &str) -> Vec<(String, String)> {
     crate::common::strace_fslab(Some(d.path()), &d.path().join("strace.log"), trace, &args)
 }
 
+/// sysbench 1.0.20's mmap mode maps every file once, whole, on its main thread after opening
+/// them all and before its threads start (`file_mmap_prepare()`; seqwr first gives each file
+/// its size with `ftruncate()`); its threads copy to and from those mappings and msync them;
+/// `file_done()` closes the files, then unmaps them. Traced for 4 threads (sysbench under
+/// strace: 4 opens, 4 mmaps, msyncs of those 4 addresses from the threads, 4 closes, then 4
+/// munmaps; no pread or pwrite).
+#[test]
+#[ignore = "system tier: strace"]
+fn mmap_mode_maps_every_file_once_for_every_thread_as_sysbench_does() {
+    for mode in ["--file-test-mode=rndrw", "--file-test-mode=seqwr"] {
+        let calls = traced_run(
+            &[mode, "--file-io-mode=mmap", "--threads=4", "--events=400"],
+            "openat,ftruncate,mmap,munmap,msync,close,pread64,pwrite64",
+        );
+        // strace pads a call's result: `close(5)     = 0` reads `close(5) = 0`.
+        let calls: Vec<(String, String)> = calls
+            .into_iter()
+            .map(|(t, c)| (t, c.split_whitespace().collect::<Vec<_>>().join(" ")))
+            .collect();
+        let of_test_file = |c: &&(String, String)| c.1.contains("\"test_file.") && c.1.contains("O_RDWR");
+        let opens: Vec<&(String, String)> = calls.iter().filter(of_test_file).collect();
+        assert_eq!(opens.len(), 4, "{mode}: {opens:#?}");
+        let main = &opens[0].0;
+        let fds: Vec<String> = opens
+            .iter()
+            .map(|(_, c)| c.rsplit("= ").next().unwrap().trim().to_string())
+            .collect();
+        let last_open = calls.iter().rposition(|c| of_test_file(&c)).unwrap();
+        let size = 262_144;
+        // The mappings, one per file, in order, on the main thread after the last open.
+        let maps: Vec<(usize, &(String, String))> = calls
+            .iter()
+            .enumerate()
+            .filter(|(_, (_, c))| c.starts_with("mmap(") && c.contains("MAP_SHARED,"))
+            .collect();
+        assert_eq!(maps.len(), 4, "{mode}: one mapping of each file, made once: {maps:#?}");
+        let mut addrs = Vec::new();
+        for ((k, (tid, c)), fd) in maps.iter().zip(&fds) {
+            assert!(
+                c.starts_with(&format!(
+                    "mmap(NULL, {size}, PROT_READ|PROT_WRITE, MAP_SHARED, {fd}, 0)"
+                )),
+                "{mode}: {c}"
+            );
+            assert!(tid == main && *k > last_open, "{mode}: {c} by {tid}, at {k}");
+            addrs.push(c.rsplit("= ").next().unwrap().trim().to_string());
+        }
+        // seqwr: each file given its size, in order, before the mappings.
+        let truncates: Vec<usize> = (0..calls.len())
+            .filter(|&k| calls[k].1.starts_with("ftruncate("))
+            .collect();
+        if mode.ends_with("seqwr") {
+            assert_eq!(truncates.len(), 4, "{mode}");
+            for (k, fd) in truncates.iter().zip(&fds) {
+                assert_eq!(calls[*k].1, format!("ftruncate({fd}, {size}) = 0"), "{mode}");
+                assert!(*k > last_open && *k < maps[0].0, "{mode}: {}", calls[*k].1);
+            }
+        } else {
+            assert!(truncates.is_empty(), "{mode}: {truncates:?}");
+        }
+        // The threads move data through the mappings: no read or write call, and every msync is
+        // of one of the four mappings, whole, from a worker thread.
+        let by_call = calls.iter().find(|(_, c)| {
+            let fd = c.split(['(', ',']).nth(1).unwrap_or("");
+            (c.starts_with("pread64(") || c.starts_with("pwrite64(")) && fds.iter().any(|f| f == fd)
+        });
+        assert!(by_call.is_none(), "{mode}: a transfer by call: {by_call:?}");
+        let syncs: Vec<&(String, String)> = calls.iter().filter(|(_, c)| c.starts_with("msync(")).collect();
+        assert!(!syncs.is_empty(), "{mode}: no msync");
+        for (tid, c) in &syncs {
+            let addr = c.trim_start_matches("msync(").split(',').next().unwrap();
+            assert!(addrs.iter().any(|a| a == addr), "{mode}: {c}");
+            assert!(
+                c.contains(&format!(", {size}, MS_SYNC|MS_INVALIDATE")) && tid != main,
+                "{mode}: {c}"
+            );
+        }
+        // Closed, then unmapped, each once, in order, after the last msync.
+        let last_sync = calls.iter().rposition(|(_, c)| c.starts_with("msync(")).unwrap();
+        let ends: Vec<&String> = calls[last_sync..]
+            .iter()
+            .filter(|(_, c)| {
+                fds.iter().any(|fd| c.starts_with(&format!("close({fd})")))
+                    || addrs.iter().any(|a| c.starts_with(&format!("munmap({a}, ")))
+            })
+            .map(|(_, c)| c)
+            .take(8)
+            .collect();
+        let want: Vec<String> = fds
+            .iter()
+            .map(|fd| format!("close({fd}) = 0"))
+            .chain(addrs.iter().map(|a| format!("munmap({a}, {size}) = 0")))
+            .collect();
+        assert_eq!(ends, want.iter().collect::<Vec<_>>(), "{mode}");
+    }
+}
+
 /// seqwr's run makes its files anew as sysbench 1.0.20's sb_create() does: `open(O_CREAT|O_EXCL,
 /// 0600)` alone, read-only, whatever --file-extra-flags says (it applies to the opens that
 /// write); then writes them through descriptors opened O_RDWR.

@@ -8,7 +8,7 @@ mod sync;
 pub(crate) mod uring;
 
 pub use aio::AioBackend;
-pub use mmap::MmapBackend;
+pub use mmap::{Mapping, MmapBackend};
 pub use sync::{SeekBackend, SyncBackend};
 pub use uring::{punted_plan, PuntedPlan, Target, UringBackend};
 
@@ -93,11 +93,28 @@ impl AsRawFd for FileFd {
     }
 }
 
+/// A file the run opened once for every thread of a group (`open = "shared"`) and, for the mmap
+/// engine, mapped whole.
+pub struct SharedFile {
+    pub fd: OwnedFd,
+    pub map: Option<Mapping>,
+}
+
+impl SharedFile {
+    /// Closes every file in order, then removes every mapping in order, as sysbench's
+    /// `file_done()` closes its files and then unmaps them.
+    pub fn close_all(files: Vec<SharedFile>) {
+        let (fds, maps): (Vec<OwnedFd>, Vec<Option<Mapping>>) = files.into_iter().map(|f| (f.fd, f.map)).unzip();
+        drop(fds);
+        drop(maps);
+    }
+}
+
 /// An open file and, for the mmap backend, its mapping.
 #[derive(Debug)]
 pub struct OpenFile {
     pub fd: FileFd,
-    pub(crate) map: Option<mmap::Mapping>,
+    pub(crate) map: Option<Mapping>,
     /// Where the descriptor's file position is (the `seek` backend's read()/write() move it):
     /// 0 once opened.
     pub(crate) pos: u64,
@@ -111,9 +128,13 @@ impl OpenFile {
         OpenFile::with_fd(FileFd::Own(fd))
     }
 
-    /// A file the run opened for every thread: never closed by this thread.
-    pub(crate) fn shared(fd: BorrowedFd<'_>) -> OpenFile {
-        OpenFile::with_fd(FileFd::Shared(fd.as_raw_fd()))
+    /// A file the run opened (and mapped) for every thread: never closed or unmapped by this
+    /// thread.
+    pub(crate) fn shared(file: &SharedFile) -> OpenFile {
+        OpenFile {
+            map: file.map.as_ref().map(Mapping::borrow),
+            ..OpenFile::with_fd(FileFd::Shared(file.fd.as_raw_fd()))
+        }
     }
 
     fn with_fd(fd: FileFd) -> OpenFile {

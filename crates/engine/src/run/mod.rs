@@ -149,7 +149,7 @@ pub fn run(workload: &Workload, opts: &RunOptions, progress: &mut dyn FnMut(&Pro
 
     let ran = spawn::run_threads(workload, opts, &prepared, bases, &opened, seed, progress)?;
     // Closed once every thread has ended, as sysbench's file_done() closes its files.
-    drop(opened);
+    opened.into_iter().for_each(crate::io::SharedFile::close_all);
     let measured = Measured::after(&workload.stop, &ran, !opts.one_process);
     let secs = measured.duration.as_secs_f64().max(1e-9);
 

@@ -5,10 +5,11 @@
 use super::RunError;
 use crate::confine::{self, ConfineError, RunDir};
 use crate::fileset::{self, FileTable, SetupError};
+use crate::io::SharedFile;
 use crate::marker;
 use crate::result::SetupReport;
 use crate::script::ScriptBase;
-use crate::workload::{Group, OpenMode, Workload};
+use crate::workload::{EngineKind, Group, OpenMode, Workload};
 use std::os::fd::{AsFd, OwnedFd};
 
 /// The run directory and the roots filesets name for themselves, each opened once.
@@ -87,9 +88,12 @@ impl Prepared {
 
     /// For each group with `open = "shared"`, every file of its fileset opened once, in order
     /// (as sysbench's `file_prepare()` opens them); none for the other groups.
-    pub fn open_shared(&self, workload: &Workload) -> Result<Vec<Vec<OwnedFd>>, RunError> {
+    pub fn open_shared(&self, workload: &Workload) -> Result<Vec<Vec<SharedFile>>, RunError> {
         let opened = workload.groups.iter().map(|g| match g.open {
-            OpenMode::Shared => self.group_tables(workload, g)[0].open_every(crate::worker::keep_flags(g)),
+            OpenMode::Shared => {
+                let map = g.engine == EngineKind::Mmap;
+                self.group_tables(workload, g)[0].open_every(crate::worker::keep_flags(g), map)
+            }
             _ => Ok(Vec::new()),
         });
         Ok(opened.collect::<Result<_, _>>()?)

@@ -9,11 +9,11 @@ use super::prepare::Prepared;
 use super::processes;
 use super::{Progress, RunError, RunOptions};
 use crate::cpu::CpuSnapshot;
+use crate::io::SharedFile;
 use crate::result::{Second, StopReason};
 use crate::shm::{Share, Shm};
 use crate::worker::{Gate, GroupFiles, LiveCounters, Shared, ThreadOutcome, ThreadPlan, Worker};
 use crate::workload::{Group, Workload};
-use std::os::fd::OwnedFd;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering::Relaxed};
 use std::sync::mpsc;
 use std::time::Instant;
@@ -37,7 +37,7 @@ pub(super) fn run_threads(
     opts: &RunOptions,
     prepared: &Prepared,
     bases: Vec<Vec<Option<crate::script::ScriptBase>>>,
-    opened: &[Vec<OwnedFd>],
+    opened: &[Vec<SharedFile>],
     seed: u64,
     progress: &mut dyn FnMut(&Progress),
 ) -> Result<Ran, RunError> {

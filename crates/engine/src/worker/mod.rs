@@ -27,7 +27,7 @@ use crate::calls::{self, CallTimes};
 use crate::clock;
 use crate::fileset::FileTable;
 use crate::histogram::OpStats;
-use crate::io::{self, Backend, IoBuffers, Xfer};
+use crate::io::{self, Backend, IoBuffers, SharedFile, Xfer};
 use crate::workload::{ChildEnd, EngineKind, Group, OpKind, OpenMode};
 use error::errno_of;
 use fd_cache::FdCache;
@@ -39,7 +39,6 @@ use rand::SeedableRng;
 use requests::Requests;
 use rustix::fs::OFlags;
 use std::io as stdio;
-use std::os::fd::OwnedFd;
 use std::sync::atomic::{AtomicBool, AtomicU64};
 use std::time::{Duration, Instant};
 use stream::Streams;
@@ -170,7 +169,7 @@ pub(crate) struct Worker<'a> {
     table: &'a FileTable,
     tables: Vec<&'a FileTable>,
     /// With `open = "shared"`: the run's descriptor of each file of the group's fileset.
-    opened: &'a [OwnedFd],
+    opened: &'a [SharedFile],
     cur: usize,
     /// The thread's number among the threads of the groups on its filesets
     /// ([`Workload::thread_on_fileset`](crate::Workload::thread_on_fileset)): its own file is
@@ -287,7 +286,7 @@ pub(crate) fn keep_flags(group: &Group) -> OFlags {
 #[derive(Clone)]
 pub(crate) struct GroupFiles<'a> {
     pub tables: Vec<&'a FileTable>,
-    pub opened: &'a [OwnedFd],
+    pub opened: &'a [SharedFile],
 }
 
 impl<'a> Worker<'a> {

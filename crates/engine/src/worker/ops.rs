@@ -13,7 +13,7 @@ use rand::RngExt;
 use rustix::fs::{AtFlags, Mode, OFlags};
 use std::ffi::CStr;
 use std::io as stdio;
-use std::os::fd::{AsFd, BorrowedFd};
+use std::os::fd::BorrowedFd;
 
 impl<'a> Worker<'a> {
     pub(super) fn exec(&mut self, i: usize) -> stdio::Result<Outcome> {
@@ -82,7 +82,7 @@ impl<'a> Worker<'a> {
             Some(slot) => Ok(slot),
             None => {
                 let file = match self.opened.get(id as usize) {
-                    Some(fd) => OpenFile::shared(fd.as_fd()).with_ident(self.ident(id)),
+                    Some(shared) => OpenFile::shared(shared).with_ident(self.ident(id)),
                     None => self.open(id, self.io.keep_flags)?,
                 };
                 Ok(self.io.cache.insert(key, file))

@@ -990,7 +990,10 @@ pub enum OpenMode {
     /// The run opens every file of the group's one fileset once, in order, before the threads
     /// start (an fstat of each checks the size of a file the setup wrote), and every thread
     /// uses those descriptors; they are closed once the threads have ended (sysbench's
-    /// `file_prepare()` and `file_done()`).
+    /// `file_prepare()` and `file_done()`). With the mmap engine the run then maps every file
+    /// whole, in order (a file the setup did not write is first given its size with
+    /// `ftruncate()`), the threads share the mappings, and they are unmapped after the closes,
+    /// as sysbench's mmap mode does.
     Shared,
 }
 
