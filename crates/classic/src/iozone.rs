@@ -29,6 +29,7 @@
 //! | between sub-tests | `sync()`; `sleep(2)` | the same (`final_sync = "outside"`, `--pause`) |
 //! | end of a throughput test | the cleanup's `unlink()`s (unless `-w`); `sync()`; `sleep(2)`; `sync()` | the same |
 //! | single-process and automatic mode, before each file and record size | `sync()`; `sync()` | the same |
+//! | single-process and automatic mode, making the file (`write_perf_test()`) | its sanity check: `open(O_CREAT\|O_WRONLY, 0)`, `stat`, `ftruncate(0)`, `close`, `stat`, `unlink`; then `creat(0640)`, `close` | the same (`SetupCalls::IozoneSingle`), with `O_EXCL\|O_NOFOLLOW` added to both opens |
 //!
 //! Measured per 100 reads+writes (`-i 0 -i 1 -i 2 -t 4 -s 64m -r 64k -e -w -x`, tmpfs): IOzone
 //! 33.2 lseeks, 0.2 fsyncs, 49.8 reads, 50.2 writes; fslab 33.0, 0.2, 50.5, 49.5.

@@ -1415,6 +1415,9 @@ struct InOrder {
     whole_writes: bool,
     /// `fsync()` each file once written (sysbench).
     fsync: bool,
+    /// Before each file is made, IOzone's sanity check makes it with mode 0, stats it, truncates
+    /// it, closes it, stats it again and unlinks it.
+    sanity: bool,
 }
 
 /// What a setup calls once every file is made.
@@ -1433,9 +1436,10 @@ impl SetupCalls {
             SetupCalls::Parallel => SyncAfter::Filesystem,
             // sysbench fsyncs each file instead; IOzone syncs before its measurements, and
             // its front-end makes those calls.
-            SetupCalls::SysbenchPrepare { .. } | SetupCalls::Ffsb { sync: false } | SetupCalls::Iozone => {
-                SyncAfter::Nothing
-            }
+            SetupCalls::SysbenchPrepare { .. }
+            | SetupCalls::Ffsb { sync: false }
+            | SetupCalls::Iozone
+            | SetupCalls::IozoneSingle => SyncAfter::Nothing,
             SetupCalls::Ffsb { sync: true } => SyncAfter::Everything,
         }
     }
@@ -1453,6 +1457,7 @@ impl InOrder {
                 seek_end: true,
                 whole_writes: true,
                 fsync: true,
+                sanity: false,
             }),
             SetupCalls::Ffsb { .. } => Some(InOrder {
                 flags: OFlags::RDWR | OFlags::TRUNC,
@@ -1461,14 +1466,24 @@ impl InOrder {
                 seek_end: false,
                 whole_writes: false,
                 fsync: false,
+                sanity: false,
+            }),
+            SetupCalls::IozoneSingle => Some(InOrder {
+                flags: OFlags::WRONLY | OFlags::TRUNC,
+                empty_flags: OFlags::WRONLY | OFlags::TRUNC,
+                mode: 0o640,
+                seek_end: false,
+                whole_writes: false,
+                fsync: false,
+                sanity: true,
             }),
         }
     }
 }
 
 /// Creates the files one at a time, in order, as `how` says ([`SetupCalls::SysbenchPrepare`],
-/// [`SetupCalls::Ffsb`]): each opened, written with `write()`s of `setup_bs` bytes of the
-/// fileset's data until its size, and closed.
+/// [`SetupCalls::Ffsb`], [`SetupCalls::IozoneSingle`]): each opened, written with `write()`s of
+/// `setup_bs` bytes of the fileset's data until its size, and closed.
 fn write_files_in_order(
     dirs: &[OwnedFd],
     spec: &Fileset,
@@ -1479,26 +1494,38 @@ fn write_files_in_order(
 ) -> Result<u64, (String, io::Error)> {
     let chunk = spec.setup_bs.map_or(1 << 20, |b| b.0) as usize;
     // Aligned, for O_DIRECT; both front-ends' filesets ask for zeros, as their buffers are
-    // (sysbench's with --validate for checked blocks, each stamped as it is written).
-    let mut buf = crate::io::IoBuffers::with_data(chunk, 1, spec.data, 0);
+    // (sysbench's with --validate for checked blocks, each stamped as it is written). Files
+    // made empty need none, and their run's caches are left as they were.
+    let mut buf = spec
+        .prealloc
+        .then(|| crate::io::IoBuffers::with_data(chunk, 1, spec.data, 0));
     let mut total = 0;
     for (id, &size) in sizes.iter().enumerate() {
         let id = id as u64;
         let name = set_file_name(spec, id);
         let here = |e: rustix::io::Errno| (rel_path(spec, id), io::Error::from(e));
         let dir = &dirs[spec.file_dir(id) as usize];
-        let flags = if spec.prealloc { how.flags } else { how.empty_flags };
-        let flags = OFlags::CREATE | OFlags::EXCL | OFlags::NOFOLLOW | OFlags::CLOEXEC | flags;
+        let safe = OFlags::CREATE | OFlags::EXCL | OFlags::NOFOLLOW | OFlags::CLOEXEC;
+        if how.sanity {
+            let fd = rustix::fs::openat(dir, name.as_str(), safe | OFlags::WRONLY, Mode::empty()).map_err(here)?;
+            made_one(made, id);
+            rustix::fs::statat(dir, name.as_str(), AtFlags::SYMLINK_NOFOLLOW).map_err(here)?;
+            rustix::fs::ftruncate(&fd, 0).map_err(here)?;
+            drop(fd);
+            rustix::fs::statat(dir, name.as_str(), AtFlags::SYMLINK_NOFOLLOW).map_err(here)?;
+            rustix::fs::unlinkat(dir, name.as_str(), AtFlags::empty()).map_err(here)?;
+        }
+        let flags = safe | if spec.prealloc { how.flags } else { how.empty_flags };
         let fd = rustix::fs::openat(dir, name.as_str(), flags, Mode::from_raw_mode(how.mode)).map_err(here)?;
         made_one(made, id);
         // Without prealloc the files start empty, as sysbench's seqwr run makes them
         // (`sb_create()`: open, close).
-        if !spec.prealloc {
+        let Some(buf) = buf.as_mut() else {
             if let Some(l) = layout {
                 l.files.fetch_add(1, Relaxed);
             }
             continue;
-        }
+        };
         let mut off = if how.seek_end {
             rustix::fs::seek(&fd, rustix::fs::SeekFrom::End(0)).map_err(here)?
         } else {

@@ -97,7 +97,12 @@ pub fn workload(test: Test, p: &Params, layout: &Layout, name: &str) -> Workload
                 reuse: !first || (test == Test::Write && p.throughput),
                 // IOzone's open(O_CREAT, 0640).
                 mode: Some(0o640),
-                setup_calls: SetupCalls::Iozone,
+                // One process makes its file after the sanity check of write_perf_test().
+                setup_calls: if p.throughput {
+                    SetupCalls::Iozone
+                } else {
+                    SetupCalls::IozoneSingle
+                },
                 ..Fileset::new(&place.fileset)
             };
             if place.names.is_empty() {

@@ -543,6 +543,80 @@ fn automatic_mode_makes_iozones_calls_and_primes_its_readers() {
     assert_eq!(calls.get("syncfs"), None, "{calls:?}");
 }
 
+/// IOzone 3.487's one process makes its file as write_perf_test() does: first its sanity check
+/// (`open(O_CREAT|O_WRONLY, 0)`, `stat`, `ftruncate(0)`, `close`, `stat`, `unlink`), then
+/// `creat(0640)` and `close`, then the open the test writes through. Traced from IOzone 3.487:
+/// the same calls in that order, without fslab's `O_EXCL|O_NOFOLLOW|O_CLOEXEC`.
+#[test]
+#[ignore = "system tier: needs strace"]
+fn one_process_makes_its_file_after_iozones_sanity_check() {
+    let (_tmp, cwd) = strace_dir();
+    let calls = strace_iozone(
+        &cwd,
+        "openat,newfstatat,statx,ftruncate,close,unlink,unlinkat",
+        &["-s", "64k", "-r", "64k", "-i", "0", "-i", "1"],
+    );
+    let name = "\"iozone.tmp\"";
+    let first = calls
+        .iter()
+        .position(|c| c.starts_with("openat(") && c.contains(name))
+        .expect("an open");
+    let writer = calls
+        .iter()
+        .position(|c| c.starts_with("openat(") && c.contains(name) && c.contains("O_RDWR"))
+        .expect("the writer's open");
+    // The calls on the file until the writer opens it, each by its name or its descriptor.
+    let mut fd = String::new();
+    let mut seen = Vec::new();
+    for c in &calls[first..=writer] {
+        let on_fd =
+            !fd.is_empty() && (c.starts_with(&format!("ftruncate({fd},")) || c.starts_with(&format!("close({fd})")));
+        if c.contains(name) || on_fd {
+            if c.starts_with("openat(") {
+                fd = c.rsplit("= ").next().unwrap().trim().to_string();
+            }
+            if c.starts_with("close(") {
+                fd.clear();
+            }
+            seen.push(c.split_whitespace().collect::<Vec<_>>().join(" "));
+        }
+    }
+    let kinds: Vec<&str> = seen.iter().map(|c| c.split('(').next().unwrap()).collect();
+    let stat = if kinds.contains(&"statx") {
+        "statx"
+    } else {
+        "newfstatat"
+    };
+    assert_eq!(
+        kinds,
+        [
+            "openat",
+            "newfstatat",
+            "ftruncate",
+            "close",
+            "newfstatat",
+            "unlinkat",
+            "openat",
+            "close",
+            "openat"
+        ]
+        .map(|k| if k == "newfstatat" { stat } else { k }),
+        "{seen:#?}"
+    );
+    assert!(
+        seen[0].contains("O_WRONLY|O_CREAT") && !seen[0].contains("O_TRUNC") && seen[0].contains(", 000) ="),
+        "the sanity check's open: {}",
+        seen[0]
+    );
+    assert!(seen[2].ends_with(", 0) = 0"), "{}", seen[2]);
+    assert!(
+        seen[6].contains("O_WRONLY|O_CREAT") && seen[6].contains("O_TRUNC") && seen[6].contains(", 0640)"),
+        "creat(0640): {}",
+        seen[6]
+    );
+    assert!(!seen[8].contains("O_CREAT"), "{}", seen[8]);
+}
+
 #[test]
 #[ignore = "system tier: needs strace"]
 fn o_opens_o_sync_where_iozone_does() {
@@ -574,7 +648,8 @@ fn o_opens_o_sync_where_iozone_does() {
 /// The calls on `iozone.tmp` of automatic mode's `-s 256k -r 64k -i 0 -i 1` (write, rewrite,
 /// read, re-read of 4 records), with or without the fsync before each close: each test opens
 /// the file and fsyncs it before its clock; the readers first read one record and seek back.
-/// The setup makes the file first (open, close): fslab's deliberate difference.
+/// The setup makes the file first, as IOzone's write_perf_test() does: its sanity check (open,
+/// close, unlink), then creat() and close.
 fn automatic_calls(close_fsync: bool) -> Vec<String> {
     let sync: &[&str] = if close_fsync { &["fsync"] } else { &[] };
     let writer = [
@@ -589,11 +664,17 @@ fn automatic_calls(close_fsync: bool) -> Vec<String> {
         &["close"],
     ]
     .concat();
-    [&["openat", "close"][..], &writer, &writer, &reader, &reader]
-        .concat()
-        .into_iter()
-        .map(String::from)
-        .collect()
+    [
+        &["openat", "close", "openat", "close"][..],
+        &writer,
+        &writer,
+        &reader,
+        &reader,
+    ]
+    .concat()
+    .into_iter()
+    .map(String::from)
+    .collect()
 }
 
 /// The stride read (`-i 5`) walks the file as IOzone 3.487's read_stride_perf_test does: record
@@ -726,9 +807,10 @@ fn automatic_mode_adds_few_calls_of_its_own_between_measurements() {
     );
     let marker = count(&|c| c.contains(".fslab-fileset\", O_RDONLY"));
     assert_eq!(marker, measurements + 1, "{calls:#?}");
-    // Each stats the file once to keep it, and each new size once more to clear the last.
+    // Each stats the file once to keep it, each new size once more to clear the last, and
+    // IOzone's sanity check twice as each size's file is made.
     let stats = count(&|c| (c.starts_with("newfstatat(") || c.starts_with("statx(")) && c.contains("\"iozone.tmp\""));
-    assert_eq!(stats, measurements + 3 + 1, "{calls:#?}");
+    assert_eq!(stats, measurements + 3 + 1 + 2 * 4, "{calls:#?}");
 }
 
 #[test]

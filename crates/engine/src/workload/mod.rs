@@ -257,6 +257,13 @@ pub enum SetupCalls {
     /// IOzone's: as `Parallel`, with no sync after. IOzone calls `sync()` before each of its
     /// measurements, and its front-end makes those calls.
     Iozone,
+    /// IOzone's single-process and automatic modes (`write_perf_test()`): one file at a time,
+    /// in order, each first made and removed by IOzone's sanity check (`open(O_CREAT|O_WRONLY)`
+    /// with mode 0, `ftruncate(0)`, `close()`, `stat()`, `unlink()`), then made again with
+    /// `creat()` (`O_CREAT|O_WRONLY|O_TRUNC`) and the fileset's mode, and closed; fslab adds
+    /// `O_EXCL|O_NOFOLLOW` to both opens. A file with contents (`prealloc`) is then written
+    /// with `write()`s of `setup_bs` bytes. No sync after, as `Iozone`.
+    IozoneSingle,
 }
 
 impl Fileset {
