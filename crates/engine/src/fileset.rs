@@ -549,7 +549,7 @@ impl FileTable {
     /// engine), every file is then mapped whole, in order, as sysbench's mmap mode maps its
     /// files before the run; first, when the setup did not write them, each is given its size
     /// with `ftruncate()`, as sysbench does for seqwr.
-    pub fn open_every(&self, flags: OFlags, map: bool) -> Result<Vec<SharedFile>, SetupError> {
+    pub(crate) fn open_every(&self, flags: OFlags, map: bool) -> Result<Vec<SharedFile>, SetupError> {
         let err = |id: u64, error: io::Error| SetupError::Io {
             fileset: self.spec.name.clone(),
             path: self.describe(id),

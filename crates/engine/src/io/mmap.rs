@@ -39,7 +39,7 @@ impl Drop for Mapping {
 impl Mapping {
     /// The first `len` bytes (more than 0) of the file open as `fd`, mapped shared for reading
     /// and writing, or for reading only where the descriptor is read-only.
-    pub fn of(fd: BorrowedFd<'_>, len: usize) -> io::Result<Mapping> {
+    pub(crate) fn of(fd: BorrowedFd<'_>, len: usize) -> io::Result<Mapping> {
         let map = |prot| {
             // SAFETY: a fresh shared mapping of an open file; unmapped on drop.
             unsafe { rustix::mm::mmap(std::ptr::null_mut(), len, prot, MapFlags::SHARED, fd, 0) }
@@ -52,8 +52,9 @@ impl Mapping {
         })
     }
 
-    /// The same memory, for a thread to use while the owner keeps it mapped.
-    pub fn borrow(&self) -> Mapping {
+    /// The same memory, not unmapped when dropped: for a thread of the run that keeps `self`
+    /// mapped until every such thread has ended (the run's [`SharedFile`](super::SharedFile)).
+    pub(crate) fn borrow(&self) -> Mapping {
         Mapping {
             ptr: self.ptr,
             len: self.len,

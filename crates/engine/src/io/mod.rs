@@ -8,7 +8,8 @@ mod sync;
 pub(crate) mod uring;
 
 pub use aio::AioBackend;
-pub use mmap::{Mapping, MmapBackend};
+pub(crate) use mmap::Mapping;
+pub use mmap::MmapBackend;
 pub use sync::{SeekBackend, SyncBackend};
 pub use uring::{punted_plan, PuntedPlan, Target, UringBackend};
 
@@ -95,7 +96,7 @@ impl AsRawFd for FileFd {
 
 /// A file the run opened once for every thread of a group (`open = "shared"`) and, for the mmap
 /// engine, mapped whole.
-pub struct SharedFile {
+pub(crate) struct SharedFile {
     pub fd: OwnedFd,
     pub map: Option<Mapping>,
 }
