@@ -16,7 +16,8 @@
 #     median says so, bench/settle.py, else UNSETTLED). Which it is, is measured rather than assumed
 #     from the filesystem: disk-bound when some task waited on I/O for at least half of the
 #     original's time (the kernel's pressure stall information, /proc/pressure/io `some`,
-#     median of the rounds; a tmpfs never is). An ext4 image whose blocks the page cache holds
+#     median of the rounds; a tmpfs never is); how long some task waited for a processor is
+#     printed beside it (/proc/pressure/cpu), since a run can be both. An ext4 image whose blocks the page cache holds
 #     can be either: here dbench's 1 client waited 25% of its time on ext4 (43% on ext4-disk
 #     with `-s`), sysbench's rndrw with its fsyncs 53%. For IOzone also its automatic mode
 #     (`-a -n 64k -g 16m -i 0 -i 1`) on a tmpfs: per file size, the median over record sizes of
@@ -351,14 +352,14 @@ EOF
     echo
 }
 
-# Microseconds some task has waited on I/O since boot (PSI's io `some` total), or nothing when the
-# kernel keeps no pressure figures.
-io_stall_us() { sed -n 's/^some .*total=\([0-9]*\)$/\1/p' /proc/pressure/io 2>/dev/null; }
+# Microseconds some task has waited on I/O (or, with `cpu`, for a processor) since boot (PSI's
+# `some` total), or nothing when the kernel keeps no pressure figures.
+io_stall_us() { sed -n 's/^some .*total=\([0-9]*\)$/\1/p' "/proc/pressure/${1:-io}" 2>/dev/null; }
 now_us() { echo $(($(date +%s%N) / 1000)); }
 
 # Part 2: the headline of each job, alternating, on a fresh filesystem per run.
 headlines() { # tool fs [clients]
-    local tool=$1 fs=$2 n=${3:-} r kind order log v orig=() mine=() stalls=() s0 t0
+    local tool=$1 fs=$2 n=${3:-} r kind order log v orig=() mine=() stalls=() waits=() s0 c0 t0
     echo "== $tool${n:+ $n clients} on $fs: $(headline_name "$tool"), $ROUNDS rounds"
     for r in $(seq "$ROUNDS"); do
         order="original fslab"
@@ -372,7 +373,7 @@ headlines() { # tool fs [clients]
                     sync && echo 3 >/proc/sys/vm/drop_caches ||
                     die "$kind sysbench prepare failed: $(tail -3 "$log.prepare")" 1
             fi
-            s0=$(io_stall_us) t0=$(now_us)
+            s0=$(io_stall_us) c0=$(io_stall_us cpu) t0=$(now_us)
             case $tool in
             dbench) job_dbench "$kind" "$mnt/$kind" "$log" "$T" "$n" ;;
             sysbench) job_sysbench "$kind" "$mnt/$kind" "$log" run "$T" ;;
@@ -381,13 +382,14 @@ headlines() { # tool fs [clients]
             esac || die "$kind $tool failed: $(tail -3 "$log")" 1
             if [[ $kind == original && -n $s0 ]]; then
                 stalls+=("$(awk -v s="$(($(io_stall_us) - s0))" -v t="$(($(now_us) - t0))" 'BEGIN {print s / t}')")
+                waits+=("$(awk -v s="$(($(io_stall_us cpu) - c0))" -v t="$(($(now_us) - t0))" 'BEGIN {print s / t}')")
             fi
             v=$(headline "$tool" "$log")
             [[ -n $v ]] || die "no headline figure in $log" 1
             if [[ $kind == original ]]; then orig+=("$v"); else mine+=("$v"); fi
         done
     done
-    python3 - "$fs" "${orig[*]}" "${mine[*]}" "${stalls[*]}" "$here" <<'EOF'
+    python3 - "$fs" "${orig[*]}" "${mine[*]}" "${stalls[*]}" "$here" "${waits[*]}" <<'EOF'
 import sys, statistics as st
 sys.path.insert(0, sys.argv[5])
 from settle import at_least, within
@@ -402,6 +404,9 @@ if fs == "tmpfs":
 elif stalls:
     stall = st.median(stalls)
     disk, why = stall >= 0.5, f"some task waited on I/O for {100 * stall:.0f}% of the original's time"
+    waits = [float(x) for x in sys.argv[6].split()]
+    if waits:
+        why += f", and for a processor for {100 * st.median(waits):.0f}%"
 else:
     disk, why = True, "taken so: no /proc/pressure/io to measure it"
 print(f"  {'disk' if disk else 'CPU'}-bound: {why}")
