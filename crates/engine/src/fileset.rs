@@ -585,9 +585,10 @@ impl FileTable {
             .zip(fds)
             .map(|(id, fd)| {
                 let len = self.static_size(id);
-                let map = match map && len > 0 {
-                    true => Some(Mapping::of(fd.as_fd(), len as usize).map_err(|e| err(id, e))?),
-                    false => None,
+                let map = if map && len > 0 {
+                    Some(Mapping::of(fd.as_fd(), len as usize).map_err(|e| err(id, e))?)
+                } else {
+                    None
                 };
                 Ok(SharedFile { fd, map })
             })
