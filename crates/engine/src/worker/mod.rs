@@ -168,7 +168,8 @@ pub(crate) struct Worker<'a> {
     /// The fileset of the current operation: one of `tables`, picked per operation.
     table: &'a FileTable,
     tables: Vec<&'a FileTable>,
-    /// With `open = "shared"`: the run's descriptor of each file of the group's fileset.
+    /// With `open = "shared"`: the run's descriptor of each file of the group's fileset and,
+    /// for the mmap engine, its mapping.
     opened: &'a [SharedFile],
     cur: usize,
     /// The thread's number among the threads of the groups on its filesets
@@ -282,7 +283,7 @@ pub(crate) fn keep_flags(group: &Group) -> OFlags {
 }
 
 /// The files a group's threads work on: the tables of its filesets and, with `open =
-/// "shared"`, the descriptors the run opened for them all, file `id` at `opened[id]`.
+/// "shared"`, the files the run opened (and mapped) for them all, file `id` at `opened[id]`.
 #[derive(Clone)]
 pub(crate) struct GroupFiles<'a> {
     pub tables: Vec<&'a FileTable>,
