@@ -4,9 +4,15 @@
 //! - Sequential modes (seqwr, seqrewr, seqrd) share ONE cursor over the files in order, one
 //!   request (block × `--file-merged-requests`) per event, starting again at file 0 after the
 //!   last: sysbench 1.0.20 wraps around until the time or the events are used up.
-//! - Random modes read or write one block at a block-aligned offset of a file picked at random
-//!   (sysbench draws an offset over the whole set; with files of one size that is the same
-//!   distribution). rndrw picks by ratio: a read while (reads+1)/(writes+1) < `--file-rw-ratio`.
+//! - Every request lands in the first `--file-total-size ÷ --file-num` bytes of its file (the
+//!   engine's `extent`), which need not be a whole number of blocks: sysbench's prepare writes
+//!   whole blocks past it, and seqwr writes each file to it.
+//! - Sequential requests walk each file to that size, the last one cut short there.
+//! - Random modes read or write one block at an offset drawn over the files laid end to end,
+//!   aligned to the block there, and cut short at the end of its file, as sysbench draws it
+//!   (`file_get_rand_req()`): in every file but the first such an offset is off the block
+//!   boundaries unless the file size is a whole number of blocks. rndrw picks by ratio: a read
+//!   while (reads+1)/(writes+1) < `--file-rw-ratio`.
 //! - All threads draw their events from one generator (`shared_requests`), as sysbench's do
 //!   under its lock: `--events` is one budget, each event taken by the next free thread; the
 //!   fsync bursts count every thread's requests; rndrw's ratio is the threads' reads and writes
@@ -41,7 +47,8 @@ pub fn fileset(o: &Options) -> Fileset {
         prefix: "test_file.".into(),
         files: o.file_num,
         dirs: 0,
-        size: SizeDist::Fixed(Bytes(o.file_size_on_disk())),
+        // seqwr writes each file to sysbench's file size; prepare writes whole blocks.
+        size: SizeDist::Fixed(Bytes(if fresh { o.file_size() } else { o.file_size_on_disk() })),
         prealloc: !fresh,
         reuse: !fresh,
         setup_bs: Some(Bytes(o.block_size)),
@@ -126,9 +133,13 @@ pub fn workload(o: &Options) -> Workload {
         ..Group::new("fileio", FILESET)
     };
     let block = Bytes(o.block_size);
+    // Every request lands in the first `--file-total-size ÷ --file-num` bytes of a file, the
+    // files taken as laid end to end, as sysbench 1.0.20 places them.
+    let extent = Some(Bytes(o.file_size()));
     // A sequential write with --file-fsync-all syncs its file after every request.
     let stream = |op: OpKind| OpSpec {
         bs: Some(Bytes(o.sequential_request())),
+        extent,
         scope: Some(Scope::Shared),
         wrap: Some(true),
         sync: (op.writes() && o.fsync_all).then_some(o.fsync_mode),
@@ -140,6 +151,7 @@ pub fn workload(o: &Options) -> Workload {
         size: Some(block),
         bs: Some(block),
         align: Some(block),
+        extent,
         sync: (op == OpKind::Write && o.fsync_all).then_some(o.fsync_mode),
         ..OpSpec::new(op)
     };

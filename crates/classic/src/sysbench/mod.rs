@@ -64,11 +64,18 @@
 //! before the run stops, each prints its `FATAL:` lines, as in sysbench: the first thread's
 //! first, then the others' in thread order (sysbench's in the order they fail).
 //!
+//! When a file's size (`--file-total-size ÷ --file-num`) is not a whole number of blocks, the
+//! requests are placed as sysbench places them: random offsets are drawn over the files laid
+//! end to end and aligned there (so in every file but the first they fall off the block
+//! boundaries), a request is cut short at its file's size, and the sequential modes end each
+//! file with a short request. sysbench draws over `--file-total-size` itself, and when that is
+//! not a whole number of files an offset past the last file (odds below `--file-num` in the
+//! total size) takes a descriptor past the end of its table; fslab draws over the files.
+//!
 //! Differences not made up yet:
-//! - When a file's size (`--file-total-size ÷ --file-num`) is not a whole number of blocks,
-//!   sysbench's random offsets are aligned over the total size, not each file (so they fall off
-//!   block boundaries in every file but the first), and its sequential modes end each file with
-//!   a short request; fslab's requests are always whole blocks of each file.
+//! - seqwr leaves each file at sysbench's file size; when that is not a whole number of
+//!   blocks, a later `run` of another mode refuses the files (prepare writes whole blocks, and
+//!   fslab expects those), where sysbench takes any file at least that long.
 //! - Before it opens the files, fslab finds a prepared fileset through its marker
 //!   (`.fslab-fileset`) and a listing of the directory, with a stat of each file.
 

@@ -781,6 +781,86 @@ fn mmap_mode_maps_every_file_once_for_every_thread_as_sysbench_does() {
     }
 }
 
+/// The (file, bytes, offset) of every pread64 or pwrite64 on a test file that `fslab sysbench
+/// fileio ARGS --time=0 run` makes in `dir`, traced; the files by their numbers.
+fn transfers(dir: &Path, args: &[&str]) -> Vec<(u64, u64, u64)> {
+    let run: Vec<&str> = [&["sysbench", "fileio"], args, &["--time=0", "run"]].concat();
+    let calls = crate::common::strace_fslab(Some(dir), &dir.join("strace.log"), "openat,pread64,pwrite64", &run);
+    let mut files = std::collections::HashMap::new();
+    let mut moved = Vec::new();
+    for (_, c) in &calls {
+        let result = c.rsplit("= ").next().unwrap().trim();
+        if let Some(name) = c.split("\"test_file.").nth(1) {
+            let n: u64 = name.split('"').next().unwrap().parse().unwrap();
+            files.insert(result.to_string(), n);
+        } else if c.starts_with("pread64(") || c.starts_with("pwrite64(") {
+            let args: Vec<&str> = c.split(['(', ')']).nth(1).unwrap().split(", ").collect();
+            if let Some(&file) = files.get(args[0]) {
+                let n = |s: &str| s.trim().parse::<u64>().unwrap();
+                moved.push((file, n(args[args.len() - 2]), n(args[args.len() - 1])));
+            }
+        }
+    }
+    moved
+}
+
+/// With files that are not a whole number of blocks (100,000 bytes over 3 files: 33,333 bytes
+/// each, prepared as 3 blocks of 16 KiB), the requests fall where sysbench 1.0.20 puts them
+/// (`file_get_seq_req()`, `file_get_rand_req()`), as strace showed for sysbench itself: each
+/// sequential pass reads each file's first 33,333 bytes, the last request 565 bytes; a random
+/// request is a block-aligned offset over the files laid end to end, so that in files 1 and 2
+/// its offsets are off the block boundaries, cut short at 33,333; seqwr leaves each file at
+/// 33,333 bytes.
+#[test]
+#[ignore = "system tier: strace"]
+fn requests_fall_where_sysbench_puts_them_when_files_are_not_whole_blocks() {
+    require_tool("strace", "strace");
+    let d = tempdir();
+    let set = ["--file-num=3", "--file-total-size=100000"];
+    ok(d.path(), &[&["fileio"], &set[..], &["prepare"]].concat());
+    for n in 0..3 {
+        let len = std::fs::metadata(d.path().join(format!("test_file.{n}")))
+            .unwrap()
+            .len();
+        assert_eq!(len, 3 * 16384, "test_file.{n}: prepare writes whole blocks");
+    }
+    let seq = transfers(
+        d.path(),
+        &[&set[..], &["--file-test-mode=seqrd", "--events=9"]].concat(),
+    );
+    let want: Vec<(u64, u64, u64)> = (0..3)
+        .flat_map(|f| [(f, 16384, 0), (f, 16384, 16384), (f, 565, 32768)])
+        .collect();
+    assert_eq!(seq, want);
+    // sysbench's random request: an offset of the 99,999 bytes, aligned to 16 KiB, in the file
+    // it falls in, cut short at that file's 33,333 bytes.
+    let places: std::collections::BTreeSet<(u64, u64, u64)> = (0..99_999u64)
+        .step_by(16384)
+        .map(|at| (at / 33_333, 16384.min(33_333 - at % 33_333), at % 33_333))
+        .collect();
+    let random = transfers(
+        d.path(),
+        &[&set[..], &["--file-test-mode=rndrd", "--events=2000"]].concat(),
+    );
+    assert_eq!(random.len(), 2000);
+    let seen: std::collections::BTreeSet<(u64, u64, u64)> = random.iter().copied().collect();
+    assert_eq!(
+        seen, places,
+        "every request at one of sysbench's places, and every place met"
+    );
+    let written = transfers(
+        d.path(),
+        &[&set[..], &["--file-test-mode=seqwr", "--events=9"]].concat(),
+    );
+    assert_eq!(written, want);
+    for n in 0..3 {
+        let len = std::fs::metadata(d.path().join(format!("test_file.{n}")))
+            .unwrap()
+            .len();
+        assert_eq!(len, 33_333, "test_file.{n}: seqwr writes sysbench's file size");
+    }
+}
+
 /// seqwr's run makes its files anew as sysbench 1.0.20's sb_create() does: `open(O_CREAT|O_EXCL,
 /// 0600)` alone, read-only, whatever --file-extra-flags says (it applies to the opens that
 /// write); then writes them through descriptors opened O_RDWR.

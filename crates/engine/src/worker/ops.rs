@@ -198,6 +198,9 @@ impl<'a> Worker<'a> {
     /// `skip` bytes left between blocks. A write never goes past the end of the file.
     fn ranged(&mut self, i: usize) -> stdio::Result<Outcome> {
         let spec = &self.group.ops[i];
+        if let Some(extent) = spec.extent.filter(|_| self.table.static_len() > 0) {
+            return self.end_to_end(i, extent.0);
+        }
         let own = spec.scope == Some(Scope::Own) && self.table.static_len() > 0;
         let picked = if own {
             // The thread's own file, as IOzone's children each work on theirs.
@@ -266,6 +269,31 @@ impl<'a> Worker<'a> {
         Ok(Outcome::Done {
             bytes: moved.bytes,
             transactions,
+        })
+    }
+
+    /// read and write with an `extent`: one block at an offset drawn over the files laid end to
+    /// end, `extent` bytes each, and aligned there, cut short at the end of the file it falls
+    /// in, as sysbench 1.0.20 draws its random requests (`file_get_rand_req()`).
+    fn end_to_end(&mut self, i: usize, extent: u64) -> stdio::Result<Outcome> {
+        let spec = &self.group.ops[i];
+        let dir = if spec.op == OpKind::Read { Dir::Read } else { Dir::Write };
+        let bs = spec.block_size();
+        let align = spec.align.map_or(bs, |a| a.0).max(1);
+        let at = self.rng.random_range(0..extent.saturating_mul(self.table.static_len()));
+        let at = at - at % align;
+        let (id, offset) = (at / extent, at % extent);
+        self.io.xfers.clear();
+        self.io.xfers.push(Xfer {
+            offset,
+            len: bs.min(extent - offset) as u32,
+        });
+        let result = self.move_blocks(id, dir, spec.sync, true);
+        self.table.release(id, None);
+        let moved = result.map_err(|e| self.annotate(id, spec.op.name(), e))?;
+        Ok(Outcome::Done {
+            bytes: moved.bytes,
+            transactions: transactions(dir, &moved, &self.io.xfers, bs),
         })
     }
 

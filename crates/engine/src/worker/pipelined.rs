@@ -37,6 +37,7 @@ impl<'a> Worker<'a> {
                     && o.sync.is_none()
                     && o.skip.is_none()
                     && o.scope.is_none()
+                    && o.extent.is_none()
                     && o.size.is_none_or(|s| s.0 == o.block_size())
             })
     }

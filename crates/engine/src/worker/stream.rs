@@ -85,7 +85,8 @@ impl<'a> Worker<'a> {
             Scope::Own => self.own_block(i),
             Scope::Shared => {
                 let wrap = spec.wrap.unwrap_or(false);
-                let flen = file_len(self.table, kind, 0);
+                // With an extent, each file's first `extent` bytes (sysbench's file size).
+                let flen = spec.extent.map_or_else(|| file_len(self.table, kind, 0), |e| e.0);
                 let per_file = flen.div_ceil(bs);
                 if per_file == 0 {
                     return Ok(Outcome::StreamEnded);

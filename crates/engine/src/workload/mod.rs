@@ -1075,6 +1075,15 @@ pub struct OpSpec {
     /// It never ends: a quota of operations stops it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub stride: Option<u64>,
+    /// read and write of one block at a random offset, and seqread, seqwrite and rewrite with a
+    /// shared scope: only each file's first `extent` bytes, the files taken as laid end to end,
+    /// as sysbench lays out its test files (`--file-total-size` ÷ `--file-num` each, which need
+    /// not be a whole number of blocks). A random offset is drawn over the whole and aligned to
+    /// `align` there, then falls in the file and at the offset it lands on (so that in every file
+    /// but the first it may be off the block boundaries); a transfer stops at its file's extent,
+    /// and a shared stream walks each file's extent, its last transfer cut short there.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub extent: Option<Bytes>,
     /// stat, delete, open_close: which file is next, a random one (the default) or the files in
     /// the order they were made (see [`Order`]).
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -1141,6 +1150,7 @@ impl OpSpec {
             scope: None,
             wrap: None,
             reverse: None,
+            extent: None,
             order: None,
             ffsb_calls: false,
             buffered_create: false,

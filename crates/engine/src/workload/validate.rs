@@ -699,6 +699,27 @@ fn check_op(op: &OpSpec, fs: &Fileset, g: &Group) -> Result<(), (&'static str, S
             return Err(("stride", "stride must be at least 1 block".into()));
         }
     }
+    if let Some(extent) = op.extent {
+        let one_random_block = matches!(k, OpKind::Read | OpKind::Write)
+            && op.size.is_none_or(|s| s.0 == op.block_size())
+            && op.scope.is_none()
+            && op.seeks.unwrap_or(1) == 1
+            && op.skip.is_none()
+            && op.from_start != Some(true)
+            && op.shuffle != Some(true);
+        let shared_stream = k.is_stream() && op.scope == Some(Scope::Shared);
+        if !(one_random_block || shared_stream) {
+            return Err((
+                "extent",
+                "`extent` applies to read and write of one block at a random offset, and to seqread, seqwrite \
+                 and rewrite with scope = \"shared\""
+                    .into(),
+            ));
+        }
+        if extent.0 == 0 {
+            return Err(("extent", "extent must be above 0".into()));
+        }
+    }
     if op.order.is_some() && !matches!(k, OpKind::Stat | OpKind::Delete | OpKind::OpenClose) {
         return Err((
             "order",

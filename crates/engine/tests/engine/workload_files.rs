@@ -133,6 +133,17 @@ fn stride_on_a_random_read_names_its_line() {
 }
 
 #[test]
+fn an_extent_on_a_read_of_several_blocks_names_its_line() {
+    refused_at(
+        19,
+        "extent = \"10k\"\nsize = \"8k\"",
+        10,
+        &["`extent` applies to read and write of one block at a random offset"],
+    );
+    refused_at(19, "extent = 0", 10, &["extent must be above 0"]);
+}
+
+#[test]
 fn a_fileset_dir_outside_the_run_directory_names_the_dir_line() {
     refused_at(10, "dir = \"../x\"", 7, &["../x", "run directory"]);
 }
