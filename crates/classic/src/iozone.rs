@@ -19,7 +19,8 @@
 //! | initial writers | `open(O_RDWR\|O_CREAT, 0640)`; R × `write()`; `-e`: `fsync`; `fsync`; `close` | the same calls; the file is made empty by the setup (`O_CREAT\|O_EXCL`, 0640, no sync after) and opened `O_RDWR` |
 //! | rewriters | `open(O_RDWR)`; R × `write()`; `-e`: `fsync`; `fsync`; `close` | the same |
 //! | readers, re-readers | `open(O_RDONLY)`; R × `read()`; `-e`: `fsync`; `fsync`; `close` | the same |
-//! | reverse readers | R × (`lseek(-2 records, SEEK_CUR)`; `read()`), one more `lseek` failing at the start of the file | R × (`lseek(SEEK_SET)`; `read()`) |
+//! | reverse readers | `lseek(-1 record, SEEK_END)`; R × (`read()`; `lseek(-2 records, SEEK_CUR)`), the last `lseek` failing (EINVAL) before the start of the file | the same (the engine's `reverse` on its `seek` engine), in throughput and automatic mode |
+//! | record rewrite (`-i 4`) | R × (`write()` of record 0; `lseek(0, SEEK_SET)`) | the same (the engine's `seek_back`) |
 //! | stride readers | R × (`read()`; `lseek`): record 0, then `-j` records on each time, and when that would reach the last record, again from record 1, 2, ... | the same records in the same order (the engine's `stride`), without the `lseek` after the last read |
 //! | random readers | `open(O_RDONLY)`; R × (`lseek`; `read()`), each record once in the order its Mersenne Twister, keyed with fixed words, shuffles them into (the same every time); `-e`: `fsync`; `fsync`; `close` | the same, in the same order (the engine's `shuffle`, `shuffle_order = "iozone"`) |
 //! | random writers | `open(O_RDWR\|O_CREAT, 0640)`; R × (`lseek`; `write()`), each record once in that order; `-e`: `fsync`; `fsync`; `close` | the same (opened `O_RDWR`) |

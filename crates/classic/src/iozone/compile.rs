@@ -273,9 +273,11 @@ fn ops_of(test: Test, p: &Params, records: u64) -> (Vec<OpSpec>, Option<u64>) {
         Test::Read | Test::Reread | Test::Pread | Test::Repread | Test::Fread | Test::Freread => {
             (vec![stream(OpKind::SeqRead)], None)
         }
+        // Record 0 written again and again, IOzone's write() then lseek(0).
         Test::RecordRewrite => (
             vec![OpSpec {
                 align: Some(Bytes(p.file_size)),
+                seek_back: true,
                 ..random(OpKind::Write)
             }],
             Some(records),

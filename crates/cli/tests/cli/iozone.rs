@@ -721,6 +721,141 @@ fn the_stride_read_walks_the_records_as_iozone_does() {
     assert_eq!(records, iozone);
 }
 
+/// The backward read (`-i 3`) makes IOzone 3.487's calls, seen under strace for the same
+/// options: `lseek(-1 record, SEEK_END)`, then each record read and `lseek(-2 records,
+/// SEEK_CUR)` back to the one before it, the last of which fails before the start of the file.
+/// One process reads backward twice, each time on a descriptor of its own; a throughput child
+/// once.
+#[test]
+#[ignore = "system tier: needs strace"]
+fn the_backward_read_seeks_as_iozone_does() {
+    let once = [
+        "lseek -16384 SEEK_END = 49152",
+        "read 16384 = 16384",
+        "lseek -32768 SEEK_CUR = 32768",
+        "read 16384 = 16384",
+        "lseek -32768 SEEK_CUR = 16384",
+        "read 16384 = 16384",
+        "lseek -32768 SEEK_CUR = 0",
+        "read 16384 = 16384",
+        "lseek -32768 SEEK_CUR = -1 EINVAL (Invalid argument)",
+    ];
+    for (args, file, passes) in [
+        (&["-s", "64k", "-r", "16k", "-i", "0", "-i", "3"][..], "iozone.tmp", 2),
+        (
+            &["-t", "1", "-s", "64k", "-r", "16k", "-i", "0", "-i", "3"][..],
+            "iozone.DUMMY.0",
+            1,
+        ),
+    ] {
+        let (_tmp, cwd) = strace_dir();
+        let args: Vec<&str> = std::iter::once("iozone").chain(args.iter().copied()).collect();
+        let calls = strace_fslab(
+            Some(&cwd),
+            &cwd.join("..").join("strace.log"),
+            "openat,read,lseek",
+            &args,
+        );
+        let ret = |c: &str| {
+            c.rsplit("= ")
+                .next()
+                .and_then(|r| r.split(' ').next()?.parse::<i64>().ok())
+        };
+        // The calls on each read-only descriptor of the file, by the process that opened it, in
+        // order, without the data.
+        let mut seen = Vec::new();
+        for (k, (pid, c)) in calls.iter().enumerate() {
+            if !c.contains(&format!("\"{file}\", O_RDONLY")) {
+                continue;
+            }
+            let on_fd = format!("({}, ", ret(c).expect("a descriptor"));
+            let mut pass = Vec::new();
+            let same = |(p, _): &&(String, String)| p == pid;
+            for (_, c) in calls[k + 1..]
+                .iter()
+                .filter(same)
+                .take_while(|(_, c)| !c.starts_with("openat("))
+            {
+                if !c.contains(&on_fd) {
+                    continue;
+                }
+                // strace pads the result (`lseek(3, ...)     = 0`); a read's data holds no `, `.
+                let (name, rest) = c.split_once('(').unwrap();
+                let result = c.rsplit_once("= ").unwrap().1.trim();
+                pass.push(match name {
+                    "lseek" => {
+                        let args: Vec<&str> = rest.split_once(')').unwrap().0.split(", ").collect();
+                        format!("lseek {} {} = {result}", args[1], args[2])
+                    }
+                    _ => {
+                        let count = rest.rsplit_once(", ").unwrap().1.split(')').next().unwrap();
+                        format!("{name} {count} = {result}")
+                    }
+                });
+            }
+            seen.push(pass);
+        }
+        assert_eq!(seen, vec![once.to_vec(); passes], "{args:?}");
+    }
+}
+
+/// The record rewrite (`-i 4`) writes record 0 again and again as IOzone 3.487's
+/// rewriterec_perf_test does, seen under strace for the same options: after the fsync before
+/// its clock, `write()` then `lseek(0, SEEK_SET)` per record, then its fsync and close.
+#[test]
+#[ignore = "system tier: needs strace"]
+fn the_record_rewrite_seeks_back_after_each_write_as_iozone_does() {
+    let (_tmp, cwd) = strace_dir();
+    let calls = strace_iozone(
+        &cwd,
+        "openat,write,lseek,fsync,close",
+        &["-s", "64k", "-r", "16k", "-i", "0", "-i", "4"],
+    );
+    let ret = |c: &str| {
+        c.rsplit("= ")
+            .next()
+            .and_then(|r| r.split(' ').next()?.parse::<i64>().ok())
+    };
+    let opened = calls
+        .iter()
+        .rposition(|c| c.contains("\"iozone.tmp\", O_"))
+        .expect("the record rewrite's open");
+    let fd = ret(&calls[opened]).expect("a descriptor");
+    let seen: Vec<String> = calls[opened + 1..]
+        .iter()
+        .filter(|c| c.contains(&format!("({fd}, ")) || c.contains(&format!("({fd})")))
+        .map(|c| {
+            let name = c.split('(').next().unwrap();
+            let result = c.rsplit_once("= ").unwrap().1.trim();
+            match name {
+                "lseek" => format!(
+                    "lseek {} = {result}",
+                    c.split(", ")
+                        .skip(1)
+                        .collect::<Vec<_>>()
+                        .join(" ")
+                        .split(')')
+                        .next()
+                        .unwrap()
+                ),
+                "write" => format!(
+                    "write {} = {result}",
+                    c.rsplit_once(", ").unwrap().1.split(')').next().unwrap()
+                ),
+                _ => format!("{name} = {result}"),
+            }
+        })
+        .take_while(|c| !c.starts_with("close"))
+        .collect();
+    let mut want = vec!["fsync = 0".to_string()];
+    for _ in 0..4 {
+        want.push("write 16384 = 16384".into());
+        want.push("lseek 0 SEEK_SET = 0".into());
+    }
+    want.push("fsync = 0".into());
+    assert_eq!(seen, want);
+}
+
 /// IOzone's single process seeks to its records in the order its children do (the same
 /// shuffle, made again for each test): the random reader's 64 lseeks, then the random writer's.
 #[test]

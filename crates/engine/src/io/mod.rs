@@ -444,6 +444,12 @@ pub(crate) fn seek_by(fd: BorrowedFd<'_>, gap: u64) -> rustix::io::Result<u64> {
     })
 }
 
+/// `lseek()` as `from` says (from the end of the file or from the position, back when its
+/// offset is negative): the new position.
+pub(crate) fn seek_from(fd: BorrowedFd<'_>, from: rustix::fs::SeekFrom) -> rustix::io::Result<u64> {
+    calls::time(Call::Lseek, || rustix::fs::seek(fd, from))
+}
+
 /// One block moved whole by one kind of call, for blocks that are not checked: `buf` at
 /// `offset` by `pread()`/`pwrite()`, or with `seek` by `read()`/`write()` at the descriptor's
 /// position (an `lseek()` first where the position is not `offset`). As [`each_call`], a short

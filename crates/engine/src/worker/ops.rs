@@ -15,6 +15,20 @@ use std::ffi::CStr;
 use std::io as stdio;
 use std::os::fd::BorrowedFd;
 
+/// How the `seek` engine moves a descriptor's position around a transfer (the others move
+/// none).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Seek {
+    /// An `lseek()` before the transfer only where the position is not at its start.
+    IfNeeded,
+    /// An `lseek()` before the transfer wherever the position is (a random offset's seek, as
+    /// IOzone's random children and FFSB make it).
+    Before,
+    /// Back to the transfer's start after it, so that a transfer there again needs none
+    /// (`OpSpec::seek_back`, IOzone's record rewrite).
+    Back,
+}
+
 impl<'a> Worker<'a> {
     pub(super) fn exec(&mut self, i: usize) -> stdio::Result<Outcome> {
         let spec = &self.group.ops[i];
@@ -125,21 +139,26 @@ impl<'a> Worker<'a> {
         }
     }
 
-    /// Moves the transfers in `self.io.xfers` on file `id`, then syncs if the op asks. `seek`:
-    /// the first transfer seeks even where the descriptor's position already is (as in
-    /// [`move_all`](Self::move_all)).
+    /// Moves the transfers in `self.io.xfers` on file `id`, then syncs if the op asks; `seek`
+    /// says how the `seek` engine moves the descriptor's position around them.
     pub(super) fn move_blocks(
         &mut self,
         id: u64,
         dir: Dir,
         sync: Option<SyncKind>,
-        seek: bool,
+        seek: Seek,
     ) -> stdio::Result<Moved> {
         let (moved, result) = self.with_file(id, dir, |backend, file, bufs, xfers| {
-            if seek {
+            if seek == Seek::Before {
                 file.forget_position();
             }
             let (moved, mut result) = backend.transfer(file, dir, xfers, bufs);
+            if let (Ok(()), Seek::Back) = (&result, seek) {
+                match crate::io::seek(file.fd(), xfers[0].offset) {
+                    Ok(pos) => file.pos = pos,
+                    Err(e) => result = Err(e.into()),
+                }
+            }
             if let (Ok(()), Some(kind)) = (&result, sync) {
                 result = backend.sync(file, kind);
             }
@@ -232,7 +251,9 @@ impl<'a> Worker<'a> {
             // transfer `Runs` would give, moved without its batches.
             self.io.xfers.clear();
             self.io.xfers.push(one_block(&mut self.rng, fsize, want, align));
-            let result = self.move_blocks(id, dir, spec.sync, true);
+            let back = spec.seek_back && self.group.engine == EngineKind::Seek;
+            let seek = if back { Seek::Back } else { Seek::Before };
+            let result = self.move_blocks(id, dir, spec.sync, seek);
             self.table.release(id, None);
             let moved = result.map_err(|e| self.annotate(id, spec.op.name(), e))?;
             return Ok(Outcome::Done {
@@ -288,7 +309,7 @@ impl<'a> Worker<'a> {
             offset,
             len: bs.min(extent - offset) as u32,
         });
-        let result = self.move_blocks(id, dir, spec.sync, true);
+        let result = self.move_blocks(id, dir, spec.sync, Seek::Before);
         self.table.release(id, None);
         let moved = result.map_err(|e| self.annotate(id, spec.op.name(), e))?;
         Ok(Outcome::Done {

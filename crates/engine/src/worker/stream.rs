@@ -1,11 +1,11 @@
 //! Streams: seqread, seqwrite and rewrite move one block per operation at a cursor, the
 //! thread's own over its own file, or one the whole group shares over the whole fileset.
 
-use super::ops::transactions;
+use super::ops::{transactions, Seek};
 use super::{Outcome, Worker};
 use crate::fileset::FileTable;
-use crate::io::{Dir, Xfer};
-use crate::workload::{Group, OpKind, OpSpec, Scope};
+use crate::io::{seek_from, Dir, Xfer};
+use crate::workload::{EngineKind, Group, OpKind, OpSpec, Scope};
 use std::io as stdio;
 use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
 
@@ -124,6 +124,9 @@ impl<'a> Worker<'a> {
             last,
         } = block;
         let dir = if kind == OpKind::SeqRead { Dir::Read } else { Dir::Write };
+        if spec.reverse == Some(true) && self.group.engine == EngineKind::Seek {
+            return self.backward_block(i, block);
+        }
         self.io.xfers.clear();
         self.io.xfers.push(Xfer {
             offset,
@@ -131,12 +134,52 @@ impl<'a> Worker<'a> {
         });
         let sync = spec.sync.filter(|_| last || spec.sync_each == Some(true));
         let moved = self
-            .move_blocks(file, dir, sync, false)
+            .move_blocks(file, dir, sync, Seek::IfNeeded)
             .map_err(|e| self.annotate(file, kind.name(), e))?;
         self.after_block(i, dir, file, offset, moved.bytes);
         Ok(Outcome::Done {
             bytes: moved.bytes,
             transactions: transactions(dir, &moved, &self.io.xfers, bs),
+        })
+    }
+
+    /// A block of a backward read (`reverse`) on the `seek` engine, with the calls of IOzone
+    /// 3.487's backward readers (`revread_perf_test`, `thread_reverse_read_test`): before the
+    /// file's last block `lseek(-bs, SEEK_END)`, then after every block `read()` leaves the
+    /// position at its end, `lseek(-2 bs, SEEK_CUR)` to the block before it. After block 0 that
+    /// seek would go before the start of the file and fails (EINVAL), as IOzone's does; IOzone
+    /// does not look, and neither does this.
+    fn backward_block(&mut self, i: usize, block: Block) -> stdio::Result<Outcome> {
+        use rustix::fs::SeekFrom;
+        let spec: &OpSpec = &self.group.ops[i];
+        let bs = spec.block_size();
+        let Block { file, offset, len, .. } = block;
+        let first = offset + len >= file_len(self.table, spec.op, file);
+        self.io.xfers.clear();
+        self.io.xfers.push(Xfer {
+            offset,
+            len: len as u32,
+        });
+        let result = self.with_file(file, Dir::Read, |backend, f, bufs, xfers| {
+            if first {
+                f.pos = seek_from(f.fd(), SeekFrom::End(-(len as i64)))?;
+            }
+            let (moved, result) = backend.transfer(f, Dir::Read, xfers, bufs);
+            result?;
+            match seek_from(f.fd(), SeekFrom::Current(-2 * bs as i64)) {
+                Ok(pos) => f.pos = pos,
+                Err(rustix::io::Errno::INVAL) => {}
+                Err(e) => return Err(e.into()),
+            }
+            Ok::<_, stdio::Error>(moved)
+        });
+        let moved = result
+            .and_then(|r| r)
+            .map_err(|e| self.annotate(file, spec.op.name(), e))?;
+        self.after_block(i, Dir::Read, file, offset, moved.bytes);
+        Ok(Outcome::Done {
+            bytes: moved.bytes,
+            transactions: transactions(Dir::Read, &moved, &self.io.xfers, bs),
         })
     }
 

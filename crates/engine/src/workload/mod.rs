@@ -1099,6 +1099,14 @@ pub struct OpSpec {
     #[serde(skip)]
     #[schemars(skip)]
     pub ffsb_calls: bool,
+    /// read and write of one block on the `seek` engine: instead of an `lseek()` to the
+    /// block before the transfer, one back to its start after it, so that a block there again
+    /// needs none, as IOzone 3.487's record rewrite (`rewriterec_perf_test`) writes record 0
+    /// again and again: `write()`, `lseek(0, SEEK_SET)` (set by the IOzone front-end; not part
+    /// of a workload file).
+    #[serde(skip)]
+    #[schemars(skip)]
+    pub seek_back: bool,
     /// create: open without `O_DIRECT` even in a `direct` group, as FFSB 5.2.1's
     /// `fhopencreate()` does (set by the FFSB front-end; not part of a workload file).
     #[serde(skip)]
@@ -1153,6 +1161,7 @@ impl OpSpec {
             extent: None,
             order: None,
             ffsb_calls: false,
+            seek_back: false,
             buffered_create: false,
         }
     }
