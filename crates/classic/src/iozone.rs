@@ -16,7 +16,7 @@
 //!
 //! | sub-test | IOzone 3.487 | fslab |
 //! |---|---|---|
-//! | initial writers | `open(O_RDWR\|O_CREAT, 0640)`; R × `write()`; `-e`: `fsync`; `fsync`; `close` | the same calls; the file is made empty by the setup (`O_CREAT\|O_EXCL`, 0640, no sync after) and opened `O_RDWR` |
+//! | initial writers | `open(O_RDWR\|O_CREAT, 0640)`; R × `write()`; `-e`: `fsync`; `fsync`; `close` | the same: each child makes its own file as it opens it, before the parent lets it go (the setup leaves it to them, `SetupCalls::Iozone`) |
 //! | rewriters | `open(O_RDWR)`; R × `write()`; `-e`: `fsync`; `fsync`; `close` | the same |
 //! | readers, re-readers | `open(O_RDONLY)`; R × `read()`; `-e`: `fsync`; `fsync`; `close` | the same |
 //! | reverse readers | `lseek(-1 record, SEEK_END)`; R × (`read()`; `lseek(-2 records, SEEK_CUR)`), the last `lseek` failing (EINVAL) before the start of the file | the same (the engine's `reverse` on its `seek` engine), in throughput and automatic mode |
@@ -63,8 +63,9 @@
 //!
 //! # Where fslab deliberately differs
 //!
-//! - Files are made by the setup, untimed, beside a hidden `.fslab-fileset` marker that lets a
-//!   later run clear them safely; without `-F` they are `iozone.DUMMY.<n>` (automatic mode's
+//! - Files are made untimed, by the setup or (throughput mode's writers that start from empty
+//!   files) by the children as they open them, beside a hidden `.fslab-fileset` marker that the
+//!   setup writes first and that lets a later run clear them safely; without `-F` they are `iozone.DUMMY.<n>` (automatic mode's
 //!   `iozone.tmp`) in the run directory (`--dir`, by default the current directory), mode 0640,
 //!   as IOzone's. Opens add `O_NOFOLLOW|O_CLOEXEC` and are relative to the run directory.
 //!   Each sub-test's run, outside the timing, also opens the run directory and the fileset's

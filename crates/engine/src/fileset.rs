@@ -384,7 +384,7 @@ impl FileTable {
         };
         let mut bytes = 0;
         if !reused {
-            if let Some(l) = layout {
+            if let Some(l) = layout.filter(|_| !spec.made_by_workers()) {
                 l.planned_files.fetch_add(nfiles, Relaxed);
                 if spec.prealloc {
                     l.planned_bytes.fetch_add(sizes.iter().sum(), Relaxed);
@@ -398,6 +398,8 @@ impl FileTable {
             let made = Mutex::new(Vec::new());
             let in_order = InOrder::of(spec.setup_calls);
             let written = match &in_order {
+                // The workers make them as they open them.
+                _ if spec.made_by_workers() => Ok(0),
                 None => write_files(file_dirs, spec, &sizes, layout, &made),
                 Some(how) => write_files_in_order(file_dirs, spec, &sizes, how, layout, &made),
             };

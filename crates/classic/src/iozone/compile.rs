@@ -30,9 +30,9 @@
 //!   before close.
 //!
 //! Every throughput sub-test stops all children when the first one finishes (`stonewall`) unless
-//! `-x`; the files are created by the setup (empty, untimed, mode 0640) for the initial writers
-//! and kept (`reuse`) by the sub-tests after them, which write them untimed only when they are
-//! missing or have the wrong size.
+//! `-x`; the initial writers make their files as they open them (throughput mode; one process's
+//! is made by the setup, after IOzone's sanity check), mode 0640, and the sub-tests after them
+//! keep them (`reuse`), writing them untimed only when they are missing or have the wrong size.
 
 use super::layout::{Layout, Place};
 use super::subtest::{Mix, Test};
@@ -97,7 +97,8 @@ pub fn workload(test: Test, p: &Params, layout: &Layout, name: &str) -> Workload
                 reuse: !first || (test == Test::Write && p.throughput),
                 // IOzone's open(O_CREAT, 0640).
                 mode: Some(0o640),
-                // One process makes its file after the sanity check of write_perf_test().
+                // Throughput mode's children make the files that start empty as they open them;
+                // one process makes its file after the sanity check of write_perf_test().
                 setup_calls: if p.throughput {
                     SetupCalls::Iozone
                 } else {

@@ -1023,14 +1023,19 @@ fn each_sub_test_makes_iozones_calls_per_record() {
     // After each sub-test, and once more at the end; the setup does not sync.
     assert_eq!(n("sync"), 6 + 1, "{calls:?}");
     assert_eq!(n("syncfs"), 0, "{calls:?}");
-    // The setup makes the files (fslab's deliberate difference: IOzone's writers open them
-    // O_CREAT); then each child opens its own file once per sub-test, read-only to read,
-    // read-write to write, by its name in the run directory.
-    let (made, opened): (Vec<_>, Vec<_>) = opens.iter().partition(|o| o.contains("O_EXCL"));
+    // Each child opens its own file once per sub-test, by its name in the run directory: the
+    // initial writers make theirs as they open them, O_RDWR|O_CREAT, 0640, as IOzone's do;
+    // later, read-only to read, read-write to write.
+    let (made, opened): (Vec<_>, Vec<_>) = opens.iter().partition(|o| o.contains("O_CREAT"));
     assert_eq!(made.len(), 2, "{opens:#?}");
-    assert!(made.iter().all(|o| o.contains(", 0640")), "{made:#?}");
-    assert_eq!(opened.len(), 2 * 6, "{opens:#?}");
+    assert!(
+        made.iter()
+            .all(|o| o.contains("O_RDWR|O_CREAT") && o.contains(", 0640") && !o.contains("O_EXCL")),
+        "{made:#?}"
+    );
+    assert_eq!(opened.len(), 2 * 5, "{opens:#?}");
     assert_eq!(opened.iter().filter(|o| o.contains("O_RDONLY")).count(), 2 * 3);
+    assert!(made.iter().all(|o| !o.contains('/')), "{made:#?}");
     assert!(opened.iter().all(|o| !o.contains('/')), "{opened:#?}");
     // The files are IOzone's: iozone.DUMMY.N in the current directory, mode 0640, holding its
     // data: 8 bytes of `m` at the start of every 4 KiB, zeros elsewhere, as the random writers
@@ -1247,9 +1252,55 @@ fn children_forked_after_the_prepage_write_its_pattern_as_iozones_do() {
     }
 }
 
+/// IOzone 3.487's children make their own files, all at once: each initial writer opens its
+/// file `O_RDWR|O_CREAT, 0640` before the parent lets it go, and the parent makes none. So do
+/// fslab's: the setup leaves the files to them.
+#[test]
+#[ignore = "system tier: needs strace"]
+fn throughput_children_make_their_own_files_as_iozone_does() {
+    let (_tmp, cwd) = strace_dir();
+    let args = [
+        "iozone", "-i", "0", "-t", "3", "-s", "64k", "-r", "16k", "-x", "-w", "--pause", "0",
+    ];
+    let calls = strace_fslab(
+        Some(&cwd),
+        &cwd.join("..").join("strace.log"),
+        "openat,creat,mknodat",
+        &args,
+    );
+    let parent = &calls.first().expect("a call").0;
+    let on_files: Vec<&(String, String)> = calls.iter().filter(|(_, c)| c.contains("\"iozone.DUMMY.")).collect();
+    // The initial writers' opens, then the rewriters'.
+    assert_eq!(
+        on_files.len(),
+        6,
+        "one open per child and sub-test, no other: {on_files:#?}"
+    );
+    let (made, rewritten) = on_files.split_at(3);
+    assert!(rewritten.iter().all(|(_, c)| !c.contains("O_CREAT")), "{rewritten:#?}");
+    let mut makers = std::collections::BTreeSet::new();
+    for (pid, c) in made {
+        assert!(
+            c.contains("O_RDWR|O_CREAT") && c.contains(", 0640") && !c.contains("O_EXCL") && !c.contains("O_TRUNC"),
+            "{c}"
+        );
+        assert_ne!(pid, parent, "made by the parent: {c}");
+        makers.insert(pid);
+    }
+    assert_eq!(makers.len(), 3, "each child makes its own: {made:#?}");
+    for n in 0..3 {
+        let meta = std::fs::metadata(cwd.join(format!("iozone.DUMMY.{n}"))).unwrap();
+        assert_eq!(meta.len(), 64 * 1024);
+        assert_eq!(
+            std::os::unix::fs::PermissionsExt::mode(&meta.permissions()) & 0o777,
+            0o640 & !umask()
+        );
+    }
+}
+
 /// IOzone 3.487's initial writers open their files `O_RDWR|O_CREAT`, no `O_TRUNC`: run again
 /// where `-w` left the files, they write over them. fslab keeps the files its marker names and
-/// writes over them too: no unlink, no create, no truncate.
+/// writes over them too: the same opens, and no unlink, no new file, no truncate.
 #[test]
 #[ignore = "system tier: needs strace"]
 fn initial_writers_write_over_the_files_a_w_run_left() {
@@ -1266,10 +1317,11 @@ fn initial_writers_write_over_the_files_a_w_run_left() {
     let before = [ino(0), ino(1)];
     let calls = strace_iozone(&cwd, "openat,unlink,unlinkat,ftruncate,truncate", &args);
     let on_files: Vec<&String> = calls.iter().filter(|c| c.contains("iozone.DUMMY.")).collect();
+    assert_eq!(on_files.len(), 2, "{on_files:#?}");
     assert!(
         on_files
             .iter()
-            .all(|c| !c.starts_with("unlink") && !c.contains("O_CREAT") && !c.contains("O_TRUNC")),
+            .all(|c| c.contains("O_RDWR|O_CREAT") && !c.contains("O_EXCL") && !c.contains("O_TRUNC")),
         "{on_files:#?}"
     );
     assert!(calls.iter().all(|c| !c.contains("truncate(")), "{calls:#?}");

@@ -56,9 +56,13 @@ impl<'a> Worker<'a> {
         Annotated::wrap(e, what, self.table.describe(id))
     }
 
-    pub(super) fn open(&self, id: u64, flags: OFlags) -> stdio::Result<OpenFile> {
+    pub(super) fn open(&self, id: u64, mut flags: OFlags) -> stdio::Result<OpenFile> {
         let mut b: NameBuf = [0; 64];
         let name = self.table.name(id, &mut b);
+        if self.table.spec.made_by_workers() {
+            // The setup left the file to the worker, which makes it as IOzone's child does.
+            flags |= OFlags::CREATE;
+        }
         let mode = Mode::from_raw_mode(self.table.spec.file_mode());
         let ident = self.ident(id);
         calls::time(Call::Open, || {

@@ -254,8 +254,12 @@ pub enum SetupCalls {
     /// `sync`: then one `sync()`, as FFSB calls it once its setup is done, also when the files
     /// were kept (`reuse`); aging's ten starting files get none.
     Ffsb { sync: bool },
-    /// IOzone's: as `Parallel`, with no sync after. IOzone calls `sync()` before each of its
-    /// measurements, and its front-end makes those calls.
+    /// IOzone's throughput mode: as `Parallel`, with no sync after (IOzone calls `sync()` before
+    /// each of its measurements, and its front-end makes those calls); but files that start
+    /// empty (no `prealloc`) are not made by the setup: each worker makes its own as it first
+    /// opens it, with `O_CREAT` and the fileset's mode, as IOzone's children create theirs
+    /// (`open(O_RDWR|O_CREAT, 0640)`), all at once. The setup clears what an earlier run left
+    /// and writes the marker, so that the names are free and the files fslab's.
     Iozone,
     /// IOzone's single-process and automatic modes (`write_perf_test()`): one file at a time,
     /// in order, each first made and removed by IOzone's sanity check (`open(O_CREAT|O_WRONLY)`
@@ -267,6 +271,11 @@ pub enum SetupCalls {
 }
 
 impl Fileset {
+    /// The workers make the files as they open them, not the setup (see [`SetupCalls::Iozone`]).
+    pub fn made_by_workers(&self) -> bool {
+        self.setup_calls == SetupCalls::Iozone && !self.prealloc
+    }
+
     /// A fileset of no files yet, with every other setting at its default.
     pub fn new(name: &str) -> Fileset {
         Fileset {
