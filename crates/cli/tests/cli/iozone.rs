@@ -677,6 +677,13 @@ fn automatic_calls(close_fsync: bool) -> Vec<String> {
     .collect()
 }
 
+/// What a traced call returned, as a number (`-1` for a failure, whose errno follows it).
+fn returned(call: &str) -> Option<i64> {
+    call.rsplit("= ")
+        .next()
+        .and_then(|r| r.split(' ').next()?.trim().parse().ok())
+}
+
 /// The stride read (`-i 5`) walks the file as IOzone 3.487's read_stride_perf_test does: record
 /// 0, then `-j` records on each time, starting again one record further in when the next
 /// would reach the last record. The records below are what IOzone read under strace for these
@@ -691,17 +698,16 @@ fn the_stride_read_walks_the_records_as_iozone_does() {
         &["-s", "256k", "-r", "4k", "-i", "0", "-i", "5", "-j", "4"],
     );
     // The records the stride reader's descriptor (the last read-only open of the file) reads.
-    let ret = |c: &str| c.rsplit("= ").next().and_then(|r| r.trim().parse::<i64>().ok());
     let opened = calls
         .iter()
         .rposition(|c| c.contains("\"iozone.tmp\", O_RDONLY"))
         .expect("the stride reader's open");
-    let fd = ret(&calls[opened]).expect("a descriptor");
+    let fd = returned(&calls[opened]).expect("a descriptor");
     let on_fd = format!("({fd}, ");
     let mut pos = 0;
     let mut records = Vec::new();
     for c in calls[opened + 1..].iter().filter(|c| c.contains(&on_fd)) {
-        match (c.split('(').next(), ret(c)) {
+        match (c.split('(').next(), returned(c)) {
             (Some("lseek"), Some(to)) => pos = to,
             (Some("read"), Some(n)) if n > 0 => {
                 records.push(pos / 4096);
@@ -756,11 +762,6 @@ fn the_backward_read_seeks_as_iozone_does() {
             "openat,read,lseek",
             &args,
         );
-        let ret = |c: &str| {
-            c.rsplit("= ")
-                .next()
-                .and_then(|r| r.split(' ').next()?.parse::<i64>().ok())
-        };
         // The calls on each read-only descriptor of the file, by the process that opened it, in
         // order, without the data.
         let mut seen = Vec::new();
@@ -768,7 +769,7 @@ fn the_backward_read_seeks_as_iozone_does() {
             if !c.contains(&format!("\"{file}\", O_RDONLY")) {
                 continue;
             }
-            let on_fd = format!("({}, ", ret(c).expect("a descriptor"));
+            let on_fd = format!("({}, ", returned(c).expect("a descriptor"));
             let mut pass = Vec::new();
             let same = |(p, _): &&(String, String)| p == pid;
             for (_, c) in calls[k + 1..]
@@ -811,16 +812,11 @@ fn the_record_rewrite_seeks_back_after_each_write_as_iozone_does() {
         "openat,write,lseek,fsync,close",
         &["-s", "64k", "-r", "16k", "-i", "0", "-i", "4"],
     );
-    let ret = |c: &str| {
-        c.rsplit("= ")
-            .next()
-            .and_then(|r| r.split(' ').next()?.parse::<i64>().ok())
-    };
     let opened = calls
         .iter()
         .rposition(|c| c.contains("\"iozone.tmp\", O_"))
         .expect("the record rewrite's open");
-    let fd = ret(&calls[opened]).expect("a descriptor");
+    let fd = returned(&calls[opened]).expect("a descriptor");
     let seen: Vec<String> = calls[opened + 1..]
         .iter()
         .filter(|c| c.contains(&format!("({fd}, ")) || c.contains(&format!("({fd})")))
