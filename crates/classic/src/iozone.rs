@@ -65,9 +65,9 @@
 //!
 //! - Files are made untimed, by the setup or (throughput mode's writers that start from empty
 //!   files) by the children as they open them, beside a hidden `.fslab-fileset` marker that the
-//!   setup writes first and that lets a later run clear them safely; without `-F` they are `iozone.DUMMY.<n>` (automatic mode's
-//!   `iozone.tmp`) in the run directory (`--dir`, by default the current directory), mode 0640,
-//!   as IOzone's. Opens add `O_NOFOLLOW|O_CLOEXEC` and are relative to the run directory.
+//!   setup writes first and that lets a later run clear them safely; without `-F` they are
+//!   `iozone.DUMMY.<n>` (automatic mode's `iozone.tmp`) in the run directory (`--dir`, by
+//!   default the current directory), mode 0640, as IOzone's. Opens add `O_NOFOLLOW|O_CLOEXEC` and are relative to the run directory.
 //!   Each sub-test's run, outside the timing, also opens the run directory and the fileset's
 //!   directory (two `openat2`), reads the marker (an open and one read) and stats each file, to
 //!   keep the files of the sub-test before. Automatic mode's runs leave out the machine's CPU
