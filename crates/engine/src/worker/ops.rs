@@ -253,17 +253,8 @@ impl<'a> Worker<'a> {
         if blocks == 1 && !shuffle && !spec.ffsb_calls && !from_start {
             // One block at a random offset, the commonest operation (fio's, sysbench's): the
             // transfer `Runs` would give, moved without its batches.
-            self.io.xfers.clear();
-            self.io.xfers.push(one_block(&mut self.rng, fsize, want, align));
-            let back = spec.seek_back && self.group.engine == EngineKind::Seek;
-            let seek = if back { Seek::Back } else { Seek::Before };
-            let result = self.move_blocks(id, dir, spec.sync, seek);
-            self.table.release(id, None);
-            let moved = result.map_err(|e| self.annotate(id, spec.op.name(), e))?;
-            return Ok(Outcome::Done {
-                bytes: moved.bytes,
-                transactions: transactions(dir, &moved, &self.io.xfers, bs),
-            });
+            let xfer = one_block(&mut self.rng, fsize, want, align);
+            return self.one_transfer(i, id, xfer);
         }
         let seeks = spec.seeks.unwrap_or(1).max(1) as u64;
         let mut runs = Runs {
@@ -302,23 +293,31 @@ impl<'a> Worker<'a> {
     /// in, as sysbench 1.0.20 draws its random requests (`file_get_rand_req()`).
     fn end_to_end(&mut self, i: usize, extent: u64) -> stdio::Result<Outcome> {
         let spec = &self.group.ops[i];
-        let dir = if spec.op == OpKind::Read { Dir::Read } else { Dir::Write };
         let bs = spec.block_size();
         let align = spec.align.map_or(bs, |a| a.0).max(1);
         let at = self.rng.random_range(0..extent.saturating_mul(self.table.static_len()));
         let at = at - at % align;
         let (id, offset) = (at / extent, at % extent);
+        let len = bs.min(extent - offset) as u32;
+        self.one_transfer(i, id, Xfer { offset, len })
+    }
+
+    /// Entry `i` of the mix (a read or write) as the one transfer `xfer` on file `id`, which
+    /// the operation picked: moved (with the `seek` engine's lseek before it, or with
+    /// `seek_back` after it), the file released.
+    fn one_transfer(&mut self, i: usize, id: u64, xfer: Xfer) -> stdio::Result<Outcome> {
+        let spec = &self.group.ops[i];
+        let dir = if spec.op == OpKind::Read { Dir::Read } else { Dir::Write };
         self.io.xfers.clear();
-        self.io.xfers.push(Xfer {
-            offset,
-            len: bs.min(extent - offset) as u32,
-        });
-        let result = self.move_blocks(id, dir, spec.sync, Seek::Before);
+        self.io.xfers.push(xfer);
+        let back = spec.seek_back && self.group.engine == EngineKind::Seek;
+        let seek = if back { Seek::Back } else { Seek::Before };
+        let result = self.move_blocks(id, dir, spec.sync, seek);
         self.table.release(id, None);
         let moved = result.map_err(|e| self.annotate(id, spec.op.name(), e))?;
         Ok(Outcome::Done {
             bytes: moved.bytes,
-            transactions: transactions(dir, &moved, &self.io.xfers, bs),
+            transactions: transactions(dir, &moved, &self.io.xfers, spec.block_size()),
         })
     }
 
