@@ -1,5 +1,6 @@
 //! The test files, `test_file.N` in `--dir` itself: `prepare` writes them (the engine's untimed
-//! fileset setup), `run` checks that they are there at the right size before it starts,
+//! fileset setup), `run` checks that they are there, at least as long as sysbench needs them,
+//! before it starts,
 //! `cleanup` removes them. Anything else in the directory is left alone: the engine removes only
 //! the `test_file.N` it made there itself (its marker file says which).
 
@@ -8,14 +9,32 @@ use super::options::Options;
 use super::Error;
 use fslab_engine::confine::RunDir;
 use fslab_engine::fileset::{self, FileTable, SetupReport};
-use fslab_engine::workload::{Data, Fileset};
+use fslab_engine::workload::{Data, Fileset, SizeDist};
+use fslab_engine::Bytes;
 use std::path::Path;
 
 /// The engine's mark on a directory it made.
 const MARKER: &str = ".fslab-fileset";
 
-/// Writes the files (keeping them when a set of the same number and size is already there,
-/// whatever they hold, as sysbench does: `--validate` or not).
+/// A set of test files fslab made, as a run keeps it: each file's size (all the same, at least
+/// sysbench's file size) and what they were written with.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Kept {
+    pub size: u64,
+    pub data: Data,
+}
+
+impl Kept {
+    /// The fileset that keeps these files as they are.
+    pub fn apply(self, spec: &mut Fileset) {
+        spec.size = SizeDist::Fixed(Bytes(self.size));
+        spec.data = self.data;
+    }
+}
+
+/// Writes the files; a set fslab made whose files are all at least sysbench's file size is kept
+/// as it is, whatever it holds (`--validate` or not), as sysbench reuses a file at least that
+/// long ("Reusing existing file").
 pub fn prepare(dir: &Path, o: &Options) -> Result<SetupReport, Error> {
     let run = RunDir::open(dir)?;
     let mut spec = Fileset {
@@ -23,51 +42,67 @@ pub fn prepare(dir: &Path, o: &Options) -> Result<SetupReport, Error> {
         reuse: true,
         ..fileset(o)
     };
-    // Files of the right number and size are kept with the data they hold; others are written
-    // again with what these options ask for.
-    if let Some(data) = prepared(dir, o).ok().and_then(|()| fileset::marked_data(&run, &spec)) {
-        spec.data = data;
+    if let Ok(size) = prepared(dir, o) {
+        if let Some(data) = fileset::marked_data(&run, &spec) {
+            Kept { size, data }.apply(&mut spec);
+        }
     }
     let (_table, report) = FileTable::setup(&run, &spec, false, false, o.rand_seed)?;
     Ok(report)
 }
 
-/// Checks that `prepare` made the files `run` needs: every `test_file.N` there, at the size
-/// these options give, and no more of them; and says what they were written with (zeros,
-/// checked blocks, or with no data said what a seqwr run wrote), for the run to keep them as
-/// they are. seqwr makes its own files and needs none.
-pub fn check(dir: &Path, o: &Options) -> Result<Option<Data>, Error> {
+/// Checks that `prepare` (or a seqwr run) made the files `run` needs: every `test_file.N` there,
+/// all of one size and at least the size these options give, and no more of them; and says
+/// their size and what they were written with (zeros, checked blocks, or with no data said what
+/// a seqwr run wrote), for the run to keep them as they are. seqwr makes its own files and needs
+/// none.
+pub fn check(dir: &Path, o: &Options) -> Result<Option<Kept>, Error> {
     if o.test_mode == Some(super::TestMode::SeqWr) {
         return Ok(None);
     }
-    prepared(dir, o)?;
+    let size = prepared(dir, o)?;
     // Prepared with zeros or checked blocks; or, with no data said, made by a seqwr run,
     // whose blocks are checked if it ran with --validate.
     let data = fileset::marked_data(&RunDir::open(dir)?, &super::fileset(o)).unwrap_or(Data::Zeros);
-    Ok(Some(data))
+    Ok(Some(Kept { size, data }))
 }
 
-/// Every `test_file.N` of these options in `dir`, at its size, no more of them, and fslab's
-/// marker beside them; else what is wrong, and how to put it right.
-fn prepared(dir: &Path, o: &Options) -> Result<(), Error> {
+/// Every `test_file.N` of these options in `dir`, all of one size and at least sysbench's file
+/// size, no more of them, and fslab's marker beside them: their size; else what is wrong, and how
+/// to put it right. sysbench takes files of any size at least that long (it checks each with
+/// `fstat()`); fslab keeps only a set it made, and its files are of one size: whole blocks
+/// (prepare) or exactly the file size (seqwr).
+fn prepared(dir: &Path, o: &Options) -> Result<u64, Error> {
     let again = format!(
         "run `fslab sysbench fileio --file-num={} --file-total-size={} prepare` first (with the same --dir)",
         o.file_num,
         fslab_engine::Bytes(o.total_size)
     );
-    let want = o.file_size_on_disk();
+    let least = o.file_size();
+    let mut size = None;
     for id in 0..o.file_num {
         let path = dir.join(format!("test_file.{id}"));
         match std::fs::symlink_metadata(&path) {
-            Ok(m) if m.is_file() && m.len() == want => {}
-            Ok(m) if m.is_file() => {
+            Ok(m) if m.is_file() && m.len() < least => {
                 return Err(Error::NotPrepared(format!(
-                    "size of file '{}' is {} bytes, but {want} are expected: the files were prepared with other \
-                     --file-num or --file-total-size values; {again}",
+                    "size of file '{}' is {} bytes, but at least {least} are expected: the files were prepared \
+                     with other --file-num or --file-total-size values; {again}",
                     path.display(),
                     m.len()
                 )))
             }
+            Ok(m) if m.is_file() => match size {
+                None => size = Some(m.len()),
+                Some(first) if first == m.len() => {}
+                Some(first) => {
+                    return Err(Error::NotPrepared(format!(
+                        "size of file '{}' is {} bytes where test_file.0 is {first}: fslab keeps only a set of \
+                         test files of one size, as it makes them; {again}",
+                        path.display(),
+                        m.len()
+                    )))
+                }
+            },
             Ok(_) => {
                 return Err(Error::NotPrepared(format!(
                     "'{}' is not a regular file; {again}",
@@ -105,7 +140,7 @@ fn prepared(dir: &Path, o: &Options) -> Result<(), Error> {
             dir.display()
         )));
     }
-    Ok(())
+    Ok(size.unwrap_or(least))
 }
 
 /// Removes the test files fslab made (and nothing else); nothing to do when there are none.

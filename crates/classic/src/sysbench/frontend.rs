@@ -145,10 +145,11 @@ impl FrontEnd for Sysbench {
                 outcome.figures = Some(serde_json::json!({ "command": "cleanup", "removed": FILESET }));
             }
             Command::Run => {
-                // The run keeps the prepared files with the data they hold, --validate or not.
-                if let Some(data) = files::check(&mine, o).map_err(failure)? {
-                    self.workload.filesets[0].data = data;
-                    if o.validate && data == Data::Zeros && o.mode().reads() {
+                // The run keeps the prepared files as they are, with the data they hold,
+                // --validate or not.
+                if let Some(kept) = files::check(&mine, o).map_err(failure)? {
+                    kept.apply(&mut self.workload.filesets[0]);
+                    if o.validate && kept.data == Data::Zeros && o.mode().reads() {
                         ctx.note(
                             "the test files were prepared without --validate: their blocks carry no checksums, so the \
                              first read fails, as sysbench's does (prepare keeps files of the right size: run cleanup, \

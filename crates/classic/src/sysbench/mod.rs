@@ -37,7 +37,7 @@
 //! sysbench's `file_fill_buffer` lays it out; each block read is checked, and the first
 //! mismatch stops the run with sysbench's `FATAL:` lines and no report (exit 1). Blocks two
 //! threads would move at once wait for each other (sysbench draws another block). Prepare and
-//! run keep the files they find at the right size with the data their marker says they hold,
+//! run keep the files they find (see below) with the data their marker says they hold,
 //! as sysbench keeps them: a checked read of files prepared without `--validate` fails at its
 //! first block, in both (fslab adds a note saying why).
 //!
@@ -54,12 +54,14 @@
 //! (`Unknown extra flags value`: it takes the list as a bit mask, and any value above direct's
 //! is unknown to it).
 //!
-//! Deliberate differences: prepare does not extend or reuse a shorter file it did not make (it
-//! refuses files without its marker), and it writes files it finds at another size again from
-//! scratch where sysbench extends them. `--validate` with blocks under 12 bytes is refused
-//! (sysbench writes past its buffer), and so are merged sequential reads with it (sysbench
-//! checks each merged request as one block and fails). With
-//! `--file-io-mode=async` fslab checks each block once its read has completed; sysbench 1.0.20
+//! prepare and run keep a set of test files fslab made (prepare's, or a seqwr run's) when every
+//! file is at least sysbench's file size, as sysbench keeps any file at least that long, and use
+//! only that first part of each. Deliberate differences: files without fslab's marker are
+//! refused, not used; files of different sizes are refused by run, and prepare writes them, or a
+//! set with a file too short, again from scratch where sysbench extends each short file.
+//! `--validate` with blocks under 12 bytes is refused (sysbench writes past its buffer), and so
+//! are merged sequential reads with it (sysbench checks each merged request as one block and
+//! fails). With `--file-io-mode=async` fslab checks each block once its read has completed; sysbench 1.0.20
 //! checks the buffer as soon as the request is queued. When several threads meet bad blocks
 //! before the run stops, each prints its `FATAL:` lines, as in sysbench: the first thread's
 //! first, then the others' in thread order (sysbench's in the order they fail).
@@ -73,9 +75,6 @@
 //! total size) takes a descriptor past the end of its table; fslab draws over the files.
 //!
 //! Differences not made up yet:
-//! - seqwr leaves each file at sysbench's file size; when that is not a whole number of
-//!   blocks, a later `run` of another mode refuses the files (prepare writes whole blocks, and
-//!   fslab expects those), where sysbench takes any file at least that long.
 //! - Before it opens the files, fslab finds a prepared fileset through its marker
 //!   (`.fslab-fileset`) and a listing of the directory, with a stat of each file.
 

@@ -40,8 +40,11 @@ fn run(dir: &Path, args: &[&str]) -> (RunResult, report::Figures) {
     a.extend(["fileio", "run"]);
     let inv = parse(dir, &a);
     assert_eq!(inv.command, Command::Run);
-    files::check(&inv.dir, &inv.options).unwrap_or_else(|e| panic!("check: {e}"));
-    let w = sysbench::workload(&inv.options);
+    let kept = files::check(&inv.dir, &inv.options).unwrap_or_else(|e| panic!("check: {e}"));
+    let mut w = sysbench::workload(&inv.options);
+    if let Some(kept) = kept {
+        kept.apply(&mut w.filesets[0]);
+    }
     let opts = RunOptions {
         dir: inv.dir.clone(),
         ..RunOptions::default()
@@ -363,13 +366,70 @@ fn run_on_files_of_another_size_or_number_says_to_prepare() {
     check(&SMALL).expect("the prepared set");
     let e = check(&["--file-num=4", "--file-total-size=2M"]).unwrap_err();
     assert!(
-        e.contains("size of file") && e.contains("262144 bytes, but 524288"),
+        e.contains("size of file") && e.contains("262144 bytes, but at least 524288"),
         "{e}"
     );
     let e = check(&["--file-num=2", "--file-total-size=512k"]).unwrap_err();
     assert!(e.contains("holds 4 test files, not --file-num=2"), "{e}");
     let e = check(&["--file-num=8", "--file-total-size=2M"]).unwrap_err();
     assert!(e.contains("test_file.4"), "{e}");
+    // Files of two sizes: fslab made no such set.
+    std::fs::OpenOptions::new()
+        .append(true)
+        .open(d.path().join("test_file.2"))
+        .and_then(|mut f| std::io::Write::write_all(&mut f, b"more"))
+        .unwrap();
+    let e = check(&SMALL).unwrap_err();
+    assert!(
+        e.contains("test_file.2' is 262148 bytes where test_file.0 is 262144"),
+        "{e}"
+    );
+    assert!(e.contains("prepare` first"), "{e}");
+}
+
+#[test]
+fn a_run_keeps_longer_files_and_uses_only_their_first_part_as_sysbench_does() {
+    // Prepared for 1 MiB (2 files of 512 KiB), run for 512 KiB: sysbench takes any file at
+    // least its file size (256 KiB here) and keeps to that part of it.
+    let d = tempdir();
+    prepare(d.path(), &["--file-num=2", "--file-total-size=1M"]);
+    let args = [
+        "--file-num=2",
+        "--file-total-size=512k",
+        "--file-test-mode=seqrd",
+        "--events=40",
+        "--time=0",
+    ];
+    let (r, f) = run(d.path(), &args);
+    assert!(r.setup[0].reused, "the prepared files were written again");
+    // 16 blocks of each file's first 256 KiB, then from the start again: 40 reads, none past.
+    assert_eq!((f.reads, r.totals.bytes_read), (40, 40 * 16384));
+    assert_eq!(on_disk(d.path()).0, vec![524288; 2], "the files changed size");
+}
+
+#[test]
+fn files_a_seqwr_run_left_serve_the_other_modes() {
+    // 100,000 bytes over 3 files: seqwr writes each to 33,333 bytes, not a whole number of
+    // 16 KiB blocks, and a random read run takes them as they are, as sysbench does.
+    let d = tempdir();
+    let files = ["--file-num=3", "--file-total-size=100000", "--time=0"];
+    let mut a = files.to_vec();
+    a.extend(["--file-test-mode=seqwr", "--events=9"]);
+    run(d.path(), &a);
+    assert_eq!(on_disk(d.path()).0, vec![33333; 3]);
+    let mut a = files.to_vec();
+    a.extend(["--file-test-mode=rndrd", "--events=30"]);
+    let (r, f) = run(d.path(), &a);
+    assert!(r.setup[0].reused, "the files seqwr left were written again");
+    assert_eq!(f.reads, 30);
+    assert_eq!(on_disk(d.path()).0, vec![33333; 3]);
+    // prepare keeps them too, as sysbench's reuses files at least that long.
+    let mut a = files.to_vec();
+    a.extend(["fileio", "prepare"]);
+    let inv = parse(d.path(), &a);
+    let report = files::prepare(&inv.dir, &inv.options).unwrap();
+    assert!(report.reused && report.bytes == 0, "{report:?}");
+    assert_eq!(on_disk(d.path()).0, vec![33333; 3]);
 }
 
 #[test]
