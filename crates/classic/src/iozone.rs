@@ -23,13 +23,14 @@
 //! | record rewrite (`-i 4`) | R × (`write()` of record 0; `lseek(0, SEEK_SET)`) | the same (the engine's `seek_back`) |
 //! | stride readers | R × (`read()`; `lseek`): record 0, then `-j` records on each time, and when that would reach the last record, again from record 1, 2, ... | the same records in the same order (the engine's `stride`), without the `lseek` after the last read |
 //! | random readers | `open(O_RDONLY)`; R × (`lseek`; `read()`), each record once in the order its Mersenne Twister, keyed with fixed words, shuffles them into (the same every time); `-e`: `fsync`; `fsync`; `close` | the same, in the same order (the engine's `shuffle`, `shuffle_order = "iozone"`) |
-//! | random writers | `open(O_RDWR\|O_CREAT, 0640)`; R × (`lseek`; `write()`), each record once in that order; `-e`: `fsync`; `fsync`; `close` | the same (opened `O_RDWR`) |
+//! | random writers | `open(O_RDWR\|O_CREAT, 0640)`; R × (`lseek`; `write()`), each record once in that order; `-e`: `fsync`; `fsync`; `close` | the same |
 //! | mixed workload | each child a random reader or a random writer of its file (above): with `-+p N` the first N% of the children read, with `-+K N` the first N, otherwise the even-numbered ones; with `-+B` a reader or an initial writer instead, which opens its file `O_RDWR\|O_CREAT` (with `-+F` also `O_TRUNC`) | the same (each child a group of one, ending as the sub-test it runs as); `-+F`'s writers empty their files with `ftruncate(0)` before the clock |
 //! | pwrite writers, pread readers | R × `pwrite()` / `pread()` | the same |
 //! | fwriters, freaders | stdio with a one-record buffer: R × `write()` / `read()`; a fwriter `fsync`s once more before its clock; a freader `fsync`s only before its clock, through a second `open()` of its file, never after (`-e` or not) | R × `write()` / `read()`, and the same `fsync`s (the freader's on its one descriptor) |
 //! | between sub-tests | `sync()`; `sleep(2)` | the same (`final_sync = "outside"`, `--pause`) |
 //! | end of a throughput test | the cleanup's `unlink()`s (unless `-w`); `sync()`; `sleep(2)`; `sync()` | the same |
 //! | single-process and automatic mode, before each file and record size | `sync()`; `sync()` | the same |
+//! | single-process and automatic mode, random reads and random writes (`random_perf_test()`) | both `open(O_RDWR\|O_CREAT, 0640)` | the same |
 //! | single-process and automatic mode, making the file (`write_perf_test()`) | its sanity check: `open(O_CREAT\|O_WRONLY, 0)`, `stat`, `ftruncate(0)`, `close`, `stat`, `unlink`; then `creat(0640)`, `close` | the same (`SetupCalls::IozoneSingle`), with `O_EXCL\|O_NOFOLLOW` added to both opens |
 //!
 //! Measured per 100 reads+writes (`-i 0 -i 1 -i 2 -t 4 -s 64m -r 64k -e -w -x`, tmpfs): IOzone

@@ -148,8 +148,10 @@ pub fn workload(test: Test, p: &Params, layout: &Layout, name: &str) -> Workload
         } else {
             OSync::None
         },
-        // random_perf_test opens its file O_RDWR for the random reads too.
+        // One process's random_perf_test opens its file O_RDWR|O_CREAT for the random reads
+        // too; throughput mode's random writers open theirs O_RDWR|O_CREAT.
         rdwr: test == Test::RandomRead && !p.throughput,
+        open_creates: test == Test::RandomWrite || (test == Test::RandomRead && !p.throughput),
         data: data(test, p),
         ops,
         ..Group::new(name, fileset)
@@ -173,6 +175,8 @@ pub fn workload(test: Test, p: &Params, layout: &Layout, name: &str) -> Workload
             };
             groups.push(Group {
                 child_end: (end != stop_end).then_some(end),
+                // Its writer opens the file as a random or initial writer does: O_CREAT.
+                open_creates: matches!(role, Test::RandomWrite | Test::Write),
                 ..group(&mixed_group(place, k, role), 1, ops, &place.fileset)
             });
         }

@@ -628,19 +628,20 @@ fn o_opens_o_sync_where_iozone_does() {
     );
     // The measurements' opens, in order (the setup's O_EXCL one aside): write and rewrite
     // (write_perf_test, O_RDWR|O_SYNC), read and re-read (read_perf_test: O_RDONLY, without
-    // O_SYNC unless -+r), random read and random write (random_perf_test: O_RDWR|O_SYNC both).
+    // O_SYNC unless -+r), random read and random write (random_perf_test: O_RDWR|O_SYNC|O_CREAT
+    // both).
     let opens: Vec<&String> = opens.iter().filter(|o| !o.contains("O_EXCL")).collect();
-    let flags: Vec<(bool, bool)> = opens
+    let flags: Vec<(bool, bool, bool)> = opens
         .iter()
-        .map(|o| (o.contains("O_RDWR"), o.contains("O_SYNC")))
+        .map(|o| (o.contains("O_RDWR"), o.contains("O_SYNC"), o.contains("O_CREAT")))
         .collect();
     let want = [
-        (true, true),
-        (true, true),
-        (false, false),
-        (false, false),
-        (true, true),
-        (true, true),
+        (true, true, false),
+        (true, true, false),
+        (false, false, false),
+        (false, false, false),
+        (true, true, true),
+        (true, true, true),
     ];
     assert_eq!(flags, want, "{opens:#?}");
 }
@@ -1020,16 +1021,21 @@ fn each_sub_test_makes_iozones_calls_per_record() {
     assert_eq!(n("sync"), 6 + 1, "{calls:?}");
     assert_eq!(n("syncfs"), 0, "{calls:?}");
     // Each child opens its own file once per sub-test, by its name in the run directory: the
-    // initial writers make theirs as they open them, O_RDWR|O_CREAT, 0640, as IOzone's do;
-    // later, read-only to read, read-write to write.
+    // initial writers make theirs as they open them, O_RDWR|O_CREAT, 0640, as IOzone's do, and
+    // the random writers open theirs the same way; the others read-only to read, read-write to
+    // rewrite.
     let (made, opened): (Vec<_>, Vec<_>) = opens.iter().partition(|o| o.contains("O_CREAT"));
-    assert_eq!(made.len(), 2, "{opens:#?}");
+    assert_eq!(made.len(), 2 * 2, "{opens:#?}");
     assert!(
         made.iter()
             .all(|o| o.contains("O_RDWR|O_CREAT") && o.contains(", 0640") && !o.contains("O_EXCL")),
         "{made:#?}"
     );
-    assert_eq!(opened.len(), 2 * 5, "{opens:#?}");
+    // The initial writers' opens are the first two, the random writers' the last two.
+    let creating: Vec<bool> = opens.iter().map(|o| o.contains("O_CREAT")).collect();
+    assert_eq!(&creating[..2], [true; 2], "{opens:#?}");
+    assert_eq!(&creating[creating.len() - 2..], [true; 2], "{opens:#?}");
+    assert_eq!(opened.len(), 2 * 4, "{opens:#?}");
     assert_eq!(opened.iter().filter(|o| o.contains("O_RDONLY")).count(), 2 * 3);
     assert!(made.iter().all(|o| !o.contains('/')), "{made:#?}");
     assert!(opened.iter().all(|o| !o.contains('/')), "{opened:#?}");
@@ -1067,6 +1073,8 @@ struct Session {
     seeks: Vec<u64>,
     /// Its ftruncate() calls.
     truncates: usize,
+    /// Whether its open carried O_CREAT.
+    creates: bool,
 }
 
 /// `fslab iozone ARGS` in `cwd` under strace: each open of a child's file (iozone.DUMMY.N) and
@@ -1088,6 +1096,7 @@ fn sessions(cwd: &Path, args: &str) -> Vec<Session> {
             open.insert(pid, (fd, sessions.len()));
             sessions.push(Session {
                 file,
+                creates: call.contains("O_CREAT"),
                 ..Session::default()
             });
             continue;
@@ -1146,18 +1155,21 @@ fn mixed_workload_children_either_read_or_write_their_own_file() {
     // 4 children: as IOzone's thread_mix_test, children 0 and 2 read, 1 and 3 write, each its
     // own file (child k's iozone.DUMMY.k) from start to end, no child both.
     let all = sessions(&cwd, "-i 0 -i 8 -t 4 -s 64k -r 4k -x -w --pause 0");
-    let sessions: Vec<(String, usize, usize)> = all.iter().map(|c| (c.file.clone(), c.reads, c.writes)).collect();
+    let sessions: Vec<(String, usize, usize, bool)> = all
+        .iter()
+        .map(|c| (c.file.clone(), c.reads, c.writes, c.creates))
+        .collect();
     // The last four opens are the mixed workload's children (after the setup's, the writers'
-    // and the rewriters').
-    let mut mixed: Vec<(String, usize, usize)> = sessions[sessions.len() - 4..].to_vec();
+    // and the rewriters'); the writers open their files O_CREAT, as IOzone's random writers.
+    let mut mixed: Vec<(String, usize, usize, bool)> = sessions[sessions.len() - 4..].to_vec();
     mixed.sort();
     assert_eq!(
         mixed,
         vec![
-            ("iozone.DUMMY.0".into(), 16, 0),
-            ("iozone.DUMMY.1".into(), 0, 16),
-            ("iozone.DUMMY.2".into(), 16, 0),
-            ("iozone.DUMMY.3".into(), 0, 16),
+            ("iozone.DUMMY.0".into(), 16, 0, false),
+            ("iozone.DUMMY.1".into(), 0, 16, true),
+            ("iozone.DUMMY.2".into(), 16, 0, false),
+            ("iozone.DUMMY.3".into(), 0, 16, true),
         ],
         "{sessions:#?}"
     );
@@ -1180,17 +1192,17 @@ fn sequential_mixed_workload_children_read_or_write_their_files_in_order() {
         assert_eq!(initial.len(), 3, "{args}: {all:#?}");
         assert!(initial.iter().all(|c| c.truncates == 0), "{args}: {initial:#?}");
         // The last three opens are the mixed workload's children.
-        let mut mixed: Vec<(String, usize, usize, usize, usize)> = all[all.len() - 3..]
+        let mut mixed: Vec<(String, usize, usize, usize, usize, bool)> = all[all.len() - 3..]
             .iter()
-            .map(|c| (c.file.clone(), c.reads, c.writes, c.seeks.len(), c.truncates))
+            .map(|c| (c.file.clone(), c.reads, c.writes, c.seeks.len(), c.truncates, c.creates))
             .collect();
         mixed.sort();
         assert_eq!(
             mixed,
             vec![
-                ("iozone.DUMMY.0".into(), 16, 0, 0, 0),
-                ("iozone.DUMMY.1".into(), 0, 16, 0, truncates),
-                ("iozone.DUMMY.2".into(), 0, 16, 0, truncates),
+                ("iozone.DUMMY.0".into(), 16, 0, 0, 0, false),
+                ("iozone.DUMMY.1".into(), 0, 16, 0, truncates, true),
+                ("iozone.DUMMY.2".into(), 0, 16, 0, truncates, true),
             ],
             "{args}: {all:#?}"
         );

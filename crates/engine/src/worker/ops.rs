@@ -59,8 +59,9 @@ impl<'a> Worker<'a> {
     pub(super) fn open(&self, id: u64, mut flags: OFlags) -> stdio::Result<OpenFile> {
         let mut b: NameBuf = [0; 64];
         let name = self.table.name(id, &mut b);
-        if self.table.spec.made_by_workers() {
-            // The setup left the file to the worker, which makes it as IOzone's child does.
+        if self.table.spec.made_by_workers() || self.group.open_creates {
+            // The setup left the file to the worker, which makes it as IOzone's child does; or
+            // the group opens files as IOzone's random writers do.
             flags |= OFlags::CREATE;
         }
         let mode = Mode::from_raw_mode(self.table.spec.file_mode());

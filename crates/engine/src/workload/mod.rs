@@ -537,6 +537,10 @@ pub struct Group {
     /// reads it.
     #[serde(default, skip_serializing_if = "is_false")]
     pub rdwr: bool,
+    /// Every open adds `O_CREAT` (with the fileset's mode), though the files are there, as
+    /// IOzone 3.487's random writers open theirs (`open(O_RDWR|O_CREAT, 0640)`).
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub open_creates: bool,
     /// What the group's writes carry.
     #[serde(default, skip_serializing_if = "is_default")]
     pub data: Data,
@@ -579,6 +583,7 @@ impl Group {
             osync: OSync::default(),
             open: OpenMode::default(),
             rdwr: false,
+            open_creates: false,
             data: Data::default(),
             ops: Vec::new(),
             script: None,
