@@ -617,6 +617,36 @@ fn one_process_makes_its_file_after_iozones_sanity_check() {
     assert!(!seen[8].contains("O_CREAT"), "{}", seen[8]);
 }
 
+/// Automatic mode keeps its file from one test to the next, and fslab checks the kept file
+/// before each: with a `statx()` that asks for no timestamps, since a `stat()` would have the
+/// kernel mark the file's change time as seen and the next write stamp it anew, inside the
+/// timing, where IOzone makes no such check. IOzone's own `stat()`s (its sanity check) stay.
+#[test]
+#[ignore = "system tier: needs strace"]
+fn a_kept_file_is_checked_without_asking_for_its_times() {
+    let (_tmp, cwd) = strace_dir();
+    let args = [
+        "-a", "-n", "64k", "-g", "64k", "-y", "64k", "-q", "64k", "-i", "0", "-i", "1",
+    ];
+    let calls = strace_iozone(&cwd, "newfstatat,statx", &args);
+    let on_file: Vec<&String> = calls.iter().filter(|c| c.contains("\"iozone.tmp\"")).collect();
+    let stats = on_file.iter().filter(|c| c.starts_with("newfstatat(")).count();
+    assert_eq!(stats, 2, "only the sanity check's stat()s: {on_file:#?}");
+    // The rewrite, the read and the re-read find the file kept, each after a check of it.
+    let found: Vec<&&String> = on_file
+        .iter()
+        .filter(|c| c.starts_with("statx(") && c.contains("stx_size=65536"))
+        .collect();
+    assert!(found.len() >= 3, "{on_file:#?}");
+    for c in on_file.iter().filter(|c| c.starts_with("statx(")) {
+        let mask = c.split(", ").nth(3).unwrap_or_default();
+        assert!(
+            mask.contains("STATX_SIZE") && !mask.contains("TIME") && !mask.contains("BASIC_STATS"),
+            "{c}"
+        );
+    }
+}
+
 #[test]
 #[ignore = "system tier: needs strace"]
 fn o_opens_o_sync_where_iozone_does() {
