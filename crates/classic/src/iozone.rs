@@ -68,10 +68,12 @@
 //!   files) by the children as they open them, beside a hidden `.fslab-fileset` marker that the
 //!   setup writes first and that lets a later run clear them safely; without `-F` they are
 //!   `iozone.DUMMY.<n>` (automatic mode's `iozone.tmp`) in the run directory (`--dir`, by
-//!   default the current directory), mode 0640, as IOzone's. Opens add `O_NOFOLLOW|O_CLOEXEC` and are relative to the run directory.
-//!   Each sub-test's run, outside the timing, also opens the run directory and the fileset's
-//!   directory (two `openat2`), reads the marker (an open and one read) and stats each file, to
-//!   keep the files of the sub-test before. Automatic mode's runs leave out the machine's CPU
+//!   default the current directory), mode 0640, as IOzone's. Opens add `O_NOFOLLOW|O_CLOEXEC`
+//!   and are relative to the run directory. Each sub-test's run, outside the timing, also opens
+//!   the run directory and the fileset's directory (two `openat2`), reads the marker (an open
+//!   and one read) and checks each file with a `statx()` of its type, links and size, to keep
+//!   the files of the sub-test before; a `stat()` there would mark the file's change time as
+//!   seen, and the next write (a rewrite) would then stamp it inside its timing. Automatic mode's runs leave out the machine's CPU
 //!   split (`/proc/stat`, which their few records' time cannot split).
 //! - The data written is IOzone's: 8 bytes of `m` at the start of every 4 KiB, zeros elsewhere
 //!   (the engine's `data = "iozone"`), so a compressing or deduplicating filesystem sees what
