@@ -73,8 +73,9 @@
 //!   the run directory and the fileset's directory (two `openat2`), reads the marker (an open
 //!   and one read) and checks each file with a `statx()` of its type, links and size, to keep
 //!   the files of the sub-test before; a `stat()` there would mark the file's change time as
-//!   seen, and the next write (a rewrite) would then stamp it inside its timing. Automatic mode's runs leave out the machine's CPU
-//!   split (`/proc/stat`, which their few records' time cannot split).
+//!   seen, and the next write (a rewrite) would then stamp it inside its timing. Automatic
+//!   mode's runs leave out the machine's CPU split (`/proc/stat`, which their few records' time
+//!   cannot split).
 //! - The data written is IOzone's: 8 bytes of `m` at the start of every 4 KiB, zeros elsewhere
 //!   (the engine's `data = "iozone"`), so a compressing or deduplicating filesystem sees what
 //!   IOzone gives it. In throughput mode with processes, IOzone's parent `prepage()`s the first

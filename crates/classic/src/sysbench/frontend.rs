@@ -152,7 +152,7 @@ impl FrontEnd for Sysbench {
                     if o.validate && kept.data == Data::Zeros && o.mode().reads() {
                         ctx.note(
                             "the test files were prepared without --validate: their blocks carry no checksums, so the \
-                             first read fails, as sysbench's does (prepare keeps files of the right size: run cleanup, \
+                             first read fails, as sysbench's does (prepare keeps the files it finds: run cleanup, \
                              then prepare with --validate)",
                         );
                     }

@@ -61,10 +61,10 @@
 //! set with a file too short, again from scratch where sysbench extends each short file.
 //! `--validate` with blocks under 12 bytes is refused (sysbench writes past its buffer), and so
 //! are merged sequential reads with it (sysbench checks each merged request as one block and
-//! fails). With `--file-io-mode=async` fslab checks each block once its read has completed; sysbench 1.0.20
-//! checks the buffer as soon as the request is queued. When several threads meet bad blocks
-//! before the run stops, each prints its `FATAL:` lines, as in sysbench: the first thread's
-//! first, then the others' in thread order (sysbench's in the order they fail).
+//! fails). With `--file-io-mode=async` fslab checks each block once its read has completed;
+//! sysbench 1.0.20 checks the buffer as soon as the request is queued. When several threads
+//! meet bad blocks before the run stops, each prints its `FATAL:` lines, as in sysbench: the
+//! first thread's first, then the others' in thread order (sysbench's in the order they fail).
 //!
 //! When a file's size (`--file-total-size ÷ --file-num`) is not a whole number of blocks, the
 //! requests are placed as sysbench places them: random offsets are drawn over the files laid
