@@ -15,7 +15,7 @@ mod validate;
 
 pub use crate::op::OpKind;
 pub use text::{locate, LoadError};
-pub use validate::{Invalid, PathSeg};
+pub use validate::{Invalid, PathSeg, MAX_PREFIX};
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
@@ -151,7 +151,8 @@ pub struct Fileset {
     /// filesystem's location); the fileset stays confined beneath it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub root: Option<String>,
-    /// Files are named `<prefix><id>`: `f0`, `f1`... or sysbench's `test_file.0`.
+    /// Files are named `<prefix><id>`: `f0`, `f1`... or sysbench's `test_file.0`. At most 40
+    /// bytes ([`MAX_PREFIX`](crate::workload::MAX_PREFIX)), as `dir_prefix`.
     #[serde(default = "default_prefix", skip_serializing_if = "is_default_prefix")]
     pub prefix: String,
     /// With `dirs`, the directories are named `<dir_prefix><k>`: `d0`, `d1`... or FFSB's
@@ -1108,7 +1109,8 @@ pub struct OpSpec {
     /// wherever the next block is not where the last one ended, instead of `pread`/`pwrite`;
     /// create opens with `O_CREAT | O_RDWR | O_TRUNC` instead of `O_CREAT | O_WRONLY | O_EXCL`
     /// (the name is a fresh one or a deleted file's, so nothing is truncated); mkdir is
-    /// createdir's, `<dir_prefix><N>` in the fileset's directory, N counting on from `dirs`.
+    /// createdir's, `<dir_prefix><N>` in the fileset's directory, N counting on from `dirs`,
+    /// where later creates may put files.
     /// Sync engine only.
     #[serde(skip)]
     #[schemars(skip)]

@@ -93,6 +93,20 @@ impl Workload {
                     ),
                 );
             }
+            // A name is written into a fixed buffer on every operation's path (`NameBuf`).
+            for (field, p) in [("prefix", &fs.prefix), ("dir_prefix", &fs.dir_prefix)] {
+                if p.len() > MAX_PREFIX || p.chars().any(char::is_control) {
+                    return bad(
+                        here(field),
+                        format!(
+                            "{field} `{}` is {} bytes long{}: a prefix is at most {MAX_PREFIX} bytes, without control characters",
+                            crate::input::excerpt(p),
+                            p.len(),
+                            if p.chars().any(char::is_control) { " and holds a control character" } else { "" }
+                        ),
+                    );
+                }
+            }
             if !fs.names.is_empty() {
                 check_names(self, i).map_err(|(field, message)| Invalid {
                     path: here(field),
@@ -510,6 +524,11 @@ impl Workload {
 /// (`MAX_LFS_FILESIZE`, 8 EiB less a byte) and the largest integer TOML can write. Anything above
 /// it means nothing to a filesystem, and `--explain` could not print it.
 pub const MAX_VALUE: u64 = i64::MAX as u64;
+
+/// The longest `prefix` or `dir_prefix`, in bytes: a name (or with FFSB's createdir, a
+/// directory's and a file's name, a `/` between) is written into a fixed buffer, numbers
+/// included ([`NameBuf`](crate::fileset::NameBuf)).
+pub const MAX_PREFIX: usize = 40;
 
 /// The largest block size (`bs`, `setup_bs`): each thread holds a buffer this large, and one
 /// read() or write() moves less than 2 GiB on Linux.

@@ -230,6 +230,26 @@ fn a_prefix_that_names_the_directories_too_is_refused_at_its_line() {
     );
 }
 
+/// A prefix is written into a fixed buffer on every operation's path: one too long for it, or
+/// one holding a NUL, made the run panic once its setup had begun.
+#[test]
+fn a_prefix_too_long_or_holding_a_control_character_is_refused_at_its_line() {
+    let long = "p".repeat(41);
+    refused_at(
+        9,
+        &format!("prefix = \"{long}\""),
+        10,
+        &[&format!("prefix `{long}` is 41 bytes long"), "at most 40 bytes"],
+    );
+    refused_at(
+        9,
+        &format!("dir_prefix = \"{long}\""),
+        14,
+        &["dir_prefix `", "is 41 bytes long"],
+    );
+    refused_at(9, "prefix = \"a\\u0000b\"", 10, &["holds a control character"]);
+}
+
 #[test]
 fn dir_prefix_names_the_directories_and_survives_a_trip_through_toml() {
     let text = GOOD.replace("files = 4", "files = 4\ndirs = 2\ndir_prefix = \"sub\"");
