@@ -29,7 +29,7 @@ use rustix::fs::{AtFlags, Mode, OFlags};
 use std::ffi::{CStr, CString};
 use std::io;
 use std::os::fd::{AsFd, BorrowedFd, OwnedFd};
-use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
+use std::sync::atomic::{AtomicU64, Ordering::Acquire, Ordering::Relaxed, Ordering::Release};
 use std::sync::Mutex;
 use std::time::Instant;
 
@@ -72,8 +72,11 @@ pub enum SetupError {
     Linked { fileset: String, path: String, links: u64 },
 }
 
-/// Room for a file name: a prefix of up to 40 bytes, 20 digits and a NUL.
-pub type NameBuf = [u8; 64];
+/// Room for a name beneath a fileset's directory: a file's (a prefix of up to 40 bytes, 20
+/// digits and a NUL), or one in a directory createdir added (the directory's prefix and number,
+/// a `/`, then the file's).
+pub const NAME_LEN: usize = 128;
+pub type NameBuf = [u8; NAME_LEN];
 
 /// "00" to "99", so that a name's digits are written two at a time.
 const DIGIT_PAIRS: [u8; 200] = {
@@ -87,12 +90,12 @@ const DIGIT_PAIRS: [u8; 200] = {
     t
 };
 
-/// A name's prefix laid out once in a [`NameBuf`], for names written on every operation's path
-/// ([`FileTable::name`]): each name then starts from a copy of the whole buffer, which the
+/// A name's prefix laid out once, for names written on every operation's path
+/// ([`FileTable::name`]): each name then starts from a copy of these 64 bytes, which the
 /// compiler makes a few moves, instead of a copy of the prefix's bytes.
 #[derive(Debug, Clone, Copy)]
 struct NameHead {
-    buf: NameBuf,
+    buf: [u8; 64],
     len: usize,
 }
 
@@ -110,7 +113,7 @@ impl NameHead {
     }
 
     fn name<'b>(&self, id: u64, buf: &'b mut NameBuf) -> &'b CStr {
-        *buf = self.buf;
+        buf[..64].copy_from_slice(&self.buf);
         let end = put_digits(buf, self.len, id);
         // SAFETY: `buf[..=end]` ends with its only NUL: the prefix has none (`new`) and digits
         // are never one.
@@ -118,7 +121,8 @@ impl NameHead {
     }
 }
 
-/// Writes `id`'s decimal digits at `buf[start..]` (`start` at most 44) and a NUL after them;
+/// Writes `id`'s decimal digits at `buf[start..]` (`start` at most `NAME_LEN - 21`) and a NUL
+/// after them;
 /// returns where the NUL is. The digits are written from the right into a scratch, two at a
 /// time, then moved in one copy of fixed size, so their number need not be known first.
 #[inline]
@@ -256,8 +260,24 @@ pub struct FileTable {
     next_dir: AtomicU64,
     /// FFSB's metaop's directories.
     meta_dirs: Mutex<MetaDirs>,
+    /// The directories FFSB's createdir added, and the files put in them.
+    added: AddedDirs,
     /// The files were found from an earlier run and kept as they were (`reuse`).
     kept: bool,
+}
+
+/// The directories FFSB's createdir adds to a fileset while it runs, `<dir_prefix><dirs + k>`
+/// beside its data directories, and the files later creates put in them.
+#[derive(Debug, Default)]
+struct AddedDirs {
+    /// How many there are; held while the next one is made, so that no create draws a
+    /// directory that is not there yet.
+    made: Mutex<u64>,
+    /// `made`, for creates and lookups to read without the lock: 0 in any run without
+    /// createdir, whose operations then never look further.
+    count: AtomicU64,
+    /// Files in one of them: the file's id, and `k`.
+    placed: Mutex<IdMap<u64>>,
 }
 
 /// A random index below `len`, none when `len` is 0.
@@ -349,7 +369,7 @@ impl FileTable {
         // The data directories; a fileset of none keeps its files in `root` itself.
         let mut dirs = Vec::with_capacity(spec.dirs as usize);
         for k in 0..spec.dirs as usize {
-            let mut b: NameBuf = [0; 64];
+            let mut b: NameBuf = [0; NAME_LEN];
             let dname = file_name(&spec.dir_prefix, k as u64, &mut b)
                 .to_str()
                 .expect("ascii")
@@ -454,6 +474,7 @@ impl FileTable {
             made_dirs: Mutex::new(Vec::new()),
             next_dir: AtomicU64::new(0),
             meta_dirs: Mutex::default(),
+            added: AddedDirs::default(),
             kept: reused,
         };
         let report = SetupReport {
@@ -462,6 +483,7 @@ impl FileTable {
             bytes,
             reused,
             duration: started.elapsed(),
+            dirs_added: 0,
         };
         Ok((table, report))
     }
@@ -516,6 +538,7 @@ impl FileTable {
             made_dirs: Mutex::new(Vec::new()),
             next_dir: AtomicU64::new(0),
             meta_dirs: Mutex::default(),
+            added: AddedDirs::default(),
             kept: false,
         })
     }
@@ -537,7 +560,13 @@ impl FileTable {
 
     /// File `id` as a path beneath the run directory, for messages.
     pub fn describe(&self, id: u64) -> String {
-        let rel = rel_path(&self.spec, id);
+        let rel = match self.added_dir_of(id) {
+            Some(k) => {
+                let mut b: NameBuf = [0; NAME_LEN];
+                self.added_path(k, id, &mut b).to_string_lossy().into_owned()
+            }
+            None => rel_path(&self.spec, id),
+        };
         if self.spec.dirs == 0 && self.spec.in_run_dir() {
             rel
         } else {
@@ -558,7 +587,7 @@ impl FileTable {
             error,
         };
         let mode = Mode::from_raw_mode(self.spec.file_mode());
-        let mut buf: NameBuf = [0; 64];
+        let mut buf: NameBuf = [0; NAME_LEN];
         let fds = (0..self.static_len())
             .map(|id| {
                 let fd = rustix::fs::openat(self.dir_of(id), self.name(id, &mut buf), flags, mode)
@@ -766,15 +795,75 @@ impl FileTable {
         self.next_id.fetch_add(1, Relaxed)
     }
 
-    /// The id for a create: with `reuse_names` the oldest deleted file's, when there is one;
-    /// otherwise a fresh one.
-    pub fn create_id(&self) -> u64 {
+    /// The id for a create: with `reuse_names` the oldest deleted file's, when there is one,
+    /// in the directory it was in; otherwise a fresh one. Once createdir has added directories,
+    /// a fresh file goes into one drawn with `rng` among all the fileset's, added ones
+    /// included, each as likely, as FFSB's `add_file()` draws one of `numsubdirs + 1`.
+    pub fn create_id(&self, rng: &mut impl Rng) -> u64 {
         if let (true, Members::Dynamic(m)) = (self.spec.reuse_names, &self.members) {
             if let Some(id) = m.lock().expect("file table").holes.pop_front() {
                 return id;
             }
         }
-        self.new_id()
+        let id = self.new_id();
+        let added = self.added.count.load(Acquire);
+        if added > 0 && self.names.is_empty() {
+            // Below `n`, the directory file_dir(id) gives, as likely as any of the others.
+            let n = self.spec.file_dir_count();
+            let r = rng.random_range(0..n + added);
+            if r >= n {
+                self.added.placed.lock().expect("added directories").insert(id, r - n);
+            }
+        }
+        id
+    }
+
+    /// FFSB's createdir (`add_dir()` in filelist.c): makes the next directory,
+    /// `<dir_prefix><N>` in the fileset's directory, N counting on from `dirs` as FFSB numbers
+    /// the directories it adds; from then on creates may put files in it. Returns N.
+    pub fn add_dir(&self) -> io::Result<u64> {
+        let mut made = self.added.made.lock().expect("added directories");
+        let n = self.spec.dirs + *made;
+        let mut b: NameBuf = [0; NAME_LEN];
+        let name = file_name(&self.spec.dir_prefix, n, &mut b);
+        rustix::fs::mkdirat(self.root(), name, Mode::from_raw_mode(self.spec.dir_mode()))?;
+        *made += 1;
+        self.added.count.store(*made, Release);
+        Ok(n)
+    }
+
+    /// How many directories createdir added in this run.
+    pub fn dirs_added(&self) -> u64 {
+        self.added.count.load(Acquire)
+    }
+
+    /// Where file `id` is: the directory to name it from and its name there, written into
+    /// `buf`. A file in a directory createdir added is named from the fileset's directory,
+    /// `<dir_prefix><N>/<name>`.
+    #[inline]
+    pub fn locate<'s>(&'s self, id: u64, buf: &'s mut NameBuf) -> (BorrowedFd<'s>, &'s CStr) {
+        if self.added.count.load(Relaxed) > 0 {
+            if let Some(k) = self.added_dir_of(id) {
+                return (self.root(), self.added_path(k, id, buf));
+            }
+        }
+        (self.dir_of(id), self.name(id, buf))
+    }
+
+    /// Which added directory file `id` is in, if it is in one.
+    fn added_dir_of(&self, id: u64) -> Option<u64> {
+        self.added.placed.lock().expect("added directories").get(&id).copied()
+    }
+
+    /// `<dir_prefix><dirs + k>/<prefix><id>` in `buf`.
+    fn added_path<'b>(&self, k: u64, id: u64, buf: &'b mut NameBuf) -> &'b CStr {
+        let (d, p) = (self.spec.dir_prefix.as_bytes(), self.spec.prefix.as_bytes());
+        buf[..d.len()].copy_from_slice(d);
+        let slash = put_digits(buf, d.len(), self.spec.dirs + k);
+        buf[slash] = b'/';
+        buf[slash + 1..slash + 1 + p.len()].copy_from_slice(p);
+        let end = put_digits(buf, slash + 1 + p.len(), id);
+        CStr::from_bytes_with_nul(&buf[..=end]).expect("prefixes without a NUL")
     }
 
     /// File `id` is gone from the disk (deleted, or a create of it failed): with
@@ -1112,7 +1201,7 @@ fn matches_on_disk(
         count = ours(root).unwrap_or(u64::MAX);
     }
     for k in 0..spec.dirs {
-        let mut d: NameBuf = [0; 64];
+        let mut d: NameBuf = [0; NAME_LEN];
         let name = file_name(&spec.dir_prefix, k, &mut d)
             .to_str()
             .expect("ascii")
@@ -1139,7 +1228,7 @@ fn set_file_name(spec: &Fileset, id: u64) -> String {
     match spec.names.get(id as usize) {
         Some(name) => name.clone(),
         None => {
-            let mut b: NameBuf = [0; 64];
+            let mut b: NameBuf = [0; NAME_LEN];
             file_name(&spec.prefix, id, &mut b).to_string_lossy().into_owned()
         }
     }
@@ -1712,7 +1801,7 @@ mod tests {
             let head = NameHead::new(prefix).expect("a plain prefix");
             for &id in &ids {
                 let want = format!("{prefix}{id}");
-                let (mut a, mut b): (NameBuf, NameBuf) = ([0xff; 64], [0xff; 64]);
+                let (mut a, mut b): (NameBuf, NameBuf) = ([0xff; NAME_LEN], [0xff; NAME_LEN]);
                 assert_eq!(head.name(id, &mut a).to_str().unwrap(), want);
                 assert_eq!(file_name(prefix, id, &mut b).to_str().unwrap(), want);
             }

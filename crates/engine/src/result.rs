@@ -254,6 +254,15 @@ pub struct SetupReport {
     #[serde(with = "secs", rename = "duration_s", alias = "duration")]
     #[schemars(with = "f64")]
     pub duration: Duration,
+    /// Directories the run's createdir operations (FFSB's) added to the fileset, numbered on
+    /// from its `dirs`; counted once the run has ended, with threads (workers as processes add
+    /// theirs unseen).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub dirs_added: u64,
+}
+
+fn is_zero(n: &u64) -> bool {
+    *n == 0
 }
 
 /// One second of the run.

@@ -25,12 +25,12 @@
 //! | create, create_fsync | `open(O_CREAT\|O_RDWR\|O_TRUNC[\|O_DIRECT], 0700)`, `write()`s of `write_blocksize` over a size drawn from min..max, (`fsync()`), `close()` | the same (`openat()`): the name is always a new one, so `O_TRUNC` truncates nothing; as 5.2.1's, a 5.x profile's create opens without `O_DIRECT` even with `directio=1` (6.0 adds it) |
 //! | delete | `unlink(name)` | `unlinkat()` |
 //! | metaop | in `meta/`: `mkdir(0700)`, `mkdir(0700)`, `rmdir` (a random one), `rename` (a random one, its name and an `a`); a removed name is made again by a later mkdir, the first removed first | the same calls and names (`mkdirat`, `unlinkat(AT_REMOVEDIR)`, `renameat` in the directory), in `meta/` beside `data/` (`Fileset::meta_beside`) |
-//! | createdir (6.0) | `mkdir(data/datadir<N>, 0700)`, N counting on from `num_dirs`, and later creates may put files in it | the same `mkdir` (`mkdirat()` in `data/`); later creates leave it empty |
+//! | createdir (6.0) | `mkdir(data/datadir<N>, 0700)`, N counting on from `num_dirs`, and `dirnum: N` printed; later creates may put files in it | the same `mkdir` (`mkdirat()` in `data/`), the same lines (after `Starting Actual Benchmark At`), and later creates draw it as FFSB's do |
 //! | stat (6.0) | `stat(name)` | `newfstatat()`, which follows a link as `stat()` does |
 //! | open_close (6.0) | `open(O_RDONLY[\|O_DIRECT])`, `close()` | the same |
 //!
 //! Every path is relative to a directory descriptor (`*at()` calls) where FFSB passes full
-//! paths; fslab opens nothing through a symlink in the fileset (`O_NOFOLLOW`). The starting files, made before the
+//! paths (a file in a directory createdir added: `datadir<N>/datafile<M>` from `data/`); fslab opens nothing through a symlink in the fileset (`O_NOFOLLOW`). The starting files, made before the
 //! timed run, are made as FFSB's `add_files()` makes them (`SetupCalls::Ffsb`): one at a time,
 //! in order, each `open(O_CREAT|O_RDWR|O_TRUNC, 0700)` (fslab adds `O_EXCL|O_NOFOLLOW`), never
 //! with `O_DIRECT` (5.2.1's `fhopencreate()` leaves it out; 6.0's `add_files()` turns `directio`
@@ -61,7 +61,9 @@
 //! drawn among the `num_dirs` and `data/` itself: FFSB from its random
 //! generator, fslab from a hash of the file's number (`Fileset::spread`), the same in every run
 //! so that a kept fileset is found again; which files share a directory differs, how full each
-//! is does not, beyond chance. A file created
+//! is does not, beyond chance. Once createdir has added directories, a new file's directory is
+//! drawn among all of them, the added ones included, each as likely (`FileTable::create_id`),
+//! as FFSB's `add_file()` draws one of `numsubdirs + 1`. A file created
 //! after a delete takes the deleted file's name, oldest first, in both (FFSB's list of
 //! "holes", `Fileset::reuse_names`); a new number only when no deleted name is left.
 //!

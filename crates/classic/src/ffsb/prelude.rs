@@ -6,6 +6,8 @@
 //!
 //! Deliberate differences: the dates are UTC (FFSB prints local time with `ctime()`); "Starting
 //! Actual Benchmark At" is the start of the engine run, whose untimed fileset setup comes first;
+//! createdir's `dirnum: N` lines, which FFSB prints as it adds each directory, come after it,
+//! each filesystem's together where FFSB's threads interleave them;
 //! `current utilization` is measured once before anything is made; the filesystem is named by
 //! its directory as run (`--dir` moves it).
 
@@ -64,6 +66,12 @@ pub(super) fn prelude<'a>(o: &mut String, plan: &Plan, outcome: &'a Outcome, f: 
     let runtime = result.duration.as_secs_f64();
     // ctime() ends with a newline of its own: hence the blank lines.
     let _ = writeln!(o, "Starting Actual Benchmark At: {}\n", ctime(start + setup as i64));
+    // createdir's `add_dir()` prints each directory's number as it adds it.
+    for (fs, report) in plan.profile.filesystems.iter().zip(&result.setup) {
+        for k in 0..report.dirs_added {
+            let _ = writeln!(o, "dirnum: {}", fs.num_dirs + k);
+        }
+    }
     let sync = result.final_sync.map_or(0, |d| d.as_secs());
     let _ = writeln!(o, "Syncing()...{sync} sec");
     let end = start + (setup + runtime) as i64;

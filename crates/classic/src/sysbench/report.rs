@@ -728,6 +728,7 @@ Threads fairness:
             bytes: 67108864,
             reused: false,
             duration: Duration::from_millis(500),
+            dirs_added: 0,
         };
         let footer = prepare_footer(&o, &setup);
         assert!(footer.starts_with("Creating file test_file.0\nCreating file test_file.1\n"));

@@ -552,7 +552,7 @@ fn creates_open_as_ffsb_s_and_every_file_and_directory_is_0700() {
 
 /// FFSB 6.0's createdir (metaops.c, filelist.c's add_dir()): `mkdir(data/datadir<N>, 0700)`, N
 /// counting on from num_dirs. A kept fileset (`reuse=1`) with such directories is made again,
-/// since this run's would collide with them.
+/// since this run's would collide with them. (With no create in the run, they stay empty.)
 #[test]
 #[ignore = "system tier: strace"]
 fn createdir_adds_datadirs_numbered_on_from_num_dirs() {
@@ -579,6 +579,106 @@ fn createdir_adds_datadirs_numbered_on_from_num_dirs() {
         assert_eq!(on_disk, made.len());
         assert!(entries(&data.join(format!("datadir{}", made.len() - 1))).is_empty());
     }
+}
+
+/// A profile whose one thread adds directories and creates files in the proportion 1 to 4.
+const CREATEDIR_AND_CREATE: &str = "time=1\n[filesystem]\nlocation=/unused\nnum_files=4\nnum_dirs=2\n\
+     min_filesize=4k\nmax_filesize=4k\n[end]\n[threadgroup]\nnum_threads=1\ncreatedir_weight=1\n\
+     create_weight=4\nwrite_size=4k\nwrite_blocksize=4k\nop_delay=1\n[end]\n";
+
+/// The directories createdir added in `data`: the numbers of its `datadir<N>` from 2 on.
+fn added_dirs(data: &Path) -> Vec<u64> {
+    let mut added: Vec<u64> = entries(data)
+        .iter()
+        .filter_map(|n| n.strip_prefix("datadir")?.parse().ok())
+        .filter(|&n| n >= 2)
+        .collect();
+    added.sort_unstable();
+    added
+}
+
+/// FFSB 6.0 prints `dirnum: N` as createdir adds each directory (filelist.c's add_dir()), and a
+/// file a later create makes goes into a directory drawn among all there are then, the added
+/// ones included (add_file()'s `getrandom(rd, numsubdirs + 1)`).
+#[test]
+fn createdir_prints_each_directory_and_later_creates_fill_them() {
+    let dir = tempdir();
+    let args = ffsb_args(dir.path(), CREATEDIR_AND_CREATE);
+    let r = fslab(&refs(&args));
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    let data = dir.path().join("run/data");
+    let added = added_dirs(&data);
+    assert!(added.len() > 5, "createdir added only {added:?}");
+    assert_eq!(added, (2..2 + added.len() as u64).collect::<Vec<_>>());
+    let lines: Vec<&str> = r.stdout.lines().collect();
+    let start = lines
+        .iter()
+        .position(|l| l.starts_with("Starting Actual Benchmark At"))
+        .unwrap();
+    let printed: Vec<String> = lines[start + 2..]
+        .iter()
+        .take_while(|l| l.starts_with("dirnum: "))
+        .map(|l| l.to_string())
+        .collect();
+    let want: Vec<String> = added.iter().map(|n| format!("dirnum: {n}")).collect();
+    assert_eq!(printed, want, "{}", r.stdout);
+    assert!(lines[start + 2 + want.len()].starts_with("Syncing()"), "{}", r.stdout);
+    // Every file the run made is somewhere: data/, its two directories or the added ones; and
+    // the added ones hold some.
+    let files_in = |d: &Path| entries(d).iter().filter(|n| n.starts_with("datafile")).count();
+    let in_added: usize = added.iter().map(|n| files_in(&data.join(format!("datadir{n}")))).sum();
+    let in_first = files_in(&data) + files_in(&data.join("datadir0")) + files_in(&data.join("datadir1"));
+    let creates = r
+        .stdout
+        .lines()
+        .find_map(|l| {
+            l.trim()
+                .strip_prefix("create :")?
+                .split_whitespace()
+                .next()?
+                .parse::<usize>()
+                .ok()
+        })
+        .unwrap_or_else(|| panic!("no create line: {}", r.stdout));
+    assert_eq!(in_added + in_first, 4 + creates, "{}", r.stdout);
+    assert!(in_added > 0, "no file in an added directory: {added:?}");
+}
+
+/// The same run under strace: a create opens `datadir<N>/<name>` from `data/` only once the
+/// mkdir of `datadir<N>` has returned.
+#[test]
+#[ignore = "system tier: strace"]
+fn a_create_uses_an_added_directory_only_once_it_is_made() {
+    require_tool("strace", "strace");
+    let dir = tempdir();
+    let args = ffsb_args(dir.path(), CREATEDIR_AND_CREATE);
+    let calls = crate::common::strace_fslab(None, &dir.path().join("strace.log"), "mkdirat,openat", &refs(&args));
+    let mut made = 2;
+    let mut in_added = 0;
+    for (_, c) in &calls {
+        let Some(name) = c.split('"').nth(1) else { continue };
+        if c.starts_with("mkdirat(") && c.ends_with("= 0") {
+            if let Some(n) = name.strip_prefix("datadir").and_then(|n| n.parse::<u64>().ok()) {
+                if n >= 2 {
+                    assert_eq!(n, made, "{c}");
+                    made += 1;
+                }
+            }
+        } else if c.starts_with("openat(") && c.contains("O_CREAT") {
+            if let Some((d, _)) = name.split_once('/') {
+                let n: u64 = d
+                    .strip_prefix("datadir")
+                    .and_then(|n| n.parse().ok())
+                    .unwrap_or_else(|| panic!("{c}"));
+                assert!((2..made).contains(&n), "a create in {d} before its mkdir: {c}");
+                in_added += 1;
+            }
+        }
+    }
+    assert!(
+        made > 5 && in_added > 0,
+        "{made} directories, {in_added} creates in added ones"
+    );
 }
 
 /// FFSB's metaop (metaops.c, filelist.c): two mkdirs, an rmdir of a live directory and a rename

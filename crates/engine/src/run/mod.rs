@@ -161,6 +161,10 @@ pub fn run(workload: &Workload, opts: &RunOptions, progress: &mut dyn FnMut(&Pro
     if workload.cleanup {
         prepared.clean_up(workload)?;
     }
+    let mut setup = prepared.setup;
+    for (report, table) in setup.iter_mut().zip(&prepared.tables) {
+        report.dirs_added = table.dirs_added();
+    }
 
     Ok(RunResult {
         schema_version: result::SCHEMA_VERSION,
@@ -177,7 +181,7 @@ pub fn run(workload: &Workload, opts: &RunOptions, progress: &mut dyn FnMut(&Pro
         },
         stopped_by,
         first_error,
-        setup: prepared.setup,
+        setup,
         duration: measured.duration,
         ramp: workload.stop.ramp.0,
         final_sync: measured.final_sync,

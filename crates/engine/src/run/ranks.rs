@@ -247,6 +247,7 @@ fn merge_setup(results: &[RunResult]) -> Vec<SetupReport> {
                 bytes: parts.iter().map(|p| p.bytes).sum(),
                 reused: parts.iter().all(|p| p.reused),
                 duration: parts.iter().map(|p| p.duration).max().unwrap_or(Duration::ZERO),
+                dirs_added: parts.iter().map(|p| p.dirs_added).sum(),
             }
         })
         .collect()

@@ -6,7 +6,7 @@ use super::error::Annotated;
 use super::{Outcome, Worker};
 use crate::calls::{self, Call};
 use crate::confine;
-use crate::fileset::{file_name, NameBuf, Picked};
+use crate::fileset::{file_name, NameBuf, Picked, NAME_LEN};
 use crate::io::{read_or_write, Backend, Buf, Dir, IoBuffers, Moved, OpenFile, Xfer};
 use crate::workload::{EngineKind, OpKind, OpenMode, Order, Scope, ShuffleOrder, SyncKind};
 use rand::RngExt;
@@ -57,8 +57,8 @@ impl<'a> Worker<'a> {
     }
 
     pub(super) fn open(&self, id: u64, mut flags: OFlags) -> stdio::Result<OpenFile> {
-        let mut b: NameBuf = [0; 64];
-        let name = self.table.name(id, &mut b);
+        let mut b: NameBuf = [0; NAME_LEN];
+        let (dir, name) = self.table.locate(id, &mut b);
         if self.table.spec.made_by_workers() || self.group.open_creates {
             // The setup left the file to the worker, which makes it as IOzone's child does; or
             // the group opens files as IOzone's random writers do.
@@ -66,20 +66,18 @@ impl<'a> Worker<'a> {
         }
         let mode = Mode::from_raw_mode(self.table.spec.file_mode());
         let ident = self.ident(id);
-        calls::time(Call::Open, || {
-            rustix::fs::openat(self.table.dir_of(id), name, flags, mode)
-        })
-        .map(|fd| OpenFile::new(fd).with_ident(ident))
-        .map_err(|e| {
-            if e == rustix::io::Errno::LOOP {
-                stdio::Error::new(
-                    stdio::ErrorKind::PermissionDenied,
-                    "is a symlink; fslab does not follow symlinks",
-                )
-            } else {
-                e.into()
-            }
-        })
+        calls::time(Call::Open, || rustix::fs::openat(dir, name, flags, mode))
+            .map(|fd| OpenFile::new(fd).with_ident(ident))
+            .map_err(|e| {
+                if e == rustix::io::Errno::LOOP {
+                    stdio::Error::new(
+                        stdio::ErrorKind::PermissionDenied,
+                        "is a symlink; fslab does not follow symlinks",
+                    )
+                } else {
+                    e.into()
+                }
+            })
     }
 
     /// File `id` of the current fileset as every thread names it: the table they share, and
@@ -202,8 +200,9 @@ impl<'a> Worker<'a> {
             }
             if seeking {
                 // FFSB's ffsb_get_filesize(): stat() by name once the file is open.
-                let mut b: NameBuf = [0; 64];
-                if let Err(e) = rustix::fs::statat(table.dir_of(id), table.name(id, &mut b), AtFlags::empty()) {
+                let mut b: NameBuf = [0; NAME_LEN];
+                let (at, name) = table.locate(id, &mut b);
+                if let Err(e) = rustix::fs::statat(at, name, AtFlags::empty()) {
                     return (Moved::default(), 0, Err(e.into()));
                 }
             }
@@ -386,7 +385,7 @@ impl<'a> Worker<'a> {
     /// create: a new file at a size drawn from the fileset, written in `bs` blocks.
     fn create(&mut self, i: usize) -> stdio::Result<Outcome> {
         let spec = &self.group.ops[i];
-        let id = self.table.create_id();
+        let id = self.table.create_id(&mut self.rng);
         let size = self.table.spec.size.sample(&mut self.rng);
         let bs = spec.block_size();
         let mut base = self.io.base_flags;
@@ -457,11 +456,9 @@ impl<'a> Worker<'a> {
             return Ok(Outcome::Skipped);
         };
         self.io.cache.evict(self.cache_key(id));
-        let mut b: NameBuf = [0; 64];
-        let name = self.table.name(id, &mut b);
-        match calls::time(Call::Unlink, || {
-            rustix::fs::unlinkat(self.table.dir_of(id), name, AtFlags::empty())
-        }) {
+        let mut b: NameBuf = [0; NAME_LEN];
+        let (dir, name) = self.table.locate(id, &mut b);
+        match calls::time(Call::Unlink, || rustix::fs::unlinkat(dir, name, AtFlags::empty())) {
             Ok(()) => {
                 self.table.gone(id);
                 Ok(Outcome::META)
@@ -477,12 +474,10 @@ impl<'a> Worker<'a> {
         let Some(id) = self.pick_for(i) else {
             return Ok(Outcome::Skipped);
         };
-        let mut b: NameBuf = [0; 64];
-        let name = self.table.name(id, &mut b);
+        let mut b: NameBuf = [0; NAME_LEN];
+        let (dir, name) = self.table.locate(id, &mut b);
         // stat(), which follows a link, as FFSB's, fio's filestat and mdtest's stat.
-        let r = calls::time(Call::Stat, || {
-            rustix::fs::statat(self.table.dir_of(id), name, AtFlags::empty())
-        });
+        let r = calls::time(Call::Stat, || rustix::fs::statat(dir, name, AtFlags::empty()));
         self.table.release(id, None);
         r.map_err(|e| self.annotate(id, "stat", e.into()))?;
         Ok(Outcome::META)
@@ -507,7 +502,7 @@ impl<'a> Worker<'a> {
     fn mkdir(&mut self) -> stdio::Result<Outcome> {
         let meta = self.meta_dir()?;
         let id = self.table.new_dir_id();
-        let mut b: NameBuf = [0; 64];
+        let mut b: NameBuf = [0; NAME_LEN];
         let mode = Mode::from_raw_mode(self.table.spec.dir_mode());
         rustix::fs::mkdirat(meta, file_name("m", id, &mut b), mode)
             .map_err(|e| stdio::Error::new(stdio::Error::from(e).kind(), format!("mkdir meta/m{id}: {e}")))?;
@@ -515,17 +510,15 @@ impl<'a> Worker<'a> {
         Ok(Outcome::META)
     }
 
-    /// FFSB's createdir (`add_dir()` in filelist.c): a directory of the fileset's own,
-    /// `<dir_prefix><N>` in its directory, N counting on from `dirs` as FFSB numbers the
-    /// directories it adds. FFSB's later creates may put files in it; fslab's leave it empty.
+    /// FFSB's createdir: the fileset's next added directory ([`FileTable::add_dir`]).
     fn ffsb_createdir(&mut self) -> stdio::Result<Outcome> {
-        let spec = &self.table.spec;
-        let n = spec.dirs + self.table.new_dir_id();
-        let mut b: NameBuf = [0; 64];
-        let name = file_name(&spec.dir_prefix, n, &mut b);
-        rustix::fs::mkdirat(self.table.root(), name, Mode::from_raw_mode(spec.dir_mode())).map_err(|e| {
-            let what = format!("createdir {}/{}{n}: {e}", spec.dir_name(), spec.dir_prefix);
-            stdio::Error::new(stdio::Error::from(e).kind(), what)
+        self.table.add_dir().map_err(|e| {
+            let spec = &self.table.spec;
+            let n = spec.dirs + self.table.dirs_added();
+            stdio::Error::new(
+                e.kind(),
+                format!("createdir {}/{}{n}: {e}", spec.dir_name(), spec.dir_prefix),
+            )
         })?;
         Ok(Outcome::META)
     }
@@ -535,7 +528,7 @@ impl<'a> Worker<'a> {
         let Some(id) = self.table.take_dir(&mut self.rng) else {
             return Ok(Outcome::Skipped);
         };
-        let mut b: NameBuf = [0; 64];
+        let mut b: NameBuf = [0; NAME_LEN];
         rustix::fs::unlinkat(meta, file_name("m", id, &mut b), AtFlags::REMOVEDIR)
             .map_err(|e| stdio::Error::new(stdio::Error::from(e).kind(), format!("rmdir meta/m{id}: {e}")))?;
         Ok(Outcome::META)
@@ -548,13 +541,10 @@ impl<'a> Worker<'a> {
         };
         self.io.cache.evict(self.cache_key(id));
         let to = self.table.new_id();
-        let (mut a, mut b): (NameBuf, NameBuf) = ([0; 64], [0; 64]);
-        let r = rustix::fs::renameat(
-            self.table.dir_of(id),
-            self.table.name(id, &mut a),
-            self.table.dir_of(to),
-            self.table.name(to, &mut b),
-        );
+        let (mut a, mut b): (NameBuf, NameBuf) = ([0; NAME_LEN], [0; NAME_LEN]);
+        let (from_dir, from) = self.table.locate(id, &mut a);
+        let (to_dir, to_name) = self.table.locate(to, &mut b);
+        let r = rustix::fs::renameat(from_dir, from, to_dir, to_name);
         match r {
             Ok(()) => {
                 self.table.insert(to, size);

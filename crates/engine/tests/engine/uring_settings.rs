@@ -680,7 +680,7 @@ fn order_applies_to_stat_delete_and_open_close_only() {
 
 #[test]
 fn file_names_are_the_prefix_and_the_id_in_decimal() {
-    use fslab_engine::fileset::{file_name, NameBuf};
+    use fslab_engine::fileset::{file_name, NameBuf, NAME_LEN};
     for (prefix, id, want) in [
         ("f", 0, "f0"),
         ("f", 9, "f9"),
@@ -690,7 +690,7 @@ fn file_names_are_the_prefix_and_the_id_in_decimal() {
         ("f", u64::MAX, "f18446744073709551615"),
         ("f", 1_000_000, "f1000000"),
     ] {
-        let mut b: NameBuf = [0xff; 64];
+        let mut b: NameBuf = [0xff; NAME_LEN];
         assert_eq!(file_name(prefix, id, &mut b).to_str().unwrap(), want);
     }
 }

@@ -250,6 +250,25 @@ fn a_prefix_too_long_or_holding_a_control_character_is_refused_at_its_line() {
     refused_at(9, "prefix = \"a\\u0000b\"", 10, &["holds a control character"]);
 }
 
+/// The longest prefix allowed names files, the largest numbers included, with createdir's
+/// directories before them (FFSB's, `<dir_prefix><N>/<prefix><id>`).
+#[test]
+fn the_longest_prefixes_name_files() {
+    let (p, d) = ("p".repeat(40), "d".repeat(40));
+    let text = GOOD.replace(
+        "files = 4",
+        &format!("files = 4\nprefix = \"{p}\"\ndir_prefix = \"{d}\"\ndirs = 1"),
+    );
+    let w = crate::common::workload(&text);
+    let dir = fslab_testkit::tempdir();
+    crate::common::run_ok(&w, dir.path());
+    let tree = crate::common::tree(&dir.path().join("data"));
+    assert!(tree.contains(&format!("{d}0/{p}3")), "{tree:?}");
+    let mut b: fslab_engine::fileset::NameBuf = [0xff; fslab_engine::fileset::NAME_LEN];
+    let name = fslab_engine::fileset::file_name(&p, u64::MAX, &mut b);
+    assert_eq!(name.to_str().unwrap(), format!("{p}{}", u64::MAX));
+}
+
 #[test]
 fn dir_prefix_names_the_directories_and_survives_a_trip_through_toml() {
     let text = GOOD.replace("files = 4", "files = 4\ndirs = 2\ndir_prefix = \"sub\"");
