@@ -74,8 +74,12 @@ pub enum SetupError {
 
 /// Room for a name beneath a fileset's directory: a file's (a prefix of up to 40 bytes, 20
 /// digits and a NUL), or one in a directory createdir added (the directory's prefix and number,
-/// a `/`, then the file's).
-pub const NAME_LEN: usize = 128;
+/// a `/`, then the file's: prefixes of [`ADDED_PREFIXES`] bytes together at most).
+pub const NAME_LEN: usize = 64;
+
+/// The most bytes a fileset's `dir_prefix` and `prefix` may have together for createdir to add
+/// directories to it: the room a path to a file in one leaves (FFSB's have 15).
+pub const ADDED_PREFIXES: usize = NAME_LEN - 42;
 pub type NameBuf = [u8; NAME_LEN];
 
 /// "00" to "99", so that a name's digits are written two at a time.
@@ -90,12 +94,12 @@ const DIGIT_PAIRS: [u8; 200] = {
     t
 };
 
-/// A name's prefix laid out once, for names written on every operation's path
-/// ([`FileTable::name`]): each name then starts from a copy of these 64 bytes, which the
+/// A name's prefix laid out once in a [`NameBuf`], for names written on every operation's path
+/// ([`FileTable::name`]): each name then starts from a copy of the whole buffer, which the
 /// compiler makes a few moves, instead of a copy of the prefix's bytes.
 #[derive(Debug, Clone, Copy)]
 struct NameHead {
-    buf: [u8; 64],
+    buf: NameBuf,
     len: usize,
 }
 
@@ -107,13 +111,13 @@ impl NameHead {
         if len > 40 || prefix.bytes().any(|b| b == 0) {
             return None;
         }
-        let mut buf = [0; 64];
+        let mut buf = [0; NAME_LEN];
         buf[..len].copy_from_slice(prefix.as_bytes());
         Some(NameHead { buf, len })
     }
 
     fn name<'b>(&self, id: u64, buf: &'b mut NameBuf) -> &'b CStr {
-        buf[..64].copy_from_slice(&self.buf);
+        *buf = self.buf;
         let end = put_digits(buf, self.len, id);
         // SAFETY: `buf[..=end]` ends with its only NUL: the prefix has none (`new`) and digits
         // are never one.
@@ -121,8 +125,7 @@ impl NameHead {
     }
 }
 
-/// Writes `id`'s decimal digits at `buf[start..]` (`start` at most `NAME_LEN - 21`) and a NUL
-/// after them;
+/// Writes `id`'s decimal digits at `buf[start..]` (`start` at most 44) and a NUL after them;
 /// returns where the NUL is. The digits are written from the right into a scratch, two at a
 /// time, then moved in one copy of fixed size, so their number need not be known first.
 #[inline]
@@ -807,7 +810,7 @@ impl FileTable {
         }
         let id = self.new_id();
         let added = self.added.count.load(Acquire);
-        if added > 0 && self.names.is_empty() {
+        if added > 0 {
             // Below `n`, the directory file_dir(id) gives, as likely as any of the others.
             let n = self.spec.file_dir_count();
             let r = rng.random_range(0..n + added);
@@ -822,6 +825,14 @@ impl FileTable {
     /// `<dir_prefix><N>` in the fileset's directory, N counting on from `dirs` as FFSB numbers
     /// the directories it adds; from then on creates may put files in it. Returns N.
     pub fn add_dir(&self) -> io::Result<u64> {
+        if self.spec.dir_prefix.len() + self.spec.prefix.len() > ADDED_PREFIXES || !self.names.is_empty() {
+            return Err(io::Error::new(
+                io::ErrorKind::InvalidInput,
+                format!(
+                    "createdir adds directories only to a fileset whose files are numbered and whose prefixes are {ADDED_PREFIXES} bytes together at most"
+                ),
+            ));
+        }
         let mut made = self.added.made.lock().expect("added directories");
         let n = self.spec.dirs + *made;
         let mut b: NameBuf = [0; NAME_LEN];
@@ -840,7 +851,7 @@ impl FileTable {
     /// Where file `id` is: the directory to name it from and its name there, written into
     /// `buf`. A file in a directory createdir added is named from the fileset's directory,
     /// `<dir_prefix><N>/<name>`.
-    #[inline]
+    #[inline(always)]
     pub fn locate<'s>(&'s self, id: u64, buf: &'s mut NameBuf) -> (BorrowedFd<'s>, &'s CStr) {
         if self.added.count.load(Relaxed) > 0 {
             if let Some(k) = self.added_dir_of(id) {
@@ -851,11 +862,15 @@ impl FileTable {
     }
 
     /// Which added directory file `id` is in, if it is in one.
+    #[cold]
+    #[inline(never)]
     fn added_dir_of(&self, id: u64) -> Option<u64> {
         self.added.placed.lock().expect("added directories").get(&id).copied()
     }
 
-    /// `<dir_prefix><dirs + k>/<prefix><id>` in `buf`.
+    /// `<dir_prefix><dirs + k>/<prefix><id>` in `buf` (it fits: [`add_dir`](Self::add_dir)).
+    #[cold]
+    #[inline(never)]
     fn added_path<'b>(&self, k: u64, id: u64, buf: &'b mut NameBuf) -> &'b CStr {
         let (d, p) = (self.spec.dir_prefix.as_bytes(), self.spec.prefix.as_bytes());
         buf[..d.len()].copy_from_slice(d);

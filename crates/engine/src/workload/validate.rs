@@ -525,9 +525,8 @@ impl Workload {
 /// it means nothing to a filesystem, and `--explain` could not print it.
 pub const MAX_VALUE: u64 = i64::MAX as u64;
 
-/// The longest `prefix` or `dir_prefix`, in bytes: a name (or with FFSB's createdir, a
-/// directory's and a file's name, a `/` between) is written into a fixed buffer, numbers
-/// included ([`NameBuf`](crate::fileset::NameBuf)).
+/// The longest `prefix` or `dir_prefix`, in bytes: a name is written with its number into a
+/// fixed buffer ([`NameBuf`](crate::fileset::NameBuf)).
 pub const MAX_PREFIX: usize = 40;
 
 /// The largest block size (`bs`, `setup_bs`): each thread holds a buffer this large, and one

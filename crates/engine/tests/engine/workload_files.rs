@@ -250,8 +250,7 @@ fn a_prefix_too_long_or_holding_a_control_character_is_refused_at_its_line() {
     refused_at(9, "prefix = \"a\\u0000b\"", 10, &["holds a control character"]);
 }
 
-/// The longest prefix allowed names files, the largest numbers included, with createdir's
-/// directories before them (FFSB's, `<dir_prefix><N>/<prefix><id>`).
+/// The longest prefixes allowed name files and directories, the largest numbers included.
 #[test]
 fn the_longest_prefixes_name_files() {
     let (p, d) = ("p".repeat(40), "d".repeat(40));
