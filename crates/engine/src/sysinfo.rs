@@ -133,8 +133,19 @@ fn parse_cpuinfo_model(text: &str) -> Option<String> {
 
 /// `MemTotal` of `/proc/meminfo` text, in bytes.
 fn parse_meminfo_total(text: &str) -> Option<u64> {
+    parse_meminfo(text, "MemTotal:")
+}
+
+/// The memory this machine can give without swapping (`MemAvailable` of `/proc/meminfo`), in
+/// bytes; none where the kernel does not say.
+pub(crate) fn memory_available() -> Option<u64> {
+    parse_meminfo(&std::fs::read_to_string("/proc/meminfo").ok()?, "MemAvailable:")
+}
+
+/// The amount after `key` in `/proc/meminfo` text, in bytes.
+fn parse_meminfo(text: &str, key: &str) -> Option<u64> {
     text.lines().find_map(|line| {
-        let rest = line.strip_prefix("MemTotal:")?;
+        let rest = line.strip_prefix(key)?;
         let mut words = rest.split_whitespace();
         let amount: u64 = words.next()?.parse().ok()?;
         let multiplier = match words.next() {
@@ -213,6 +224,7 @@ MemFree:         1234567 kB
 MemAvailable:    8765432 kB
 ";
         assert_eq!(parse_meminfo_total(text), Some(16_318_412 * 1024));
+        assert_eq!(parse_meminfo(text, "MemAvailable:"), Some(8_765_432 * 1024));
         assert_eq!(parse_meminfo_total("MemFree: 5 kB\n"), None);
         assert_eq!(parse_meminfo_total("MemTotal: lots kB\n"), None);
         assert_eq!(parse_meminfo_total(""), None);

@@ -1,5 +1,6 @@
 //! Values no run can use are refused with their place, not a panic: sizes, offsets and counts
-//! above 8 EiB (TOML's largest integer, the largest file Linux holds), blocks above 1 GiB.
+//! above 8 EiB (TOML's largest integer, the largest file Linux holds), blocks above 1 GiB; and
+//! filesets larger than the machine can hold (memory, open directories) before anything is made.
 
 use crate::common::workload;
 use fslab_engine::script::Call;
@@ -219,4 +220,50 @@ fn a_megabyte_of_input_is_echoed_as_an_excerpt() {
             "{e}"
         );
     }
+}
+
+/// More files than the machine's memory could keep track of (8 Ei of them, or as many as
+/// `until_bytes` makes of 4 KiB files from 9000 TiB) are refused before anything is made: the run used
+/// to panic ("capacity overflow") once it had made the fileset's directory.
+#[test]
+fn more_files_than_memory_can_track_are_refused_before_anything_is_made() {
+    for (line, with) in [(7, "files = 9223372036854775807"), (7, "until_bytes = \"9000t\"")] {
+        let w = load_with(line, with).unwrap_or_else(|e| panic!("{with}: {e}"));
+        let dir = fslab_testkit::tempdir();
+        let e = crate::common::try_run(&w, dir.path()).expect_err(with).to_string();
+        assert!(e.starts_with("fileset `data`: "), "{e}");
+        assert!(
+            e.contains("of memory for fslab to keep track of") && e.contains("give fewer files"),
+            "{e}"
+        );
+        assert_eq!(
+            fslab_testkit::entries(dir.path()),
+            Vec::<String>::new(),
+            "{with}: something was made"
+        );
+    }
+}
+
+/// More data directories than the process may hold open (fslab keeps each open for the run) are
+/// refused before any is made: the run used to make them until `open` failed with EMFILE.
+#[test]
+fn more_directories_than_descriptors_are_refused_before_any_is_made() {
+    let hard = rustix::process::getrlimit(rustix::process::Resource::Nofile)
+        .maximum
+        .expect("a hard limit on open files");
+    let w = load_with(7, &format!("files = 2\ndirs = {}", hard + 1));
+    let w = w.unwrap_or_else(|e| panic!("{e}"));
+    let dir = fslab_testkit::tempdir();
+    let e = crate::common::try_run(&w, dir.path())
+        .expect_err("too many dirs")
+        .to_string();
+    assert!(
+        e.contains(&format!("dirs = {}", hard + 1)) && e.contains("(ulimit -Hn)"),
+        "{e}"
+    );
+    assert_eq!(
+        fslab_testkit::entries(dir.path()),
+        Vec::<String>::new(),
+        "something was made"
+    );
 }
