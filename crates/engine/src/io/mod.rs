@@ -18,7 +18,7 @@ use crate::workload::{Data, EngineKind, Group, OSync, SyncKind};
 use rustix::fs::OFlags;
 use std::alloc::Layout;
 use std::io;
-use std::os::fd::{AsFd, AsRawFd, BorrowedFd, OwnedFd, RawFd};
+use std::os::fd::{AsFd, AsRawFd, BorrowedFd, IntoRawFd, OwnedFd, RawFd};
 
 /// The next of the random words a buffer is filled with (xorshift64, from a nonzero state):
 /// cheap, and enough to defeat compression and deduplication.
@@ -167,9 +167,17 @@ impl OpenFile {
         let OpenFile { fd, map, .. } = self;
         drop(map);
         if let FileFd::Own(fd) = fd {
-            calls::time(Call::Close, || drop(fd));
+            calls::time(Call::Close, || close_owned(fd));
         }
     }
+}
+
+/// Closes `fd` with the system call itself: dropping it would go through libc's `close()`, a
+/// thread-cancellation point whose wrapper costs a loop of creates or opens some 40 instructions
+/// an operation more (callgrind).
+fn close_owned(fd: OwnedFd) {
+    // SAFETY: `fd` is owned and consumed here: nothing else can use or close it after.
+    unsafe { rustix::io::close(fd.into_raw_fd()) }
 }
 
 /// A thread's I/O memory: `slots` buffers of `slot_len` bytes, each aligned for O_DIRECT, filled
