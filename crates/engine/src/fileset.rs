@@ -1754,6 +1754,36 @@ fn write_files_in_order(
     Ok(total)
 }
 
+/// What sysbench's `prepare` does to each test file it finds at least as long as it needs
+/// (`create_files()`, "Reusing existing file"): in order, opened as it opens a file to write
+/// ([`SetupCalls::SysbenchPrepare`]'s flags and mode, with `O_CREAT`, to which fslab adds
+/// `O_NOFOLLOW`), `lseek(SEEK_END)`, nothing written, `fsync()`, closed. For a fileset
+/// [`FileTable::setup`] kept; nothing for another kind of setup, whose original does nothing to
+/// the files it keeps.
+pub fn reopen_kept(run: &RunDir, spec: &Fileset) -> Result<(), SetupError> {
+    let Some(how) = InOrder::of(spec.setup_calls).filter(|h| h.seek_end && h.fsync) else {
+        return Ok(());
+    };
+    let root = if spec.in_run_dir() {
+        run.open_dir_self()?
+    } else {
+        run.open_dir(spec.dir_name(), false)?
+    };
+    let flags = OFlags::CREATE | OFlags::NOFOLLOW | OFlags::CLOEXEC | how.flags;
+    for id in 0..spec.files {
+        let rel = rel_path(spec, id);
+        let here = |e: rustix::io::Errno| SetupError::Io {
+            fileset: spec.name.clone(),
+            path: format!("{}/{rel}", run.root()),
+            error: e.into(),
+        };
+        let fd = rustix::fs::openat(&root, rel.as_str(), flags, Mode::from_raw_mode(how.mode)).map_err(here)?;
+        rustix::fs::seek(&fd, rustix::fs::SeekFrom::End(0)).map_err(here)?;
+        rustix::fs::fsync(&fd).map_err(here)?;
+    }
+    Ok(())
+}
+
 /// The ids of the files a setup has made so far (each opened `O_EXCL`: none was there before).
 type Made = Mutex<Vec<u64>>;
 

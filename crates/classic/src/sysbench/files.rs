@@ -34,7 +34,9 @@ impl Kept {
 
 /// Writes the files; a set fslab made whose files are all at least sysbench's file size is kept
 /// as it is, whatever it holds (`--validate` or not), as sysbench reuses a file at least that
-/// long ("Reusing existing file").
+/// long ("Reusing existing file"), and each is then opened, `lseek()`ed to its end, fsynced and
+/// closed, as sysbench does to a file it reuses (so that what an earlier run left dirty is
+/// written back before the next run, as with sysbench).
 pub fn prepare(dir: &Path, o: &Options) -> Result<SetupReport, Error> {
     let run = RunDir::open(dir)?;
     let mut spec = Fileset {
@@ -48,6 +50,9 @@ pub fn prepare(dir: &Path, o: &Options) -> Result<SetupReport, Error> {
         }
     }
     let (_table, report) = FileTable::setup(&run, &spec, false, false, o.rand_seed)?;
+    if report.reused {
+        fileset::reopen_kept(&run, &spec)?;
+    }
     Ok(report)
 }
 
