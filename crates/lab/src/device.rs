@@ -511,8 +511,28 @@ fn check_exclusive_open(dev: &Path) -> Result<(), LabError> {
 }
 
 /// Erases every filesystem, RAID and partition-table signature on `dev` (`wipefs -a`), so the
-/// next mkfs starts clean and no tool mistakes old metadata for new.
+/// next mkfs starts clean and no tool mistakes old metadata for new. First waits (up to
+/// [`FREE_WAIT`]) for the device to be free: a filesystem detached lazily (a killed runner's
+/// leftover mount, a hung run's) holds it until the kernel has shut it down, and wipefs would
+/// fail on it as busy meanwhile.
 pub fn wipe(dev: &Path) -> Result<(), LabError> {
+    wait_until_free(dev, FREE_WAIT);
     let dev = dev.to_string_lossy();
     run_tool("wipefs", &["--all", "--quiet", &dev]).map(drop)
+}
+
+/// How long [`wipe`] waits for a device a lazily detached filesystem still holds.
+const FREE_WAIT: Duration = Duration::from_secs(10);
+
+/// Returns once an exclusive open of `dev` no longer fails with EBUSY, or after `limit`.
+fn wait_until_free(dev: &Path, limit: Duration) {
+    let start = Instant::now();
+    while start.elapsed() < limit {
+        match open_device(dev, libc::O_RDONLY | libc::O_EXCL) {
+            Err(LabError::Io { source, .. }) if source.raw_os_error() == Some(libc::EBUSY) => {
+                std::thread::sleep(Duration::from_millis(50));
+            }
+            _ => return,
+        }
+    }
 }

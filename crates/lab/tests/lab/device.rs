@@ -264,6 +264,39 @@ fn wipe_erases_every_signature() {
     );
 }
 
+/// A filesystem detached lazily holds its device until its last user lets go: wipe waits for
+/// the device to be free instead of failing as busy (a resumed study's wipe of the device whose
+/// leftover mount it had just detached failed so once).
+#[test]
+#[ignore = "system tier: root, loop devices, wipefs, mkfs.ext4"]
+fn wipe_waits_for_a_lazily_detached_filesystem_to_let_its_device_go() {
+    require_root();
+    require_tool("wipefs", "util-linux");
+    require_tool("mkfs.ext4", "e2fsprogs");
+    let dir = tempfile::tempdir().unwrap();
+    let img = LoopImage::create(dir.path(), 64 * MIB).unwrap();
+    mkfs(img.device(), "ext4", "").unwrap();
+    let mnt = dir.path().join("mnt");
+    std::fs::create_dir(&mnt).unwrap();
+    let _mounted = mount(Some(img.device()), &mnt, "ext4", "").unwrap();
+    // A user of the filesystem, kept past the detach and let go 300 ms later.
+    let user = std::fs::File::create(mnt.join("held")).unwrap();
+    fslab_lab::filesystem::umount_lazy(&mnt).unwrap();
+    let start = std::time::Instant::now();
+    let release = std::thread::spawn(move || {
+        std::thread::sleep(std::time::Duration::from_millis(300));
+        drop(user);
+    });
+    wipe(img.device()).unwrap_or_else(|e| panic!("wipe of a device being let go: {e}"));
+    release.join().unwrap();
+    assert!(
+        start.elapsed() >= std::time::Duration::from_millis(300),
+        "wipe did not wait"
+    );
+    let dev = img.device().to_str().unwrap();
+    assert_eq!(sh("wipefs", &["--noheadings", dev]), "", "signatures left after wipe");
+}
+
 /// What a killed run leaves: an image attached without autoclear, one with a filesystem still
 /// mounted. Both are let go; the mounted one when it is unmounted.
 #[test]
