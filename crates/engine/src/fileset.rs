@@ -131,12 +131,15 @@ fn check_resources(spec: &Fileset, available: Option<u64>) -> Result<(), SetupEr
 /// Room for a name beneath a fileset's directory: a file's (a prefix of up to 40 bytes, 20
 /// digits and a NUL), or one in a directory createdir added (the directory's prefix and number,
 /// a `/`, then the file's: prefixes of [`ADDED_PREFIXES`] bytes together at most).
+pub type NameBuf = [u8; NAME_LEN];
+
+/// The length of a [`NameBuf`].
 pub const NAME_LEN: usize = 64;
 
 /// The most bytes a fileset's `dir_prefix` and `prefix` may have together for createdir to add
-/// directories to it: the room a path to a file in one leaves (FFSB's have 15).
+/// directories to it: the room a path to a file in one leaves, two numbers of up to 20 digits,
+/// a `/` and a NUL taken (FFSB's prefixes have 15).
 pub const ADDED_PREFIXES: usize = NAME_LEN - 42;
-pub type NameBuf = [u8; NAME_LEN];
 
 /// "00" to "99", so that a name's digits are written two at a time.
 const DIGIT_PAIRS: [u8; 200] = {
