@@ -586,6 +586,10 @@ outputs() { # tool
         KEEP_DIRS=1 compare_output sysbench "${a[@]}" --file-test-mode=seqwr --time=1 run
         KEEP_DIRS=1 compare_output sysbench "${a[@]}" --validate --file-test-mode=seqrd --time=1 run
         KEEP_DIRS=1 compare_output sysbench "${a[@]}" cleanup
+        # A larger set over a smaller one: both extend each file from its end.
+        KEEP_DIRS=1 compare_output sysbench fileio --file-num=4 --file-total-size=8M prepare
+        KEEP_DIRS=1 compare_output sysbench "${a[@]}" prepare
+        KEEP_DIRS=1 compare_output sysbench "${a[@]}" cleanup
         ;;
     ffsb)
         # The profile of the headline runs, its fileset in each tool's directory.

@@ -488,13 +488,7 @@ impl FileTable {
             };
             let marked = written
                 .map_err(|(path, e)| io_err(&format!("{name}/{path}"), e))
-                .and_then(|written| {
-                    let marker = |e| io_err(&format!("{name}/{}", marker::FILESET), e);
-                    let flags = OFlags::WRONLY | OFlags::CREATE | OFlags::TRUNC;
-                    let fd = confine::open_file(root.as_fd(), marker::FILESET, flags, 0o644).map_err(marker)?;
-                    rustix::io::write(&fd, stamp.as_bytes()).map_err(|e| marker(e.into()))?;
-                    Ok(written)
-                });
+                .and_then(|written| write_marker(run, spec, &root, &stamp).map(|()| written));
             if marked.is_err() {
                 // No marker says these files are fslab's, so a later run would refuse them: the
                 // files this setup made, and no others, are removed.
@@ -1137,6 +1131,19 @@ struct SizeHolder {
     size: SizeDist,
 }
 
+/// Writes the marker `stamp` in `root`, the directory of `spec`'s files.
+fn write_marker(run: &RunDir, spec: &Fileset, root: &OwnedFd, stamp: &str) -> Result<(), SetupError> {
+    let marker = |error| SetupError::Io {
+        fileset: spec.name.clone(),
+        path: format!("{}/{}/{}", run.root(), spec.dir_name(), marker::FILESET),
+        error,
+    };
+    let flags = OFlags::WRONLY | OFlags::CREATE | OFlags::TRUNC;
+    let fd = confine::open_file(root.as_fd(), marker::FILESET, flags, 0o644).map_err(marker)?;
+    rustix::io::write(&fd, stamp.as_bytes()).map_err(|e| marker(e.into()))?;
+    Ok(())
+}
+
 fn read_marker(root: &OwnedFd) -> Option<String> {
     let fd = confine::open_file(root.as_fd(), marker::FILESET, OFlags::RDONLY, 0).ok()?;
     // A marker listing many names outgrows one read.
@@ -1757,21 +1764,31 @@ fn write_files_in_order(
     Ok(total)
 }
 
-/// What sysbench's `prepare` does to each test file it finds at least as long as it needs
-/// (`create_files()`, "Reusing existing file"): in order, opened as it opens a file to write
-/// ([`SetupCalls::SysbenchPrepare`]'s flags and mode, with `O_CREAT`, to which fslab adds
-/// `O_NOFOLLOW`), `lseek(SEEK_END)`, nothing written, `fsync()`, closed. For a fileset
-/// [`FileTable::setup`] kept; nothing for another kind of setup, whose original does nothing to
-/// the files it keeps.
-pub fn reopen_kept(run: &RunDir, spec: &Fileset) -> Result<(), SetupError> {
+/// What sysbench's `prepare` does to each test file it finds (`create_files()`): in order,
+/// opened as it opens a file to write ([`SetupCalls::SysbenchPrepare`]'s flags and mode, with
+/// `O_CREAT`, to which fslab adds `O_NOFOLLOW`), `lseek(SEEK_END)`, whole `setup_bs` writes of
+/// the fileset's data from that end for as long as the file is shorter than `least` ("Extending
+/// existing file"; none when it is at least that long, "Reusing existing file"), `fsync()`,
+/// closed. For a fileset [`FileTable::setup`] kept, whose files are all of its one fixed size:
+/// when this writes, the files end up all of one new size and the marker says so, for a later
+/// run to keep them. Nothing for another kind of setup, whose original does nothing to the
+/// files it keeps.
+pub fn reopen_kept(run: &RunDir, spec: &Fileset, least: u64) -> Result<Reopened, SetupError> {
+    let kept = match spec.size {
+        SizeDist::Fixed(b) => b.0,
+        _ => 0,
+    };
+    let mut done = Reopened { bytes: 0, size: kept };
     let Some(how) = InOrder::of(spec.setup_calls).filter(|h| h.seek_end && h.fsync) else {
-        return Ok(());
+        return Ok(done);
     };
     let root = if spec.in_run_dir() {
         run.open_dir_self()?
     } else {
         run.open_dir(spec.dir_name(), false)?
     };
+    let chunk = spec.setup_bs.map_or(1 << 20, |b| b.0) as usize;
+    let mut buf = (kept < least).then(|| crate::io::IoBuffers::with_data(chunk, 1, spec.data, 0));
     let flags = OFlags::CREATE | OFlags::NOFOLLOW | OFlags::CLOEXEC | how.flags;
     for id in 0..spec.files {
         let rel = rel_path(spec, id);
@@ -1781,10 +1798,33 @@ pub fn reopen_kept(run: &RunDir, spec: &Fileset) -> Result<(), SetupError> {
             error: e.into(),
         };
         let fd = rustix::fs::openat(&root, rel.as_str(), flags, Mode::from_raw_mode(how.mode)).map_err(here)?;
-        rustix::fs::seek(&fd, rustix::fs::SeekFrom::End(0)).map_err(here)?;
+        let mut off = rustix::fs::seek(&fd, rustix::fs::SeekFrom::End(0)).map_err(here)?;
+        if let Some(buf) = buf.as_mut() {
+            while off < least {
+                buf.stamp(0, chunk, off);
+                let n = rustix::io::write(&fd, buf.slot(0, chunk)).map_err(here)?;
+                off += n as u64;
+                done.bytes += n as u64;
+            }
+        }
+        done.size = off;
         rustix::fs::fsync(&fd).map_err(here)?;
     }
-    Ok(())
+    if done.bytes > 0 {
+        let grown = Fileset {
+            size: SizeDist::Fixed(crate::Bytes(done.size)),
+            ..spec.clone()
+        };
+        write_marker(run, spec, &root, &marker_text(&grown))?;
+    }
+    Ok(done)
+}
+
+/// What [`reopen_kept`] did: the bytes it wrote, and the files' size after it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Reopened {
+    pub bytes: u64,
+    pub size: u64,
 }
 
 /// The ids of the files a setup has made so far (each opened `O_EXCL`: none was there before).

@@ -32,11 +32,15 @@ impl Kept {
     }
 }
 
-/// Writes the files; a set fslab made whose files are all at least sysbench's file size is kept
-/// as it is, whatever it holds (`--validate` or not), as sysbench reuses a file at least that
-/// long ("Reusing existing file"), and each is then opened, `lseek()`ed to its end, fsynced and
-/// closed, as sysbench does to a file it reuses (so that what an earlier run left dirty is
-/// written back before the next run, as with sysbench).
+/// Writes the files, as sysbench's `create_files()` does to what it finds. A set fslab made,
+/// its files all of one size, is kept: each file is opened, `lseek()`ed to its end, written from
+/// there with whole blocks while it is shorter than sysbench's file size ("Extending existing
+/// file"; nothing when it is at least that long, "Reusing existing file", whatever it holds,
+/// `--validate` or not), fsynced and closed. That writes back what an earlier run left dirty
+/// before the next run, and a larger `--file-total-size` writes only what is new, as with
+/// sysbench. A set too short and written with other data than these options ask for is written
+/// again from scratch (sysbench would extend it with the new data, a mix fslab's marker cannot
+/// say); so is anything else.
 pub fn prepare(dir: &Path, o: &Options) -> Result<SetupReport, Error> {
     let run = RunDir::open(dir)?;
     let mut spec = Fileset {
@@ -44,14 +48,17 @@ pub fn prepare(dir: &Path, o: &Options) -> Result<SetupReport, Error> {
         reuse: true,
         ..fileset(o)
     };
-    if let Ok(size) = prepared(dir, o) {
-        if let Some(data) = fileset::marked_data(&run, &spec) {
-            Kept { size, data }.apply(&mut spec);
+    if let Ok(size) = found(dir, o, 0) {
+        match fileset::marked_data(&run, &spec) {
+            Some(data) if size >= o.file_size() || data == spec.data => Kept { size, data }.apply(&mut spec),
+            _ => {}
         }
     }
-    let (_table, report) = FileTable::setup(&run, &spec, false, false, o.rand_seed)?;
+    let (_table, mut report) = FileTable::setup(&run, &spec, false, false, o.rand_seed)?;
     if report.reused {
-        fileset::reopen_kept(&run, &spec)?;
+        let started = std::time::Instant::now();
+        report.bytes += fileset::reopen_kept(&run, &spec, o.file_size())?.bytes;
+        report.duration += started.elapsed();
     }
     Ok(report)
 }
@@ -78,12 +85,17 @@ pub fn check(dir: &Path, o: &Options) -> Result<Option<Kept>, Error> {
 /// `fstat()`); fslab keeps only a set it made, and its files are of one size: whole blocks
 /// (prepare) or exactly the file size (seqwr).
 fn prepared(dir: &Path, o: &Options) -> Result<u64, Error> {
+    found(dir, o, o.file_size())
+}
+
+/// Every `test_file.N` of these options in `dir`, all of one size, at least `least`, and no more
+/// of them: their size; else what is wrong, and how to put it right.
+fn found(dir: &Path, o: &Options, least: u64) -> Result<u64, Error> {
     let again = format!(
         "run `fslab sysbench fileio --file-num={} --file-total-size={} prepare` first (with the same --dir)",
         o.file_num,
         fslab_engine::Bytes(o.total_size)
     );
-    let least = o.file_size();
     let mut size = None;
     for id in 0..o.file_num {
         let path = dir.join(format!("test_file.{id}"));

@@ -23,7 +23,7 @@
 //!
 //! | command | sysbench 1.0.20 | fslab |
 //! |---|---|---|
-//! | `prepare` (every mode, seqwr too) | per file in order: `open(O_CREAT\|O_WRONLY[\|extra], 0600)`, `lseek(0, SEEK_END)`, `write()` of `--file-block-size` zeros until the size, `fsync()`, `close()` | the same (`SetupCalls::SysbenchPrepare`), `openat()` beneath DIR with `O_EXCL\|O_NOFOLLOW` added, plus the marker file |
+//! | `prepare` (every mode, seqwr too) | per file in order: `open(O_CREAT\|O_WRONLY[\|extra], 0600)`, `lseek(0, SEEK_END)`, `write()` of `--file-block-size` zeros from there while the file is shorter than the size (none for a file long enough, "Reusing existing file"; from its end for a shorter one, "Extending existing file"), `fsync()`, `close()` | the same (`SetupCalls::SysbenchPrepare`; a set fslab made, `fileset::reopen_kept`), `openat()` beneath DIR with `O_EXCL\|O_NOFOLLOW` added to a file it makes, plus the marker file |
 //! | `run`, seqwr | `unlink()` then `open(O_CREAT\|O_EXCL, 0600)`, `close()` per file, then as below | the same calls (`O_RDONLY\|O_CREAT\|O_EXCL\|O_NOFOLLOW`, none of `--file-extra-flags`); only the files fslab made are unlinked |
 //! | `run` | `open(O_RDWR[\|extra])` and (seqwr aside) `fstat()` per file in order, before the threads start, every thread using those descriptors; `pread`/`pwrite` of a block (or merged blocks); `fsync`/`fdatasync` bursts and at the end; with `--file-fsync-all` one after every write, in every mode; each file `close()`d once the threads have ended | the same (the engine's `open = "shared"`), `openat()` beneath DIR with `O_NOFOLLOW\|O_CLOEXEC` added |
 //! | `run`, `--file-io-mode=mmap` | every file `mmap(MAP_SHARED)` of its whole size before the run; each block a memcpy; each fsync (bursts, end, `--file-fsync-all`) one `msync(MS_SYNC\|MS_INVALIDATE)` of the file's mapping, no `fsync()`; seqwr first gives each file its size with `ftruncate()`; after the run the files are closed, then unmapped | the same (the engine's `mmap` with `open = "shared"`): one mapping of each file, made before the threads start, that every thread uses |
@@ -56,9 +56,11 @@
 //!
 //! prepare and run keep a set of test files fslab made (prepare's, or a seqwr run's) when every
 //! file is at least sysbench's file size, as sysbench keeps any file at least that long, and use
-//! only that first part of each. Deliberate differences: files without fslab's marker are
-//! refused, not used; files of different sizes are refused by run, and prepare writes them, or a
-//! set with a file too short, again from scratch where sysbench extends each short file.
+//! only that first part of each; prepare extends a set of shorter files from each one's end, as
+//! sysbench does. Deliberate differences: files without fslab's marker are refused, not used;
+//! files of different sizes are refused by run, and prepare writes them, or a set too short
+//! that holds other data than the options ask for (zeros or `--validate`'s checked blocks),
+//! again from scratch where sysbench extends each file with whatever it writes now.
 //! `--validate` with blocks under 12 bytes is refused (sysbench writes past its buffer), and so
 //! are merged sequential reads with it (sysbench checks each merged request as one block and
 //! fails). With `--file-io-mode=async` fslab checks each block once its read has completed;

@@ -64,13 +64,14 @@ pub fn prepare_header(o: &Options) -> String {
 }
 
 /// What `prepare` prints once the files are written: one line per file, then the bytes written
-/// and their rate (or `No bytes written.` when the files were already there).
+/// and their rate (or `No bytes written.` when the files were already there). A kept set that
+/// was written to was extended ([`super::files::prepare`]).
 pub fn prepare_footer(o: &Options, setup: &SetupReport) -> String {
     let mut s = String::new();
-    let verb = if setup.reused {
-        "Reusing existing file"
-    } else {
-        "Creating file"
+    let verb = match (setup.reused, setup.bytes) {
+        (false, _) => "Creating file",
+        (true, 0) => "Reusing existing file",
+        (true, _) => "Extending existing file",
     };
     for id in 0..o.file_num {
         let _ = writeln!(s, "{verb} test_file.{id}");
@@ -738,10 +739,20 @@ Threads fairness:
             &SetupReport {
                 bytes: 0,
                 reused: true,
-                ..setup
+                ..setup.clone()
             },
         );
         assert!(again.ends_with("Reusing existing file test_file.2\nNo bytes written.\n"));
+        let longer = prepare_footer(
+            &o,
+            &SetupReport {
+                bytes: 1 << 20,
+                reused: true,
+                ..setup
+            },
+        );
+        assert!(longer.starts_with("Extending existing file test_file.0\n"));
+        assert!(longer.contains("\nExtending existing file test_file.2\n1048576 bytes written in 0.50 seconds"));
     }
 
     /// The engine's sample of second `t` (of `latencies_ns`, all reads of one 16 KiB block).
