@@ -227,6 +227,11 @@ pub enum Call {
     Fsync {
         handle: u32,
     },
+    /// Sleeps `usec` microseconds, as dbench's `Sleep` (`usleep()`): no operation, so nothing is
+    /// counted or timed for it (the time passes in the run's, as in dbench's).
+    Sleep {
+        usec: u64,
+    },
 }
 
 impl Script {
@@ -282,9 +287,10 @@ impl Script {
 }
 
 impl Call {
-    /// The operation type a call counts as in the per-second series.
-    pub fn kind(&self) -> OpKind {
-        match self {
+    /// The operation type a call counts as in the per-second series; none for a sleep.
+    pub fn kind(&self) -> Option<OpKind> {
+        Some(match self {
+            Call::Sleep { .. } => return None,
             Call::Open { .. } | Call::Close { .. } => OpKind::OpenClose,
             Call::Read { .. } => OpKind::Read,
             Call::Write { .. } => OpKind::Write,
@@ -300,7 +306,7 @@ impl Call {
             | Call::SetTimes { .. }
             | Call::Lock { .. }
             | Call::Unlock { .. } => OpKind::Stat,
-        }
+        })
     }
 
     pub fn paths(&self) -> Vec<&str> {
@@ -858,6 +864,12 @@ impl<'s> Replayer<'s> {
             }
             Call::Fsync { handle } => {
                 rustix::fs::fsync(&self.handle(*handle)?.fd)?;
+                Ok(none)
+            }
+            // The replay loop sleeps in slices, watching for the run's stop
+            // (`Worker::pause`); this is the whole sleep, for a caller that need not.
+            Call::Sleep { usec } => {
+                std::thread::sleep(std::time::Duration::from_micros(*usec));
                 Ok(none)
             }
         }

@@ -108,6 +108,10 @@ pub enum Op {
     Flush {
         handle: u32,
     },
+    /// `Sleep usec`: the client pauses (`usleep()`).
+    Sleep {
+        usec: u64,
+    },
 }
 
 /// The operations a dbench 4.0 loadfile may name, with what each takes (for error messages).
@@ -129,6 +133,7 @@ const GRAMMAR: &[(&str, &str)] = &[
     ("LockX", "handle offset size"),
     ("UnlockX", "handle offset size"),
     ("Flush", "handle"),
+    ("Sleep", "microseconds"),
 ];
 
 /// Reads a whole loadfile; `file` names it in errors.
@@ -173,13 +178,6 @@ pub fn parse_line(raw: &str, number: usize, file: &str) -> Result<Option<Line>, 
         None => None,
     };
     let name = tokens[0].clone();
-    if name == "Sleep" {
-        return Err(bad(
-            "`Sleep` (dbench 4.0's pause of the client, usleep()) is not replayed by fslab dbench: \
-             remove its lines, or give the lines after it timestamps"
-                .into(),
-        ));
-    }
     let Some(&(_, grammar)) = GRAMMAR.iter().find(|(n, _)| *n == name) else {
         return Err(bad(format!(
             "unknown operation `{name}` (a dbench 4.0 loadfile has {})",
@@ -267,6 +265,7 @@ pub fn parse_line(raw: &str, number: usize, file: &str) -> Result<Option<Line>, 
             size: off(2)?,
         },
         "Flush" => Op::Flush { handle: num32(0)? },
+        "Sleep" => Op::Sleep { usec: num(0)? },
         _ => unreachable!("every name of GRAMMAR is handled"),
     };
     Ok(Some(Line { number, at, op, status }))
@@ -460,11 +459,13 @@ mod tests {
         );
         let e = err("SLEEP 10 NT_STATUS_OK");
         assert!(e.contains("unknown operation `SLEEP`"), "{e}");
-        let e = err("Sleep 10 NT_STATUS_OK");
+        let e = err("Sleep ten NT_STATUS_OK");
         assert!(
-            e.contains("t.txt:7") && e.contains("`Sleep`") && e.contains("not replayed"),
+            e.contains("t.txt:7") && e.contains("Sleep: microseconds `ten` is not a number"),
             "{e}"
         );
+        let e = err("Sleep NT_STATUS_OK");
+        assert!(e.contains("Sleep takes microseconds and a status"), "{e}");
         let e = err("ReadX 5 zero 10 10 NT_STATUS_OK");
         assert!(e.contains("offset `zero` is not a number"), "{e}");
         let e = err(r#"Unlink "\clients\client1\x NT_STATUS_OK"#);

@@ -41,6 +41,7 @@
 //! | Rmdir | look-up; `rmdir(P)`; `-S` as Unlink |
 //! | Mkdir | look-up; `mkdir(P, 0777)`, its status ignored |
 //! | Deltree | opendir of P; for each entry as readdir gives it, `stat` of its path, then `unlink` (a file) or the same again (a directory, kept), before the next is read: the listing stays open, and is read on, while its entries go |
+//! | Sleep | `usleep(N)`: one `clock_nanosleep()`; not an operation (no row in the table) |
 //! | end of run | each client's Deltree of `<dir>/clients/client<N>`, then `rmdir(<dir>/clients)`, which fails while any client's directory is left: the empty tree stays, and a later run goes over it |
 //!
 //! # Where fslab deliberately differs
@@ -50,8 +51,10 @@
 //!   own. dbench calls `kill(parent, 0)` before every line to notice that its parent died;
 //!   fslab's clients die with it (`PR_SET_PDEATHSIG`), so they make no such call.
 //! - The per-second lines come from fslab's monitor; dbench's latency column is the longest gap
-//!   between two lines of any client, fslab's the longest step of that second (pacing sleeps
-//!   left out). dbench prints `k of N processes prepared` every 100 ms until its processes wait
+//!   between two lines of any client, fslab's the longest step or `Sleep` of that second
+//!   (pacing sleeps left out). dbench's lines column counts `Sleep` lines; fslab's counts the
+//!   lines that are operations. A `Sleep` longer than 10 ms is slept in slices of 10 ms, so that
+//!   the end of the run or a signal is seen within one. dbench prints `k of N processes prepared` every 100 ms until its processes wait
 //!   (`0 of N` first, `N of N` last); fslab prints the first and the last.
 //! - A line whose outcome differs from its status (dbench: a message, or its client killed for
 //!   Unlink, Rename and Rmdir) is counted as a mismatch and the replay goes on; the counts are
@@ -62,10 +65,10 @@
 //! - Before the run, fslab refuses a `clients/client<N>` holding a file (the loadfile's Deltree
 //!   would unlink it; dbench would); a tree of directories, what dbench leaves, is run over.
 //!   `Deltree "\clients"` (every client's files) is refused too.
-//! - A loadfile line dbench skips (a malformed status), warns about and passes (an unknown
-//!   operation) or sleeps on (`Sleep`, a `usleep()`) is refused with its line, and so is a path
-//!   that is neither `\clients` nor beneath `\clients\client1` (dbench takes it beneath `-D`,
-//!   shared by every client). None of them is in client.txt.
+//! - A loadfile line dbench skips (a malformed status) or warns about and passes (an unknown
+//!   operation) is refused with its line, and so is a path that is neither `\clients` nor
+//!   beneath `\clients\client1` (dbench takes it beneath `-D`, shared by every client). None of
+//!   them is in client.txt.
 //! - dbench rewrites `client1` in `-D` too (`-D /mnt/client1` is another directory per
 //!   client); fslab only in the loadfile's path, and runs where `-D` says.
 //! - Where glibc makes `mkdir`, `unlink`, `rmdir` and `rename`, fslab makes `mkdirat`,
@@ -83,9 +86,9 @@ pub const DIFFERENCES: &str = "\
 #   fatal;
 # - a clients/client<N> holding a file is refused before the run; Deltree of \\clients is refused;
 # - client1 becomes client<N> in the loadfile's paths, not in -D;
-# - lines dbench skips, warns about or sleeps on are refused, naming their line: an unknown
-#   operation, a malformed status, Sleep, and a path that is neither \\clients nor beneath
-#   \\clients\\client1;
+# - lines dbench skips or warns about are refused, naming their line: an unknown operation, a
+#   malformed status, and a path that is neither \\clients nor beneath \\clients\\client1;
+# - Sleep is slept in slices of at most 10 ms, and not counted in the lines column;
 # - mkdirat/unlinkat/renameat with AT_FDCWD where glibc makes mkdir/unlink/rmdir/rename.
 ";
 
@@ -526,6 +529,8 @@ fn compile_script(opts: &Options, lines: &[Line], source: &str) -> Result<Script
                 },
             ),
             Op::Flush { handle } => (Label::Flush, status, Call::Fsync { handle: *handle }),
+            // No operation: its step is never counted, under any label.
+            Op::Sleep { usec } => (Label::NtCreateX, status, Call::Sleep { usec: *usec }),
         };
         steps.push(Step {
             label: label as u16,

@@ -127,6 +127,55 @@ fn a_run_prints_dbench_s_lines_table_and_throughput_and_cleans_up_as_dbench() {
     }
 }
 
+/// `Sleep N` pauses the client N microseconds, as dbench's usleep(): no row of the table, but
+/// the passes slow down to its pace and its time is the run's longest gap between two lines
+/// (dbench's max_latency).
+#[test]
+fn sleep_pauses_the_client_and_is_not_an_operation() {
+    let files = tempfile::tempdir().unwrap();
+    let run_dir = tempfile::tempdir().unwrap();
+    let load = write_load(
+        files.path(),
+        "Mkdir \"\\clients\" NT_STATUS_OK\n\
+         Mkdir \"\\clients\\client1\" NT_STATUS_OK\n\
+         NTCreateX \"\\clients\\client1\\a.txt\" 0x40 0x2 2 NT_STATUS_OK\n\
+         WriteX 2 0 1000 1000 NT_STATUS_OK\n\
+         Close 2 NT_STATUS_OK\n\
+         Sleep 200000 NT_STATUS_OK\n",
+    );
+    let dir = run_dir.path().to_str().unwrap();
+    let r = dbench(&["-c", &load, "-D", dir, "-t", "2", "--warmup", "0", "1"]);
+    assert_eq!(r.code, 0, "{}{}", r.stdout, r.stderr);
+    let count = |op: &str| -> u64 {
+        let row = r.stdout.lines().find(|l| l.split_whitespace().next() == Some(op));
+        row.and_then(|l| l.split_whitespace().nth(1)?.parse().ok())
+            .unwrap_or_else(|| panic!("no {op} row: {}", r.stdout))
+    };
+    // 2 s of passes of 0.2 s each: 10, give or take the one the run ends in (without the sleep,
+    // thousands).
+    let writes = count("WriteX");
+    assert!((8..=12).contains(&writes), "{writes} passes: {}", r.stdout);
+    assert_eq!(count("Close"), writes, "{}", r.stdout);
+    assert!(!r.stdout.contains("Sleep"), "{}", r.stdout);
+    let max: f64 = r
+        .stdout
+        .split("max_latency=")
+        .nth(1)
+        .and_then(|t| t.split_whitespace().next()?.parse().ok())
+        .unwrap_or_else(|| panic!("no max_latency: {}", r.stdout));
+    assert!((200.0..400.0).contains(&max), "max_latency={max}: {}", r.stdout);
+    // A sleep past the run's end (here past what the clock holds) ends with the run.
+    let forever = write_named(
+        files.path(),
+        "forever.txt",
+        "Mkdir \"\\clients\" NT_STATUS_OK\nSleep 18446744073709551615 NT_STATUS_OK\n",
+    );
+    let started = std::time::Instant::now();
+    let r = dbench(&["-c", &forever, "-D", dir, "-t", "1", "--warmup", "0", "1"]);
+    assert_eq!(r.code, 0, "{}{}", r.stdout, r.stderr);
+    assert!(started.elapsed() < Duration::from_secs(10), "{:?}", started.elapsed());
+}
+
 #[test]
 fn a_run_goes_over_the_empty_clients_tree_dbench_leaves_and_refuses_one_with_a_file() {
     let files = tempfile::tempdir().unwrap();

@@ -103,7 +103,7 @@ pub(super) fn merge(
             .iter()
             .filter_map(|g| g.script.as_ref())
             .flat_map(|s| s.steps.iter().filter(|st| s.labels[st.label as usize] == *name))
-            .any(|st| st.call.kind() == OpKind::Write);
+            .any(|st| st.call.kind() == Some(OpKind::Write));
         add_totals(&mut totals, st, writes);
         steps.push(StepResult {
             name: name.clone(),

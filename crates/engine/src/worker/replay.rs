@@ -42,7 +42,18 @@ impl<'a> Worker<'a> {
                         std::thread::sleep(due - now);
                     }
                 }
-                let kind = step.call.kind();
+                let Some(kind) = step.call.kind() else {
+                    // A sleep: no operation, so no step is counted; its time is the longest
+                    // wait between two steps' starts when it is, as dbench's max_latency.
+                    if let Call::Sleep { usec } = step.call {
+                        let t0 = self.shared.latency.then(clock::now);
+                        self.pause(Duration::from_micros(usec));
+                        if let Some(t0) = t0 {
+                            self.tally.live.max_ns.fetch_max(clock::since_ns(t0), Relaxed);
+                        }
+                    }
+                    continue;
+                };
                 let label = step.label as usize;
                 let t0 = self.shared.latency.then(clock::now);
                 let result = replay.call_expecting(&step.call, step.expect);
@@ -72,6 +83,23 @@ impl<'a> Worker<'a> {
             replay.close_all();
         }
         self.finish(finished)
+    }
+}
+
+impl Worker<'_> {
+    /// Sleeps for `span`, in slices of at most 10 ms so that a stop (the run's end, a signal)
+    /// is seen within one; the loop's next `before_op` then ends the replay.
+    fn pause(&self, span: Duration) {
+        let slice = Duration::from_millis(10);
+        // A span past what the clock holds sleeps until the stop.
+        let end = Instant::now().checked_add(span);
+        loop {
+            let now = Instant::now();
+            if end.is_some_and(|end| now >= end) || self.guard.stopping() {
+                return;
+            }
+            std::thread::sleep(end.map_or(slice, |end| (end - now).min(slice)));
+        }
     }
 }
 
