@@ -175,6 +175,9 @@ pub(super) fn stop_reason(stop: &Stop, failed: bool, ran: &Ran) -> StopReason {
         StopReason::Util
     } else if let Some(reason) = ran.timing.stopped {
         reason
+    } else if stop.time.is_some_and(|t| t.0.is_zero()) {
+        // Stopped before it started (spawn.rs): the monitor saw the threads end, not the time.
+        StopReason::Time
     } else if stop.stonewall && any_finished {
         StopReason::Stonewall
     } else if stop.ops.is_some() && any_finished {

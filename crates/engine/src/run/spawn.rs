@@ -58,7 +58,10 @@ pub(super) fn run_threads(
         Share::Threads
     };
     let shared = Shm::new(1, share, |_| Shared {
-        stop: AtomicBool::new(false),
+        // A run of no time (FFSB's time=0) sets up its filesets and measures nothing: stopped
+        // before any thread starts, rather than after whatever one managed before the monitor
+        // looked.
+        stop: AtomicBool::new(stop.time.is_some_and(|t| t.0.is_zero())),
         interrupt: opts.interrupt.clone().filter(|_| on_this_thread),
         measuring: AtomicBool::new(stop.ramp.0.is_zero()),
         stonewall: stop.stonewall,

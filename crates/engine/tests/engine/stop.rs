@@ -52,6 +52,30 @@ fn stop_time_ends_the_run_after_that_time() {
     assert!(op(&r, OpKind::Read).count > 0);
 }
 
+/// No time (FFSB's time=0): the filesets are set up and nothing is measured, whoever would
+/// have started first; with one thread or several, in threads or processes.
+#[test]
+fn stop_time_zero_sets_up_and_runs_no_operation() {
+    for threads in [1, 3] {
+        for processes in [false, true] {
+            for _ in 0..5 {
+                let d = tempdir();
+                let mut w = reads(threads, "time = \"0s\"");
+                w.processes = processes;
+                let r = run_ok(&w, d.path());
+                assert_eq!(
+                    r.stopped_by,
+                    StopReason::Time,
+                    "{threads} threads, processes {processes}"
+                );
+                assert_eq!(r.totals.ops, 0, "{threads} threads, processes {processes}");
+                assert_eq!(r.setup[0].files, 1);
+                assert_eq!(std::fs::metadata(d.path().join("data/f0")).unwrap().len(), 1 << 20);
+            }
+        }
+    }
+}
+
 #[test]
 fn stop_ops_ends_the_run_at_exactly_that_many_operations() {
     let r = run_ok(&reads(1, "ops = 37"), tempdir().path());
