@@ -1774,9 +1774,10 @@ fn write_files_in_order(
 /// run to keep them. Nothing for another kind of setup, whose original does nothing to the
 /// files it keeps.
 pub fn reopen_kept(run: &RunDir, spec: &Fileset, least: u64) -> Result<Reopened, SetupError> {
+    // Only a fileset of one fixed size is extended; one of drawn sizes is reopened alone.
     let kept = match spec.size {
         SizeDist::Fixed(b) => b.0,
-        _ => 0,
+        _ => u64::MAX,
     };
     let mut done = Reopened { bytes: 0, size: kept };
     let Some(how) = InOrder::of(spec.setup_calls).filter(|h| h.seek_end && h.fsync) else {

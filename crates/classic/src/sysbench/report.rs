@@ -101,6 +101,8 @@ pub fn prepare_figures(o: &Options, setup: &SetupReport) -> serde_json::Value {
         "seconds": secs,
         "mib_per_sec": if setup.bytes == 0 { 0.0 } else { setup.bytes as f64 / MIB / secs.max(1e-9) },
         "reused": setup.reused,
+        // A kept set written to was extended from each file's end.
+        "extended": setup.reused && setup.bytes > 0,
     })
 }
 
@@ -743,16 +745,24 @@ Threads fairness:
             },
         );
         assert!(again.ends_with("Reusing existing file test_file.2\nNo bytes written.\n"));
-        let longer = prepare_footer(
-            &o,
-            &SetupReport {
-                bytes: 1 << 20,
-                reused: true,
-                ..setup
-            },
-        );
+        let extended = SetupReport {
+            bytes: 1 << 20,
+            reused: true,
+            ..setup.clone()
+        };
+        let longer = prepare_footer(&o, &extended);
         assert!(longer.starts_with("Extending existing file test_file.0\n"));
         assert!(longer.contains("\nExtending existing file test_file.2\n1048576 bytes written in 0.50 seconds"));
+        let figures = |s: &SetupReport| {
+            let f = prepare_figures(&o, s);
+            (
+                f["reused"].as_bool(),
+                f["extended"].as_bool(),
+                f["bytes_written"].as_u64(),
+            )
+        };
+        assert_eq!(figures(&setup), (Some(false), Some(false), Some(67108864)));
+        assert_eq!(figures(&extended), (Some(true), Some(true), Some(1 << 20)));
     }
 
     /// The engine's sample of second `t` (of `latencies_ns`, all reads of one 16 KiB block).
