@@ -281,6 +281,10 @@ pub struct Second {
     /// The longest script step that ended in this second, in microseconds (script groups only).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub max_latency_us: Option<f64>,
+    /// Script sleeps that ended in this second: steps that are no operation, so not in `ops`
+    /// (dbench's `Sleep` lines, which its lines column counts).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub sleeps: u64,
     /// Latency of the operations timed in this second, all types together; none when nothing
     /// was timed. For another percentile, [`Progress::latency`](crate::run::Progress::latency)
     /// holds the second's buckets.

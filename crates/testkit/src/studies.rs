@@ -39,6 +39,7 @@ pub fn real_result() -> RunResult {
         bytes_written: 0,
         by_op: Vec::new(),
         max_latency_us: None,
+        sleeps: 0,
         latency: None,
     });
     result.series = (1..=6)

@@ -52,8 +52,7 @@
 //!   fslab's clients die with it (`PR_SET_PDEATHSIG`), so they make no such call.
 //! - The per-second lines come from fslab's monitor; dbench's latency column is the longest gap
 //!   between two lines of any client, fslab's the longest step or `Sleep` of that second
-//!   (pacing sleeps left out). dbench's lines column counts `Sleep` lines; fslab's counts the
-//!   lines that are operations. A `Sleep` longer than 10 ms is slept in slices of 10 ms, so that
+//!   (pacing sleeps left out). A `Sleep` longer than 10 ms is slept in slices of 10 ms, so that
 //!   the end of the run or a signal is seen within one. dbench prints `k of N processes prepared` every 100 ms until its processes wait
 //!   (`0 of N` first, `N of N` last); fslab prints the first and the last.
 //! - A line whose outcome differs from its status (dbench: a message, or its client killed for
@@ -88,7 +87,7 @@ pub const DIFFERENCES: &str = "\
 # - client1 becomes client<N> in the loadfile's paths, not in -D;
 # - lines dbench skips or warns about are refused, naming their line: an unknown operation, a
 #   malformed status, and a path that is neither \\clients nor beneath \\clients\\client1;
-# - Sleep is slept in slices of at most 10 ms, and not counted in the lines column;
+# - Sleep is slept in slices of at most 10 ms;
 # - mkdirat/unlinkat/renameat with AT_FDCWD where glibc makes mkdir/unlink/rmdir/rename.
 ";
 

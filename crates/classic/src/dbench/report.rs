@@ -112,7 +112,8 @@ impl Live {
             self.phase = phase;
             self.phase_bytes = 0;
         }
-        self.lines += second.ops;
+        // dbench counts every line it reads, a Sleep too.
+        self.lines += second.ops + second.sleeps;
         self.phase_bytes += second.bytes_read + second.bytes_written;
         let secs = match phase {
             Phase::Warmup => elapsed,
@@ -381,6 +382,7 @@ mod tests {
             bytes_written: written,
             by_op: Vec::new(),
             max_latency_us: Some(lat_us),
+            sleeps: 0,
             latency: None,
         }
     }

@@ -783,6 +783,7 @@ Threads fairness:
                 bytes_written: 0,
                 by_op: vec![(OpKind::Read, reads), (OpKind::Fsync, fsyncs)],
                 max_latency_us: None,
+                sleeps: 0,
                 latency: latency.summary(),
             },
             latency,

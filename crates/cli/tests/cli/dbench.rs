@@ -164,6 +164,35 @@ fn sleep_pauses_the_client_and_is_not_an_operation() {
         .and_then(|t| t.split_whitespace().next()?.parse().ok())
         .unwrap_or_else(|| panic!("no max_latency: {}", r.stdout));
     assert!((200.0..400.0).contains(&max), "max_latency={max}: {}", r.stdout);
+    // The result counts each sleep, apart from the operations, and dbench's lines column
+    // counts it as a line, as dbench does.
+    let r = dbench(&["-c", &load, "-D", dir, "-t", "2", "--warmup", "0", "--json", "1"]);
+    assert_eq!(r.code, 0, "{}{}", r.stdout, r.stderr);
+    let v: Value = serde_json::from_str(&r.stdout).unwrap_or_else(|e| panic!("{e}:\n{}", r.stdout));
+    let series = v["phases"][0]["result"]["series"].as_array().expect("a series");
+    let sum = |key: &str, upto: f64| -> u64 {
+        series
+            .iter()
+            .filter(|s| s["t_s"].as_f64().unwrap() <= upto)
+            .map(|s| s[key].as_u64().unwrap_or(0))
+            .sum()
+    };
+    let ops = v["figures"]["operations"].as_array().unwrap();
+    let writes = ops.iter().find(|o| o["name"] == "WriteX").unwrap()["count"]
+        .as_u64()
+        .unwrap();
+    assert!(
+        sum("sleeps", f64::MAX).abs_diff(writes) <= 1,
+        "{writes} passes: {series:?}"
+    );
+    let line = &v["figures"]["seconds"][0];
+    let at = line["secs"].as_f64().unwrap();
+    assert_eq!(
+        line["lines"].as_u64(),
+        Some(sum("ops", at) + sum("sleeps", at)),
+        "{line}"
+    );
+    assert!(sum("sleeps", at) >= 3, "{series:?}");
     // A sleep past the run's end (here past what the clock holds) ends with the run.
     let forever = write_named(
         files.path(),

@@ -58,6 +58,7 @@ pub(super) fn monitor(
     let mut stopped = None;
     let mut in_ramp = ramp_end.is_some();
     let mut last = [[0u64; OpKind::ALL.len()]; 2];
+    let mut last_sleeps = 0;
     let mut last_tick = start;
     let mut next_tick = start + Duration::from_secs(1);
     let mut running = threads;
@@ -78,12 +79,14 @@ pub(super) fn monitor(
     let mut sample = |now: Instant, last_tick: &mut Instant, in_ramp: bool, series: &mut Vec<Second>| {
         let mut cur = [[0u64; OpKind::ALL.len()]; 2];
         let mut max_ns = 0;
+        let mut sleeps = 0;
         for (t, l) in live.iter().enumerate() {
             for (k, (ops, bytes)) in l.ops.iter().zip(&l.bytes).enumerate() {
                 cur[0][k] += ops.load(Relaxed);
                 cur[1][k] += bytes.load(Relaxed);
             }
             max_ns = max_ns.max(l.max_ns.swap(0, Relaxed));
+            sleeps += l.sleeps.load(Relaxed);
             tally.add(t, &l.latency);
         }
         let latency = tally.finish();
@@ -95,8 +98,10 @@ pub(super) fn monitor(
             bytes_written: 0,
             by_op: Vec::new(),
             max_latency_us: scripted.then_some(max_ns as f64 / 1000.0),
+            sleeps: sleeps - last_sleeps,
             latency: latency.summary(),
         };
+        last_sleeps = sleeps;
         for (k, kind) in OpKind::ALL.iter().enumerate() {
             let (dops, dbytes) = (cur[0][k] - last[0][k], cur[1][k] - last[1][k]);
             sec.ops += dops;

@@ -266,6 +266,7 @@ fn merge_series(results: &[RunResult]) -> Vec<Second> {
                 sec.t = sec.t.max(p.t);
                 sec.ramp |= p.ramp;
                 sec.ops += p.ops;
+                sec.sleeps += p.sleeps;
                 sec.bytes_read += p.bytes_read;
                 sec.bytes_written += p.bytes_written;
                 for (kind, n) in &p.by_op {

@@ -51,6 +51,8 @@ impl<'a> Worker<'a> {
                         if let Some(t0) = t0 {
                             self.tally.live.max_ns.fetch_max(clock::since_ns(t0), Relaxed);
                         }
+                        let sleeps = &self.tally.live.sleeps;
+                        sleeps.store(sleeps.load(Relaxed) + 1, Relaxed);
                     }
                     continue;
                 };

@@ -16,6 +16,8 @@ pub(crate) struct LiveCounters {
     pub bytes: [AtomicU64; OpKind::ALL.len()],
     /// The longest script step since the monitor last looked (dbench's per-second latency).
     pub max_ns: AtomicU64,
+    /// Script sleeps done, which are no operation ([`crate::result::Second::sleeps`]).
+    pub sleeps: AtomicU64,
     pub latency: LiveLatency,
 }
 
@@ -25,6 +27,7 @@ impl LiveCounters {
             ops: Default::default(),
             bytes: Default::default(),
             max_ns: AtomicU64::new(0),
+            sleeps: AtomicU64::new(0),
             latency: LiveLatency::new(),
         }
     }
