@@ -1772,16 +1772,15 @@ fn write_files_in_order(
 /// closed. For a fileset [`FileTable::setup`] kept, whose files are all of its one fixed size:
 /// when this writes, the files end up all of one new size and the marker says so, for a later
 /// run to keep them. Nothing for another kind of setup, whose original does nothing to the
-/// files it keeps.
-pub fn reopen_kept(run: &RunDir, spec: &Fileset, least: u64) -> Result<Reopened, SetupError> {
+/// files it keeps. Returns the bytes written.
+pub fn reopen_kept(run: &RunDir, spec: &Fileset, least: u64) -> Result<u64, SetupError> {
     // Only a fileset of one fixed size is extended; one of drawn sizes is reopened alone.
     let kept = match spec.size {
         SizeDist::Fixed(b) => b.0,
         _ => u64::MAX,
     };
-    let mut done = Reopened { bytes: 0, size: kept };
     let Some(how) = InOrder::of(spec.setup_calls).filter(|h| h.seek_end && h.fsync) else {
-        return Ok(done);
+        return Ok(0);
     };
     let root = if spec.in_run_dir() {
         run.open_dir_self()?
@@ -1791,6 +1790,7 @@ pub fn reopen_kept(run: &RunDir, spec: &Fileset, least: u64) -> Result<Reopened,
     let chunk = spec.setup_bs.map_or(1 << 20, |b| b.0) as usize;
     let mut buf = (kept < least).then(|| crate::io::IoBuffers::with_data(chunk, 1, spec.data, 0));
     let flags = OFlags::CREATE | OFlags::NOFOLLOW | OFlags::CLOEXEC | how.flags;
+    let (mut bytes, mut size) = (0, kept);
     for id in 0..spec.files {
         let rel = rel_path(spec, id);
         let here = |e: rustix::io::Errno| SetupError::Io {
@@ -1805,27 +1805,20 @@ pub fn reopen_kept(run: &RunDir, spec: &Fileset, least: u64) -> Result<Reopened,
                 buf.stamp(0, chunk, off);
                 let n = rustix::io::write(&fd, buf.slot(0, chunk)).map_err(here)?;
                 off += n as u64;
-                done.bytes += n as u64;
+                bytes += n as u64;
             }
         }
-        done.size = off;
+        size = off;
         rustix::fs::fsync(&fd).map_err(here)?;
     }
-    if done.bytes > 0 {
+    if bytes > 0 {
         let grown = Fileset {
-            size: SizeDist::Fixed(crate::Bytes(done.size)),
+            size: SizeDist::Fixed(crate::Bytes(size)),
             ..spec.clone()
         };
         write_marker(run, spec, &root, &marker_text(&grown))?;
     }
-    Ok(done)
-}
-
-/// What [`reopen_kept`] did: the bytes it wrote, and the files' size after it.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Reopened {
-    pub bytes: u64,
-    pub size: u64,
+    Ok(bytes)
 }
 
 /// The ids of the files a setup has made so far (each opened `O_EXCL`: none was there before).

@@ -227,8 +227,9 @@ pub enum Call {
     Fsync {
         handle: u32,
     },
-    /// Sleeps `usec` microseconds, as dbench's `Sleep` (`usleep()`): no operation, so nothing is
-    /// counted or timed for it (the time passes in the run's, as in dbench's).
+    /// Sleeps `usec` microseconds, as dbench's `Sleep` (`usleep()`): no operation, so it is
+    /// neither timed nor counted as one, but counted apart (`Second::sleeps`); its time passes in
+    /// the run's, as in dbench's.
     Sleep {
         usec: u64,
     },

@@ -57,7 +57,7 @@ pub fn prepare(dir: &Path, o: &Options) -> Result<SetupReport, Error> {
     let (_table, mut report) = FileTable::setup(&run, &spec, false, false, o.rand_seed)?;
     if report.reused {
         let started = std::time::Instant::now();
-        report.bytes += fileset::reopen_kept(&run, &spec, o.file_size())?.bytes;
+        report.bytes += fileset::reopen_kept(&run, &spec, o.file_size())?;
         report.duration += started.elapsed();
     }
     Ok(report)
