@@ -589,7 +589,11 @@ outputs() { # tool
         # A larger set over a smaller one: both extend each file from its end.
         KEEP_DIRS=1 compare_output sysbench fileio --file-num=4 --file-total-size=8M prepare
         KEEP_DIRS=1 compare_output sysbench "${a[@]}" prepare
-        KEEP_DIRS=1 compare_output sysbench "${a[@]}" cleanup
+        # More, smaller files over that set: the four long enough reused, two more made.
+        local six=(fileio --file-num=6 --file-total-size=12M)
+        KEEP_DIRS=1 compare_output sysbench "${six[@]}" prepare
+        KEEP_DIRS=1 compare_output sysbench "${six[@]}" --file-test-mode=rndrd --time=1 run
+        KEEP_DIRS=1 compare_output sysbench "${six[@]}" cleanup
         ;;
     ffsb)
         # The profile of the headline runs, its fileset in each tool's directory.

@@ -1034,6 +1034,18 @@ pub fn marked_data(run: &RunDir, spec: &Fileset) -> Option<Data> {
     }
 }
 
+/// Whether the marker in `spec`'s directory says exactly `spec`: a setup with `reuse` would keep
+/// the files it finds there, if they are as the marker says (a run's front-end checks this
+/// before it starts, to say what is wrong where the setup would make the files again).
+pub fn marks(run: &RunDir, spec: &Fileset) -> bool {
+    let root = if spec.in_run_dir() {
+        run.open_dir_self()
+    } else {
+        run.open_dir(spec.dir_name(), false)
+    };
+    root.is_ok_and(|root| marker_is(&root, &marker_text(spec)))
+}
+
 fn marker_text(spec: &Fileset) -> String {
     let size = toml::to_string(&SizeHolder {
         size: spec.size.clone(),
@@ -1764,61 +1776,129 @@ fn write_files_in_order(
     Ok(total)
 }
 
-/// What sysbench's `prepare` does to each test file it finds (`create_files()`): in order,
-/// opened as it opens a file to write ([`SetupCalls::SysbenchPrepare`]'s flags and mode, with
-/// `O_CREAT`, to which fslab adds `O_NOFOLLOW`), `lseek(SEEK_END)`, whole `setup_bs` writes of
-/// the fileset's data from that end for as long as the file is shorter than `least` ("Extending
-/// existing file"; none when it is at least that long, "Reusing existing file"), `fsync()`,
-/// closed. For a fileset [`FileTable::setup`] kept, whose files are all of its one fixed size:
-/// when this writes, the files end up all of one new size and the marker says so, for a later
-/// run to keep them. Nothing for another kind of setup, whose original does nothing to the
-/// files it keeps. Returns the bytes written.
-pub fn reopen_kept(run: &RunDir, spec: &Fileset, least: u64) -> Result<u64, SetupError> {
-    // Only a fileset of one fixed size is extended; one of drawn sizes is reopened alone.
-    let kept = match spec.size {
-        SizeDist::Fixed(b) => b.0,
-        _ => u64::MAX,
-    };
+/// A set of files kept as sysbench's `prepare` keeps what it finds ([`top_up_kept`]).
+#[derive(Clone, Debug, PartialEq)]
+pub struct ToppedUp {
+    /// Each file's size before: 0 for one that was not there (made now).
+    pub before: Vec<u64>,
+    /// The files' sizes now, all at least the size asked for: one size, or a range of them.
+    pub size: SizeDist,
+    /// What the set holds, as its marker says.
+    pub data: Data,
+    /// The bytes written.
+    pub bytes: u64,
+}
+
+/// What sysbench's `prepare` does to the test files it finds (`create_files()`), for a set of
+/// `spec`'s files fslab made before (its marker is there): file by file, in order, each opened as
+/// it opens a file to write ([`SetupCalls::SysbenchPrepare`]'s flags and mode, with `O_CREAT`, to
+/// which fslab adds `O_NOFOLLOW`, and `O_EXCL` for one that is not there), `lseek(SEEK_END)`,
+/// whole `setup_bs` writes of the fileset's data from that end for as long as the file is shorter
+/// than `least` (none when it is at least that long), `fsync()`, closed. Files of the set beyond
+/// `spec.files` (an earlier prepare's, with more files) are removed, where sysbench leaves them:
+/// the marker then says the set as it is, for a run to keep it.
+///
+/// None, having done nothing, when there is no such set to keep: no marker of this fileset's,
+/// an entry among its files that is not a regular file of one link, or files to write where the
+/// set holds other data than `spec`'s (sysbench would add the new data to the old; a marker says
+/// one kind). The caller then sets the fileset up afresh. Nothing for another kind of setup.
+pub fn top_up_kept(run: &RunDir, spec: &Fileset, least: u64) -> Result<Option<ToppedUp>, SetupError> {
     let Some(how) = InOrder::of(spec.setup_calls).filter(|h| h.seek_end && h.fsync) else {
-        return Ok(0);
+        return Ok(None);
+    };
+    if spec.dirs > 0 || !spec.names.is_empty() || spec.until_bytes.is_some() {
+        return Ok(None);
+    }
+    let Some(data) = marked_data(run, spec) else {
+        return Ok(None);
     };
     let root = if spec.in_run_dir() {
         run.open_dir_self()?
     } else {
         run.open_dir(spec.dir_name(), false)?
     };
-    let chunk = spec.setup_bs.map_or(1 << 20, |b| b.0) as usize;
-    let mut buf = (kept < least).then(|| crate::io::IoBuffers::with_data(chunk, 1, spec.data, 0));
-    let flags = OFlags::CREATE | OFlags::NOFOLLOW | OFlags::CLOEXEC | how.flags;
-    let (mut bytes, mut size) = (0, kept);
+    let io = |path: &str, error: io::Error| SetupError::Io {
+        fileset: spec.name.clone(),
+        path: format!("{}/{path}", run.root()),
+        error,
+    };
+    let mut before = Vec::with_capacity(spec.files as usize);
     for id in 0..spec.files {
-        let rel = rel_path(spec, id);
-        let here = |e: rustix::io::Errno| SetupError::Io {
-            fileset: spec.name.clone(),
-            path: format!("{}/{rel}", run.root()),
-            error: e.into(),
-        };
-        let fd = rustix::fs::openat(&root, rel.as_str(), flags, Mode::from_raw_mode(how.mode)).map_err(here)?;
-        let mut off = rustix::fs::seek(&fd, rustix::fs::SeekFrom::End(0)).map_err(here)?;
-        if let Some(buf) = buf.as_mut() {
-            while off < least {
-                buf.stamp(0, chunk, off);
-                let n = rustix::io::write(&fd, buf.slot(0, chunk)).map_err(here)?;
-                off += n as u64;
-                bytes += n as u64;
-            }
+        match look(root.as_fd(), &rel_path(spec, id)) {
+            Ok(st) if st.regular && st.links == 1 => before.push(Some(st.size)),
+            Err(rustix::io::Errno::NOENT) => before.push(None),
+            _ => return Ok(None),
         }
-        size = off;
-        rustix::fs::fsync(&fd).map_err(here)?;
     }
-    if bytes > 0 {
-        let grown = Fileset {
-            size: SizeDist::Fixed(crate::Bytes(size)),
-            ..spec.clone()
-        };
-        write_marker(run, spec, &root, &marker_text(&grown))?;
+    let writes = before.iter().any(|b| b.is_none_or(|size| size < least));
+    if writes && data != spec.data {
+        return Ok(None);
     }
-    Ok(bytes)
+    let chunk = spec.setup_bs.map_or(1 << 20, |b| b.0) as usize;
+    let mut buf = writes.then(|| crate::io::IoBuffers::with_data(chunk, 1, spec.data, 0));
+    let made = Mutex::new(Vec::new());
+    let mut bytes = 0;
+    let mut sizes = Vec::with_capacity(before.len());
+    let mut each = || -> Result<(), SetupError> {
+        for (id, was) in before.iter().enumerate() {
+            let id = id as u64;
+            let rel = rel_path(spec, id);
+            let here = |e: rustix::io::Errno| io(&rel, e.into());
+            let new = if was.is_none() { OFlags::EXCL } else { OFlags::empty() };
+            let flags = OFlags::CREATE | new | OFlags::NOFOLLOW | OFlags::CLOEXEC | how.flags;
+            let fd = rustix::fs::openat(&root, rel.as_str(), flags, Mode::from_raw_mode(how.mode)).map_err(here)?;
+            if was.is_none() {
+                made_one(&made, id);
+            }
+            let mut off = rustix::fs::seek(&fd, rustix::fs::SeekFrom::End(0)).map_err(here)?;
+            if let Some(buf) = buf.as_mut() {
+                while off < least {
+                    buf.stamp(0, chunk, off);
+                    let n = rustix::io::write(&fd, buf.slot(0, chunk)).map_err(here)?;
+                    off += n as u64;
+                    bytes += n as u64;
+                }
+            }
+            sizes.push(off);
+            rustix::fs::fsync(&fd).map_err(here)?;
+        }
+        Ok(())
+    };
+    if let Err(e) = each() {
+        // The old marker stays, and a file it does not count would be no one's.
+        unmake(
+            std::slice::from_ref(&root),
+            spec,
+            &made.into_inner().unwrap_or_else(|p| p.into_inner()),
+        );
+        return Err(e);
+    }
+    // An earlier set's files beyond these.
+    let names = list(&root).map_err(|e| io(spec.dir_name(), e))?;
+    for name in names.iter().filter(|n| is_ours(n, &spec.prefix)) {
+        if name[spec.prefix.len()..]
+            .parse::<u64>()
+            .is_ok_and(|id| id >= spec.files)
+        {
+            rustix::fs::unlinkat(&root, name.as_str(), AtFlags::empty()).map_err(|e| io(name, e.into()))?;
+        }
+    }
+    let size = SizeDist::spanning(sizes).unwrap_or(SizeDist::Fixed(crate::Bytes(least)));
+    let kept = Fileset {
+        size: size.clone(),
+        data,
+        ..spec.clone()
+    };
+    let stamp = marker_text(&kept);
+    if !marker_is(&root, &stamp) {
+        write_marker(run, spec, &root, &stamp)?;
+    }
+    Ok(Some(ToppedUp {
+        before: before.into_iter().map(|b| b.unwrap_or(0)).collect(),
+        size,
+        data,
+        bytes,
+    }))
 }
 
 /// The ids of the files a setup has made so far (each opened `O_EXCL`: none was there before).

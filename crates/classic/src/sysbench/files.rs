@@ -16,58 +16,73 @@ use std::path::Path;
 /// The engine's mark on a directory it made.
 const MARKER: &str = ".fslab-fileset";
 
-/// A set of test files fslab made, as a run keeps it: each file's size (all the same, at least
-/// sysbench's file size) and what they were written with.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+/// A set of test files fslab made, as a run keeps it: the files' sizes (at least sysbench's
+/// file size: one size, or a range when an earlier prepare left some longer) and what they were
+/// written with.
+#[derive(Clone, Debug, PartialEq)]
 pub struct Kept {
-    pub size: u64,
+    pub size: SizeDist,
     pub data: Data,
 }
 
 impl Kept {
     /// The fileset that keeps these files as they are.
     pub fn apply(self, spec: &mut Fileset) {
-        spec.size = SizeDist::Fixed(Bytes(self.size));
+        spec.size = self.size;
         spec.data = self.data;
     }
 }
 
-/// Writes the files, as sysbench's `create_files()` does to what it finds. A set fslab made,
-/// its files all of one size, is kept: each file is opened, `lseek()`ed to its end, written from
-/// there with whole blocks while it is shorter than sysbench's file size ("Extending existing
-/// file"; nothing when it is at least that long, "Reusing existing file", whatever it holds,
-/// `--validate` or not), fsynced and closed. That writes back what an earlier run left dirty
-/// before the next run, and a larger `--file-total-size` writes only what is new, as with
-/// sysbench. A set too short and written with other data than these options ask for is written
-/// again from scratch (sysbench would extend it with the new data, a mix fslab's marker cannot
-/// say); so is anything else.
-pub fn prepare(dir: &Path, o: &Options) -> Result<SetupReport, Error> {
+/// What `prepare` did: the setup, and each file's size before it (0 for one it made), which
+/// says whether sysbench would have created, extended or reused it.
+#[derive(Clone, Debug)]
+pub struct Prepared {
+    pub setup: SetupReport,
+    pub before: Vec<u64>,
+}
+
+/// Writes the files, as sysbench's `create_files()` does to what it finds. A set fslab made is
+/// kept ([`fileset::top_up_kept`]): each file opened (made when it is missing), `lseek()`ed to
+/// its end, written from there with whole blocks while it is shorter than sysbench's file size
+/// ("Creating file" from nothing, "Extending existing file" from its end; nothing when it is at
+/// least that long, "Reusing existing file", whatever it holds), fsynced and closed. That writes
+/// back what an earlier run left dirty before the next run, and another `--file-total-size` or
+/// `--file-num` writes only what is new, as with sysbench; files of an earlier set beyond
+/// `--file-num` are removed, where sysbench leaves them. A set that needs writing but holds other
+/// data than these options ask for (zeros against `--validate`'s checked blocks) is written again
+/// from scratch (sysbench would add the new data to the old, a mix fslab's marker cannot say); so
+/// is anything else.
+pub fn prepare(dir: &Path, o: &Options) -> Result<Prepared, Error> {
     let run = RunDir::open(dir)?;
     let mut spec = Fileset {
         prealloc: true,
         reuse: true,
         ..fileset(o)
     };
-    if let Ok(size) = found(dir, o, 0) {
-        match fileset::marked_data(&run, &spec) {
-            Some(data) if size >= o.file_size() || data == spec.data => Kept { size, data }.apply(&mut spec),
-            _ => {}
+    let started = std::time::Instant::now();
+    let topped = fileset::top_up_kept(&run, &spec, o.file_size())?;
+    let took = started.elapsed();
+    let (before, bytes) = match topped {
+        Some(t) => {
+            spec.size = t.size;
+            spec.data = t.data;
+            (Some(t.before), t.bytes)
         }
-    }
-    let (_table, mut report) = FileTable::setup(&run, &spec, false, false, o.rand_seed)?;
-    if report.reused {
-        let started = std::time::Instant::now();
-        report.bytes += fileset::reopen_kept(&run, &spec, o.file_size())?;
-        report.duration += started.elapsed();
-    }
-    Ok(report)
+        None => (None, 0),
+    };
+    let (_table, mut setup) = FileTable::setup(&run, &spec, false, false, o.rand_seed)?;
+    setup.bytes += bytes;
+    setup.duration += took;
+    let before = before
+        .filter(|_| setup.reused)
+        .unwrap_or_else(|| vec![0; o.file_num as usize]);
+    Ok(Prepared { setup, before })
 }
 
 /// Checks that `prepare` (or a seqwr run) made the files `run` needs: every `test_file.N` there,
-/// all of one size and at least the size these options give, and no more of them; and says
-/// their size and what they were written with (zeros, checked blocks, or with no data said what
-/// a seqwr run wrote), for the run to keep them as they are. seqwr makes its own files and needs
-/// none.
+/// each at least the size these options give, and no more of them; and says their sizes and
+/// what they were written with (zeros, checked blocks, or with no data said what a seqwr run
+/// wrote), for the run to keep them as they are. seqwr makes its own files and needs none.
 pub fn check(dir: &Path, o: &Options) -> Result<Option<Kept>, Error> {
     if o.test_mode == Some(super::TestMode::SeqWr) {
         return Ok(None);
@@ -75,28 +90,46 @@ pub fn check(dir: &Path, o: &Options) -> Result<Option<Kept>, Error> {
     let size = prepared(dir, o)?;
     // Prepared with zeros or checked blocks; or, with no data said, made by a seqwr run,
     // whose blocks are checked if it ran with --validate.
-    let data = fileset::marked_data(&RunDir::open(dir)?, &super::fileset(o)).unwrap_or(Data::Zeros);
-    Ok(Some(Kept { size, data }))
+    let run = RunDir::open(dir)?;
+    let data = fileset::marked_data(&run, &super::fileset(o)).unwrap_or(Data::Zeros);
+    let kept = Kept { size, data };
+    // Files changed since fslab made them (a file of the set written to by hand): the run's
+    // setup would write the set again.
+    let mut spec = super::fileset(o);
+    kept.clone().apply(&mut spec);
+    if !fileset::marks(&run, &spec) {
+        return Err(Error::NotPrepared(format!(
+            "the test files in {} are not as fslab left them (their sizes now span {}); run `fslab sysbench \
+             fileio --file-num={} --file-total-size={} prepare` again (with the same --dir)",
+            dir.display(),
+            span(&kept.size),
+            o.file_num,
+            Bytes(o.total_size)
+        )));
+    }
+    Ok(Some(kept))
 }
 
-/// Every `test_file.N` of these options in `dir`, all of one size and at least sysbench's file
-/// size, no more of them, and fslab's marker beside them: their size; else what is wrong, and how
-/// to put it right. sysbench takes files of any size at least that long (it checks each with
-/// `fstat()`); fslab keeps only a set it made, and its files are of one size: whole blocks
-/// (prepare) or exactly the file size (seqwr).
-fn prepared(dir: &Path, o: &Options) -> Result<u64, Error> {
-    found(dir, o, o.file_size())
+/// Sizes as a person reads them: `262144 bytes`, or `262144 to 262148 bytes`.
+fn span(size: &SizeDist) -> String {
+    match (size.min(), size.max()) {
+        (lo, hi) if lo == hi => format!("{lo} bytes"),
+        (lo, hi) => format!("{lo} to {hi} bytes"),
+    }
 }
 
-/// Every `test_file.N` of these options in `dir`, all of one size, at least `least`, and no more
-/// of them: their size; else what is wrong, and how to put it right.
-fn found(dir: &Path, o: &Options, least: u64) -> Result<u64, Error> {
+/// Every `test_file.N` of these options in `dir`, each at least sysbench's file size, no more of
+/// them, and fslab's marker beside them: their sizes (one, or the range they span); else what is
+/// wrong, and how to put it right. sysbench takes files of any size at least that long (it checks
+/// each with `fstat()`); fslab keeps only a set it made.
+fn prepared(dir: &Path, o: &Options) -> Result<SizeDist, Error> {
+    let least = o.file_size();
     let again = format!(
         "run `fslab sysbench fileio --file-num={} --file-total-size={} prepare` first (with the same --dir)",
         o.file_num,
         fslab_engine::Bytes(o.total_size)
     );
-    let mut size = None;
+    let mut sizes = Vec::with_capacity(o.file_num as usize);
     for id in 0..o.file_num {
         let path = dir.join(format!("test_file.{id}"));
         match std::fs::symlink_metadata(&path) {
@@ -108,18 +141,7 @@ fn found(dir: &Path, o: &Options, least: u64) -> Result<u64, Error> {
                     m.len()
                 )))
             }
-            Ok(m) if m.is_file() => match size {
-                None => size = Some(m.len()),
-                Some(first) if first == m.len() => {}
-                Some(first) => {
-                    return Err(Error::NotPrepared(format!(
-                        "size of file '{}' is {} bytes where test_file.0 is {first}: fslab keeps only a set of \
-                         test files of one size, as it makes them; {again}",
-                        path.display(),
-                        m.len()
-                    )))
-                }
-            },
+            Ok(m) if m.is_file() => sizes.push(m.len()),
             Ok(_) => {
                 return Err(Error::NotPrepared(format!(
                     "'{}' is not a regular file; {again}",
@@ -157,7 +179,7 @@ fn found(dir: &Path, o: &Options, least: u64) -> Result<u64, Error> {
             dir.display()
         )));
     }
-    Ok(size.unwrap_or(least))
+    Ok(SizeDist::spanning(sizes).unwrap_or(SizeDist::Fixed(Bytes(least))))
 }
 
 /// Removes the test files fslab made (and nothing else); nothing to do when there are none.

@@ -135,9 +135,9 @@ impl FrontEnd for Sysbench {
         match self.inv.command {
             Command::Prepare => {
                 say(ctx, &report::prepare_header(o));
-                let setup = files::prepare(&mine, o).map_err(failure)?;
-                say(ctx, &report::prepare_footer(o, &setup));
-                outcome.figures = Some(report::prepare_figures(o, &setup));
+                let prepared = files::prepare(&mine, o).map_err(failure)?;
+                say(ctx, &report::prepare_footer(o, &prepared));
+                outcome.figures = Some(report::prepare_figures(o, &prepared.setup));
             }
             Command::Cleanup => {
                 files::cleanup(&mine, o).map_err(failure)?;
@@ -148,8 +148,9 @@ impl FrontEnd for Sysbench {
                 // The run keeps the prepared files as they are, with the data they hold,
                 // --validate or not.
                 if let Some(kept) = files::check(&mine, o).map_err(failure)? {
+                    let data = kept.data;
                     kept.apply(&mut self.workload.filesets[0]);
-                    if o.validate && kept.data == Data::Zeros && o.mode().reads() {
+                    if o.validate && data == Data::Zeros && o.mode().reads() {
                         ctx.note(
                             "the test files were prepared without --validate: their blocks carry no checksums, so the \
                              first read fails, as sysbench's does (prepare keeps the files it finds: run cleanup, \

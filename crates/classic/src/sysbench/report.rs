@@ -10,6 +10,7 @@
 //! - MiB = 2^20 bytes; latencies in milliseconds over all events, and in each
 //!   `--report-interval` line over the events of that interval.
 
+use super::files::Prepared;
 use super::format;
 use super::histogram::{self, Slots};
 use super::options::{ExtraFlags, IoMode, Options, TestMode};
@@ -63,17 +64,19 @@ pub fn prepare_header(o: &Options) -> String {
     )
 }
 
-/// What `prepare` prints once the files are written: one line per file, then the bytes written
-/// and their rate (or `No bytes written.` when the files were already there). A kept set that
-/// was written to was extended ([`super::files::prepare`]).
-pub fn prepare_footer(o: &Options, setup: &SetupReport) -> String {
+/// What `prepare` prints once the files are written: one line per file, saying what sysbench
+/// would have done to it from its size before (`Creating` from nothing, `Extending` a shorter
+/// one, `Reusing` one long enough; [`super::files::prepare`]), then the bytes written and their
+/// rate (or `No bytes written.` when the files were already there).
+pub fn prepare_footer(o: &Options, prepared: &Prepared) -> String {
     let mut s = String::new();
-    let verb = match (setup.reused, setup.bytes) {
-        (false, _) => "Creating file",
-        (true, 0) => "Reusing existing file",
-        (true, _) => "Extending existing file",
-    };
-    for id in 0..o.file_num {
+    let setup = &prepared.setup;
+    for (id, &before) in prepared.before.iter().enumerate() {
+        let verb = match before {
+            0 => "Creating file",
+            b if b < o.file_size() => "Extending existing file",
+            _ => "Reusing existing file",
+        };
         let _ = writeln!(s, "{verb} test_file.{id}");
     }
     if setup.bytes == 0 {
@@ -101,7 +104,7 @@ pub fn prepare_figures(o: &Options, setup: &SetupReport) -> serde_json::Value {
         "seconds": secs,
         "mib_per_sec": if setup.bytes == 0 { 0.0 } else { setup.bytes as f64 / MIB / secs.max(1e-9) },
         "reused": setup.reused,
-        // A kept set written to was extended from each file's end.
+        // A kept set written to: files made or written from their ends.
         "extended": setup.reused && setup.bytes > 0,
     })
 }
@@ -733,26 +736,44 @@ Threads fairness:
             duration: Duration::from_millis(500),
             dirs_added: 0,
         };
-        let footer = prepare_footer(&o, &setup);
+        let footer = prepare_footer(
+            &o,
+            &Prepared {
+                setup: setup.clone(),
+                before: vec![0; 3],
+            },
+        );
         assert!(footer.starts_with("Creating file test_file.0\nCreating file test_file.1\n"));
         assert!(footer.ends_with("\n67108864 bytes written in 0.50 seconds (128.00 MiB/sec).\n"));
         let again = prepare_footer(
             &o,
-            &SetupReport {
-                bytes: 0,
-                reused: true,
-                ..setup.clone()
+            &Prepared {
+                setup: SetupReport {
+                    bytes: 0,
+                    reused: true,
+                    ..setup.clone()
+                },
+                before: vec![o.file_size(); 3],
             },
         );
         assert!(again.ends_with("Reusing existing file test_file.2\nNo bytes written.\n"));
+        // Each file says what was done to it: one made, one extended, one long enough.
         let extended = SetupReport {
             bytes: 1 << 20,
             reused: true,
             ..setup.clone()
         };
-        let longer = prepare_footer(&o, &extended);
-        assert!(longer.starts_with("Extending existing file test_file.0\n"));
-        assert!(longer.contains("\nExtending existing file test_file.2\n1048576 bytes written in 0.50 seconds"));
+        let longer = prepare_footer(
+            &o,
+            &Prepared {
+                setup: extended.clone(),
+                before: vec![0, o.file_size() - 1, o.file_size() + 1],
+            },
+        );
+        assert!(longer.starts_with(
+            "Creating file test_file.0\nExtending existing file test_file.1\nReusing existing file test_file.2\n\
+             1048576 bytes written in 0.50 seconds"
+        ));
         let figures = |s: &SetupReport| {
             let f = prepare_figures(&o, s);
             (

@@ -104,13 +104,74 @@ fn prepare_keeps_a_matching_set_and_rewrites_another() {
     let d = tempdir();
     let inv = parse(d.path(), &["--file-num=4", "--file-total-size=1M", "fileio", "prepare"]);
     let first = files::prepare(&inv.dir, &inv.options).unwrap();
-    assert!(!first.reused);
-    assert_eq!(first.bytes, 1 << 20);
+    assert!(!first.setup.reused);
+    assert_eq!((first.setup.bytes, first.before), (1 << 20, vec![0; 4]));
     let again = files::prepare(&inv.dir, &inv.options).unwrap();
-    assert!(again.reused);
-    assert_eq!(again.bytes, 0);
-    prepare(d.path(), &["--file-num=2", "--file-total-size=1M"]);
+    assert!(again.setup.reused);
+    assert_eq!((again.setup.bytes, again.before), (0, vec![262144; 4]));
+    // Checked blocks where the set holds zeros: written again from scratch.
+    let inv = parse(
+        d.path(),
+        &[
+            "--file-num=2",
+            "--file-total-size=1M",
+            "--validate",
+            "fileio",
+            "prepare",
+        ],
+    );
+    let other = files::prepare(&inv.dir, &inv.options).unwrap();
+    assert!(!other.setup.reused);
+    assert_eq!((other.setup.bytes, other.before), (1 << 20, vec![0; 2]));
     assert_eq!(on_disk(d.path()).0, vec![524288; 2]);
+}
+
+/// prepare over a set fslab made does to each file what sysbench 1.0.20's `create_files()` does
+/// to what it finds, whatever the set's earlier options: a missing file is made, a shorter one
+/// extended from its end, one long enough left as it is; the files of an earlier, larger
+/// `--file-num` are removed (sysbench leaves them). A run then takes files of different sizes,
+/// each at least its size, as sysbench's does.
+#[test]
+fn prepare_over_a_set_of_other_options_makes_and_extends_file_by_file() {
+    let d = tempdir();
+    let prep = |args: &[&str]| {
+        let mut a = args.to_vec();
+        a.extend(["fileio", "prepare"]);
+        let inv = parse(d.path(), &a);
+        files::prepare(&inv.dir, &inv.options).unwrap_or_else(|e| panic!("prepare {args:?}: {e}"))
+    };
+    prep(&["--file-num=4", "--file-total-size=1M"]);
+    // Fewer, larger files: the first two extended from 256 KiB to 512 KiB, the others gone.
+    let fewer = prep(&["--file-num=2", "--file-total-size=1M"]);
+    assert!(fewer.setup.reused);
+    assert_eq!((fewer.setup.bytes, fewer.before), (524288, vec![262144; 2]));
+    let (sizes, names) = on_disk(d.path());
+    assert_eq!(sizes, vec![524288; 2]);
+    assert_eq!(names, [".fslab-fileset", "test_file.0", "test_file.1"]);
+    // A file removed by hand is made again, alone.
+    std::fs::remove_file(d.path().join("test_file.1")).unwrap();
+    let one = prep(&["--file-num=2", "--file-total-size=1M"]);
+    assert_eq!((one.setup.bytes, one.before), (524288, vec![524288, 0]));
+    assert_eq!(on_disk(d.path()).0, vec![524288; 2]);
+    // More, smaller files: the two long enough kept as they are, two more made.
+    let more = prep(&["--file-num=4", "--file-total-size=1M"]);
+    assert_eq!((more.setup.bytes, more.before), (524288, vec![524288, 524288, 0, 0]));
+    assert_eq!(on_disk(d.path()).0, vec![524288, 524288, 262144, 262144]);
+    let (r, f) = run(
+        d.path(),
+        &[
+            "--file-num=4",
+            "--file-total-size=1M",
+            "--file-test-mode=rndrd",
+            "--events=100",
+            "--time=0",
+        ],
+    );
+    assert_eq!((f.reads, r.totals.bytes_read), (100, 100 * 16384));
+    // Nothing more to write: every file reused.
+    let kept = prep(&["--file-num=4", "--file-total-size=1M"]);
+    assert_eq!((kept.setup.bytes, kept.setup.reused), (0, true));
+    assert_eq!(on_disk(d.path()).0, vec![524288, 524288, 262144, 262144]);
 }
 
 /// What lies in a directory before sysbench's files go there: a file, a directory with a file
@@ -373,7 +434,7 @@ fn run_on_files_of_another_size_or_number_says_to_prepare() {
     assert!(e.contains("holds 4 test files, not --file-num=2"), "{e}");
     let e = check(&["--file-num=8", "--file-total-size=2M"]).unwrap_err();
     assert!(e.contains("test_file.4"), "{e}");
-    // Files of two sizes: fslab made no such set.
+    // A file written to by hand: the set is no longer as fslab made it.
     std::fs::OpenOptions::new()
         .append(true)
         .open(d.path().join("test_file.2"))
@@ -381,10 +442,10 @@ fn run_on_files_of_another_size_or_number_says_to_prepare() {
         .unwrap();
     let e = check(&SMALL).unwrap_err();
     assert!(
-        e.contains("test_file.2' is 262148 bytes where test_file.0 is 262144"),
+        e.contains("are not as fslab left them (their sizes now span 262144 to 262148 bytes)"),
         "{e}"
     );
-    assert!(e.contains("prepare` first"), "{e}");
+    assert!(e.contains("prepare` again"), "{e}");
 }
 
 #[test]
@@ -428,7 +489,7 @@ fn files_a_seqwr_run_left_serve_the_other_modes() {
     a.extend(["fileio", "prepare"]);
     let inv = parse(d.path(), &a);
     let report = files::prepare(&inv.dir, &inv.options).unwrap();
-    assert!(report.reused && report.bytes == 0, "{report:?}");
+    assert!(report.setup.reused && report.setup.bytes == 0, "{report:?}");
     assert_eq!(on_disk(d.path()).0, vec![33333; 3]);
 }
 

@@ -419,6 +419,23 @@ impl Default for SizeDist {
 }
 
 impl SizeDist {
+    /// The narrowest sizes that hold every one of `sizes`: the one size they all are, or the
+    /// range from the least to the greatest (None for no sizes).
+    pub fn spanning(sizes: impl IntoIterator<Item = u64>) -> Option<SizeDist> {
+        let (lo, hi) = sizes.into_iter().fold(None, |span: Option<(u64, u64)>, s| match span {
+            None => Some((s, s)),
+            Some((lo, hi)) => Some((lo.min(s), hi.max(s))),
+        })?;
+        Some(if lo == hi {
+            SizeDist::Fixed(Bytes(lo))
+        } else {
+            SizeDist::Range {
+                min: Bytes(lo),
+                max: Bytes(hi),
+            }
+        })
+    }
+
     pub fn min(&self) -> u64 {
         match self {
             SizeDist::Fixed(b) => b.0,
@@ -1262,7 +1279,20 @@ fn is_default<T: Default + PartialEq>(t: &T) -> bool {
 
 #[cfg(test)]
 mod tests {
-    use super::Data;
+    use super::{Bytes, Data, SizeDist};
+
+    #[test]
+    fn sizes_are_spanned_by_one_size_or_the_range_from_least_to_greatest() {
+        assert_eq!(SizeDist::spanning([]), None);
+        assert_eq!(SizeDist::spanning([7, 7, 7]), Some(SizeDist::Fixed(Bytes(7))));
+        assert_eq!(
+            SizeDist::spanning([9, 4, 7]),
+            Some(SizeDist::Range {
+                min: Bytes(4),
+                max: Bytes(9)
+            })
+        );
+    }
 
     #[test]
     fn data_is_named_as_workload_files_spell_it() {
