@@ -157,29 +157,35 @@ pub fn workload(test: Test, p: &Params, layout: &Layout, name: &str) -> Workload
         ..Group::new(name, fileset)
     };
     let mut groups = Vec::new();
-    for place in &layout.places {
+    let by_place = test != Test::Mixed && layout.in_child_order();
+    for place in layout.places.iter().filter(|_| by_place) {
+        groups.push(group(&place.group, place.children.len(), ops.clone(), &place.fileset));
+    }
+    // Otherwise a group of one per child, in the children's order, so that the run numbers its
+    // workers as IOzone numbers its children (which record of the inherited buffer a random
+    // writer writes, `data`): the k-th group on a place takes its k-th file, its child's.
+    for child in (0..layout.children()).filter(|_| !by_place) {
+        let (place, k) = layout.of_child(child);
+        let k = k as usize;
         if test != Test::Mixed {
-            groups.push(group(&place.group, place.children.len(), ops.clone(), &place.fileset));
+            groups.push(group(&child_group(place, k), 1, ops.clone(), &place.fileset));
             continue;
         }
-        // A group of one per child, in order: the k-th takes the place's k-th file, its child's.
-        for (k, &child) in place.children.iter().enumerate() {
-            // A reader or writer, random or sequential: its operations, and its ending.
-            let role = p.mix.role(child, layout.children());
-            let end = closing(child_end(role, p.fsync));
-            let ops = match role {
-                // IOzone's sequential writer opens its file without O_TRUNC unless -+F, and so
-                // writes over it.
-                Test::Write if !p.mix.truncate => ops_of(Test::Rewrite, p, records).0,
-                _ => ops_of(role, p, records).0,
-            };
-            groups.push(Group {
-                child_end: (end != stop_end).then_some(end),
-                // Its writer opens the file as a random or initial writer does: O_CREAT.
-                open_creates: matches!(role, Test::RandomWrite | Test::Write),
-                ..group(&mixed_group(place, k, role), 1, ops, &place.fileset)
-            });
-        }
+        // A reader or writer, random or sequential: its operations, and its ending.
+        let role = p.mix.role(child, layout.children());
+        let end = closing(child_end(role, p.fsync));
+        let ops = match role {
+            // IOzone's sequential writer opens its file without O_TRUNC unless -+F, and so
+            // writes over it.
+            Test::Write if !p.mix.truncate => ops_of(Test::Rewrite, p, records).0,
+            _ => ops_of(role, p, records).0,
+        };
+        groups.push(Group {
+            child_end: (end != stop_end).then_some(end),
+            // Its writer opens the file as a random or initial writer does: O_CREAT.
+            open_creates: matches!(role, Test::RandomWrite | Test::Write),
+            ..group(&mixed_group(place, k, role), 1, ops, &place.fileset)
+        });
     }
     Workload {
         description: format!(
@@ -313,6 +319,11 @@ fn ops_of(test: Test, p: &Params, records: u64) -> (Vec<OpSpec>, Option<u64>) {
 }
 
 /// The group of the mixed workload's `k`-th child of `place`, whose role is `role`.
+/// The group of one of child `k` of `place`, when each child has its own.
+fn child_group(place: &Place, k: usize) -> String {
+    format!("{}-{k}", place.group)
+}
+
 fn mixed_group(place: &Place, k: usize, role: Test) -> String {
     let role = if role.writes() { "writer" } else { "reader" };
     format!("{}-{k}-{role}", place.group)
@@ -329,10 +340,11 @@ pub struct Seat {
     pub file: usize,
 }
 
-/// The seat of child `k` of `place` in `test`'s workload: the place's group, or in the mixed
-/// workload the child's group of one, which takes the place's `k`-th file.
+/// The seat of child `k` of `place` in `test`'s workload: the place's group, or the child's
+/// group of one (in the mixed workload, and where the places do not hold the children in order),
+/// which takes the place's `k`-th file.
 pub fn seat(test: Test, mix: Mix, layout: &Layout, place: &Place, k: u32) -> Seat {
-    if test != Test::Mixed {
+    if test != Test::Mixed && layout.in_child_order() {
         return Seat {
             group: place.group.clone(),
             thread: k,
@@ -342,7 +354,11 @@ pub fn seat(test: Test, mix: Mix, layout: &Layout, place: &Place, k: u32) -> Sea
     }
     let role = mix.role(place.children[k as usize], layout.children());
     Seat {
-        group: mixed_group(place, k as usize, role),
+        group: if test == Test::Mixed {
+            mixed_group(place, k as usize, role)
+        } else {
+            child_group(place, k as usize)
+        },
         thread: 0,
         threads: 1,
         file: k as usize,

@@ -170,6 +170,16 @@ impl Layout {
         self.places.iter().map(|p| p.children.len()).sum()
     }
 
+    /// Whether the places, read in order, hold the children in order (0, 1, 2, ...): so they do
+    /// but with `-F` naming files in several directories in turn.
+    pub fn in_child_order(&self) -> bool {
+        self.places
+            .iter()
+            .flat_map(|p| &p.children)
+            .enumerate()
+            .all(|(i, &c)| i == c)
+    }
+
     /// Child `i`'s place and its index there.
     pub fn of_child(&self, i: usize) -> (&Place, u32) {
         for p in &self.places {

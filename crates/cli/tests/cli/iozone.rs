@@ -1288,6 +1288,22 @@ fn children_forked_after_the_prepage_write_its_pattern_as_iozones_do() {
             assert_eq!(pages, vec![per_page; 16], "{tests} -T {threads}, file {n}");
         }
     }
+    // With -F naming files in two directories in turn, the record is still the child's: in
+    // 512 KiB records, two to the buffer, children 0 and 2 write the prepaged one.
+    let tmp = tempfile::tempdir().unwrap();
+    for d in ["a", "b"] {
+        std::fs::create_dir(tmp.path().join(d)).unwrap();
+    }
+    let files = ["a/f0", "b/f1", "a/f2", "b/f3"];
+    let mut args = vec![
+        "-i", "0", "-i", "2", "-t", "4", "-s", "1m", "-r", "512k", "-x", "-w", "--pause", "0", "-F",
+    ];
+    args.extend(files);
+    let r = iozone(tmp.path(), &args);
+    assert_eq!(r.code, 0, "stderr: {}", r.stderr);
+    for (file, per_page) in files.into_iter().zip([135, 8, 135, 8]) {
+        assert_eq!(m_per_page(&tmp.path().join(file)), vec![per_page; 256], "-F, {file}");
+    }
 }
 
 /// IOzone 3.487's children make their own files, all at once: each initial writer opens its
