@@ -83,9 +83,9 @@
 //!   the children forked after that whose records start there write it too: every rewriter and
 //!   fwriter (`data = "iozone_prepaged"`), and the random, pwrite and mixed writers whose
 //!   record in IOzone's 1 MiB buffer is the first, child 0 of each 1 MiB ÷ record
-//!   (`"iozone_shared"`, by the engine's worker numbers; with `-F` over several directories
-//!   fslab's workers go directory by directory, so a child's number there may not be
-//!   IOzone's).
+//!   (`"iozone_shared"`, by the engine's worker numbers, which are IOzone's child numbers:
+//!   with `-F` naming files in several directories in turn, each child has its own group, in
+//!   the children's order).
 //! - A file already there (a rerun after `-w`) is written over by the throughput initial
 //!   writers without being truncated, as IOzone's, when fslab's marker says it made it at this
 //!   size; otherwise it is made again, empty (IOzone would write over a file of another size
@@ -115,6 +115,19 @@
 //!   operation, measured on a cached 4 KiB read), where IOzone's loop is a bare read() or
 //!   write() (see `bench/fidelity.sh`'s automatic-mode comparison). pwritev/preadv (`-i 11`,
 //!   `-i 12`) are not offered (see [`compile`]).
+
+/// What `--explain` says first: where fslab deliberately differs from IOzone 3.487 (the notes
+/// for the options given follow the files).
+pub const DIFFERENCES: &str = "\
+# fslab iozone makes IOzone 3.487's system calls for each test. Where it deliberately differs:
+# - files are made untimed, beside a marker .fslab-fileset, and opened with O_NOFOLLOW|O_CLOEXEC
+#   relative to the run directory; each test's run checks them (statx) outside its timing;
+# - a file there of another size than fslab's marker says is made again, empty, where IOzone
+#   writes over it; files fslab did not make are refused;
+# - -c: the close stays after the timing (IOzone's is inside it);
+# - automatic mode's -R with -E: each report has its own figures;
+# - -+u's -R CPU report names its rows after their own tests.
+";
 
 pub mod compile;
 pub mod figures;

@@ -217,7 +217,7 @@ pub fn compile(profile: &Profile, opts: &Options) -> Result<Plan, ProfileError> 
 /// `--explain`: the benchmark as native TOML, with what runs around it (aging, init_util, the
 /// callout) as comments, so that the output stays one TOML document.
 pub fn explain(plan: &Plan) -> String {
-    let mut out = plan.workload.to_toml();
+    let mut out = format!("{}{}", super::DIFFERENCES, plan.workload.to_toml());
     let comment = |out: &mut String, text: &str| {
         for line in text.lines() {
             out.push_str(if line.is_empty() { "#\n" } else { "# " });

@@ -70,6 +70,21 @@
 //! A 6.0 threadgroup's `[stats]` times each of the calls above that FFSB times (`stats.rs`):
 //! the engine's `call_latency` on its group.
 
+/// What `--explain` says first: where fslab deliberately differs from FFSB.
+pub const DIFFERENCES: &str = "\
+# fslab ffsb makes FFSB's system calls for each operation (5.2.1's or 6.0's, as the profile's
+# grammar says). Where it deliberately differs:
+# - paths are relative to directory descriptors (*at() calls), never followed through a symlink
+#   (O_NOFOLLOW), and the setup adds O_EXCL to the files it makes;
+# - a profile FFSB would misread (an unknown option, a malformed value) is refused, naming its
+#   line; an error stops the run with its message, where FFSB asserts;
+# - bytes written by write count write_size, as FFSB 5.x counts them (6.0 counts the file);
+# - a file's directory is drawn from a hash of its number, the same in every run, so that a kept
+#   fileset is found again; FFSB draws it from its random generator;
+# - dates are printed in UTC; createdir's dirnum lines come after Starting Actual Benchmark At,
+#   each filesystem's together.
+";
+
 mod compile;
 mod execute;
 pub mod frontend;

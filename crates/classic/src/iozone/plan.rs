@@ -239,7 +239,7 @@ impl Plan {
 
     /// `--explain`: every run as native TOML, in order, each headed by a comment.
     pub fn explain(&self) -> String {
-        let mut s = String::new();
+        let mut s = String::from(super::DIFFERENCES);
         let _ = writeln!(s, "# {}", self.opts.command_line);
         let _ = writeln!(
             s,

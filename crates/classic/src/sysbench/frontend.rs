@@ -107,7 +107,7 @@ impl FrontEnd for Sysbench {
         if self.inv.command != Command::Run {
             w.description = format!("{} builds (prepare) or removes (cleanup) this fileset", w.description);
         }
-        w.to_toml()
+        format!("{}{}", super::DIFFERENCES, w.to_toml())
     }
 
     fn execute(&mut self, ctx: &mut Context) -> Result<Outcome, Error> {

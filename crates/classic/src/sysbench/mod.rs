@@ -56,11 +56,14 @@
 //!
 //! prepare and run keep a set of test files fslab made (prepare's, or a seqwr run's) when every
 //! file is at least sysbench's file size, as sysbench keeps any file at least that long, and use
-//! only that first part of each; prepare extends a set of shorter files from each one's end, as
-//! sysbench does. Deliberate differences: files without fslab's marker are refused, not used;
-//! files of different sizes are refused by run, and prepare writes them, or a set too short
-//! that holds other data than the options ask for (zeros or `--validate`'s checked blocks),
-//! again from scratch where sysbench extends each file with whatever it writes now.
+//! only that first part of each; prepare goes over a set made with other options file by file,
+//! as sysbench does: a missing file made, a shorter one extended from its end, one long enough
+//! left. Deliberate differences: files without fslab's marker are refused, not used; an earlier
+//! set's files beyond `--file-num` are removed by prepare and refused by run, where sysbench
+//! leaves them and ignores them; a set changed since fslab made it (a file written to by hand)
+//! is refused by run; and prepare writes a set that needs writing but holds other data than the
+//! options ask for (zeros or `--validate`'s checked blocks) again from scratch, where sysbench
+//! extends each file with whatever it writes now.
 //! `--validate` with blocks under 12 bytes is refused (sysbench writes past its buffer), and so
 //! are merged sequential reads with it (sysbench checks each merged request as one block and
 //! fails). With `--file-io-mode=async` fslab checks each block once its read has completed;
@@ -79,6 +82,24 @@
 //! Differences not made up yet:
 //! - Before it opens the files, fslab finds a prepared fileset through its marker
 //!   (`.fslab-fileset`) and a listing of the directory, with a stat of each file.
+
+/// What `--explain` says first: where fslab deliberately differs from sysbench 1.0.20.
+pub const DIFFERENCES: &str = "\
+# fslab sysbench makes sysbench 1.0.20 fileio's system calls for prepare, run and cleanup.
+# Where it deliberately differs:
+# - test files are opened beneath --dir with O_NOFOLLOW (O_EXCL added when fslab makes one),
+#   beside a marker .fslab-fileset; test files without it (the real sysbench's) are refused;
+# - prepare removes an earlier set's test files beyond --file-num, and run refuses them, where
+#   sysbench leaves and ignores them; run refuses a set changed since fslab made it;
+# - prepare writes again from scratch a set it must add to that holds other data than these
+#   options ask for (zeros against --validate's checked blocks);
+# - --validate with blocks under 12 bytes or with merged sequential reads is refused; in async
+#   mode a block is checked once its read has completed;
+# - with --rate, a thread free before the next event sleeps until it arrives, where sysbench's
+#   wait on its event queue to be woken;
+# - random offsets are drawn over the files, never past the last one (sysbench draws over
+#   --file-total-size, and can take a descriptor past the end of its table).
+";
 
 pub mod compile;
 pub mod files;

@@ -42,6 +42,15 @@ fn explain_prints_the_seed_profiles_as_native_workloads() {
         assert_eq!(r.code, 0, "{}", r.stderr);
         let w = Workload::from_toml(&r.stdout, name).unwrap_or_else(|e| panic!("{e}\n{}", r.stdout));
         assert_eq!(w.filesets[0].root.as_deref(), Some("/mnt/test/"));
+        // The deliberate differences from FFSB come first, as comments.
+        assert!(
+            r.stdout
+                .starts_with("# fslab ffsb makes FFSB's system calls for each operation")
+                && r.stdout
+                    .contains("# - a file's directory is drawn from a hash of its number"),
+            "{}",
+            r.stdout
+        );
         assert_eq!(
             w.stop.time.map(|t| t.0),
             Some(Duration::from_secs(if name.starts_with("large") { 300 } else { 1800 }))

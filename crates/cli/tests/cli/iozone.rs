@@ -361,6 +361,14 @@ fn explain_prints_toml_and_runs_nothing() {
     assert!(r.stdout.contains("stonewall = true"));
     assert!(r.stdout.contains("raise_before_sync = true"));
     assert!(r.stdout.contains("prefix = \"iozone.DUMMY.\""));
+    // The deliberate differences from IOzone come first, as comments.
+    assert!(
+        r.stdout
+            .starts_with("# fslab iozone makes IOzone 3.487's system calls for each test.")
+            && r.stdout.contains("# - -c: the close stays after the timing"),
+        "{}",
+        r.stdout
+    );
     assert!(entries(tmp.path()).is_empty());
 }
 

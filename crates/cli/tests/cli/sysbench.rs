@@ -286,6 +286,18 @@ fn explain_prints_the_workload_and_runs_nothing() {
     ] {
         assert!(out.stdout.contains(part), "no {part} in:\n{}", out.stdout);
     }
+    // The deliberate differences from sysbench come first, as comments; the rest is the workload.
+    assert!(
+        out.stdout
+            .starts_with("# fslab sysbench makes sysbench 1.0.20 fileio's system calls")
+            && out
+                .stdout
+                .contains("# - prepare removes an earlier set's test files beyond --file-num"),
+        "{}",
+        out.stdout
+    );
+    let w = fslab_engine::Workload::from_toml(&out.stdout, "explain").unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(w.filesets[0].files, 4);
     assert!(entries(d.path()).is_empty(), "--explain made something");
 }
 
