@@ -143,6 +143,7 @@ log "  fslab: $FSLAB ($("$FSLAB" --version 2>/dev/null), built $(date -r "$FSLAB
 newer=$(find "$REPO/crates" -name '*.rs' -newer "$FSLAB" 2>/dev/null | head -n 3)
 [[ -n $newer ]] && log "  note: sources with a later mtime than the binary (not rebuilt): $(echo $newer | sed "s|$REPO/||g")"
 log "  fio: $("$FIO" --version)   kernel: $(uname -r)   cpus: $(nproc)   load: $(cut -d' ' -f1-3 /proc/loadavg)"
+hold_reporting
 if want read || want uring; then tio_setup; else TIO_BIN=""; fi
 [[ -n $TIO_BIN ]] && log "  limit: fio's t/io_uring at $TIO_BIN (built $(date -r "$TIO_BIN" '+%F %T'))"
 START=$(date +%s)

@@ -103,7 +103,10 @@ cleanup() {
     if [[ -n ${loopdev:-} ]]; then losetup -d "$loopdev" 2>/dev/null; fi
     if [[ -n ${KEEP:-} ]]; then mkdir -p "$KEEP" && cp -f "$work"/out/* "$KEEP"/ 2>/dev/null; fi
     rm -rf "$work"
+    release_reporting
 }
+# shellcheck source=bench/reporting.sh
+source "$here/reporting.sh"
 trap cleanup EXIT
 trap 'echo "bench/fidelity.sh: interrupted" >&2; exit 130' INT TERM
 
@@ -638,6 +641,7 @@ outputs() { # tool
 }
 
 echo "fidelity: $("$FSLAB" --version) against ${TOOLS[*]}; $(nproc) CPUs, load $(cut -d' ' -f1-3 /proc/loadavg)"
+hold_reporting
 echo
 if [[ $PART == syscalls || $PART == both || $PART == all ]]; then
     for tool in "${TOOLS[@]}"; do syscalls "$tool"; done

@@ -4,6 +4,9 @@
 # Sourced, not run. Needs root, python3, /usr/bin/time, mount/umount (and losetup, mkfs.ext4 for
 # the O_DIRECT cases).
 
+# shellcheck source=bench/reporting.sh
+source "$(dirname "${BASH_SOURCE[0]}")/reporting.sh"
+
 die() { echo "engine.sh: $*" >&2; exit 1; }
 log() { printf '%s\n' "$*"; }
 
@@ -33,6 +36,7 @@ cleanup() {
             echo "engine.sh: could not unmount $T" >&2
     fi
     [[ -n $T && -d $T ]] && rmdir "$T" 2>/dev/null
+    release_reporting
     exit "$rc"
 }
 
