@@ -130,8 +130,8 @@ pub struct AdHoc {
     #[arg(long, visible_aliases = ["iodepth_batch_complete_max"])]
     pub iodepth_batch_complete_max: Option<u32>,
     /// io_uring: how long a wait for completions keeps checking for them before it sleeps
-    /// (e.g. 20us; 0s sleeps at once); when not given, 20us when the file cannot do
-    /// non-blocking reads (tmpfs) and there are 2 processors or more per thread.
+    /// (e.g. 20us; 0s sleeps at once); when not given, 20us when there are 2 processors or more
+    /// per thread (without --hipri).
     #[arg(long)]
     pub spin: Option<Span>,
     /// io_uring: a kernel thread polls the submission queue (fio's sqthread_poll).

@@ -847,9 +847,10 @@ pub struct UringOpts {
     #[serde(default = "one_u32", skip_serializing_if = "is_one")]
     pub batch_complete: u32,
     /// How long a thread that waits for completions first keeps checking for them (running the
-    /// ring's task work) before it sleeps; `0s` sleeps at once. When absent: 20 µs on a file the
-    /// kernel punts to io-wq when the processors leave each ring one or more beyond its
-    /// thread's own (see `io::uring::punted_plan`), otherwise none.
+    /// ring's task work) before it sleeps; `0s` sleeps at once. When absent: 20 µs when the
+    /// processors leave each ring one or more beyond its thread's own (see
+    /// `io::uring::punted_plan`), unless its transfers are forced async onto io-wq workers that
+    /// need them, or `hipri` polls; otherwise none.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub spin: Option<Span>,
     /// A kernel thread polls the submission queue, so that submitting takes no system call
