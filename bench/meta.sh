@@ -9,11 +9,10 @@
 # fio runs one job per thread (--thread, see bench/uring.sh; directory=<its own>, filename_format=f$filenum, nrfiles=M_FILES,
 # file_service_type=sequential, without which fio's filecreate slows down with the number of
 # files, create_on_open=1 so that filestat and filedelete find the empty files made for them
-# instead of writing 4 KiB into each first). Files to unlink are made before the timed run: by
-# fslab's own untimed setup for fslab, by meta_loop create for fio and meta_loop. Files to stat
-# are the same for all three: made once a round by fslab's setup (meta_stat_files), so that
-# how and when the files were made (which sets where their dentries and inodes lie in memory)
-# weighs on no tool more than another.
+# instead of writing 4 KiB into each first). The files to stat and to unlink are made the same way
+# for all three, by fslab's untimed setup (meta_made_files): once a round for stat, which leaves
+# them, and before every tool's run for unlink; so that how and when the files were made (which
+# sets where their dentries and inodes lie in memory) weighs on no tool more than another.
 # The three tools take turns in every round, the order rotating.
 #
 #
@@ -52,8 +51,8 @@ meta_toml() {
     echo "ops = ${3:-$((M_FILES * th))}"
     for ((k = 0; k < th; k++)); do
         printf '[[fileset]]\nname = "t%d"\nfiles = %d\ndirs = 0\nsize = 0\n' "$k" "$files"
-        # stat's files are made once a round for every tool (meta_stat_files), and kept.
-        [[ $op == stat ]] && echo 'reuse = true'
+        # The files to stat or unlink are made for every tool alike (meta_made_files) and kept.
+        [[ $op == create ]] || echo 'reuse = true'
     done
     for ((k = 0; k < th; k++)); do
         printf '[[group]]\nname = "g%d"\nfileset = "t%d"\n[[group.op]]\nop = "%s"\n' "$k" "$k" "$fop"
@@ -61,33 +60,27 @@ meta_toml() {
     done
 }
 
-# A fresh directory for one run of one tool: $T/meta/<tool>; for stat and unlink, the files are
-# made there first (untimed) for fio and meta_loop. Args: tool op threads
+# A fresh directory for one run of one tool, MBASE: $T/meta/<tool>, with the files to unlink made
+# there first; for stat, the round's files. Args: tool op threads
 meta_fresh() {
-    local base=$T/meta/$1
-    if [[ $2 == stat ]]; then
-        MBASE=$T/meta/stat
-        return
-    fi
-    rm -rf "$base"
-    mkdir -p "$base"
-    if [[ $1 != fslab && $2 != create ]]; then
-        "$META_LOOP" create "$base" "$3" "$M_FILES" >/dev/null || die "meta_loop create (setup) failed"
-    fi
-    MBASE=$base
+    case $2 in
+    stat) MBASE=$T/meta/stat ;;
+    unlink) MBASE=$T/meta/$1 && meta_made_files "$MBASE" "$3" ;;
+    *) MBASE=$T/meta/$1 && rm -rf "$MBASE" && mkdir -p "$MBASE" ;;
+    esac
 }
 
-# The files every tool stats in one round: fslab's own setup makes them (a run of one stat per
-# thread), so that no tool stats files made in its own way or closer to its run than the others'.
-# Args: threads
-meta_stat_files() {
-    local base=$T/meta/stat o e
+# Files for every tool to stat or unlink, M_FILES per thread in t<k>/f<n>, made afresh in base
+# by fslab's own setup (a run of one stat per thread, which keeps them), so that no tool works on
+# files made in its own way or closer to its run than the others'. Args: base threads
+meta_made_files() {
+    local base=$1 o e
     rm -rf "$base"
     mkdir -p "$base"
-    meta_toml stat "$1" "$1" >"$T/meta-stat-setup.toml"
+    meta_toml stat "$2" "$2" >"$T/meta-setup.toml"
     next
     o=$NEXT.meta-setup.json e=$NEXT.meta-setup.err
-    run "$o" "$e" "$FSLAB" run "$T/meta-stat-setup.toml" --dir "$base" --json || fail_run "fslab (stat setup)" "$o" "$e"
+    run "$o" "$e" "$FSLAB" run "$T/meta-setup.toml" --dir "$base" --json || fail_run "fslab (setup)" "$o" "$e"
 }
 
 # One timed run; sets VAL (operations per second). Args: tool op threads
@@ -144,7 +137,7 @@ meta_case() { # op threads
         2) order="fio c fslab" ;;
         0) order="c fslab fio" ;;
         esac
-        [[ $op == stat ]] && meta_stat_files "$th"
+        [[ $op == stat ]] && meta_made_files "$T/meta/stat" "$th"
         for tool in $order; do
             meta_run "$tool" "$op" "$th"
             case $tool in fslab) f=$VAL ;; fio) i=$VAL ;; c) c=$VAL ;; esac
