@@ -392,10 +392,15 @@ impl Drop for Mount {
     }
 }
 
-/// What a ring with force_async `mode` settles on for a file of `dir`, the ring of one of
-/// `threads` threads: whether it marks transfers async, whether it then registers its buffers
-/// (without `fixedbufs`), and whether it spins before it sleeps.
+/// What a ring of iodepth 4 with force_async `mode` settles on for a file of `dir`, the ring of
+/// one of `threads` threads: whether it marks transfers async, whether it then registers its
+/// buffers (without `fixedbufs`), and whether it spins before it sleeps.
 fn settled(dir: &Path, mode: Option<bool>, direct: bool, threads: u32) -> (bool, bool, bool) {
+    settled_at(dir, mode, direct, threads, 4)
+}
+
+/// The same for a ring of iodepth `depth`.
+fn settled_at(dir: &Path, mode: Option<bool>, direct: bool, threads: u32, depth: u32) -> (bool, bool, bool) {
     let path = dir.join("f");
     std::fs::write(&path, vec![7u8; 64 << 10]).unwrap();
     let mut open = std::fs::OpenOptions::new();
@@ -409,7 +414,7 @@ fn settled(dir: &Path, mode: Option<bool>, direct: bool, threads: u32) -> (bool,
         force_async: mode,
         ..UringOpts::default()
     };
-    let mut ring = UringBackend::new(4, &opts).expect("a ring").for_threads(threads);
+    let mut ring = UringBackend::new(depth, &opts).expect("a ring").for_threads(threads);
     let bufs = IoBuffers::new(4096, 4, 1);
     ring.settle(file.as_raw_fd(), &bufs);
     ring.register(&bufs);
@@ -433,7 +438,7 @@ fn spinning_tmpfs() -> Mount {
 
 #[test]
 #[ignore = "system tier: root, mount, a loop device, mkfs.ext4"]
-fn tmpfs_rings_follow_the_punted_plan_and_ext4_ones_go_inline_spinning_with_a_processor_to_spare() {
+fn tmpfs_rings_follow_the_punted_plan_and_ext4_ones_go_inline_spinning_with_a_processor_to_spare_or_at_iodepth_1() {
     let tmpfs = spinning_tmpfs();
     for threads in [1, 2, cpus(), cpus() + 1] {
         let plan = punted_plan(cpus(), threads);
@@ -456,18 +461,26 @@ fn tmpfs_rings_follow_the_punted_plan_and_ext4_ones_go_inline_spinning_with_a_pr
         "forced async, up to the kernel's many workers: no processor left to spin on"
     );
     // ext4 reads go inline, and the thread spins while it has a processor to spare, as it
-    // would for a punted file: a device completes them.
+    // would for a punted file: a device completes them. At iodepth 1 it spins also with a
+    // processor of its own and none to spare.
     let ext4 = Mount::new("ext4");
     for direct in [true, false] {
-        for threads in [1, cpus() + 1] {
-            assert_eq!(
-                settled(ext4.path(), None, direct, threads),
-                (false, true, punted_plan(cpus(), threads).spin),
-                "ext4, O_DIRECT {direct}, {threads} threads on {} processors",
-                cpus()
-            );
+        for threads in [1, cpus(), cpus() + 1] {
+            for depth in [1, 4] {
+                let spins = punted_plan(cpus(), threads).spin || (depth == 1 && threads <= cpus());
+                assert_eq!(
+                    settled_at(ext4.path(), None, direct, threads, depth),
+                    (false, true, spins),
+                    "ext4, O_DIRECT {direct}, iodepth {depth}, {threads} threads on {} processors",
+                    cpus()
+                );
+            }
         }
     }
+    assert!(
+        settled_at(ext4.path(), None, true, cpus(), 1).2 && !settled_at(ext4.path(), None, true, cpus(), 4).2,
+        "a processor per thread: iodepth 1 spins, iodepth 4 does not"
+    );
     assert_eq!(
         settled(ext4.path(), Some(true), true, 1),
         (true, false, false),
