@@ -21,11 +21,17 @@
 #   too, writes at a third to a half of its rate, whatever the rest before it (0.2 s or 3 s): a
 #   slowdown from outside that only ever slows, which the best of three leaves out (the C loop
 #   alone, 12 runs: 7.9% spread run by run, 0.6% best of three).
+# - before every run, after the cache drop, SW_WARM bytes (3g) written into a file on the tmpfs
+#   and removed: the run then writes into pages the VM has just had from the host, not into
+#   pages the host took back long ago and faults in again one by one. By hand, the C loop 6
+#   times each way, alternating: 2,114 to 3,006 MiB/s without (30%), 2,911 to 3,060 with (5%).
+#   (bench/reporting.sh keeps the freed pages from being reported back for a minute.)
 # Nearly all of a run's time is the kernel's (allocating and filling page-cache pages), so the C
 # loop's own spread is the machine's: the floor under the method's.
 # Goal: fslab/fio >= 1.00 (MiB/s), and the method's spread under 10%.
 #
 # Environment: SW_ROUNDS (ROUNDS), SW_BEST (3; 1 takes every run as it comes), SW_SIZE (2g),
+# SW_WARM (3g; 0: no warming),
 # SW_SETTLE (1), SW_PIN (a CPU list for taskset, to run every tool on the same processors; empty:
 # not pinned).
 
@@ -34,6 +40,7 @@ SW_BEST=${SW_BEST:-3}
 SW_SIZE=${SW_SIZE:-2g}
 SW_SETTLE=${SW_SETTLE:-1}
 SW_PIN=${SW_PIN:-}
+SW_WARM=${SW_WARM:-3g}
 
 # Builds bench/seq_loop.c into the tmpfs.
 sw_build() {
@@ -41,10 +48,19 @@ sw_build() {
     cc -O2 -o "$SEQ_LOOP" "$BENCH/seq_loop.c" || die "cannot compile bench/seq_loop.c"
 }
 
+# Bytes in a size such as 2g, 512m or 4096. Args: size
+sw_bytes() {
+    python3 -c "import sys; s=sys.argv[1].lower(); m={'k':1<<10,'m':1<<20,'g':1<<30}; print(int(s[:-1]) * m[s[-1]] if s[-1] in m else int(s))" "$1"
+}
+
 sw_fresh() {
     rm -rf "$WD/adhoc"
     sync
     echo 3 >/proc/sys/vm/drop_caches
+    if [[ $SW_WARM_BYTES -gt 0 ]]; then
+        "$SEQ_LOOP" "$WD/warm" "$SW_WARM_BYTES" 1048576 >/dev/null || die "seq_loop (warming) failed"
+        rm -f "$WD/warm"
+    fi
     sleep "$SW_SETTLE"
 }
 
@@ -85,11 +101,14 @@ sw_run() {
 seqwrite_case() {
     local r k t b tools=(fslab fio C)
     local -A val=() eff=()
-    SW_BYTES=$(python3 -c "import sys; s='$SW_SIZE'.lower(); m={'k':1<<10,'m':1<<20,'g':1<<30}; print(int(s[:-1]) * m[s[-1]] if s[-1] in m else int(s))")
+    SW_BYTES=$(sw_bytes "$SW_SIZE")
+    SW_WARM_BYTES=$(sw_bytes "$SW_WARM")
+    # The warming writes whole MiB.
+    SW_WARM_BYTES=$((SW_WARM_BYTES / 1048576 * 1048576))
     sw_build
     log ""
     log "case 4: 1 MiB sequential writes of a fresh $SW_SIZE file, 1 thread: fslab, fio (fallocate=none) and C (bench/seq_loop.c);"
-    log "  fresh file, sync and drop_caches, ${SW_SETTLE}s rest before every run; the order turns each round${SW_PIN:+; pinned to CPUs $SW_PIN};"
+    log "  fresh file, sync and drop_caches, $([[ $SW_WARM_BYTES -gt 0 ]] && echo "$SW_WARM written and removed, ")${SW_SETTLE}s rest before every run; the order turns each round${SW_PIN:+; pinned to CPUs $SW_PIN};"
     log "  each tool's best of $SW_BEST runs a round (the runs of a round in brackets)"
     for ((r = 1; r <= SW_ROUNDS; r++)); do
         local -A best=() beff=() runs=()
