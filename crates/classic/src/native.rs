@@ -131,8 +131,8 @@ pub struct AdHoc {
     pub iodepth_batch_complete_max: Option<u32>,
     /// io_uring: how long a wait for completions keeps checking for them before it sleeps
     /// (e.g. 20us; 0s sleeps at once); when not given, 20us when there are 2 processors or more
-    /// per thread, or at iodepth 1 one per thread on a file a device completes, not tmpfs
-    /// (without --hipri).
+    /// per thread (on a file a device completes, not tmpfs, below iodepth 32), or at iodepth 1
+    /// one per thread on such a file (without --hipri).
     #[arg(long)]
     pub spin: Option<Span>,
     /// io_uring: a kernel thread polls the submission queue (fio's sqthread_poll).

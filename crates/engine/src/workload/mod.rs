@@ -849,8 +849,8 @@ pub struct UringOpts {
     /// How long a thread that waits for completions first keeps checking for them (running the
     /// ring's task work) before it sleeps; `0s` sleeps at once. When absent: 20 µs when the
     /// processors leave each ring one or more beyond its thread's own (see
-    /// `io::uring::punted_plan`), or, on a file a device completes, at iodepth 1 when each
-    /// thread has a processor of its own; unless its transfers are forced async onto io-wq
+    /// `io::uring::punted_plan`) (on a file a device completes, only below iodepth 32), or, on
+    /// such a file, at iodepth 1 when each thread has a processor of its own; unless its transfers are forced async onto io-wq
     /// workers that need them, or `hipri` polls; otherwise none.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub spin: Option<Span>,

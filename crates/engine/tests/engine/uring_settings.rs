@@ -3,7 +3,7 @@
 //! and reaches the kernel (seen with strace, which decodes io_uring_setup and io_uring_register).
 
 use crate::common::{self, op, run_ok, workload};
-use fslab_engine::io::punted_plan;
+use fslab_engine::io::{punted_plan, DEVICE_SPIN_DEPTH};
 use fslab_engine::io::{IoBuffers, UringBackend};
 use fslab_engine::workload::{OpKind, Taskrun, UringOpts};
 use fslab_engine::{RunOptions, Span, Workload};
@@ -438,7 +438,8 @@ fn spinning_tmpfs() -> Mount {
 
 #[test]
 #[ignore = "system tier: root, mount, a loop device, mkfs.ext4"]
-fn tmpfs_rings_follow_the_punted_plan_and_ext4_ones_go_inline_spinning_with_a_processor_to_spare_or_at_iodepth_1() {
+fn tmpfs_rings_follow_the_punted_plan_and_shallow_ext4_ones_go_inline_spinning_with_a_processor_to_spare_or_at_iodepth_1(
+) {
     let tmpfs = spinning_tmpfs();
     for threads in [1, 2, cpus(), cpus() + 1] {
         let plan = punted_plan(cpus(), threads);
@@ -466,8 +467,9 @@ fn tmpfs_rings_follow_the_punted_plan_and_ext4_ones_go_inline_spinning_with_a_pr
     let ext4 = Mount::new("ext4");
     for direct in [true, false] {
         for threads in [1, cpus(), cpus() + 1] {
-            for depth in [1, 4] {
-                let spins = punted_plan(cpus(), threads).spin || (depth == 1 && threads <= cpus());
+            for depth in [1, 4, DEVICE_SPIN_DEPTH as u32] {
+                let spins = (depth as usize) < DEVICE_SPIN_DEPTH
+                    && (punted_plan(cpus(), threads).spin || (depth == 1 && threads <= cpus()));
                 assert_eq!(
                     settled_at(ext4.path(), None, direct, threads, depth),
                     (false, true, spins),
@@ -480,6 +482,10 @@ fn tmpfs_rings_follow_the_punted_plan_and_ext4_ones_go_inline_spinning_with_a_pr
     assert!(
         settled_at(ext4.path(), None, true, cpus(), 1).2 && !settled_at(ext4.path(), None, true, cpus(), 4).2,
         "a processor per thread: iodepth 1 spins, iodepth 4 does not"
+    );
+    assert!(
+        settled_at(ext4.path(), None, true, 1, 16).2 && !settled_at(ext4.path(), None, true, 1, 32).2,
+        "a lone thread with a processor to spare spins at iodepth 16, not at 32"
     );
     assert_eq!(
         settled(ext4.path(), Some(true), true, 1),
