@@ -31,9 +31,8 @@
 # Goal: fslab/fio >= 1.00 (MiB/s), and the method's spread under 10%.
 #
 # Environment: SW_ROUNDS (ROUNDS), SW_BEST (3; 1 takes every run as it comes), SW_SIZE (2g),
-# SW_WARM (3g; 0: no warming),
-# SW_SETTLE (1), SW_PIN (a CPU list for taskset, to run every tool on the same processors; empty:
-# not pinned).
+# SW_WARM (3g; 0: no warming), SW_SETTLE (1), SW_PIN (a CPU list for taskset, to run every tool on
+# the same processors; empty: not pinned).
 
 SW_ROUNDS=${SW_ROUNDS:-$ROUNDS}
 SW_BEST=${SW_BEST:-3}

@@ -197,12 +197,11 @@ impl UringBackend {
         let plan = punted_plan(cpus, self.threads);
         if supports_nowait(fd, bufs) {
             // Its transfers are tried inline and, when they must wait, completed by the device
-            // or its driver's worker: a thread with a processor to spare spins before it sleeps
-            // here too, and so does one with a processor of its own that keeps one transfer in
-            // flight, which has nothing else to do while it waits; not at a depth of
-            // DEVICE_SPIN_DEPTH or more, where completions are waiting when it asks (polled
-            // completions, hipri, need none; transfers forced async have io-wq workers on the
-            // spare processors).
+            // or its driver's worker. A thread with a processor to spare spins before it sleeps,
+            // as for a punted file, and so does one with a processor of its own and a single
+            // transfer in flight, with nothing else to do; none from DEVICE_SPIN_DEPTH on, where
+            // completions are waiting when it asks. Polled completions (hipri) need no spin;
+            // transfers forced async leave the spare processors to io-wq workers.
             let waits_alone = self.depth == 1 && self.threads <= cpus;
             let shallow = self.depth < DEVICE_SPIN_DEPTH;
             let wanted = shallow && (plan.spin || waits_alone);
@@ -355,12 +354,12 @@ impl UringBackend {
 /// An io-wq worker turns a cached read of a punted file around in a few microseconds, and a
 /// sleep and wake-up cost more than that (the worker spent a fifth of its time waking the
 /// thread, at iodepth 8 on a tmpfs). A device's completions too: on this 2-processor VM, one
-/// thread reading 4 KiB with O_DIRECT from ext4 on a loop device made 1.5 to 2 times the IOPS
-/// at iodepth 1 and 1.3 to 1.5 times at iodepth 8 spinning (a sleeping processor is woken by the
-/// host), the same at 32 and 128, where completions are waiting when the thread asks. With 2
-/// threads, one a processor, spinning gave 1.2 to 1.3 times fio's IOPS at iodepth 1 (without: 0.9
-/// to 1.6), but 0.75 to 1.1 at iodepth 8 and 32, where the spinning threads keep the loop device's
-/// worker from the processors; with 4 threads 0.63 to 0.78 at iodepth 1.
+/// thread reading 4 KiB with O_DIRECT from ext4 on a loop device made 1.5 to 2 times the IOPS at
+/// iodepth 1 and 1.3 to 1.5 times at iodepth 8 spinning (a sleeping processor is woken by the
+/// host). Two threads, a processor each, spinning made 1.2 to 1.3 times fio's IOPS at iodepth 1
+/// (without: 0.9 to 1.6), but 0.75 to 1.1 at 8 and 32, where the spinning threads keep the loop
+/// device's worker from the processors; 4 threads 0.63 to 0.78 at iodepth 1. See also
+/// [`DEVICE_SPIN_DEPTH`].
 pub const AUTO_SPIN: std::time::Duration = std::time::Duration::from_micros(20);
 
 /// The iodepth from which a ring on a file a device completes no longer spins by itself: its

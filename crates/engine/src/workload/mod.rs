@@ -847,11 +847,11 @@ pub struct UringOpts {
     #[serde(default = "one_u32", skip_serializing_if = "is_one")]
     pub batch_complete: u32,
     /// How long a thread that waits for completions first keeps checking for them (running the
-    /// ring's task work) before it sleeps; `0s` sleeps at once. When absent: 20 µs when the
+    /// ring's task work) before it sleeps; `0s` sleeps at once. When absent, 20 µs when the
     /// processors leave each ring one or more beyond its thread's own (see
-    /// `io::uring::punted_plan`) (on a file a device completes, only below iodepth 32), or, on
-    /// such a file, at iodepth 1 when each thread has a processor of its own; unless its transfers are forced async onto io-wq
-    /// workers that need them, or `hipri` polls; otherwise none.
+    /// `io::uring::punted_plan`), and on a file a device completes also at iodepth 1 with a
+    /// processor per thread, but there never from iodepth 32 on; none when its transfers are
+    /// forced async onto io-wq workers that need the processors, or `hipri` polls.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub spin: Option<Span>,
     /// A kernel thread polls the submission queue, so that submitting takes no system call
