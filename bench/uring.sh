@@ -14,7 +14,12 @@
 # With U_ENGINE=libaio the same matrix runs on Linux native AIO (fslab's `--engine libaio`, fio's
 # `--ioengine=libaio`), without the census and the t/io_uring limit.
 #
+# fslab and fio take turns, fslab first in odd rounds and fio in even ones; with U_BEST above 1 each
+# runs that many times a round and its best run counts (the host taking the processor away only
+# ever slows a run; it triples the case's time at 3).
+#
 # Environment: U_ENGINE (io_uring), U_DEPTHS ("1 8 32 128"), U_THREADS ("1 2 4"), U_SECS (SECS), U_FS ("tmpfs direct"),
+# U_BEST (1),
 # FIO_URING_EXTRA (more fio options, e.g. --registerfiles=1 --fixedbufs=1 --force_async=1), and
 # for the limit (without either, no limit column):
 #   T_IO_URING  the path of a t/io_uring built from fio's source outside this repository, e.g.
@@ -30,6 +35,7 @@ U_DEPTHS=${U_DEPTHS:-1 8 32 128}
 U_THREADS=${U_THREADS:-1 2 4}
 U_SECS=${U_SECS:-$SECS}
 U_FS=${U_FS:-tmpfs direct}
+U_BEST=${U_BEST:-1}
 FIO_URING_EXTRA=${FIO_URING_EXTRA:-}
 
 # The file of a case's filesystem: $RD/adhoc/f0 on the tmpfs, or the ext4 image's.
@@ -46,38 +52,61 @@ uring_layout_direct() {
     log "  laid out $EXT4_MNT/rd/adhoc/f0 (1 GiB on ext4 on $EXT4_DEV, image on the tmpfs)"
 }
 
-# One case: rounds of fslab, fio (and t/io_uring at one thread), alternating. Args: fs depth threads
-uring_case() {
-    local fs=$1 qd=$2 th=$3 r f i p fv="" iv="" pv="" pc="" fc="" ic="" dir o e
-    local direct_fslab=() direct_fio=()
-    [[ $fs == direct ]] && direct_fslab=(--direct) direct_fio=(--direct=1)
+# One timed run of one tool on one case: its IOPS in VAL, its requests per CPU-second in EFF.
+# Args: tool fs depth threads
+uring_run() {
+    local tool=$1 fs=$2 qd=$3 th=$4 dir o e
     dir=$(uring_dir "$fs")
-    for ((r = 1; r <= ROUNDS; r++)); do
-        next
-        o=$NEXT.fslab.json e=$NEXT.fslab.err
+    next
+    o=$NEXT.$tool.json e=$NEXT.$tool.err
+    if [[ $tool == fslab ]]; then
+        local direct=()
+        [[ $fs == direct ]] && direct=(--direct)
         run "$o" "$e" "$FSLAB" run --op randread --bs 4k --size 1g --threads "$th" --engine "$U_ENGINE" \
-            --iodepth "$qd" --time "${U_SECS}s" --dir "$dir" --json "${direct_fslab[@]}" || fail_run fslab "$o" "$e"
+            --iodepth "$qd" --time "${U_SECS}s" --dir "$dir" --json "${direct[@]}" || fail_run fslab "$o" "$e"
         check_fslab "$o" time yes
-        f=$(jq "$o" 'r["totals"]["ops_per_sec"]')
-        fc+=" $(calc 'a[0] / a[1]' "$(jq "$o" 'r["totals"]["ops"]')" "$CPU_S")"
-        next
-        o=$NEXT.fio.json e=$NEXT.fio.err
+        VAL=$(jq "$o" 'r["totals"]["ops_per_sec"]')
+        EFF=$(calc 'a[0] / a[1]' "$(jq "$o" 'r["totals"]["ops"]')" "$CPU_S")
+    else
+        local direct=()
+        [[ $fs == direct ]] && direct=(--direct=1)
         # shellcheck disable=SC2086
         run "$o.stdout" "$e" "$FIO" --name=case --filename="$dir/adhoc/f0" --rw=randread --bs=4k --size=1g \
             --ioengine="$U_ENGINE" --iodepth="$qd" --numjobs="$th" --thread --group_reporting --time_based \
-            --runtime="$U_SECS" --output-format=json --output="$o" "${direct_fio[@]}" $FIO_URING_EXTRA ||
+            --runtime="$U_SECS" --output-format=json --output="$o" "${direct[@]}" $FIO_URING_EXTRA ||
             fail_run fio "$o" "$e"
         [[ $(jq "$o" 'j["error"]') == 0 ]] || fail_run fio "$o" "$e"
-        i=$(jq "$o" 'j["read"]["iops"]')
-        ic+=" $(calc 'a[0] / a[1]' "$(jq "$o" 'j["read"]["total_ios"]')" "$CPU_S")"
-        fv+=" $f" iv+=" $i"
+        VAL=$(jq "$o" 'j["read"]["iops"]')
+        EFF=$(calc 'a[0] / a[1]' "$(jq "$o" 'j["read"]["total_ios"]')" "$CPU_S")
+    fi
+}
+
+# One case: rounds of fslab and fio, alternating (fslab first in odd rounds, fio in even ones),
+# each U_BEST times, the best of each tool's runs counting; then t/io_uring at one thread.
+# Args: fs depth threads
+uring_case() {
+    local fs=$1 qd=$2 th=$3 r b t p fv="" iv="" pv="" pc="" fc="" ic="" order
+    for ((r = 1; r <= ROUNDS; r++)); do
+        order="fslab fio"
+        ((r % 2 == 0)) && order="fio fslab"
+        local -A best=() beff=() runs=()
+        for ((b = 0; b < U_BEST; b++)); do
+            for t in $order; do
+                uring_run "$t" "$fs" "$qd" "$th"
+                runs[$t]+=" $(fmt_int "$VAL")"
+                if [[ -z ${best[$t]:-} ]] || (($(calc 'int(a[0] > a[1])' "$VAL" "${best[$t]}"))); then
+                    best[$t]=$VAL beff[$t]=$EFF
+                fi
+            done
+        done
+        fv+=" ${best[fslab]}" iv+=" ${best[fio]}" fc+=" ${beff[fslab]}" ic+=" ${beff[fio]}"
         p=""
         if [[ $th == 1 && $U_ENGINE == io_uring ]]; then
-            tio_peak "$dir/adhoc/f0" "$qd" "$U_SECS" "$([[ $fs == direct ]] && echo 1 || echo 0)"
+            tio_peak "$(uring_dir "$fs")/adhoc/f0" "$qd" "$U_SECS" "$([[ $fs == direct ]] && echo 1 || echo 0)"
             p=$TIO_PEAK
             [[ -n $p ]] && pv+=" $p" pc+=" $TIO_PER_CPU" p="  t/io_uring peak $(fmt_int "$p") (mean $(fmt_int "$TIO_MEAN"))"
         fi
-        log "  $fs iodepth $qd threads $th round $r: fslab $(fmt_int "$f")  fio $(fmt_int "$i")  ($(calc '"%.3f" % (a[0]/a[1])' "$f" "$i"))$p"
+        log "  $fs iodepth $qd threads $th round $r: fslab $(fmt_int "${best[fslab]}")  fio $(fmt_int "${best[fio]}")  ($(calc '"%.3f" % (a[0]/a[1])' "${best[fslab]}" "${best[fio]}"))$p$( ((U_BEST > 1)) && echo "   runs: fslab [${runs[fslab]# }] fio [${runs[fio]# }]")"
     done
     local fm im ratio verdict limit="" goal=1.10
     fm=$(calc 'median(a)' $fv)
@@ -139,7 +168,7 @@ uring_cases() {
     URING_ROWS=()
     URING_TOTAL=0 URING_PASS=0 URING_MISS=0
     log ""
-    log "case 7: $U_ENGINE 4k randread, fslab vs fio, iodepth {$U_DEPTHS} x threads {$U_THREADS} x {$U_FS}, ${U_SECS}s runs"
+    log "case 7: $U_ENGINE 4k randread, fslab vs fio, iodepth {$U_DEPTHS} x threads {$U_THREADS} x {$U_FS}, ${U_SECS}s runs$( ((U_BEST > 1)) && echo ", each tool's best of $U_BEST a round")"
     if [[ -n $TIO_BIN ]]; then
         log "  limit: $TIO_BIN, at 1 thread"
     else
