@@ -165,10 +165,12 @@ rr_case() { # id label threads fslab_engine fio_engine iodepth [limit]
     log ""
     log "case $id: $label"
     for ((r = 1; r <= ROUNDS; r++)); do
-        fslab_rr "$th" "$feng" "$qd"
-        f=$VAL
-        fio_rr "$th" "$ieng" "$qd"
-        i=$VAL
+        # The tools take turns going first.
+        if ((r % 2)); then
+            fslab_rr "$th" "$feng" "$qd" && f=$VAL && fio_rr "$th" "$ieng" "$qd" && i=$VAL
+        else
+            fio_rr "$th" "$ieng" "$qd" && i=$VAL && fslab_rr "$th" "$feng" "$qd" && f=$VAL
+        fi
         fv+=" $f" iv+=" $i"
         p=""
         if [[ $lim == limit ]]; then
@@ -196,10 +198,11 @@ if want latency; then
     log "case 6: cost of latency timing (case 1, fslab with vs without --no-latency; $LAT_ROUNDS rounds of ${LAT_SECS}s)"
     lv="" nv=""
     for ((r = 1; r <= LAT_ROUNDS; r++)); do
-        RUNSECS=$LAT_SECS fslab_rr 1 sync 1
-        l=$VAL
-        RUNSECS=$LAT_SECS fslab_rr 1 sync 1 --no-latency
-        n=$VAL
+        if ((r % 2)); then
+            RUNSECS=$LAT_SECS fslab_rr 1 sync 1 && l=$VAL && RUNSECS=$LAT_SECS fslab_rr 1 sync 1 --no-latency && n=$VAL
+        else
+            RUNSECS=$LAT_SECS fslab_rr 1 sync 1 --no-latency && n=$VAL && RUNSECS=$LAT_SECS fslab_rr 1 sync 1 && l=$VAL
+        fi
         lv+=" $l" nv+=" $n"
         log "  round $r: timed $(fmt_int "$l") IOPS   --no-latency $(fmt_int "$n") IOPS   cost $(calc '"%.2f" % (100 * (a[1] - a[0]) / a[1])' "$l" "$n")%"
     done

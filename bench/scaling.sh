@@ -21,10 +21,14 @@ scaling_table() {
             [[ $eng == io_uring ]] && qd=$S_DEPTH
             fv="" iv=""
             for ((r = 1; r <= S_ROUNDS; r++)); do
-                RUNSECS=$S_SECS fslab_rr "$th" "$eng" "$qd"
-                f=$VAL
-                RUNSECS=$S_SECS fio_rr "$th" "$([[ $eng == sync ]] && echo psync || echo io_uring)" "$qd"
-                i=$VAL
+                local ieng=psync
+                [[ $eng == io_uring ]] && ieng=io_uring
+                # The tools take turns going first.
+                if ((r % 2)); then
+                    RUNSECS=$S_SECS fslab_rr "$th" "$eng" "$qd" && f=$VAL && RUNSECS=$S_SECS fio_rr "$th" "$ieng" "$qd" && i=$VAL
+                else
+                    RUNSECS=$S_SECS fio_rr "$th" "$ieng" "$qd" && i=$VAL && RUNSECS=$S_SECS fslab_rr "$th" "$eng" "$qd" && f=$VAL
+                fi
                 fv+=" $f" iv+=" $i"
             done
             local fm im
