@@ -253,7 +253,8 @@ impl<'a> Worker<'a> {
         if blocks == 1 && !spec.ffsb_calls && !from_start {
             // One block at a random offset, the commonest operation (fio's, sysbench's): the
             // transfer `Runs` would give, moved without its batches; with `shuffle`, from the
-            // file's deck. Through `Runs`, a 4 KiB read ran some 700 instructions more.
+            // file's deck. Through `Runs`, a 4 KiB pread ran some 370 instructions more
+            // (callgrind).
             let xfer = if shuffle {
                 let mut deck = self.decks.lend(i, id, spec.shuffle_order == Some(ShuffleOrder::Iozone));
                 let xfer = one_block(&mut self.rng, Some(&mut deck), fsize, want, align);
@@ -851,6 +852,7 @@ fn transfer_all(
 
 #[cfg(test)]
 mod tests {
+    use super::super::deck::Deck;
     use super::*;
     use rand::SeedableRng;
 
@@ -876,7 +878,7 @@ mod tests {
         let want = size.min(fsize);
         let mut a = rand::rngs::SmallRng::seed_from_u64(seed);
         let mut b = a.clone();
-        let (mut deck_a, mut deck_b) = (super::super::deck::Deck::default(), super::super::deck::Deck::default());
+        let (mut deck_a, mut deck_b) = (Deck::default(), Deck::default());
         // Three draws in a row, so that a deck goes on from where the last left it.
         for draw in 0..3 {
             let mut runs = Runs {
