@@ -758,6 +758,7 @@ impl FileTable {
     /// Like [`pick_id`](Self::pick_id), the next file in id order instead of a random one: the
     /// files in the order they were made, one cursor for the whole fileset, starting over after
     /// the newest (`order = "sequential"`).
+    #[inline]
     pub fn pick_next(&self) -> Option<u64> {
         match &self.members {
             Members::Static(v) => {
@@ -770,14 +771,18 @@ impl FileTable {
                 let wrap = |c: u64| Some(if c + 1 >= n { 0 } else { c + 1 });
                 self.cursor.fetch_update(Relaxed, Relaxed, wrap).ok()
             }
-            Members::Dynamic(m) => {
-                let mut d = m.lock().expect("file table");
-                let i = d.next_in_order(self.next_id.load(Relaxed), false)?;
-                let e = &mut d.live[i];
-                e.busy += 1;
-                Some(e.id)
-            }
+            Members::Dynamic(m) => self.pick_next_live(m),
         }
+    }
+
+    /// [`pick_next`](Self::pick_next) in a dynamic table, out of line: a static table's (every
+    /// stat's in order) is then a compare-and-swap and no call.
+    fn pick_next_live(&self, m: &Mutex<Dynamic>) -> Option<u64> {
+        let mut d = m.lock().expect("file table");
+        let i = d.next_in_order(self.next_id.load(Relaxed), false)?;
+        let e = &mut d.live[i];
+        e.busy += 1;
+        Some(e.id)
     }
 
     /// Ends a [`pick`](Self::pick), recording the file's size when the operation changed it.

@@ -449,6 +449,7 @@ impl<'a> Worker<'a> {
 
     /// The file for entry `i` of the mix to work on by name and give back: at random, or the
     /// next in order.
+    #[inline]
     fn pick_for(&mut self, i: usize) -> Option<u64> {
         match self.group.ops[i].order.unwrap_or_default() {
             Order::Random => self.table.pick_id(&mut self.rng),
