@@ -2012,6 +2012,41 @@ fn write_files(
 mod tests {
     use super::*;
 
+    /// `pick_next` hands out the files in id order and starts over after the newest: in a static
+    /// table, every id below its length; in a dynamic one, the ids still there, skipping those
+    /// gone, with each picked file marked busy until it is released.
+    #[test]
+    fn pick_next_goes_through_the_ids_in_order_in_either_table() {
+        let dir = tempfile::tempdir().unwrap();
+        let run = RunDir::open(dir.path()).unwrap();
+        let mut t = FileTable::placeholder(&run).unwrap();
+        assert_eq!(t.pick_next(), None, "an empty static table");
+        t.members = Members::Static((0..3).map(|_| AtomicU64::new(0)).collect());
+        let picked: Vec<_> = (0..7).map(|_| t.pick_next()).collect();
+        assert_eq!(picked, [0, 1, 2, 0, 1, 2, 0].map(Some));
+
+        let mut d = Dynamic::default();
+        for id in [0, 1, 3, 4] {
+            d.insert(id, 0);
+        }
+        t.members = Members::Dynamic(Mutex::new(d));
+        t.next_id = AtomicU64::new(5);
+        let picked: Vec<_> = (0..6).map(|_| t.pick_next()).collect();
+        assert_eq!(picked, [0, 1, 3, 4, 0, 1].map(Some));
+        let Members::Dynamic(m) = &t.members else {
+            unreachable!()
+        };
+        let busy = |id| {
+            let d = m.lock().unwrap();
+            d.live[d.pos[&id]].busy
+        };
+        assert_eq!((busy(0), busy(3)), (2, 1));
+        t.release(0, None);
+        assert_eq!(busy(0), 1);
+        t.members = Members::Dynamic(Mutex::default());
+        assert_eq!(t.pick_next(), None, "an empty dynamic table");
+    }
+
     /// Every way a name is written gives `<prefix><id>` in decimal: at each number of digits'
     /// edges, and a stretch where the pairs of digits take every value.
     #[test]
