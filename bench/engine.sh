@@ -29,14 +29,15 @@
 # A ratio goal is PASS or MISS only when a 90% confidence interval of the median of the rounds'
 # own ratios lies wholly above or below it, and UNSETTLED when the interval straddles it or the
 # rounds are fewer than 5 (bench/settle.py): on a noisy machine, more rounds settle it.
-# Environment: CASES (all), ROUNDS (5), SECS (3, time of each timed run), LAT_ROUNDS (3 x ROUNDS)
-# and LAT_SECS (SECS/3, at least 2) for case 6, FSLAB (binary, default target/release/fslab,
-# built when missing), TMPFS_SIZE (6G), FIO_EXTRA (more fio options for cases 1-3), KEEP (a
-# directory to copy every raw output to), T_IO_URING (the path of fio's t/io_uring, built from
-# fio's source outside this repository: the limit of cases 3 and 7; TIO, its older name, works)
-# or FIO_SRC (a fio source tree outside this repository, where t/io_uring is built when missing;
-# tio_setup and tio_peak in bench/lib.sh say how it is built and run), and each case script's
-# own (see their headers).
+# Environment: CASES (all), ROUNDS (5), SECS (3, time of each timed run), R_BEST (1; with 3, each
+# tool's best of three runs a round counts in cases 1-3, at three times their time), LAT_ROUNDS
+# (3 x ROUNDS) and LAT_SECS (SECS/3, at least 2) for case 6, FSLAB (binary, default
+# target/release/fslab, built when missing), TMPFS_SIZE (6G), FIO_EXTRA (more fio options for
+# cases 1-3), KEEP (a directory to copy every raw output to), T_IO_URING (the path of fio's
+# t/io_uring, built from fio's source outside this repository: the limit of cases 3 and 7; TIO,
+# its older name, works) or FIO_SRC (a fio source tree outside this repository, where t/io_uring
+# is built when missing; tio_setup and tio_peak in bench/lib.sh say how it is built and run), and
+# each case script's own (see their headers).
 # Exit: 0 when everything ran (PASS, MISS or UNSETTLED), 1 when a run failed, 2 on a bad setting,
 # 3 when something is missing (root, fio, python3, /usr/bin/time, the binary and cargo to build
 # it).
@@ -45,6 +46,7 @@ set -uo pipefail
 
 ROUNDS=${ROUNDS:-5}
 SECS=${SECS:-3}
+R_BEST=${R_BEST:-1}
 CASES=${CASES:-read latency seqwrite rss uring meta scaling}
 TMPFS_SIZE=${TMPFS_SIZE:-6G}
 FIO_EXTRA=${FIO_EXTRA:-}
@@ -64,6 +66,7 @@ want() { [[ " $CASES " == *" $1 "* ]]; }
 
 [[ $ROUNDS =~ ^[1-9][0-9]*$ ]] || { echo "engine.sh: ROUNDS must be a positive integer, not '$ROUNDS'" >&2; exit 2; }
 [[ $SECS =~ ^[1-9][0-9]*$ ]] || { echo "engine.sh: SECS must be a positive integer (seconds), not '$SECS'" >&2; exit 2; }
+[[ $R_BEST =~ ^[1-9][0-9]*$ ]] || { echo "engine.sh: R_BEST must be a positive integer, not '$R_BEST'" >&2; exit 2; }
 # Case 6 looks for a difference of a few percent, below the drift of this kind of machine from one
 # run to the next: it alternates more and shorter runs (by default 3x the rounds, SECS/3 each).
 LAT_ROUNDS=${LAT_ROUNDS:-$((3 * ROUNDS))}
@@ -158,26 +161,37 @@ log "  laid out $FILE (1 GiB) in $(calc '"%.2f" % a[0]' "$(jq "$o" 'r["setup"][0
 LAYOUT_ID=$(fileid)
 
 # ---- cases 1-3: random reads -------------------------------------------------------------------
+# Keeps the better of VAL and the round's figure so far in the variable named (f or i) and notes the
+# run. Args: name
+rr_best() {
+    local -n best=$1
+    runs+=" $([[ $1 == f ]] && echo fslab || echo fio) $(fmt_int "$VAL")"
+    if [[ -z $best ]] || (($(calc 'int(a[0] > a[1])' "$VAL" "$best"))); then best=$VAL; fi
+}
 # With a 7th argument "limit" (and t/io_uring at hand), t/io_uring's per-core peak on the same file
 # at the same iodepth, in every round after fio, and the tools' shares of it.
 rr_case() { # id label threads fslab_engine fio_engine iodepth [limit]
-    local id=$1 label=$2 th=$3 feng=$4 ieng=$5 qd=$6 lim=${7:-} r f i p fv="" iv="" pv=""
+    local id=$1 label=$2 th=$3 feng=$4 ieng=$5 qd=$6 lim=${7:-} r b f i p fv="" iv="" pv="" runs
     log ""
-    log "case $id: $label"
+    log "case $id: $label$( ((R_BEST > 1)) && echo ", each tool's best of $R_BEST a round")"
     for ((r = 1; r <= ROUNDS; r++)); do
-        # The tools take turns going first.
-        if ((r % 2)); then
-            fslab_rr "$th" "$feng" "$qd" && f=$VAL && fio_rr "$th" "$ieng" "$qd" && i=$VAL
-        else
-            fio_rr "$th" "$ieng" "$qd" && i=$VAL && fslab_rr "$th" "$feng" "$qd" && f=$VAL
-        fi
+        # The tools take turns going first; with R_BEST, each runs that many times and its best
+        # run counts.
+        f="" i="" runs=""
+        for ((b = 0; b < R_BEST; b++)); do
+            if ((r % 2)); then
+                fslab_rr "$th" "$feng" "$qd" && rr_best f && fio_rr "$th" "$ieng" "$qd" && rr_best i
+            else
+                fio_rr "$th" "$ieng" "$qd" && rr_best i && fslab_rr "$th" "$feng" "$qd" && rr_best f
+            fi
+        done
         fv+=" $f" iv+=" $i"
         p=""
         if [[ $lim == limit ]]; then
             tio_peak "$FILE" "$qd" "${RUNSECS:-$SECS}" 0
             [[ -n $TIO_PEAK ]] && pv+=" $TIO_PEAK" p="   t/io_uring peak $(fmt_int "$TIO_PEAK") (mean $(fmt_int "$TIO_MEAN"))"
         fi
-        log "  round $r: fslab $(fmt_int "$f") IOPS   fio $(fmt_int "$i") IOPS   ($(calc '"%.3f" % (a[0]/a[1])' "$f" "$i"))$p"
+        log "  round $r: fslab $(fmt_int "$f") IOPS   fio $(fmt_int "$i") IOPS   ($(calc '"%.3f" % (a[0]/a[1])' "$f" "$i"))$p$( ((R_BEST > 1)) && echo "   runs:$runs")"
     done
     GOAL=1.10 compare "$id" "$label" IOPS "$fv" "$iv"
     if [[ -n $pv ]]; then
