@@ -585,8 +585,11 @@ fn a_spinning_thread_checks_for_completions_before_it_sleeps() {
     // A spin longer than the run: every wait is checks, none asleep.
     let long = enters(tmpfs.path(), "force_async = false\nspin = \"10s\"");
     assert!(checks(&long) > 0 && sleeps(&long) == 0, "spin 10s: {long:?}");
+    // No spin: no check, only submissions and sleeps. Whether it sleeps at all depends on the
+    // io-wq workers: under strace every call is slow, and they may have finished each read
+    // before the thread looks (CI once saw 200 submissions that each found a completion).
     let none = enters(tmpfs.path(), "force_async = false\nspin = \"0s\"");
-    assert!(checks(&none) == 0 && sleeps(&none) > 0, "spin 0s: {none:?}");
+    assert!(checks(&none) == 0, "spin 0s: {none:?}");
     // Unless told, a lone thread spins on tmpfs when the plan leaves it a processor (under
     // strace each check outlasts the spin, so a check comes before each sleep).
     let auto = enters(tmpfs.path(), "");
