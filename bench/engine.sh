@@ -161,37 +161,33 @@ log "  laid out $FILE (1 GiB) in $(calc '"%.2f" % a[0]' "$(jq "$o" 'r["setup"][0
 LAYOUT_ID=$(fileid)
 
 # ---- cases 1-3: random reads -------------------------------------------------------------------
-# Keeps the better of VAL and the round's figure so far in the variable named (f or i) and notes the
-# run. Args: name
-rr_best() {
-    local -n best=$1
-    runs+=" $([[ $1 == f ]] && echo fslab || echo fio) $(fmt_int "$VAL")"
-    if [[ -z $best ]] || (($(calc 'int(a[0] > a[1])' "$VAL" "$best"))); then best=$VAL; fi
-}
 # With a 7th argument "limit" (and t/io_uring at hand), t/io_uring's per-core peak on the same file
 # at the same iodepth, in every round after fio, and the tools' shares of it.
 rr_case() { # id label threads fslab_engine fio_engine iodepth [limit]
-    local id=$1 label=$2 th=$3 feng=$4 ieng=$5 qd=$6 lim=${7:-} r b f i p fv="" iv="" pv="" runs
+    local id=$1 label=$2 th=$3 feng=$4 ieng=$5 qd=$6 lim=${7:-} r b t f i p fv="" iv="" pv="" order
     log ""
     log "case $id: $label$( ((R_BEST > 1)) && echo ", each tool's best of $R_BEST a round")"
     for ((r = 1; r <= ROUNDS; r++)); do
         # The tools take turns going first; with R_BEST, each runs that many times and its best
         # run counts.
-        f="" i="" runs=""
+        order="fslab fio"
+        ((r % 2 == 0)) && order="fio fslab"
+        local -A best=() runs=()
         for ((b = 0; b < R_BEST; b++)); do
-            if ((r % 2)); then
-                fslab_rr "$th" "$feng" "$qd" && rr_best f && fio_rr "$th" "$ieng" "$qd" && rr_best i
-            else
-                fio_rr "$th" "$ieng" "$qd" && rr_best i && fslab_rr "$th" "$feng" "$qd" && rr_best f
-            fi
+            for t in $order; do
+                if [[ $t == fslab ]]; then fslab_rr "$th" "$feng" "$qd"; else fio_rr "$th" "$ieng" "$qd"; fi
+                runs[$t]+=" $(fmt_int "$VAL")"
+                if beats "$VAL" "${best[$t]:-}"; then best[$t]=$VAL; fi
+            done
         done
+        f=${best[fslab]} i=${best[fio]}
         fv+=" $f" iv+=" $i"
         p=""
         if [[ $lim == limit ]]; then
             tio_peak "$FILE" "$qd" "${RUNSECS:-$SECS}" 0
             [[ -n $TIO_PEAK ]] && pv+=" $TIO_PEAK" p="   t/io_uring peak $(fmt_int "$TIO_PEAK") (mean $(fmt_int "$TIO_MEAN"))"
         fi
-        log "  round $r: fslab $(fmt_int "$f") IOPS   fio $(fmt_int "$i") IOPS   ($(calc '"%.3f" % (a[0]/a[1])' "$f" "$i"))$p$( ((R_BEST > 1)) && echo "   runs:$runs")"
+        log "  round $r: fslab $(fmt_int "$f") IOPS   fio $(fmt_int "$i") IOPS   ($(calc '"%.3f" % (a[0]/a[1])' "$f" "$i"))$p$( ((R_BEST > 1)) && echo "   runs: fslab [${runs[fslab]# }] fio [${runs[fio]# }]")"
     done
     GOAL=1.10 compare "$id" "$label" IOPS "$fv" "$iv"
     if [[ -n $pv ]]; then

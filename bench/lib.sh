@@ -96,6 +96,9 @@ print(v if not isinstance(v, float) else repr(v))
 EOF
 }
 
+# True when a run's figure $1 beats the best of its round so far, $2 (or there is none yet).
+beats() { [[ -z $2 ]] || (($(calc 'int(a[0] > a[1])' "$1" "$2"))); }
+
 # python3 arithmetic on numbers given as arguments: calc 'expression on a (list)' N...
 calc() {
     python3 - "$@" <<'EOF'

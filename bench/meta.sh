@@ -148,7 +148,7 @@ meta_case() { # op threads
             for tool in $order; do
                 meta_run "$tool" "$op" "$th"
                 runs[$tool]+=" $(fmt_int "$VAL")"
-                if [[ -z ${best[$tool]:-} ]] || (($(calc 'int(a[0] > a[1])' "$VAL" "${best[$tool]}"))); then
+                if beats "$VAL" "${best[$tool]:-}"; then
                     best[$tool]=$VAL
                 fi
             done

@@ -116,7 +116,7 @@ seqwrite_case() {
                 t=${tools[(r - 1 + k) % 3]}
                 sw_run "$t"
                 runs[$t]+=" $(fmt_int "$VAL")"
-                if [[ -z ${best[$t]:-} ]] || (($(calc 'int(a[0] > a[1])' "$VAL" "${best[$t]}"))); then
+                if beats "$VAL" "${best[$t]:-}"; then
                     best[$t]=$VAL beff[$t]=$EFF
                 fi
             done

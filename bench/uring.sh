@@ -94,7 +94,7 @@ uring_case() {
             for t in $order; do
                 uring_run "$t" "$fs" "$qd" "$th"
                 runs[$t]+=" $(fmt_int "$VAL")"
-                if [[ -z ${best[$t]:-} ]] || (($(calc 'int(a[0] > a[1])' "$VAL" "${best[$t]}"))); then
+                if beats "$VAL" "${best[$t]:-}"; then
                     best[$t]=$VAL beff[$t]=$EFF
                 fi
             done
