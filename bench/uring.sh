@@ -9,7 +9,7 @@
 # in IOPS and in requests per CPU-second.
 # Before the matrix, a census with perf (when installed): of the requests each tool submits, how
 # many the kernel punts to io-wq workers, and the io_uring_enter calls per request (a thread that
-# spins before it sleeps, as fslab's lone thread does on a tmpfs, makes more of them).
+# spins before it sleeps, as fslab's threads do, makes more of them).
 #
 # With U_ENGINE=libaio the same matrix runs on Linux native AIO (fslab's `--engine libaio`, fio's
 # `--ioengine=libaio`), without the census and the t/io_uring limit.

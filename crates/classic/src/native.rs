@@ -130,11 +130,16 @@ pub struct AdHoc {
     #[arg(long, visible_aliases = ["iodepth_batch_complete_max"])]
     pub iodepth_batch_complete_max: Option<u32>,
     /// io_uring: how long a wait for completions keeps checking for them before it sleeps
-    /// (e.g. 20us; 0s sleeps at once); when not given, 20us when there are 2 processors or more
-    /// per thread (on a file a device completes, not tmpfs, below iodepth 32), or at iodepth 1
-    /// one per thread on such a file (without --hipri).
+    /// (e.g. 20us; 0s sleeps at once); when not given, 50us yielding on a file a device
+    /// completes (without --hipri), and on tmpfs 20us when there are 2 processors or more per
+    /// thread, else 50us yielding from iodepth 2 on.
     #[arg(long)]
     pub spin: Option<Span>,
+    /// io_uring: whether a spinning wait yields the processor between its checks
+    /// (sched_yield), to the device's worker or whatever else is ready to run there; when not
+    /// given, it does unless the thread has a processor of its own beside its io-wq worker.
+    #[arg(long)]
+    pub spin_yield: Option<bool>,
     /// io_uring: a kernel thread polls the submission queue (fio's sqthread_poll).
     #[arg(long, visible_aliases = ["sqthread_poll"])]
     pub sqthread_poll: bool,
@@ -392,6 +397,7 @@ impl AdHoc {
             batch_submit: self.iodepth_batch_submit,
             batch_complete: self.iodepth_batch_complete_min,
             spin: self.spin,
+            spin_yield: self.spin_yield,
             sqpoll: self.sqthread_poll,
             hipri: self.hipri,
         }

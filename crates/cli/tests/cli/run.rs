@@ -188,6 +188,27 @@ fn explain_of_an_ad_hoc_run_is_the_workload_that_runs() {
 }
 
 #[test]
+fn the_io_uring_wait_flags_reach_the_workload_and_need_io_uring() {
+    let ring = ["run", "--op", "randread", "--engine", "io_uring", "--iodepth", "4"];
+    let (w, text) = explained(&[&ring[..], &["--spin", "30us", "--spin-yield", "false", "--explain"]].concat());
+    let u = w.groups[0].uring;
+    assert_eq!(
+        (u.spin.map(|s| s.get()), u.spin_yield),
+        (Some(std::time::Duration::from_micros(30)), Some(false)),
+        "{text}"
+    );
+    let (w, _) = explained(&[&ring[..], &["--explain"]].concat());
+    assert_eq!((w.groups[0].uring.spin, w.groups[0].uring.spin_yield), (None, None));
+    let r = fslab(&["run", "--op", "randread", "--spin-yield", "true", "--explain"]);
+    assert_eq!(r.code, 2, "{}", r.stderr);
+    assert!(
+        r.stderr.contains("[group.uring] needs engine = \"io_uring\""),
+        "{}",
+        r.stderr
+    );
+}
+
+#[test]
 fn explain_of_a_sequential_ad_hoc_run_parses_back() {
     let (w, text) = explained(&[
         "run",

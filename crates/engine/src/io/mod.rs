@@ -11,7 +11,7 @@ pub use aio::AioBackend;
 pub(crate) use mmap::Mapping;
 pub use mmap::MmapBackend;
 pub use sync::{SeekBackend, SyncBackend};
-pub use uring::{punted_plan, PuntedPlan, Target, UringBackend, DEVICE_SPIN_DEPTH};
+pub use uring::{punted_plan, PuntedPlan, Target, UringBackend, AUTO_SPIN, YIELDING_SPIN};
 
 use crate::calls::{self, Call};
 use crate::workload::{Data, EngineKind, Group, OSync, SyncKind};

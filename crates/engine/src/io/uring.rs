@@ -37,6 +37,8 @@ pub struct UringBackend {
     threads: u32,
     /// How long a wait for completions checks for them before it sleeps, in nanoseconds.
     spin_ns: u64,
+    /// Whether those checks yield the processor between them.
+    spin_yield: bool,
 }
 
 // The ring is used by the one thread that owns the backend.
@@ -112,6 +114,7 @@ impl UringBackend {
             setup_flags,
             threads: 1,
             spin_ns: opts.spin.map_or(0, |s| s.get().as_nanos() as u64),
+            spin_yield: opts.spin_yield.unwrap_or(true),
         })
     }
 
@@ -181,10 +184,12 @@ impl UringBackend {
     /// given. A file the kernel cannot read without blocking (tmpfs; the probe is a one-block
     /// preadv2 with RWF_NOWAIT, refused with EOPNOTSUPP by exactly the files io_uring cannot try
     /// inline) has every transfer punted to an io-wq worker, which hands the completion back
-    /// within microseconds: see [`punted_plan`] for what the ring does then. Any other file's
-    /// ring spins ([`AUTO_SPIN`]) below an iodepth of [`DEVICE_SPIN_DEPTH`] when its thread has a
-    /// processor to spare, as with a punted file, or a processor of its own and one transfer in
-    /// flight (iodepth 1).
+    /// within microseconds: see [`punted_plan`] for what the ring does then. A thread the plan
+    /// leaves a processor of its own spins ([`AUTO_SPIN`]) without yielding; one whose transfers
+    /// the plan marks async spins yielding ([`YIELDING_SPIN`]) from iodepth 2 on. Any other
+    /// file's transfers are tried inline and completed by the device or its driver's worker,
+    /// and the ring spins yielding at every iodepth, unless its transfers are forced async
+    /// (io-wq workers need the processors) or `hipri` polls.
     pub fn settle(&mut self, fd: RawFd, bufs: &IoBuffers) {
         if self.settled {
             return;
@@ -193,49 +198,52 @@ impl UringBackend {
         if self.opts.force_async.is_some() && self.opts.spin.is_some() {
             return;
         }
-        let cpus = crate::sysinfo::online_cpus() as u32;
-        let plan = punted_plan(cpus, self.threads);
         if supports_nowait(fd, bufs) {
-            // Its transfers are tried inline and, when they must wait, completed by the device
-            // or its driver's worker. A thread with a processor to spare spins before it sleeps,
-            // as for a punted file, and so does one with a processor of its own and a single
-            // transfer in flight, with nothing else to do; none from DEVICE_SPIN_DEPTH on, where
-            // completions are waiting when it asks. Polled completions (hipri) need no spin;
-            // transfers forced async leave the spare processors to io-wq workers.
-            let waits_alone = self.depth == 1 && self.threads <= cpus;
-            let shallow = self.depth < DEVICE_SPIN_DEPTH;
-            let wanted = shallow && (plan.spin || waits_alone);
-            if self.opts.spin.is_none() && !self.opts.hipri && !self.forces_async() && wanted {
-                self.spin_ns = AUTO_SPIN.as_nanos() as u64;
+            if self.opts.spin.is_none() && !self.opts.hipri && !self.forces_async() {
+                self.spin_ns = YIELDING_SPIN.as_nanos() as u64;
             }
             return;
         }
-        if self.opts.force_async.is_none() && plan.mark_async {
+        let cpus = crate::sysinfo::online_cpus() as u32;
+        let plan = punted_plan(cpus, self.threads);
+        let marked_by_plan = self.opts.force_async.is_none() && plan.mark_async;
+        if marked_by_plan {
             self.sqe_flags |= squeue::Flags::ASYNC;
             if self.opts.iowq_workers == 0 && plan.async_workers > 0 {
                 let mut max = [plan.async_workers, 0];
                 let _ = self.ring.submitter().register_iowq_max_workers(&mut max);
             }
         }
-        // A thread that spins needs its processor to itself: not with more async workers than
-        // the plan leaves room for.
+        // A thread that spins without yielding needs its processor to itself: not with more
+        // async workers than the plan leaves room for.
         let workers = if !self.forces_async() {
             1
         } else if self.opts.iowq_workers > 0 {
             self.opts.iowq_workers
-        } else if self.opts.force_async.is_none() && plan.async_workers > 0 {
+        } else if marked_by_plan && plan.async_workers > 0 {
             plan.async_workers
         } else {
             u32::MAX // up to the kernel's limit
         };
-        if self.opts.spin.is_none() && plan.spin && workers <= plan.async_workers.max(1) {
-            self.spin_ns = AUTO_SPIN.as_nanos() as u64;
+        let own_processor = plan.spin && workers <= plan.async_workers.max(1);
+        self.spin_yield = self.opts.spin_yield.unwrap_or(!own_processor);
+        if self.opts.spin.is_none() {
+            if own_processor {
+                self.spin_ns = AUTO_SPIN.as_nanos() as u64;
+            } else if marked_by_plan && self.depth > 1 {
+                self.spin_ns = YIELDING_SPIN.as_nanos() as u64;
+            }
         }
     }
 
     /// How long a wait for completions checks for them before it sleeps, in nanoseconds.
     pub fn spin_ns(&self) -> u64 {
         self.spin_ns
+    }
+
+    /// Whether a wait's checks yield the processor between them.
+    pub fn spin_yields(&self) -> bool {
+        self.spin_yield
     }
 
     /// Transfers are marked IOSQE_ASYNC.
@@ -312,7 +320,8 @@ impl UringBackend {
 
     /// Submits what is queued and waits for at least `want` completions: first by checking for
     /// them for up to the ring's spin (each check runs the task work of transfers finished so
-    /// far), then asleep in the kernel.
+    /// far), yielding the processor between checks when the ring does, then asleep in the
+    /// kernel.
     pub fn submit_and_wait(&mut self, want: usize) -> io::Result<()> {
         if self.spin_ns > 0 {
             let start = crate::clock::now();
@@ -323,6 +332,9 @@ impl UringBackend {
                 }
                 if crate::clock::since_ns(start) >= self.spin_ns {
                     break;
+                }
+                if self.spin_yield {
+                    std::thread::yield_now();
                 }
             }
         }
@@ -350,25 +362,30 @@ impl UringBackend {
     }
 }
 
-/// How long a thread that has a processor to spare checks for completions before it sleeps.
-/// An io-wq worker turns a cached read of a punted file around in a few microseconds, and a
-/// sleep and wake-up cost more than that (the worker spent a fifth of its time waking the
-/// thread, at iodepth 8 on a tmpfs). A device's completions too: on this 2-processor VM, one
-/// thread reading 4 KiB with O_DIRECT from ext4 on a loop device made 1.5 to 2 times the IOPS at
-/// iodepth 1 and 1.3 to 1.5 times at iodepth 8 spinning (a sleeping processor is woken by the
-/// host). Two threads, a processor each, spinning made 1.2 to 1.3 times fio's IOPS at iodepth 1
-/// (without: 0.9 to 1.6), but 0.75 to 1.1 at 8 and 32, where the spinning threads keep the loop
-/// device's worker from the processors; 4 threads 0.63 to 0.78 at iodepth 1. See also
-/// [`DEVICE_SPIN_DEPTH`].
+/// How long a thread that has a processor to spare beside its io-wq worker checks for
+/// completions before it sleeps, without yielding. The worker turns a cached read of a punted
+/// file around in a few microseconds, and a sleep and wake-up cost more than that (the worker
+/// spent a fifth of its time waking the thread, at iodepth 8 on a tmpfs). Yielding between
+/// checks there made fewer IOPS (one thread on 2 processors, iodepth 8: 0.75 to 0.94 times).
 pub const AUTO_SPIN: std::time::Duration = std::time::Duration::from_micros(20);
 
-/// The iodepth from which a ring on a file a device completes no longer spins by itself: its
-/// completions are waiting when it asks, and a spinning thread only keeps a processor from the
-/// device's worker. One thread, O_DIRECT from ext4 on a loop device, 6 rounds each against fio:
-/// not spinning made 1.02 to 1.21 times fio's IOPS at iodepth 32 (spinning 0.86 to 1.12; more in
-/// every round), about the same at 128 (1.11 to 1.29 and 1.09 to 1.29), and less at 16 (0.99 to
-/// 1.06, spinning 1.03 to 1.13).
-pub const DEVICE_SPIN_DEPTH: usize = 32;
+/// How long a thread that shares the processors with what completes its transfers checks for
+/// completions before it sleeps, yielding its processor between checks
+/// (`std::thread::yield_now`, sched_yield) to whatever is ready to run there.
+///
+/// A device's completion passes through others before it reaches the ring: for ext4 on a loop
+/// device, the loop device's worker reads the image and ksoftirqd completes the request. A
+/// thread that sleeps at once leaves its processor idle, and on a VM the host wakes an idle
+/// processor late; one that spins without yielding keeps those others from its processor (4
+/// threads on 2 processors made 0.63 to 0.78 times fio's IOPS at iodepth 1). Yielding between
+/// checks does neither. On this 2-processor VM, 4 KiB O_DIRECT reads from ext4 on a loop device,
+/// medians of 5 to 8 alternating runs against the earlier policy (a 20 µs spin without
+/// yielding, at iodepth 1 with a processor per thread or below iodepth 32 with one to spare,
+/// else none): at iodepth 1, 1 thread 1.0 to 1.1 times its IOPS, 2 threads 1.6 to 1.7, 4
+/// threads 1.3 (50 µs 147k, 100 µs 139k, 1 ms 129k); at iodepth 8 and 32, 1.0 to 1.1; at 128 the
+/// same. On tmpfs, with transfers marked async on 2 and 4 threads, 1.1 to 1.8 times from
+/// iodepth 4 on, but 0.75 to 0.9 times at iodepth 1, where the ring sleeps at once.
+pub const YIELDING_SPIN: std::time::Duration = std::time::Duration::from_micros(50);
 
 /// What a ring does, unless told, with a file whose every transfer the kernel punts to io-wq,
 /// for one of `threads` threads on `cpus` processors.
@@ -378,7 +395,8 @@ pub struct PuntedPlan {
     pub mark_async: bool,
     /// Marked async, they spread over at most this many workers (0: the kernel's limit).
     pub async_workers: u32,
-    /// The thread checks for completions for [`AUTO_SPIN`] before it sleeps.
+    /// The thread has a processor of its own and checks for completions for [`AUTO_SPIN`],
+    /// without yielding, before it sleeps.
     pub spin: bool,
 }
 
@@ -388,7 +406,8 @@ pub struct PuntedPlan {
 ///   kernel's limit on workers. The threads and workers then take turns on the processors,
 ///   and a thread that hands each transfer straight to io-wq, without a try inline that the
 ///   file refuses, leaves them more of their time (on 2 processors, 2 and 4 threads: 1.1 to
-///   1.4 times the IOPS of unmarked transfers at iodepth 1 to 128).
+///   1.4 times the IOPS of unmarked transfers at iodepth 1 to 128). From iodepth 2 on, the
+///   thread spins yielding ([`YIELDING_SPIN`]).
 /// - One: transfers are not marked, so the ring has one worker at a time, and the thread spins
 ///   before it sleeps: it is never in its worker's way, and a sleep and a wake-up per
 ///   completion cost the worker more than the read (on 2 processors, one thread, iodepth 8:

@@ -847,13 +847,19 @@ pub struct UringOpts {
     #[serde(default = "one_u32", skip_serializing_if = "is_one")]
     pub batch_complete: u32,
     /// How long a thread that waits for completions first keeps checking for them (running the
-    /// ring's task work) before it sleeps; `0s` sleeps at once. When absent, 20 µs when the
-    /// processors leave each ring one or more beyond its thread's own (see
-    /// `io::uring::punted_plan`), and on a file a device completes also at iodepth 1 with a
-    /// processor per thread, but there never from iodepth 32 on; none when its transfers are
-    /// forced async onto io-wq workers that need the processors, or `hipri` polls.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    /// ring's task work) before it sleeps; `0s` sleeps at once. When absent (see
+    /// `io::uring::UringBackend::settle`): on a file a device completes, 50 µs, yielding between
+    /// checks, unless its transfers are forced async or `hipri` polls; on a file whose transfers
+    /// go to io-wq workers (tmpfs), 20 µs when the processors leave each ring one or more beyond
+    /// its thread's own, else 50 µs yielding from iodepth 2 on when transfers are marked async
+    /// by the ring's own plan.
     pub spin: Option<Span>,
+    /// Whether a spinning thread yields its processor (sched_yield) between checks, to whatever
+    /// else is ready to run there: the device's worker, the thread that completes its
+    /// transfers, another thread of the run. When absent, it does except where the ring's plan
+    /// leaves its thread a processor of its own beside its io-wq worker (tmpfs).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub spin_yield: Option<bool>,
     /// A kernel thread polls the submission queue, so that submitting takes no system call
     /// (fio's sqthread_poll); it keeps a processor busy.
     #[serde(default, skip_serializing_if = "is_false")]
@@ -874,6 +880,7 @@ impl Default for UringOpts {
             batch_submit: None,
             batch_complete: 1,
             spin: None,
+            spin_yield: None,
             sqpoll: false,
             hipri: false,
         }

@@ -3,7 +3,7 @@
 //! and reaches the kernel (seen with strace, which decodes io_uring_setup and io_uring_register).
 
 use crate::common::{self, op, run_ok, workload};
-use fslab_engine::io::{punted_plan, DEVICE_SPIN_DEPTH};
+use fslab_engine::io::{punted_plan, AUTO_SPIN, YIELDING_SPIN};
 use fslab_engine::io::{IoBuffers, UringBackend};
 use fslab_engine::workload::{OpKind, Taskrun, UringOpts};
 use fslab_engine::{RunOptions, Span, Workload};
@@ -71,6 +71,7 @@ iowq_workers = 2
 batch_submit = 4
 batch_complete = 2
 spin = "50us"
+spin_yield = false
 "#;
 
 #[test]
@@ -88,6 +89,7 @@ fn every_setting_survives_a_trip_through_toml() {
             batch_submit: Some(4),
             batch_complete: 2,
             spin: Some(Span(Duration::from_micros(50))),
+            spin_yield: Some(false),
             sqpoll: false,
             hipri: false,
         }
@@ -226,8 +228,8 @@ fn ring_calls(uring: &str) -> Vec<String> {
     calls
 }
 
-/// The calls of kinds `trace` that a child running workload `text` in `dir` makes, as strace
-/// prints them.
+/// The calls of kinds `trace` (names, comma-separated) that a child running workload `text` in
+/// `dir` makes, as strace prints them.
 fn traced(text: &str, dir: &Path, trace: &str) -> Vec<String> {
     let out_dir = tempdir();
     let trace_file = out_dir.path().join("trace");
@@ -256,7 +258,7 @@ fn traced(text: &str, dir: &Path, trace: &str) -> Vec<String> {
     );
     let text = std::fs::read_to_string(&trace_file).expect("strace's output");
     text.lines()
-        .filter(|l| l.contains("io_uring_"))
+        .filter(|l| trace.split(',').any(|name| l.contains(name)))
         .map(|l| l.to_string())
         .collect()
 }
@@ -394,13 +396,23 @@ impl Drop for Mount {
 
 /// What a ring of iodepth 4 with force_async `mode` settles on for a file of `dir`, the ring of
 /// one of `threads` threads: whether it marks transfers async, whether it then registers its
-/// buffers (without `fixedbufs`), and whether it spins before it sleeps.
-fn settled(dir: &Path, mode: Option<bool>, direct: bool, threads: u32) -> (bool, bool, bool) {
+/// buffers (without `fixedbufs`), how long it spins before it sleeps (µs), and whether its spin
+/// yields the processor between checks.
+fn settled(dir: &Path, mode: Option<bool>, direct: bool, threads: u32) -> (bool, bool, u64, bool) {
     settled_at(dir, mode, direct, threads, 4)
 }
 
 /// The same for a ring of iodepth `depth`.
-fn settled_at(dir: &Path, mode: Option<bool>, direct: bool, threads: u32, depth: u32) -> (bool, bool, bool) {
+fn settled_at(dir: &Path, mode: Option<bool>, direct: bool, threads: u32, depth: u32) -> (bool, bool, u64, bool) {
+    let opts = UringOpts {
+        force_async: mode,
+        ..UringOpts::default()
+    };
+    settled_with(dir, &opts, direct, threads, depth)
+}
+
+/// The same for a ring set up as `opts` says.
+fn settled_with(dir: &Path, opts: &UringOpts, direct: bool, threads: u32, depth: u32) -> (bool, bool, u64, bool) {
     let path = dir.join("f");
     std::fs::write(&path, vec![7u8; 64 << 10]).unwrap();
     let mut open = std::fs::OpenOptions::new();
@@ -410,15 +422,21 @@ fn settled_at(dir: &Path, mode: Option<bool>, direct: bool, threads: u32, depth:
         open.custom_flags(libc::O_DIRECT);
     }
     let file = open.open(&path).unwrap();
-    let opts = UringOpts {
-        force_async: mode,
-        ..UringOpts::default()
-    };
-    let mut ring = UringBackend::new(depth, &opts).expect("a ring").for_threads(threads);
+    let mut ring = UringBackend::new(depth, opts).expect("a ring").for_threads(threads);
     let bufs = IoBuffers::new(4096, 4, 1);
     ring.settle(file.as_raw_fd(), &bufs);
     ring.register(&bufs);
-    (ring.forces_async(), ring.fixed_buffers(), ring.spin_ns() > 0)
+    (
+        ring.forces_async(),
+        ring.fixed_buffers(),
+        ring.spin_ns() / 1000,
+        ring.spin_yields(),
+    )
+}
+
+/// The automatic spins, in µs: without yielding, and yielding.
+fn spins() -> (u64, u64) {
+    (AUTO_SPIN.as_micros() as u64, YIELDING_SPIN.as_micros() as u64)
 }
 
 fn cpus() -> u32 {
@@ -438,59 +456,72 @@ fn spinning_tmpfs() -> Mount {
 
 #[test]
 #[ignore = "system tier: root, mount, a loop device, mkfs.ext4"]
-fn tmpfs_rings_follow_the_punted_plan_and_shallow_ext4_ones_go_inline_spinning_with_a_processor_to_spare_or_at_iodepth_1(
-) {
+fn tmpfs_rings_follow_the_punted_plan_and_ext4_ones_go_inline_spinning_yielding() {
     let tmpfs = spinning_tmpfs();
+    let (plain, yielding) = spins();
     for threads in [1, 2, cpus(), cpus() + 1] {
         let plan = punted_plan(cpus(), threads);
         let is_async = plan.mark_async;
-        assert_eq!(
-            settled(tmpfs.path(), None, false, threads),
-            (is_async, !is_async, plan.spin),
-            "tmpfs has no FMODE_NOWAIT; {threads} threads on {} processors: {plan:?}",
-            cpus()
-        );
+        for depth in [1, 4] {
+            // A processor of its own: a spin without yielding. Marked async among threads that
+            // share the processors with their workers: a yielding spin, from iodepth 2 on.
+            let (spin, yields) = match (plan.spin, depth) {
+                (true, _) => (plain, false),
+                (false, 1) => (0, true),
+                (false, _) => (yielding, true),
+            };
+            assert_eq!(
+                settled_at(tmpfs.path(), None, false, threads, depth),
+                (is_async, !is_async, spin, yields),
+                "tmpfs has no FMODE_NOWAIT; iodepth {depth}, {threads} threads on {} processors: {plan:?}",
+                cpus()
+            );
+        }
     }
     assert_eq!(
         settled(tmpfs.path(), Some(false), false, 1),
-        (false, true, true),
-        "not async, one worker: the lone thread spins"
+        (false, true, plain, false),
+        "not async, one worker: the lone thread spins without yielding"
     );
     assert_eq!(
         settled(tmpfs.path(), Some(true), false, 1),
-        (true, false, false),
+        (true, false, 0, true),
         "forced async, up to the kernel's many workers: no processor left to spin on"
     );
-    // ext4 reads go inline, and the thread spins while it has a processor to spare, as it
-    // would for a punted file: a device completes them. At iodepth 1 it spins also with a
-    // processor of its own and none to spare.
+    // ext4 reads go inline, and a device completes them: the thread spins yielding at every
+    // iodepth, whatever the processors, unless its transfers are forced async.
     let ext4 = Mount::new("ext4");
     for direct in [true, false] {
         for threads in [1, cpus(), cpus() + 1] {
-            for depth in [1, 4, DEVICE_SPIN_DEPTH as u32] {
-                let spins = (depth as usize) < DEVICE_SPIN_DEPTH
-                    && (punted_plan(cpus(), threads).spin || (depth == 1 && threads <= cpus()));
+            for depth in [1, 4, 32, 128] {
                 assert_eq!(
                     settled_at(ext4.path(), None, direct, threads, depth),
-                    (false, true, spins),
+                    (false, true, yielding, true),
                     "ext4, O_DIRECT {direct}, iodepth {depth}, {threads} threads on {} processors",
                     cpus()
                 );
             }
         }
     }
-    assert!(
-        settled_at(ext4.path(), None, true, cpus(), 1).2 && !settled_at(ext4.path(), None, true, cpus(), 4).2,
-        "a processor per thread: iodepth 1 spins, iodepth 4 does not"
-    );
-    assert!(
-        settled_at(ext4.path(), None, true, 1, 16).2 && !settled_at(ext4.path(), None, true, 1, 32).2,
-        "a lone thread with a processor to spare spins at iodepth 16, not at 32"
-    );
     assert_eq!(
         settled(ext4.path(), Some(true), true, 1),
-        (true, false, false),
+        (true, false, 0, true),
         "forced async: io-wq workers take the spare processors"
+    );
+    // What is given stands.
+    let given = UringOpts {
+        spin: Some(Span(Duration::from_micros(7))),
+        spin_yield: Some(false),
+        ..UringOpts::default()
+    };
+    assert_eq!(settled_with(ext4.path(), &given, true, 1, 1), (false, true, 7, false));
+    let given = UringOpts {
+        spin_yield: Some(true),
+        ..UringOpts::default()
+    };
+    assert!(
+        settled_with(tmpfs.path(), &given, false, 1, 1).3,
+        "tmpfs, spin_yield = true"
     );
 }
 
@@ -594,13 +625,52 @@ fn a_spinning_thread_checks_for_completions_before_it_sleeps() {
     // strace each check outlasts the spin, so a check comes before each sleep).
     let auto = enters(tmpfs.path(), "");
     assert_eq!(checks(&auto) > 0, punted_plan(cpus(), 1).spin, "tmpfs: {auto:?}");
+}
+
+/// Writes and fsyncs, alternating: an io-wq worker runs each fsync, which waits for ext4's
+/// journal and the device, long enough for waits to check many times.
+const WRITES_AND_FSYNCS: &str = r#"
+[[group.op]]
+op = "write"
+size = "4k"
+bs = "4k"
+
+[[group.op]]
+op = "fsync"
+"#;
+
+/// The sched_yield calls of 100 writes and fsyncs at iodepth 1 on `dir`, and the io_uring_enter
+/// checks (nothing submitted or waited for) among them.
+fn yields_and_checks(dir: &Path, uring: &str) -> (usize, usize) {
+    let text = uring_run(100, uring, WRITES_AND_FSYNCS).replace("iodepth = 8", "iodepth = 1");
+    let calls = traced(&text, dir, "io_uring_enter,sched_yield");
+    let yields = calls.iter().filter(|l| l.contains("sched_yield(")).count();
+    let checks = calls
+        .iter()
+        .filter(|l| l.contains("io_uring_enter(") && l.contains(", 0, 0, "))
+        .count();
+    (yields, checks)
+}
+
+#[test]
+#[ignore = "system tier: root, mount, a loop device, mkfs.ext4, strace"]
+fn a_yielding_spin_gives_the_processor_up_between_its_checks() {
     let ext4 = Mount::new("ext4");
-    let inline = enters(ext4.path(), "");
-    let submitted: u32 = inline.iter().map(|c| c.0).sum();
+    // Each wait is a submission, then checks until one finds the completion: a yield follows
+    // every one of them but that last, so there are as many yields as checks.
+    let (yields, checks) = yields_and_checks(ext4.path(), "spin = \"10s\"\nspin_yield = true");
     assert!(
-        checks(&inline) == 0 && submitted == 200,
-        "ext4 reads go inline, no spin: {inline:?}"
+        yields == checks && checks > 0,
+        "spin_yield = true: {yields} yields, {checks} checks"
     );
+    let (yields, checks) = yields_and_checks(ext4.path(), "spin = \"10s\"\nspin_yield = false");
+    assert!(
+        yields == 0 && checks > 0,
+        "spin_yield = false: {yields} yields, {checks} checks"
+    );
+    // Unless told, a thread that waits for what a device completes yields.
+    let (yields, checks) = yields_and_checks(ext4.path(), "spin = \"10s\"");
+    assert!(yields == checks && checks > 0, "ext4: {yields} yields, {checks} checks");
 }
 
 // ---- order = "sequential": the files in the order they were made -----------------------------
