@@ -627,7 +627,7 @@ fn a_spinning_thread_checks_for_completions_before_it_sleeps() {
     assert_eq!(checks(&auto) > 0, punted_plan(cpus(), 1).spin, "tmpfs: {auto:?}");
 }
 
-/// Writes and fsyncs, alternating: an io-wq worker runs each fsync, which waits for ext4's
+/// Writes and fsyncs, half of each: an io-wq worker runs each fsync, which waits for ext4's
 /// journal and the device, long enough for waits to check many times.
 const WRITES_AND_FSYNCS: &str = r#"
 [[group.op]]
