@@ -392,6 +392,7 @@ pub(crate) fn osync_flags(osync: OSync) -> OFlags {
 
 /// The pread()/pwrite() loop shared by the backends that fall back to plain calls: retries a
 /// short write, stops a read at end of file.
+#[inline]
 pub(crate) fn plain_transfer(
     file: &OpenFile,
     dir: Dir,
@@ -549,6 +550,7 @@ pub(crate) enum Buf<'a> {
 /// short write (and an interrupted call), stops a read at end of file. With checked blocks, each
 /// transfer is a block of the file `ident` names: claimed while it moves, stamped before it is
 /// written, checked once it is read whole.
+#[inline(always)]
 pub(crate) fn each_call(
     dir: Dir,
     xfers: &[Xfer],

@@ -42,6 +42,7 @@ pub(crate) struct Deck {
 impl Deck {
     /// The next slot in [0, n). A new n (the file's size changed) begins a new pass. A file has
     /// fewer than 2^63 bytes, so n ≤ 2^63 and the counter cannot overflow.
+    #[inline]
     pub fn draw(&mut self, n: u64, rng: &mut SmallRng) -> u64 {
         let n = n.min(1 << 63);
         if n <= 1 {
@@ -246,19 +247,33 @@ impl Hasher for KeyHasher {
 }
 
 impl Decks {
-    /// The deck of entry `op` on file `file`, lent out for one operation: give it back
-    /// ([`Decks::give_back`]) before the next is lent.
-    /// `iozone`: the deck deals IOzone's order.
-    pub fn lend(&mut self, op: usize, file: u64, iozone: bool) -> Deck {
+    /// The deck of entry `op` on file `file`, in place, for one operation (the one-block path
+    /// draws from it without copying it out and back). `iozone`: the deck deals IOzone's order.
+    #[inline]
+    pub fn get(&mut self, op: usize, file: u64, iozone: bool) -> &mut Deck {
         let key = (op, file);
         if self.last != Some(key) {
-            if let Some(last) = self.last.replace(key) {
-                self.others.insert(last, self.deck);
-            }
-            self.deck = self.others.get(&key).copied().unwrap_or_default();
-            self.deck.iozone = iozone;
+            self.switch(key, iozone);
         }
-        self.deck
+        &mut self.deck
+    }
+
+    /// Puts the last deck lent away and takes out the one of `key`: out of line, as a thread
+    /// that stays on one file never comes here.
+    #[inline(never)]
+    fn switch(&mut self, key: (usize, u64), iozone: bool) {
+        if let Some(last) = self.last.replace(key) {
+            self.others.insert(last, self.deck);
+        }
+        self.deck = self.others.get(&key).copied().unwrap_or_default();
+        self.deck.iozone = iozone;
+    }
+
+    /// The deck of entry `op` on file `file`, lent out for an operation that keeps it beside a
+    /// copy of the generator (ops.rs's runs): give it back ([`Decks::give_back`]) before the next
+    /// is lent.
+    pub fn lend(&mut self, op: usize, file: u64, iozone: bool) -> Deck {
+        *self.get(op, file, iozone)
     }
 
     pub fn give_back(&mut self, deck: Deck) {
@@ -267,10 +282,7 @@ impl Decks {
 
     /// The next slot of entry `op` on file `file`, of `n`.
     pub fn draw(&mut self, op: usize, file: u64, n: u64, iozone: bool, rng: &mut SmallRng) -> u64 {
-        let mut deck = self.lend(op, file, iozone);
-        let slot = deck.draw(n, rng);
-        self.give_back(deck);
-        slot
+        self.get(op, file, iozone).draw(n, rng)
     }
 }
 

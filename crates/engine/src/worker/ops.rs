@@ -93,18 +93,23 @@ impl<'a> Worker<'a> {
 
     /// Where file `id` is in the cache of open files (`OpenMode::Keep`, `Shared`), opened now
     /// if it is not there yet (with `Shared`, the run's descriptor taken).
+    #[inline]
     pub(super) fn kept_open(&mut self, id: u64) -> stdio::Result<usize> {
-        let key = self.cache_key(id);
-        match self.io.cache.find(key) {
+        match self.io.cache.find(self.cache_key(id)) {
             Some(slot) => Ok(slot),
-            None => {
-                let file = match self.opened.get(id as usize) {
-                    Some(shared) => OpenFile::shared(shared).with_ident(self.ident(id)),
-                    None => self.open(id, self.io.keep_flags)?,
-                };
-                Ok(self.io.cache.insert(key, file))
-            }
+            None => self.open_kept(id),
         }
+    }
+
+    /// [`kept_open`](Self::kept_open) when the file is not in the cache: out of line, so that
+    /// the lookup stays small where it is inlined.
+    #[inline(never)]
+    fn open_kept(&mut self, id: u64) -> stdio::Result<usize> {
+        let file = match self.opened.get(id as usize) {
+            Some(shared) => OpenFile::shared(shared).with_ident(self.ident(id)),
+            None => self.open(id, self.io.keep_flags)?,
+        };
+        Ok(self.io.cache.insert(self.cache_key(id), file))
     }
 
     /// Runs `f` on file `id`, open for reading and writing as the group needs: from the cache
@@ -144,6 +149,7 @@ impl<'a> Worker<'a> {
 
     /// Moves the transfers in `self.io.xfers` on file `id`, then syncs if the op asks; `seek`
     /// says how the `seek` engine moves the descriptor's position around them.
+    #[inline(always)]
     pub(super) fn move_blocks(
         &mut self,
         id: u64,
@@ -246,25 +252,23 @@ impl<'a> Worker<'a> {
             self.table.release(id, None);
             return Ok(Outcome::Skipped);
         }
-        let blocks = want.div_ceil(bs);
         let shuffle = spec.shuffle == Some(true);
         let align = spec.align.map_or(bs, |a| a.0).max(1);
         let from_start = spec.from_start == Some(true);
-        if blocks == 1 && !spec.ffsb_calls && !from_start {
+        if want <= bs && !spec.ffsb_calls && !from_start {
             // One block at a random offset, the commonest operation (fio's, sysbench's): the
             // transfer `Runs` would give, moved without its batches; with `shuffle`, from the
             // file's deck. Through `Runs`, a 4 KiB pread ran some 370 instructions more
             // (callgrind).
             let xfer = if shuffle {
-                let mut deck = self.decks.lend(i, id, spec.shuffle_order == Some(ShuffleOrder::Iozone));
-                let xfer = one_block(&mut self.rng, Some(&mut deck), fsize, want, align);
-                self.decks.give_back(deck);
-                xfer
+                let deck = self.decks.get(i, id, spec.shuffle_order == Some(ShuffleOrder::Iozone));
+                one_block(&mut self.rng, Some(deck), fsize, want, align)
             } else {
                 one_block(&mut self.rng, None, fsize, want, align)
             };
             return self.one_transfer(i, id, xfer);
         }
+        let blocks = want.div_ceil(bs);
         let seeks = spec.seeks.unwrap_or(1).max(1) as u64;
         let mut runs = Runs {
             rng: self.rng.clone(),
@@ -314,6 +318,7 @@ impl<'a> Worker<'a> {
     /// Entry `i` of the mix (a read or write) as the one transfer `xfer` on file `id`, which
     /// the operation picked: moved (with the `seek` engine's lseek before it, or with
     /// `seek_back` after it), the file released.
+    #[inline(always)]
     fn one_transfer(&mut self, i: usize, id: u64, xfer: Xfer) -> stdio::Result<Outcome> {
         let spec = &self.group.ops[i];
         let dir = if spec.op == OpKind::Read { Dir::Read } else { Dir::Write };
@@ -775,8 +780,15 @@ impl Blocks for Runs {
 
 /// A run's start at random, a multiple of `align` from 0 to `room`: from the file's deck (each
 /// slot once per pass) when the op shuffles.
+#[inline]
 fn random_start(rng: &mut rand::rngs::SmallRng, deck: Option<&mut super::deck::Deck>, room: u64, align: u64) -> u64 {
-    let last = room / align;
+    // A division takes tens of cycles on every operation's path; an alignment is nearly always
+    // a power of two.
+    let last = if align.is_power_of_two() {
+        room >> align.trailing_zeros()
+    } else {
+        room / align
+    };
     let slot = match deck {
         Some(deck) => deck.draw(last + 1, rng),
         None => rng.random_range(0..=last),
@@ -787,6 +799,7 @@ fn random_start(rng: &mut rand::rngs::SmallRng, deck: Option<&mut super::deck::D
 /// The transfer of a read or write of `want` bytes, at most a block, at a random offset (a
 /// multiple of `align`) in a file of `fsize` bytes: what [`Runs`] gives for one block, drawn
 /// from `rng` (and the file's `deck`, when the op shuffles) as it draws.
+#[inline]
 fn one_block(
     rng: &mut rand::rngs::SmallRng,
     deck: Option<&mut super::deck::Deck>,
